@@ -1,0 +1,27 @@
+/*
+ * falconctl.h - subcommands of falconctl, one file each.  Each takes the
+ * subcommand's argv (argv[0] is the subcommand name) and returns an exit code.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCONCTL_H
+#define FALCONCTL_H
+
+enum {
+	FALCONCTL_EXIT_OK = 0,
+	FALCONCTL_EXIT_FAIL = 1,        /* the operation failed */
+	FALCONCTL_EXIT_USAGE = 2,       /* bad arguments or configuration */
+	FALCONCTL_EXIT_UNREACHABLE = 3, /* falcond or the chassis did not answer */
+	FALCONCTL_EXIT_PERM = 4,        /* authentication or permission refused */
+};
+
+int falconctl_topo(int argc, char **argv);          /* falconctl_topo.c */
+int falconctl_inventory(int argc, char **argv);     /* falconctl_inventory.c */
+int falconctl_status(int argc, char **argv);        /* falconctl_falcond.c */
+int falconctl_attach(int argc, char **argv);        /* falconctl_falcond.c */
+int falconctl_detach(int argc, char **argv);        /* falconctl_falcond.c */
+int falconctl_reconcile(int argc, char **argv);     /* falconctl_falcond.c */
+int falconctl_quarantine(int argc, char **argv);    /* falconctl_falcond.c */
+int falconctl_unquarantine(int argc, char **argv);  /* falconctl_falcond.c */
+
+#endif /* FALCONCTL_H */

@@ -1,0 +1,11 @@
+# composer/local.mk - falconctl, the admin/user CLI.
+
+bin_PROGRAMS += composer/falconctl
+composer_falconctl_SOURCES = \
+	composer/falconctl.c composer/falconctl.h \
+	composer/falconctl_topo.c \
+	composer/falconctl_inventory.c \
+	composer/falconctl_falcond.c
+composer_falconctl_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \
+	$(MUNGE_CFLAGS)
+composer_falconctl_LDADD = lib/libfalcon.la

@@ -1,0 +1,28 @@
+# X_AC_CUDA
+# ---------
+# --with-cuda=DIR (default /usr/local/cuda): the CUDA runtime, found by a link
+# test of cudaGetDeviceCount() against DIR/lib64/libcudart.so.  Optional: the
+# build succeeds without it and leaves out falcon-ncclcheck.  Sets CUDA_CFLAGS,
+# CUDA_LIBS and x_ac_cuda=yes|no.
+AC_DEFUN([X_AC_CUDA], [
+  AC_ARG_WITH([cuda],
+    [AS_HELP_STRING([--with-cuda=DIR], [CUDA toolkit (default /usr/local/cuda)])],
+    [], [with_cuda=/usr/local/cuda])
+  x_ac_cuda=no
+  AS_IF([test "x$with_cuda" != xno], [
+    AS_IF([test ! -d "$with_cuda"],
+          [AC_MSG_NOTICE([--with-cuda=$with_cuda: not a directory])], [
+      CUDA_CFLAGS="-I$with_cuda/include"
+      CUDA_LIBS="-L$with_cuda/lib64 -Wl,-rpath,$with_cuda/lib64 -lcudart"
+      x_ac_cuda_save_CPPFLAGS=$CPPFLAGS; x_ac_cuda_save_LIBS=$LIBS
+      CPPFLAGS="$CPPFLAGS $CUDA_CFLAGS"; LIBS="$CUDA_LIBS $LIBS"
+      AC_MSG_CHECKING([for cudaGetDeviceCount in $with_cuda])
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <cuda_runtime_api.h>]],
+                                      [[int n; return (int)cudaGetDeviceCount(&n);]])],
+                     [x_ac_cuda=yes], [x_ac_cuda=no])
+      AC_MSG_RESULT([$x_ac_cuda])
+      CPPFLAGS=$x_ac_cuda_save_CPPFLAGS; LIBS=$x_ac_cuda_save_LIBS])])
+  AS_IF([test "x$x_ac_cuda" != xyes], [CUDA_CFLAGS=; CUDA_LIBS=])
+  AC_SUBST([CUDA_CFLAGS])
+  AC_SUBST([CUDA_LIBS])
+])

@@ -1,0 +1,42 @@
+#!/bin/sh
+# scripts/install-deps.sh - install, from Debian 12 packages, what falcon-slurm
+# needs to build, test and run its demo.  Idempotent; run as root.
+#   --build   build dependencies only
+#   (default) build + test + demo: munge, Slurm daemons, MariaDB, clang for fuzzing
+set -eu
+
+build_pkgs="build-essential autoconf automake libtool pkg-config
+ libpci-dev pciutils libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
+ libmunge-dev libslurm-dev check"
+run_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
+ python3 curl inotify-tools iproute2 util-linux procps psmisc clang libclang-rt-14-dev"
+
+pkgs=$build_pkgs
+[ "${1:-}" = --build ] || pkgs="$build_pkgs $run_pkgs"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# Keep package maintainer scripts from starting daemons: the tests and the
+# demo start their own, with their own keys and configs.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod +x /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,39 @@
+# tests/local.mk - the test harness.
+#
+# Unit tests (check) are check_PROGRAMS run by automake's parallel harness;
+# each prints check's summary line ("100%: Checks: N, Failures: 0, Errors: 0")
+# into its .log, and `make check` prints those lines at the end.  Shell tests
+# (integration) exit 77 to report themselves skipped when what they need is
+# missing (not root, no ../shared fixtures, no munged).
+
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
+	FALCON_SHARED="$${FALCON_SHARED:-$(abs_top_srcdir)/../shared}"; \
+	CK_DEFAULT_TIMEOUT=60; \
+	export top_srcdir top_builddir FALCON_SHARED CK_DEFAULT_TIMEOUT;
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
+	$(CURL_CFLAGS) $(MUNGE_CFLAGS) \
+	-DFALCON_TEST_SRCDIR='"$(abs_top_srcdir)"' \
+	-DFALCON_TEST_BUILDDIR='"$(abs_top_builddir)"'
+UNIT_LDADD = lib/libfalcon.la $(CHECK_LIBS)
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_core
+TESTS += tests/unit/test_core
+tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/testutil.h
+tests_unit_test_core_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_core_LDADD = $(UNIT_LDADD)
+endif
+
+EXTRA_DIST += tests/lib.sh
+
+# After the harness, show check's own summary lines and the totals.
+check-local: check-TESTS
+	@echo "---- check summaries ----"
+	@for f in $(TESTS); do \
+	  l=$${f%.sh}.log; test -f "$$l" || continue; \
+	  grep -H -E '^[0-9]+%: Checks: ' "$$l" || true; \
+	done

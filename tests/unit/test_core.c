@@ -1,0 +1,164 @@
+/*
+ * test_core.c - unit tests of lib/falcon_err, lib/log and lib/util.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "falcon_err.h"
+#include "log.h"
+#include "testutil.h"
+#include "util.h"
+
+START_TEST(test_strerror_covers_every_code)
+{
+	int e;
+
+	for (e = 0; e < FALCON_ERR_MAX; e++) {
+		ck_assert_ptr_nonnull(falcon_strerror(e));
+		ck_assert_str_ne(falcon_strerror(e), "unknown error");
+		ck_assert_str_ne(falcon_err_name(e), "unknown");
+	}
+	ck_assert_str_eq(falcon_strerror(FALCON_ERR_MAX), "unknown error");
+	ck_assert_str_eq(falcon_strerror((falcon_err_t)-1), "unknown error");
+}
+END_TEST
+
+START_TEST(test_errmsg_detail)
+{
+	falcon_err_clear();
+	ck_assert_int_eq(falcon_err_set(FALCON_ERR_CONFIG, "%s:%d: bad", "f.conf", 3),
+			 FALCON_ERR_CONFIG);
+	ck_assert_str_eq(falcon_errmsg(), "f.conf:3: bad");
+	falcon_err_set(FALCON_ERR_TIMEOUT, NULL);
+	ck_assert_str_eq(falcon_errmsg(), "timed out");
+}
+END_TEST
+
+static const struct {
+	const char *in;
+	int base;
+	long min, max;
+	falcon_err_t rv;
+	long want;
+} strtol_cases[] = {
+	{ "0", 10, 0, 8, FALCON_OK, 0 },
+	{ "8", 10, 0, 8, FALCON_OK, 8 },
+	{ "9", 10, 0, 8, FALCON_ERR_INVAL, 0 },
+	{ "-1", 10, 0, 8, FALCON_ERR_INVAL, 0 },
+	{ "12x", 10, 0, 100, FALCON_ERR_INVAL, 0 },
+	{ "", 10, 0, 100, FALCON_ERR_INVAL, 0 },
+	{ " 1", 10, 0, 100, FALCON_ERR_INVAL, 0 },
+	{ "0x10", 0, 0, 100, FALCON_OK, 16 },
+	{ "3b", 16, 0, 255, FALCON_OK, 0x3b },
+	{ "99999999999999999999999", 10, 0, 100, FALCON_ERR_INVAL, 0 },
+};
+
+START_TEST(test_strtol_table)
+{
+	long v = -12345;
+	falcon_err_t rv = falcon_strtol(strtol_cases[_i].in, strtol_cases[_i].base,
+					strtol_cases[_i].min, strtol_cases[_i].max, &v);
+
+	ck_assert_int_eq(rv, strtol_cases[_i].rv);
+	if (rv == FALCON_OK)
+		ck_assert_int_eq(v, strtol_cases[_i].want);
+	else
+		ck_assert_int_eq(v, -12345);
+}
+END_TEST
+
+START_TEST(test_strtod)
+{
+	double d;
+
+	ck_assert_int_eq(falcon_strtod("19.6", 0, 1000, &d), FALCON_OK);
+	ck_assert_double_eq_tol(d, 19.6, 1e-9);
+	ck_assert_int_eq(falcon_strtod("nan", 0, 1000, &d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_strtod("inf", 0, 1e300, &d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_strtod("-1", 0, 1000, &d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_strtod("1GB", 0, 1000, &d), FALCON_ERR_INVAL);
+}
+END_TEST
+
+START_TEST(test_strlcpy_truncates)
+{
+	char b[4];
+
+	ck_assert_uint_eq(falcon_strlcpy(b, "abcdef", sizeof(b)), 6);
+	ck_assert_str_eq(b, "abc");
+}
+END_TEST
+
+START_TEST(test_file_roundtrip_and_limits)
+{
+	char path[4200], *buf = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/f", make_tmpdir("core"));
+	ck_assert_int_eq(falcon_write_file_atomic(path, "hello", 5, 0600), FALCON_OK);
+	ck_assert_int_eq(falcon_read_file(path, 100, &buf, &len), FALCON_OK);
+	ck_assert_str_eq(buf, "hello");
+	ck_assert_uint_eq(len, 5);
+	free(buf);
+	buf = NULL;
+	ck_assert_int_eq(falcon_read_file(path, 4, &buf, &len), FALCON_ERR_PARSE);
+	ck_assert_ptr_null(buf);
+	ck_assert_int_eq(falcon_read_file("/nonexistent/x", 4, &buf, &len),
+			 FALCON_ERR_NOTFOUND);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/nonexistent/x"));
+	/* A directory that does not exist: the error names the path. */
+	ck_assert_int_eq(falcon_write_file_atomic("/nonexistent/dir/f", "x", 1, 0600),
+			 FALCON_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/nonexistent/dir/f"));
+}
+END_TEST
+
+static char last_line[256];
+static int sink_calls;
+
+static void capture_sink(falcon_log_level_t level, const char *line, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	snprintf(last_line, sizeof(last_line), "%s", line);
+	sink_calls++;
+}
+
+START_TEST(test_log_prefix_and_levels)
+{
+	falcon_log_init("/usr/sbin/falcond");
+	ck_assert_int_eq(falcon_log_add_sink(capture_sink, FALCON_LOG_INFO, NULL), 0);
+	sink_calls = 0;
+	falcon_info("compose job %d", 42);
+	ck_assert_str_eq(last_line, "falcond: compose job 42");
+	falcon_debug("hidden");
+	ck_assert_int_eq(sink_calls, 1);
+	ck_assert_str_eq(falcon_log_progname(), "falcond");
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_strerror_covers_every_code);
+	tcase_add_test(tc, test_errmsg_detail);
+	tcase_add_loop_test(tc, test_strtol_table, 0, ARRAY_SIZE(strtol_cases));
+	tcase_add_test(tc, test_strtod);
+	tcase_add_test(tc, test_strlcpy_truncates);
+	tcase_add_test(tc, test_file_roundtrip_and_limits);
+	tcase_add_test(tc, test_log_prefix_and_levels);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(core_suite());
+}
