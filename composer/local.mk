@@ -9,3 +9,4 @@ composer_falconctl_SOURCES = \
 composer_falconctl_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \
 	$(MUNGE_CFLAGS)
 composer_falconctl_LDADD = lib/libfalcon.la
+dist_man_MANS += doc/falconctl.1
