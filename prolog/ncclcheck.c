@@ -616,6 +616,7 @@ fail:
 int main(int argc, char **argv)
 {
 	static struct ctx c;    /* big (the result holds every pair): not on the stack */
+	falcon_check_t check = FALCON_CHECK_QUICK;
 	const char *part;
 	int stuck = 0, code;
 	FILE *table;
@@ -650,12 +651,19 @@ int main(int argc, char **argv)
 	part = c.opts.partition;
 	if (part == NULL && c.opts.config_path != NULL)
 		part = getenv("SLURM_JOB_PARTITION");
-	err = nc_floors_load(c.opts.config_path, part ? part : "DEFAULT", c.opts.min_busbw,
-			     &c.floors);
+	err = nc_floors_load(c.opts.config_path, part, c.opts.min_busbw, &c.floors, &check);
 	if (err == FALCON_OK && c.opts.topology_path != NULL)
 		err = nc_topo_load(c.opts.topology_path, &c.topo);
+	if (err == FALCON_OK && !c.opts.level_set && c.opts.config_path != NULL) {
+		/* no --level: the partition's Check= decides */
+		c.opts.level = check == FALCON_CHECK_FULL ? NC_LEVEL_FULL : NC_LEVEL_QUICK;
+		c.res.level = c.opts.level;
+	}
 	if (err != FALCON_OK) {
 		set_status(&c, NC_STATUS_ERROR, "%s", falcon_errmsg());
+	} else if (!c.opts.level_set && check == FALCON_CHECK_OFF) {
+		set_status(&c, NC_STATUS_SKIPPED, "Check=off for partition %s in %s",
+			   part ? part : "DEFAULT", c.opts.config_path);
 	} else if (probe(&c) == 0) {
 		c.max_bytes = c.opts.level == NC_LEVEL_FULL ? (size_t)1 << 30 : (size_t)256 << 20;
 		stuck = run_bounded(&c) != 0;

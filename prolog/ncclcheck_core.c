@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ncclcheck_core.h"
 #include "util.h"
 
@@ -277,6 +278,7 @@ falcon_err_t nc_parse_args(int argc, char **argv, struct nc_opts *o)
 			rv = nc_parse_gpus(optarg, o->gpus, &o->ngpus);
 			break;
 		case 'l':
+			o->level_set = true;
 			if (strcmp(optarg, "quick") == 0)
 				o->level = NC_LEVEL_QUICK;
 			else if (strcmp(optarg, "full") == 0)
@@ -904,15 +906,29 @@ void nc_print_table(FILE *fp, const struct nc_result *r)
 }
 
 falcon_err_t nc_floors_load(const char *config_path, const char *partition,
-			    double min_busbw, struct nc_floors *f)
+			    double min_busbw, struct nc_floors *f, falcon_check_t *check)
 {
+	const struct falcon_partition_conf *p;
+	struct falcon_conf *conf = NULL;
+	falcon_err_t rv;
+
 	memset(f, 0, sizeof(*f));
-	(void)partition;
-	if (config_path != NULL)
-		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
-				      "--config %s: falcon.conf support is not linked yet",
-				      config_path);
+	*check = FALCON_CHECK_QUICK;
+	if (config_path != NULL) {
+		rv = falcon_conf_load(config_path, &conf);
+		if (rv != FALCON_OK)
+			goto fail;
+		p = falcon_conf_partition(conf, partition != NULL ? partition : "DEFAULT");
+		f->busbw = p->min_busbw;
+		f->p2p_ff = p->min_p2p_bw_ff;
+		f->p2p_fl = p->min_p2p_bw_fl;
+		f->p2p_ll = p->min_p2p_bw_ll;
+		*check = p->check;
+	}
 	if (min_busbw >= 0)
 		f->busbw = min_busbw;
-	return FALCON_OK;
+	rv = FALCON_OK;
+fail:
+	falcon_conf_free(conf);
+	return rv;
 }

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "conf.h"
 #include "falcon_err.h"
 
 #define NC_MAX_GPUS 32          /* 16 Falcon slots + local GPUs, with room */
@@ -52,6 +53,7 @@ struct nc_opts {
 	int ngpus;                  /* 0 = all visible devices */
 	int gpus[NC_MAX_GPUS];      /* CUDA device indices (PCI_BUS_ID order) */
 	nc_level_t level;           /* --level, default quick */
+	bool level_set;             /* --level given (else the partition's Check=) */
 	double min_busbw;           /* --min-busbw GB/s; < 0 = not given */
 	double budget_s;            /* --budget seconds, default 60 */
 	const char *json_path;      /* --json FILE, "-" = stdout; NULL = none */
@@ -240,13 +242,15 @@ falcon_err_t nc_topo_load(const char *path, json_object **out);
 double nc_class_floor(const struct nc_floors *f, const char *cls);
 
 /*
- * nc_floors_load - floors from the partition's policy in falcon.conf
- * (MinBusBW, MinP2PBW_FF/FL/LL) when config_path is non-NULL, then
- * min_busbw >= 0 (the --min-busbw option) overrides MinBusBW.  Errors of
- * falcon_conf_load() are passed on.
+ * nc_floors_load - floors from the policy of partition (NULL = "DEFAULT";
+ * falcon_conf_partition() falls back to DEFAULT and built-in defaults) in
+ * falcon.conf (MinBusBW, MinP2PBW_FF/FL/LL) and its Check= into *check,
+ * when config_path is non-NULL (else no floors, quick); then min_busbw >= 0
+ * (the --min-busbw option) overrides MinBusBW.  Errors of falcon_conf_load()
+ * (FALCON_ERR_NOTFOUND/IO/CONFIG, "FILE:LINE: KEY: ...") are passed on.
  */
 falcon_err_t nc_floors_load(const char *config_path, const char *partition,
-			    double min_busbw, struct nc_floors *f);
+			    double min_busbw, struct nc_floors *f, falcon_check_t *check);
 
 /* nc_result_init - an empty result (status pass, weakest none). */
 void nc_result_init(struct nc_result *r, nc_level_t level, double budget_s);

@@ -60,3 +60,21 @@ rc=0
 "$prog" --json "$t_tmp/no/such/dir/r.json" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || t_fail "unwritable --json: exit $rc, want 2"
 t_ok "errors: exit 2"
+
+# 4. falcon.conf: a bad file is an error naming FILE:LINE; Check=off skips
+printf 'PartitionName=gpu MinBusBW=fast\n' >"$t_tmp/bad.conf"
+rc=0
+"$prog" --config "$t_tmp/bad.conf" --partition gpu 2>"$t_tmp/err" >/dev/null || rc=$?
+[ "$rc" = 2 ] || t_fail "bad falcon.conf: exit $rc, want 2"
+grep -q "bad.conf:1" "$t_tmp/err" || t_fail "bad falcon.conf: message does not name bad.conf:1"
+printf 'PartitionName=debug Check=off\nPartitionName=gpu Check=full MinBusBW=10\n' >"$t_tmp/ok.conf"
+rc=0
+SLURM_JOB_PARTITION=debug "$prog" --config "$t_tmp/ok.conf" --json "$t_tmp/r4.json" \
+	>/dev/null 2>"$t_tmp/err" || rc=$?
+[ "$rc" = 4 ] || t_fail "Check=off: exit $rc, want 4"
+grep -q "Check=off for partition debug" "$t_tmp/err" || t_fail "Check=off: no message"
+rc=0
+"$prog" --config "$t_tmp/ok.conf" --partition gpu --json "$t_tmp/r5.json" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 4 ] || t_fail "partition gpu without a GPU: exit $rc, want 4"
+[ "$(json_get "$t_tmp/r5.json" level)" = full ] || t_fail "Check=full did not set the level"
+t_ok "falcon.conf: errors and Check="

@@ -462,10 +462,12 @@ START_TEST(test_args_ok)
 	ck_assert_str_eq(o.json_path, "out.json");
 	ck_assert_str_eq(o.topology_path, "t.json");
 	ck_assert(o.quiet);
+	ck_assert(o.level_set);
 	/* defaults, and a second parse starts afresh */
 	ck_assert_int_eq(nc_parse_args(1, argv0, &o), FALCON_OK);
 	ck_assert_int_eq(o.ngpus, 0);
 	ck_assert_int_eq(o.level, NC_LEVEL_QUICK);
+	ck_assert(!o.level_set);
 	ck_assert_double_eq(o.min_busbw, -1);
 	ck_assert_double_eq(o.budget_s, 60);
 	ck_assert_ptr_null(o.json_path);
@@ -508,6 +510,72 @@ START_TEST(test_args_bad)
 	ck_assert_int_eq(nc_parse_args(argc, argv, &o), FALCON_ERR_INVAL);
 	ck_assert_msg(strstr(falcon_errmsg(), bad_args[_i].msg) != NULL,
 		      "argv case %d: '%s' lacks '%s'", _i, falcon_errmsg(), bad_args[_i].msg);
+}
+END_TEST
+
+/* falcon.conf floors: partition, DEFAULT fallback, --min-busbw override. */
+static const struct {
+	const char *partition;
+	double min_busbw;
+	struct nc_floors want;
+	falcon_check_t check;
+} floor_cases[] = {
+	{ "gpu", -1, { 10, 20, 15, 60 }, FALCON_CHECK_FULL },
+	{ "gpu", 12.5, { 12.5, 20, 15, 60 }, FALCON_CHECK_FULL },
+	{ "debug", -1, { 0, 0, 0, 0 }, FALCON_CHECK_OFF },
+	{ "nosuch", -1, { 5, 0, 0, 0 }, FALCON_CHECK_QUICK },   /* DEFAULT line */
+	{ NULL, -1, { 5, 0, 0, 0 }, FALCON_CHECK_QUICK },
+};
+
+static const char floors_conf[] =
+	"# test falcon.conf\n"
+	"PartitionName=DEFAULT Check=quick MinBusBW=5\n"
+	"PartitionName=gpu Check=full MinBusBW=10 MinP2PBW_FF=20 MinP2PBW_FL=15 \\\n"
+	"\tMinP2PBW_LL=60\n"
+	"PartitionName=debug Check=off MinBusBW=0\n";
+
+START_TEST(test_floors_conf)
+{
+	const char *dir = make_tmpdir("ncclcheck");
+	char path[4200];
+	struct nc_floors f;
+	falcon_check_t check;
+
+	snprintf(path, sizeof(path), "%s/falcon.conf", dir);
+	ck_assert_int_eq(falcon_write_file_atomic(path, floors_conf, strlen(floors_conf), 0644),
+			 FALCON_OK);
+	ck_assert_int_eq(nc_floors_load(path, floor_cases[_i].partition, floor_cases[_i].min_busbw,
+					&f, &check), FALCON_OK);
+	ck_assert_double_eq(f.busbw, floor_cases[_i].want.busbw);
+	ck_assert_double_eq(f.p2p_ff, floor_cases[_i].want.p2p_ff);
+	ck_assert_double_eq(f.p2p_fl, floor_cases[_i].want.p2p_fl);
+	ck_assert_double_eq(f.p2p_ll, floor_cases[_i].want.p2p_ll);
+	ck_assert_int_eq(check, floor_cases[_i].check);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_floors_errors)
+{
+	const char *dir = make_tmpdir("ncclcheck");
+	static const char bad[] = "PartitionName=gpu MinBusBW=fast\n";
+	char path[4200];
+	struct nc_floors f;
+	falcon_check_t check;
+
+	/* no falcon.conf: only --min-busbw */
+	ck_assert_int_eq(nc_floors_load(NULL, NULL, 7, &f, &check), FALCON_OK);
+	ck_assert_double_eq(f.busbw, 7);
+	ck_assert_double_eq(f.p2p_ff, 0);
+	ck_assert_int_eq(check, FALCON_CHECK_QUICK);
+	snprintf(path, sizeof(path), "%s/falcon.conf", dir);
+	ck_assert_int_eq(nc_floors_load(path, "gpu", -1, &f, &check), FALCON_ERR_NOTFOUND);
+	ck_assert_int_eq(falcon_write_file_atomic(path, bad, strlen(bad), 0644), FALCON_OK);
+	ck_assert_int_eq(nc_floors_load(path, "gpu", -1, &f, &check), FALCON_ERR_CONFIG);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "falcon.conf:1"));
+	unlink(path);
+	rmdir(dir);
 }
 END_TEST
 
@@ -554,6 +622,8 @@ static Suite *ncclcheck_suite(void)
 	tcase_add_test(tc, test_topo_class);
 	tcase_add_test(tc, test_args_ok);
 	tcase_add_loop_test(tc, test_args_bad, 0, (int)ARRAY_SIZE(bad_args));
+	tcase_add_loop_test(tc, test_floors_conf, 0, (int)ARRAY_SIZE(floor_cases));
+	tcase_add_test(tc, test_floors_errors);
 	tcase_add_test(tc, test_table);
 	suite_add_tcase(s, tc);
 	return s;
