@@ -321,13 +321,19 @@ fail:
 
 /* Mean time of NC_LAT_REPEAT 4-byte writes from device ra into rb's memory:
  * a memset issued on ra to a peer pointer when P2P access is on (a P2P
- * write), a 4-byte cudaMemcpyPeerAsync (staged) otherwise. */
+ * write), a 4-byte cudaMemcpyPeerAsync otherwise (or when the memset of
+ * peer memory is refused). */
 static int p2p_latency(struct ctx *c, int ra, int rb, bool access, double *us)
 {
 	float ms;
 	int k, rv = -1;
 
 	CUDACHECK(c, cudaSetDevice(c->dev[ra]));
+	if (access && cudaMemsetAsync(c->recv[rb], 0, 4, c->stream[ra]) != cudaSuccess) {
+		/* a runtime that refuses a memset of peer memory: staged copies */
+		(void)cudaGetLastError();
+		access = false;
+	}
 	CUDACHECK(c, cudaEventRecord(c->ev0[ra], c->stream[ra]));
 	for (k = 0; k < NC_LAT_REPEAT; k++) {
 		if (access)

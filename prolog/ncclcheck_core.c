@@ -873,7 +873,7 @@ void nc_print_table(FILE *fp, const struct nc_result *r)
 		fprintf(fp, "#  Rank %2d device %2d [%s] %s\n", g, r->gpus[g].index,
 			r->gpus[g].bdf, r->gpus[g].name);
 	if (r->nar > 0) {
-		fprintf(fp, "#\n#%50s  %29s  %29s\n", "", "out-of-place", "in-place");
+		fprintf(fp, "#\n#%62s%s%31s\n", "", "out-of-place", "in-place");
 		fprintf(fp, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
 			"size", "count", "type", "redop", "root", "time", "algbw", "busbw",
 			"#wrong", "time", "algbw", "busbw", "#wrong");
