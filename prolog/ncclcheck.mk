@@ -8,7 +8,7 @@
 noinst_LTLIBRARIES += prolog/libncclcheck.la
 prolog_libncclcheck_la_SOURCES = prolog/ncclcheck_core.c prolog/ncclcheck_core.h
 prolog_libncclcheck_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)
-prolog_libncclcheck_la_LIBADD = lib/libfalcon.la $(JSON_LIBS) -lm
+prolog_libncclcheck_la_LIBADD = $(JSON_LIBS) -lm
 
 # NCCL is dlopen()ed at run time (a node without it reports "skipped"); the
 # -L directory of configure's NCCL_LIBS is the fallback after the loader's own
@@ -20,7 +20,7 @@ prolog_falcon_ncclcheck_SOURCES = prolog/ncclcheck.c
 prolog_falcon_ncclcheck_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CUDA_CFLAGS) \
 	$(NCCL_CFLAGS) $(PTHREAD_CFLAGS) \
 	-DNC_NCCL_LIBS='"$(NCCL_LIBS)"'
-prolog_falcon_ncclcheck_LDADD = prolog/libncclcheck.la $(CUDA_LIBS) \
+prolog_falcon_ncclcheck_LDADD = prolog/libncclcheck.la lib/libfalcon.la $(CUDA_LIBS) \
 	$(PTHREAD_LIBS) -ldl -lm
 endif
 dist_man_MANS += doc/falcon-ncclcheck.1
