@@ -2,7 +2,7 @@
 # the libpci scan (lib/topo), `falconctl topo`, the test-tree generator,
 # tests, fuzz and bench targets.
 
-lib_libfalcon_la_SOURCES += lib/pcicfg.c lib/pcicfg.h
+lib_libfalcon_la_SOURCES += lib/pcicfg.c lib/pcicfg.h lib/topo.c lib/topo.h
 
 # tests/pcigen: sysfs trees for tests and the benchmark (see its header).
 check_PROGRAMS += tests/pcigen
