@@ -102,6 +102,16 @@ bad:
 			      "(hex, device <= 1f, function <= 7)", in ? in : "(null)");
 }
 
+/* Prefix this thread's error detail (falcon_errmsg() is overwritten by
+ * falcon_err_set(), so copy it first). */
+static falcon_err_t err_prefix(falcon_err_t err, const char *prefix)
+{
+	char detail[1024];
+
+	falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
+	return falcon_err_set(err, "%s: %s", prefix, detail);
+}
+
 /* ------------------------------------------------------------------ */
 /* link judgement */
 
@@ -190,8 +200,7 @@ static falcon_err_t read_id_file(const char *dir, const char *name, long max, lo
 	}
 	rv = falcon_read_file(path, 64, &buf, &len);
 	if (rv != FALCON_OK) {
-		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: cannot read (%s)", path,
-				    falcon_errmsg());
+		rv = err_prefix(FALCON_ERR_PARSE, path);
 		goto fail;
 	}
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
@@ -293,7 +302,7 @@ static falcon_err_t read_config(struct pci_dev *d, const char *path, const char 
 	}
 	rv = falcon_pcicfg_parse(buf, len, info);
 	if (rv != FALCON_OK) {
-		rv = falcon_err_set(rv, "%s: %s", cfgpath, falcon_errmsg());
+		rv = err_prefix(rv, cfgpath);
 		goto fail;
 	}
 	rv = FALCON_OK;
@@ -561,7 +570,7 @@ falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 	for (k = 0; k < nadapters; k++) {
 		rv = falcon_bdf_normalise(adapters[k], norm[k]);
 		if (rv != FALCON_OK) {
-			rv = falcon_err_set(rv, "adapter: %s", falcon_errmsg());
+			rv = err_prefix(rv, "adapter");
 			goto fail;
 		}
 	}

@@ -21,3 +21,11 @@ if INTEGRATION_TESTS
 TESTS += tests/integration/pcicfg_lspci.sh
 endif
 EXTRA_DIST += tests/integration/pcicfg_lspci.sh
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_topo
+TESTS += tests/unit/test_topo
+tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
+tests_unit_test_topo_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_topo_LDADD = $(UNIT_LDADD) $(PCI_LIBS) $(JSON_LIBS)
+endif
