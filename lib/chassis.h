@@ -115,6 +115,11 @@ falcon_err_t falcon_chassis_inventory(struct falcon_chassis *ch,
 				      struct falcon_inventory *inv);
 void falcon_inventory_free(struct falcon_inventory *inv);
 
+/* falcon_inventory_add - append a copy of dev to inv (which may be zeroed);
+ * FALCON_ERR_NOMEM. */
+falcon_err_t falcon_inventory_add(struct falcon_inventory *inv,
+				  const struct falcon_device *dev);
+
 /*
  * falcon_chassis_attach / _detach - give device_id to host port `port` /
  * take it back, then read back and verify.  redfish-fabric PATCHes the

@@ -129,10 +129,6 @@ void falcon_be_pci_ids(struct falcon_device *dev, struct json_object *obj);
  * comma-separated; silently keeps what fits. */
 void falcon_be_add_owner(struct falcon_device *dev, const char *owner);
 
-/* falcon_inventory_add - append a copy of dev; FALCON_ERR_NOMEM. */
-falcon_err_t falcon_inventory_add(struct falcon_inventory *inv,
-				  const struct falcon_device *dev);
-
 /*
  * falcon_be_fail_with_rollback - after a failed change that was rolled back
  * (rb is the rollback's result, rb_what what it did): set the detail to
