@@ -19,3 +19,13 @@ EXTRA_DIST += tests/integration/chassis-mockup.sh
 if INTEGRATION_TESTS
 TESTS += tests/integration/chassis-mockup.sh
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_redfish
+TESTS += tests/unit/test_redfish
+tests_unit_test_redfish_SOURCES = tests/unit/test_redfish.c tests/unit/testutil.h
+# -Wno-format-truncation: testutil.h fixture_path() (shared) trips it when inlined
+tests_unit_test_redfish_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS) \
+	-Wno-format-truncation
+tests_unit_test_redfish_LDADD = $(UNIT_LDADD) $(MHD_LIBS) $(PTHREAD_LIBS)
+endif

@@ -742,7 +742,8 @@ falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
 	if (if_match != NULL && strpbrk(if_match, "\r\n") != NULL)
 		return falcon_err_set(FALCON_ERR_INVAL, "%s %s: bad If-Match value", method, path);
 	if (body != NULL)
-		payload = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+		payload = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(url, sizeof(url), "%s%s", rf->base, path);
 	for (attempt = 0; ; attempt++) {
 		rv = exchange(rf, method, path, payload, if_match, true, resp);
@@ -799,7 +800,8 @@ static falcon_err_t login(struct falcon_rf *rf)
 		goto fail;
 	}
 	rv = exchange(rf, "POST", sessions,
-		      json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN),
+		      json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE),
 		      NULL, false, &resp);
 	if (rv != FALCON_OK)
 		goto fail;
@@ -836,7 +838,8 @@ fail:
 	falcon_rf_resp_free(&resp);
 	if (req != NULL) {
 		/* the password was copied into req: wipe the serialised form too */
-		const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+		const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		explicit_bzero((char *)s, strlen(s));
 		json_object_put(req);
