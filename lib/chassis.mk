@@ -24,8 +24,16 @@ if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_redfish
 TESTS += tests/unit/test_redfish
 tests_unit_test_redfish_SOURCES = tests/unit/test_redfish.c tests/unit/testutil.h
-# -Wno-format-truncation: testutil.h fixture_path() (shared) trips it when inlined
-tests_unit_test_redfish_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS) \
-	-Wno-format-truncation
+tests_unit_test_redfish_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_redfish_LDADD = $(UNIT_LDADD) $(MHD_LIBS) $(PTHREAD_LIBS)
+endif
+
+# Drives the client from shell tests and the benchmark.
+check_PROGRAMS += tests/chassis-client
+tests_chassis_client_SOURCES = tests/chassis-client.c
+tests_chassis_client_LDADD = lib/libfalcon.la
+
+EXTRA_DIST += tests/integration/chassis-sim.sh
+if INTEGRATION_TESTS
+TESTS += tests/integration/chassis-sim.sh
 endif
