@@ -132,6 +132,34 @@ for backend in redfish-fabric redfish-composition; do
 	own drawer1_slot3 None
 done
 
+# ---- falconctl inventory --url against the emulator, both backends ----
+backend=redfish-fabric
+cl attach H1 drawer1_slot2; ok "attach for the inventory"
+for backend in redfish-fabric redfish-composition; do
+	"$top_builddir/composer/falconctl" inventory --url "$SIM_BASE" --backend $backend \
+		--json >"$t_tmp/inv.json" || t_fail "$backend: falconctl inventory failed"
+	python3 - "$t_tmp/inv.json" $backend <<'PY' || t_fail "$backend: inventory: $(cat "$t_tmp/inv.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+devs = {x["id"]: x for x in d["chassis"][0]["devices"]}
+g, n = devs["drawer1_slot2"], devs["drawer2_slot5"]
+assert len(devs) == 9, sorted(devs)
+assert (g["type"], g["drawer"], g["slot"], g["owner"]) == ("GPU", 1, 2, "H1"), g
+assert (n["type"], n["drawer"], n["slot"], n["owner"]) == ("NVMe", 2, 5, None), n
+assert g["model"] == "Tesla V100-PCIE-16GB", g
+if sys.argv[2] == "redfish-fabric":
+    assert (g["vendor_id"], g["device_id"]) == ("10de", "1db4"), g
+    assert (n["vendor_id"], n["device_id"]) == ("8086", "0a54"), n
+    assert g["odata_id"] == "/redfish/v1/Fabrics/PCIe/Endpoints/drawer1_slot2", g
+else:
+    assert g["composition_state"] == "Composed", g
+    assert g["odata_id"] == "/redfish/v1/CompositionService/ResourceBlocks/drawer1_slot2", g
+PY
+	t_ok "$backend: falconctl inventory: 9 devices, drawer1_slot2 a GPU owned by H1"
+done
+backend=redfish-fabric
+cl detach H1 drawer1_slot2; ok "detach after the inventory"
+
 # ---- stale ETag: a writer whose PATCH lands after another's re-reads ----
 backend=redfish-fabric
 # hold the first PATCH of the zone for 1.5 s; meanwhile another writer
