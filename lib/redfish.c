@@ -530,8 +530,9 @@ static void keep_location(struct falcon_rf *rf, const char *v, size_t vlen)
 	size_t blen = strlen(rf->base);
 	const char *p = tmp;
 
+	tmp[0] = '\0';
 	keep_header(tmp, sizeof(tmp), v, vlen);
-	if (vlen >= sizeof(tmp))
+	if (tmp[0] == '\0')
 		return;
 	if (strncmp(tmp, rf->base, blen) == 0)
 		p = tmp + blen;
@@ -903,9 +904,11 @@ falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf 
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_rf_open");
 		goto fail;
 	}
-	if (rf->insecure && strncmp(rf->base, "https://", 8) == 0)
+	if (rf->insecure)
 		falcon_warn("%s: TLS certificate verification is OFF (insecure): the "
 			    "chassis cannot be authenticated", rf->base);
+	else if (opts->credentials_file != NULL && strncmp(rf->base, "http://", 7) == 0)
+		falcon_verbose("%s: credentials over plain http", rf->base);
 	rf->curl = curl_easy_init();
 	if (rf->curl == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "curl_easy_init");

@@ -1139,6 +1139,36 @@ START_TEST(test_http_bodies)
 }
 END_TEST
 
+static int insecure_warnings;
+
+static void capture(falcon_log_level_t level, const char *line, void *ctx)
+{
+	if (level == FALCON_LOG_WARN && strstr(line, "verification is OFF") != NULL)
+		insecure_warnings++;
+}
+
+START_TEST(test_http_insecure_warns)
+{
+	struct falcon_rf_opts o = { 0 };
+	struct falcon_rf *rf;
+	struct json_object *obj;
+
+	srv_start();
+	o.url = srv_url();
+	ck_assert_int_eq(falcon_log_add_sink(capture, FALCON_LOG_WARN, NULL), 0);
+	ck_assert_int_eq(falcon_rf_open(&o, &rf), FALCON_OK);
+	ck_assert_int_eq(insecure_warnings, 0);
+	falcon_rf_close(rf);
+	o.insecure = true;
+	ck_assert_int_eq(falcon_rf_open(&o, &rf), FALCON_OK);
+	ck_assert_int_eq(insecure_warnings, 1);
+	ck_assert_int_eq(falcon_rf_get(rf, ZONES "/H1", &obj, NULL, 0), FALCON_OK);
+	json_object_put(obj);
+	falcon_rf_close(rf);
+	srv_stop();
+}
+END_TEST
+
 START_TEST(test_http_transport)
 {
 	struct falcon_rf_opts o = { .connect_timeout_ms = 2000, .timeout_ms = 300 };
@@ -1227,6 +1257,7 @@ int main(void)
 	tcase_add_test(tc, test_http_composition);
 	tcase_add_loop_test(tc, test_http_status, 0, ARRAY_SIZE(http_statuses));
 	tcase_add_test(tc, test_http_bodies);
+	tcase_add_test(tc, test_http_insecure_warns);
 	tcase_add_test(tc, test_http_transport);
 	suite_add_tcase(s, tc);
 
