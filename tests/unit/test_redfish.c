@@ -915,6 +915,19 @@ static const char *cred_file(const char *text)
 	return path;
 }
 
+/* cred_drop - remove a file made by cred_file() and its directory. */
+static void cred_drop(const char *path)
+{
+	char dir[4200];
+
+	if (path == NULL)
+		return;
+	falcon_strlcpy(dir, path, sizeof(dir));
+	unlink(path);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+}
+
 static struct falcon_chassis *open_chassis(falcon_backend_t b, const char *cred, bool basic)
 {
 	struct falcon_chassis_opts o = {
@@ -925,6 +938,7 @@ static struct falcon_chassis *open_chassis(falcon_backend_t b, const char *cred,
 	falcon_err_t rv = falcon_chassis_open_opts(&o, &ch);
 
 	ck_assert_msg(rv == FALCON_OK, "%s", falcon_errmsg());
+	cred_drop(cred); /* read when opening */
 	return ch;
 }
 
@@ -956,6 +970,7 @@ START_TEST(test_http_session_refused)
 	o.url = srv_url();
 	o.credentials_file = cred_file("admin:wrong\n");
 	ck_assert_int_eq(falcon_chassis_open_opts(&o, &ch), FALCON_ERR_AUTH);
+	cred_drop(o.credentials_file);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "Invalid user name or password."));
 	ck_assert_ptr_null(ch);
 	/* anonymous against a service that wants auth: 401 on the first request */
