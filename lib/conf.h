@@ -113,14 +113,26 @@ struct falcon_conf {
 };
 
 /*
- * falcon_conf_load - parse path (and its Includes, relative to its directory,
- * at most 8 deep) into a new falcon_conf (*out, free with falcon_conf_free()).
- * Cross-checks after parsing: every HostName's Chassis= names a ChassisName,
- * Port/Adapter lists are non-empty.  Returns FALCON_ERR_NOTFOUND/IO when the
- * file cannot be read, FALCON_ERR_CONFIG on any error in it (the whole load
- * fails; nothing partial is returned).
+ * falcon_conf_load - parse path (and its Includes, relative to the including
+ * file's directory, at most 8 deep, loops refused) into a new falcon_conf
+ * (*out, free with falcon_conf_free()).  Cross-checks after parsing: every
+ * HostName's Chassis= names a ChassisName, Port/Adapter lists hold 1-4
+ * entries, no two hosts share a port of one chassis; then the defaults
+ * noted above fill the unset globals.  Returns FALCON_ERR_NOTFOUND/IO when
+ * path itself cannot be read (the detail names it), FALCON_ERR_CONFIG on
+ * any error in it or in a file it includes (including a missing one), with
+ * "FILE:LINE: KEY: ..." in falcon_errmsg(); *out is NULL on every error
+ * (nothing partial is returned).  Reentrant.
  */
 falcon_err_t falcon_conf_load(const char *path, struct falcon_conf **out);
+
+/*
+ * falcon_conf_parse - as falcon_conf_load() but from the NUL-terminated
+ * text, named name in messages; Include paths are relative to name's
+ * directory.  For tests and fuzzing.
+ */
+falcon_err_t falcon_conf_parse(const char *name, const char *text,
+			       struct falcon_conf **out);
 
 /* falcon_conf_free - free a falcon_conf and everything it owns; NULL is fine. */
 void falcon_conf_free(struct falcon_conf *conf);
@@ -133,7 +145,11 @@ void falcon_conf_free(struct falcon_conf *conf);
  */
 const char *falcon_conf_path(const char *cli);
 
-/* Lookups: pointers into conf (not to be freed), NULL when absent. */
+/*
+ * Lookups: pointers into conf (not to be freed), NULL when absent.  Names
+ * compare case-sensitively; falcon_conf_host() also finds HostName=node1
+ * for "node1.example.com" (a fully qualified gethostname()).
+ */
 const struct falcon_host_conf *falcon_conf_host(const struct falcon_conf *conf,
 						const char *name);
 const struct falcon_chassis_conf *falcon_conf_chassis(const struct falcon_conf *conf,
@@ -162,9 +178,18 @@ falcon_err_t falcon_check_from_str(const char *s, falcon_check_t *out);
 const char *falcon_action_str(falcon_action_t a);
 falcon_err_t falcon_action_from_str(const char *s, falcon_action_t *out);
 const char *falcon_backend_str(falcon_backend_t b);
+falcon_err_t falcon_backend_from_str(const char *s, falcon_backend_t *out);
 const char *falcon_mode_str(falcon_mode_t m);
+falcon_err_t falcon_mode_from_str(const char *s, falcon_mode_t *out);
 /* falcon_topo_label_str - "localGPUs" etc. for one bit; "" for 0 or several. */
 const char *falcon_topo_label_str(unsigned label);
+/* falcon_topo_label_from_str - one label (any case) or "ALL" to its bit(s). */
 falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out);
+/*
+ * falcon_topo_set_str - a set of labels as "localGPUs,hybridGPUs" (Table III
+ * order) into buf of size n; "" for an empty set.  Returns buf, or NULL
+ * when it does not fit.
+ */
+char *falcon_topo_set_str(unsigned set, char *buf, size_t n);
 
 #endif /* FALCON_CONF_H */
