@@ -288,9 +288,8 @@ cmd_start() {
 		--license)
 			[ $got_licenses = yes ] || licenses=""
 			got_licenses=yes
-			case $2 in
-			*[!A-Za-z0-9_]*:*|:*|*:|*:*[!0-9]*|*[!:]) die "--license $2: expected NAME:COUNT" ;;
-			esac
+			printf '%s\n' "$2" | grep -Eqx '[A-Za-z0-9_]+:[0-9]+' ||
+				die "--license $2: expected NAME:COUNT"
 			licenses="${licenses:+$licenses,}$2" ;;
 		--spank) spank=$2 ;;
 		--spank-args) spank_args=$2 ;;
@@ -323,7 +322,7 @@ cmd_start() {
 	fi
 	. "$state/ports"
 
-	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool"
+	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool/$node"
 	t_CLUSTER=$cluster; t_NODE=$node; t_CTLD_PORT=$CTLD_PORT
 	t_SLURMD_PORT=$SLURMD_PORT; t_DBD_PORT=$DBD_PORT; t_DB_PORT=$DB_PORT
 	t_DB_PASS=$DB_PASS; t_MUNGE_SOCKET=$munge_dir/munge.sock; t_STATE_DIR=$state
