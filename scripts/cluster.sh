@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/cluster.sh - a real single-node Slurm cluster (munged, MariaDB,
-# slurmdbd, slurmctld, slurmd) run as root, whose whole state and
+# slurmdbd, slurmctld, slurmd; --node2 adds a second node) run as root, whose whole state and
 # configuration live under one directory, never /etc.
 #
 #   cluster.sh start  STATE_DIR [options]   start what is not running (idempotent)
@@ -34,7 +34,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 say() { echo "$prog: $*" >&2; }
 
 usage() {
-	sed -n '2,24s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0" >&2
 	exit 2
 }
 
