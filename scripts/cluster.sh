@@ -191,15 +191,27 @@ start_munged() {
 
 db_sql() { mariadb --no-defaults -S "$db_dir/mysqld.sock" -u root "$@"; }
 
+db_install() {
+	rm -rf "$db_dir/data"
+	mkdir -p "$db_dir/data"
+	mariadb-install-db --no-defaults --user=root --datadir="$db_dir/data" \
+		--auth-root-authentication-method=socket --skip-test-db \
+		>>"$log/mariadb-install.log" 2>&1
+}
+
+db_install_errors() {
+	grep -i -E 'error|fatal|abort' "$log/mariadb-install.log" | tail -n 3 | tr '\n' ' '
+}
+
 start_mariadb() {
 	f=$(pidfile_of mariadbd)
 	if ! pid_alive mariadbd "$f"; then
 		if [ ! -d "$db_dir/data/mysql" ]; then
-			mkdir -p "$db_dir/data"
-			mariadb-install-db --no-defaults --user=root --datadir="$db_dir/data" \
-				--auth-root-authentication-method=socket --skip-test-db \
-				>"$log/mariadb-install.log" 2>&1 ||
-				die "mariadb-install-db failed, see $log/mariadb-install.log"
+			db_install || {
+				# Seen once under load, not reproduced: say why, try again.
+				say "mariadb-install-db failed ($(db_install_errors)); retrying once"
+				db_install || die "mariadb-install-db failed: $(db_install_errors)"
+			}
 		fi
 		# setsid + nohup: the server outlives this script and its terminal.
 		setsid nohup mariadbd --no-defaults --user=root --datadir="$db_dir/data" \
