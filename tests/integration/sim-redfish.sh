@@ -164,3 +164,11 @@ t_ok "mode limits in the configuration"
 	t_fail "non-loopback listen accepted"
 grep -q 'not a loopback address' "$t_tmp/err" || t_fail "$(cat "$t_tmp/err")"
 t_ok "non-loopback listen refused"
+
+# The shipped example is the built-in default, and parses back to itself.
+"$SIM" --dump-config >"$t_tmp/default.json"
+"$SIM" --dump-config --config "$top_srcdir/examples/falcon-sim.json" >"$t_tmp/example.json" ||
+	t_fail "examples/falcon-sim.json does not load"
+cmp -s "$t_tmp/default.json" "$t_tmp/example.json" ||
+	t_fail "examples/falcon-sim.json differs from the built-in default"
+t_ok "examples/falcon-sim.json is the default configuration"
