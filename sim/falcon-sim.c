@@ -380,6 +380,20 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 }
 
+/*
+ * unescape - libmicrohttpd's %-decoding, except that a URL with an encoded
+ * NUL ("%00") stays as it is (and so matches no resource) instead of being
+ * cut short at the NUL into the name of a real resource.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+	(void)cls;
+	(void)c;
+	if (strstr(uri, "%00") != NULL)
+		return strlen(uri);
+	return MHD_http_unescape(uri);
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char buf[512];
@@ -731,6 +745,7 @@ int main(int argc, char **argv)
 			     MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
 			     MHD_OPTION_END);
 	if (d == NULL) {

@@ -61,6 +61,22 @@ expect 400 "empty slot"
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body hostport2_H2)"
 expect 400 "another zone's host port"
 
+# Hostile bodies and URLs: errors, never a crash.
+python3 -c 'print("{\"Links\":" + "[" * 100000 + "]" * 100000 + "}")' >"$t_tmp/deep.json"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "" -H 'Content-Type: application/json' --data-binary "@$t_tmp/deep.json"
+expect 400 "100000 levels of nesting"
+python3 -c 'print("{\"Links\": \"" + "x" * 2000000 + "\"}")' >"$t_tmp/big.json"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "" -H 'Content-Type: application/json' --data-binary "@$t_tmp/big.json"
+expect 413 "2 MB body"
+req GET "$RF/$(python3 -c 'print("a/" * 400)')"
+expect 404 "very long URL"
+req GET "$RF/Fabrics/PCIe/Endpoints/drawer1_slot1%00x"
+expect 404 "NUL in the URL"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" '{"Links":{"Endpoints":[{"@odata.id":5}]}}'
+expect 400 "@odata.id of the wrong type"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" '{"Links":{"Endpoints":[]}} trailing'
+expect 400 "trailing data"
+
 # Attach with If-Match; the ETag changes; the old one is stale (412).
 req GET "$RF/Fabrics/PCIe/Zones/H1"
 e1=$(etag)
