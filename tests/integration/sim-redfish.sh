@@ -188,3 +188,25 @@ t_ok "non-loopback listen refused"
 cmp -s "$t_tmp/default.json" "$t_tmp/example.json" ||
 	t_fail "examples/falcon-sim.json differs from the built-in default"
 t_ok "examples/falcon-sim.json is the default configuration"
+
+# --allow-remote: Redfish on a non-loopback address, the admin API still
+# loopback-only (403 to others).  Skipped when the host has no such address.
+addr=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$' | grep -v '^127\.' | head -n 1 || true)
+if [ -n "$addr" ]; then
+	rm -f "$t_tmp/port2"
+	"$SIM" --listen "$addr:0" --allow-remote --sysfs-root "$t_tmp/remote" \
+		--port-file "$t_tmp/port2" >"$t_tmp/remote.log" 2>&1 &
+	rpid=$!
+	t_on_exit "kill $rpid 2>/dev/null || true"
+	_n=0
+	while [ ! -s "$t_tmp/port2" ]; do
+		kill -0 "$rpid" 2>/dev/null || t_fail "falcon-sim on $addr exited: $(cat "$t_tmp/remote.log")"
+		_n=$((_n + 1)); [ $_n -lt 600 ] || t_fail "no port file"; sleep 0.1
+	done
+	rbase=http://$addr:$(cat "$t_tmp/port2")
+	[ "$(curl -s -m 20 -o /dev/null -w '%{http_code}' "$rbase/redfish/v1/")" = 200 ] || t_fail "remote Redfish"
+	[ "$(curl -s -m 20 -o /dev/null -w '%{http_code}' "$rbase/admin/state")" = 403 ] || t_fail "admin API answered a non-loopback client"
+	kill -TERM "$rpid"
+	wait "$rpid" || t_fail "falcon-sim on $addr did not exit cleanly"
+	t_ok "--allow-remote: Redfish served, admin API refused (403) off loopback"
+fi
