@@ -1,0 +1,17 @@
+# composer/falcond.mk - falcond (the composer daemon), its API library parts
+# (munge request binding, request/response bodies, the client) and tests.
+
+lib_libfalcon_la_SOURCES += \
+	lib/auth.c lib/auth.h \
+	lib/proto.c lib/proto.h \
+	lib/falcond_client.c lib/falcond_client.h
+lib_libfalcon_la_CFLAGS += $(CRYPTO_CFLAGS)
+lib_libfalcon_la_LIBADD += $(CRYPTO_LIBS)
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_proto
+TESTS += tests/unit/test_proto
+tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
+tests_unit_test_proto_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_proto_LDADD = $(UNIT_LDADD)
+endif
