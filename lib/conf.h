@@ -122,6 +122,14 @@ struct falcon_conf {
  */
 falcon_err_t falcon_conf_load(const char *path, struct falcon_conf **out);
 
+/*
+ * falcon_conf_parse - as falcon_conf_load() but from the NUL-terminated
+ * text, named name in messages; Include paths are relative to name's
+ * directory.  For tests and fuzzing.
+ */
+falcon_err_t falcon_conf_parse(const char *name, const char *text,
+			       struct falcon_conf **out);
+
 /* falcon_conf_free - free a falcon_conf and everything it owns; NULL is fine. */
 void falcon_conf_free(struct falcon_conf *conf);
 
@@ -162,9 +170,18 @@ falcon_err_t falcon_check_from_str(const char *s, falcon_check_t *out);
 const char *falcon_action_str(falcon_action_t a);
 falcon_err_t falcon_action_from_str(const char *s, falcon_action_t *out);
 const char *falcon_backend_str(falcon_backend_t b);
+falcon_err_t falcon_backend_from_str(const char *s, falcon_backend_t *out);
 const char *falcon_mode_str(falcon_mode_t m);
+falcon_err_t falcon_mode_from_str(const char *s, falcon_mode_t *out);
 /* falcon_topo_label_str - "localGPUs" etc. for one bit; "" for 0 or several. */
 const char *falcon_topo_label_str(unsigned label);
+/* falcon_topo_label_from_str - one label (any case) or "ALL" to its bit(s). */
 falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out);
+/*
+ * falcon_topo_set_str - a set of labels as "localGPUs,hybridGPUs" (Table III
+ * order) into buf of size n; "" for an empty set.  Returns buf, or NULL
+ * when it does not fit.
+ */
+char *falcon_topo_set_str(unsigned set, char *buf, size_t n);
 
 #endif /* FALCON_CONF_H */

@@ -1,0 +1,772 @@
+/*
+ * test_conf.c - unit tests of lib/conf.c, the falcon.conf(5) parser.
+ *
+ * Inputs are written to files under make_tmpdir() and loaded with
+ * falcon_conf_load(), the way the programs read them.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <ftw.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "testutil.h"
+#include "util.h"
+
+/* ---------------------------------------------------------------- */
+/* Helpers */
+
+static char tmp[PATH_MAX];
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Checked teardown (runs in the test's process): remove its directory. */
+static void rm_tmp(void)
+{
+	if (tmp[0] != '\0') {
+		if (chdir("/") != 0)
+			return;
+		nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		tmp[0] = '\0';
+	}
+}
+
+static void write_at(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "cannot create %s", path);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Write text to TMP/falcon.conf and load it (chdir'd into TMP, so the
+ * messages name "falcon.conf" as a relative path). */
+static falcon_err_t load_text(const char *text, struct falcon_conf **out)
+{
+	rm_tmp();
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	write_at(tmp, "falcon.conf", text);
+	ck_assert_int_eq(chdir(tmp), 0);
+	return falcon_conf_load("falcon.conf", out);
+}
+
+static struct falcon_conf *load_ok(const char *text)
+{
+	struct falcon_conf *c = NULL;
+	falcon_err_t rv = load_text(text, &c);
+
+	ck_assert_msg(rv == FALCON_OK, "load failed: %s", falcon_errmsg());
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
+#define CHASSIS "ChassisName=falcon1 Url=https://falcon1.example.com/\n"
+
+/* ---------------------------------------------------------------- */
+/* Good inputs, each with a checker */
+
+static void chk_defaults(const struct falcon_conf *c)
+{
+	const struct falcon_partition_conf *p = falcon_conf_partition(c, "batch");
+
+	ck_assert_str_eq(c->state_dir, "/var/lib/falcon");
+	ck_assert_str_eq(c->listen_address, "127.0.0.1:6830");
+	ck_assert_str_eq(c->falcond_url, "http://127.0.0.1:6830");
+	ck_assert_str_eq(c->sysfs_root, "/sys");
+	ck_assert_str_eq(c->slurm_user, "slurm");
+	ck_assert_str_eq(c->run_dir, "/run/falcon");
+	ck_assert_ptr_null(c->munge_socket);
+	ck_assert_ptr_null(c->ncclcheck);
+	ck_assert_int_eq(c->prolog_timeout, 300);
+	ck_assert_int_eq(c->epilog_timeout, 120);
+	ck_assert_int_eq(c->rescan_timeout, 30);
+	ck_assert_int_eq(c->check_budget, 60);
+	ck_assert_int_eq(c->chassis_retries, 3);
+	ck_assert_uint_eq(c->nchassis, 0);
+	ck_assert_uint_eq(c->nhosts, 0);
+	ck_assert_uint_eq(c->npartitions, 0);
+	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_ALL);
+	ck_assert_int_eq(p->max_falcon_gpus, -1);
+	ck_assert_int_eq(p->max_falcon_nvme, -1);
+	ck_assert_int_eq(p->place, FALCON_PLACE_PACK);
+	ck_assert_int_eq(p->check, FALCON_CHECK_QUICK);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_DRAIN);
+	ck_assert(p->min_busbw == 0.0);
+}
+
+static void chk_globals(const struct falcon_conf *c)
+{
+	ck_assert_str_eq(c->state_dir, "/srv/falcon/state");
+	ck_assert_str_eq(c->listen_address, "0.0.0.0:7000");
+	ck_assert_str_eq(c->falcond_url, "https://ctl.example.com:7000/");
+	ck_assert_str_eq(c->sysfs_root, "/tmp/sim/%h");
+	ck_assert_str_eq(c->slurm_user, "slurmadm");
+	ck_assert_str_eq(c->munge_socket, "/run/munge/munge.socket.2");
+	ck_assert_str_eq(c->run_dir, "/run/falcon2");
+	ck_assert_str_eq(c->ncclcheck, "/opt/falcon/libexec/falcon-ncclcheck");
+	ck_assert_int_eq(c->prolog_timeout, 600);
+	ck_assert_int_eq(c->epilog_timeout, 240);
+	ck_assert_int_eq(c->rescan_timeout, 45);
+	ck_assert_int_eq(c->check_budget, 90);
+	ck_assert_int_eq(c->chassis_retries, 0);
+}
+
+static void chk_chassis(const struct falcon_conf *c)
+{
+	const struct falcon_chassis_conf *ch;
+
+	ck_assert_uint_eq(c->nchassis, 2);
+	ch = falcon_conf_chassis(c, "falcon1");
+	ck_assert_ptr_nonnull(ch);
+	ck_assert_str_eq(ch->url, "https://falcon1.example.com/");
+	ck_assert_int_eq(ch->backend, FALCON_BACKEND_FABRIC);
+	ck_assert_int_eq(ch->mode, FALCON_MODE_STANDARD);
+	ck_assert_ptr_null(ch->credentials_file);
+	ck_assert_ptr_null(ch->ca_file);
+	ck_assert(!ch->insecure);
+	ck_assert_int_eq(ch->timeout_s, 10);
+	ck_assert_int_eq(ch->line, 1);
+	ch = falcon_conf_chassis(c, "falcon2");
+	ck_assert_ptr_nonnull(ch);
+	ck_assert_str_eq(ch->url, "http://10.0.0.2:8080");
+	ck_assert_int_eq(ch->backend, FALCON_BACKEND_COMPOSITION);
+	ck_assert_int_eq(ch->mode, FALCON_MODE_ADVANCED);
+	ck_assert_str_eq(ch->credentials_file, "/etc/falcon/falcon2.cred");
+	ck_assert_str_eq(ch->ca_file, "/etc/falcon/ca.pem");
+	ck_assert(ch->insecure);
+	ck_assert_int_eq(ch->timeout_s, 30);
+	ck_assert_int_eq(ch->line, 2);
+	ck_assert_ptr_null(falcon_conf_chassis(c, "falcon3"));
+}
+
+static void chk_hosts(const struct falcon_conf *c)
+{
+	const struct falcon_host_conf *h;
+
+	ck_assert_uint_eq(c->nhosts, 3);
+	h = falcon_conf_host(c, "node1");
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->chassis, "falcon1");
+	ck_assert_int_eq(h->nports, 1);
+	ck_assert_str_eq(h->ports[0], "H1");
+	ck_assert_int_eq(h->nadapters, 1);
+	ck_assert_str_eq(h->adapters[0], "0000:3b:00.0");
+	h = falcon_conf_host(c, "node2");
+	ck_assert_int_eq(h->nports, 2);
+	ck_assert_str_eq(h->ports[0], "H2");
+	ck_assert_str_eq(h->ports[1], "H3");
+	ck_assert_int_eq(h->nadapters, 2);
+	ck_assert_str_eq(h->adapters[0], "0000:3b:00.0");   /* "3b:00.0" */
+	ck_assert_str_eq(h->adapters[1], "0001:af:1f.7");   /* "1:AF:1F.7" */
+	h = falcon_conf_host(c, "node3.cluster.example.com");  /* short name */
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->name, "node3");
+	ck_assert_str_eq(h->adapters[0], "10000:01:00.0");
+	ck_assert_ptr_null(falcon_conf_host(c, "node4"));
+	ck_assert_ptr_null(falcon_conf_host(c, "node"));
+}
+
+static void chk_partitions(const struct falcon_conf *c)
+{
+	const struct falcon_partition_conf *p;
+
+	ck_assert_uint_eq(c->npartitions, 3);
+	p = falcon_conf_partition(c, "gpu");
+	ck_assert_str_eq(p->name, "gpu");
+	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_LOCALGPUS | FALCON_TOPO_HYBRIDGPUS);
+	ck_assert_int_eq(p->max_falcon_gpus, 8);
+	ck_assert_int_eq(p->max_falcon_nvme, 0);
+	ck_assert_int_eq(p->place, FALCON_PLACE_SPREAD);
+	ck_assert_int_eq(p->check, FALCON_CHECK_FULL);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_FAIL);
+	ck_assert(p->min_busbw == 18.5);
+	ck_assert(p->min_p2p_bw_ff == 20.0);
+	ck_assert(p->min_p2p_bw_fl == 15.0);
+	ck_assert(p->min_p2p_bw_ll == 60.0);
+	p = falcon_conf_partition(c, "debug");
+	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_ALL);
+	ck_assert_int_eq(p->max_falcon_gpus, 16);
+	ck_assert_int_eq(p->place, FALCON_PLACE_ANY);
+	ck_assert_int_eq(p->check, FALCON_CHECK_OFF);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_WARN);
+	/* unknown partitions get the built-in defaults (no DEFAULT line) */
+	p = falcon_conf_partition(c, "other");
+	ck_assert_str_eq(p->name, "DEFAULT");
+	ck_assert_int_eq(p->max_falcon_gpus, -1);
+	p = falcon_conf_partition(c, "storage");
+	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_LOCALNVME | FALCON_TOPO_FALCONNVME |
+			  FALCON_TOPO_FALCONGPUS);
+}
+
+static void chk_default_partition(const struct falcon_conf *c)
+{
+	const struct falcon_partition_conf *p;
+
+	ck_assert_uint_eq(c->npartitions, 4);
+	/* defined before any DEFAULT line: built-in defaults */
+	p = falcon_conf_partition(c, "early");
+	ck_assert_int_eq(p->max_falcon_gpus, -1);
+	ck_assert_int_eq(p->check, FALCON_CHECK_QUICK);
+	/* after DEFAULT: inherits, overrides one */
+	p = falcon_conf_partition(c, "gpu");
+	ck_assert_int_eq(p->max_falcon_gpus, 4);
+	ck_assert_int_eq(p->check, FALCON_CHECK_OFF);
+	ck_assert_int_eq(p->place, FALCON_PLACE_SPREAD);
+	/* after the second DEFAULT line: both lines' keys */
+	p = falcon_conf_partition(c, "late");
+	ck_assert_int_eq(p->max_falcon_gpus, 4);
+	ck_assert_int_eq(p->check, FALCON_CHECK_FULL);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_WARN);
+	/* unknown name: the (cumulative) DEFAULT entry */
+	p = falcon_conf_partition(c, "nosuch");
+	ck_assert_str_eq(p->name, "DEFAULT");
+	ck_assert_int_eq(p->max_falcon_gpus, 4);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_WARN);
+	ck_assert_ptr_eq(falcon_conf_partition(c, NULL), p);
+}
+
+static void chk_continuation(const struct falcon_conf *c)
+{
+	const struct falcon_host_conf *h = falcon_conf_host(c, "node1");
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(h->nports, 2);
+	ck_assert_str_eq(h->ports[1], "H2");
+	ck_assert_str_eq(h->adapters[1], "0000:d8:00.0");
+	ck_assert_int_eq(h->line, 2);
+	ck_assert_int_eq(c->prolog_timeout, 77);
+}
+
+static void chk_case(const struct falcon_conf *c)
+{
+	const struct falcon_partition_conf *p = falcon_conf_partition(c, "gpu");
+
+	ck_assert_uint_eq(c->nchassis, 1);
+	ck_assert_int_eq(c->chassis[0].backend, FALCON_BACKEND_COMPOSITION);
+	ck_assert_int_eq(c->chassis[0].mode, FALCON_MODE_ADVANCED);
+	ck_assert_str_eq(c->hosts[0].ports[0], "H4");
+	ck_assert_str_eq(c->hosts[0].adapters[0], "0000:3b:00.0");
+	ck_assert_int_eq(p->place, FALCON_PLACE_SPREAD);
+	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_FALCONGPUS);
+	ck_assert_int_eq(c->prolog_timeout, 5);
+	ck_assert_str_eq(c->state_dir, "/x");
+}
+
+static void chk_comments(const struct falcon_conf *c)
+{
+	ck_assert_str_eq(c->chassis[0].url, "https://falcon1/#frag");
+	ck_assert_str_eq(c->chassis[0].credentials_file, "/etc/falcon/my cred#1");
+	ck_assert_int_eq(c->prolog_timeout, 10);
+	ck_assert_str_eq(c->state_dir, "/state#1");
+}
+
+static void chk_comment_cont(const struct falcon_conf *c)
+{
+	ck_assert_int_eq(c->prolog_timeout, 10);
+	ck_assert_str_eq(c->state_dir, "/state");
+}
+
+static void chk_listen_v6(const struct falcon_conf *c)
+{
+	ck_assert_str_eq(c->listen_address, "[::1]:6830");
+	ck_assert_str_eq(c->falcond_url, "http://[::1]:6830");
+}
+
+static const struct {
+	const char *name;
+	const char *text;
+	void (*check)(const struct falcon_conf *c);
+} good_cases[] = {
+	{ "empty", "", chk_defaults },
+	{ "comments only", "# nothing\n\n   # indented\n\t\n", chk_defaults },
+	{ "every global",
+	  "StateDir=/srv/falcon/state\n"
+	  "ListenAddress=0.0.0.0:7000\n"
+	  "FalcondUrl=https://ctl.example.com:7000/\n"
+	  "SysfsRoot=/tmp/sim/%h\n"
+	  "SlurmUser=slurmadm\n"
+	  "MungeSocket=/run/munge/munge.socket.2\n"
+	  "RunDir=/run/falcon2\n"
+	  "NcclCheck=/opt/falcon/libexec/falcon-ncclcheck\n"
+	  "PrologTimeout=600\nEpilogTimeout=240 RescanTimeout=45\n"
+	  "CheckBudget=90\nChassisRetries=0\n", chk_globals },
+	{ "every chassis key",
+	  CHASSIS
+	  "ChassisName=falcon2 Url=http://10.0.0.2:8080 Backend=redfish-composition "
+	  "CredentialsFile=/etc/falcon/falcon2.cred Mode=advanced CAFile=/etc/falcon/ca.pem "
+	  "Insecure=yes Timeout=30\n", chk_chassis },
+	{ "every host key",
+	  CHASSIS
+	  "HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n"
+	  "HostName=node2 Chassis=falcon1 Port=H2,h3 Adapter=3b:00.0,1:AF:1F.7\n"
+	  "HostName=node3 Chassis=falcon1 Port=H4 Adapter=10000:01:00.0\n", chk_hosts },
+	{ "every partition key",
+	  "PartitionName=gpu AllowTopologies=localGPUs,hybridGPUs MaxFalconGPUs=8 "
+	  "MaxFalconNVMe=0 Place=spread Check=full CheckAction=fail MinBusBW=18.5 "
+	  "MinP2PBW_FF=20 MinP2PBW_FL=15.0 MinP2PBW_LL=60\n"
+	  "PartitionName=debug AllowTopologies=ALL MaxFalconGPUs=16 Place=any Check=off "
+	  "CheckAction=warn\n"
+	  "PartitionName=storage AllowTopologies=localNVMe,falconNVMe,falconGPUs\n",
+	  chk_partitions },
+	{ "DEFAULT partition inheritance",
+	  "PartitionName=early\n"
+	  "PartitionName=DEFAULT MaxFalconGPUs=4 Place=spread\n"
+	  "PartitionName=gpu Check=off\n"
+	  "PartitionName=default Check=full CheckAction=warn\n"
+	  "PartitionName=late\n", chk_default_partition },
+	{ "continuation",
+	  CHASSIS
+	  "HostName=node1 \\\n"
+	  "   Chassis=falcon1 Port=H1,\\\n"
+	  "H2 Adapter=0000:3b:00.0,0000:d8:00.0   \\   \n"
+	  "\n"
+	  "PrologTimeout=\\\n77\n", chk_continuation },
+	{ "case-insensitive keys and values",
+	  "chassisname=falcon1 URL=https://falcon1/ BACKEND=Redfish-Composition mode=ADVANCED\n"
+	  "hostname=node1 CHASSIS=falcon1 port=h4 adapter=0000:3B:00.0\n"
+	  "partitionname=gpu place=SPREAD allowtopologies=FALCONGPUS\n"
+	  "prologtimeout=5\r\nSTATEDIR=/x\n", chk_case },
+	{ "comments and quotes",
+	  "ChassisName=falcon1 Url=https://falcon1/#frag \\\n"
+	  "  CredentialsFile=\"/etc/falcon/my cred#1\"  # quoted\n"
+	  "#PrologTimeout=99\n"
+	  "PrologTimeout=10 #comment\n"
+	  "StateDir=/state#1 #comment\n", chk_comments },
+	{ "comment ends a continued line",
+	  "PrologTimeout=10 # comment \\\n"
+	  "StateDir=/state\n", chk_comment_cont },
+	{ "IPv6 ListenAddress", "ListenAddress=[::1]:6830\n", chk_listen_v6 },
+};
+
+START_TEST(test_good_table)
+{
+	struct falcon_conf *c;
+
+	c = load_ok(good_cases[_i].text);
+	good_cases[_i].check(c);
+	falcon_conf_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Bad inputs: the error names file:line and the key */
+
+static const struct {
+	const char *text;
+	int line;          /* expected line in "falcon.conf:LINE: " */
+	const char *want;  /* a substring of the message (the key, what) */
+	const char *want2; /* another one, or NULL */
+} bad_cases[] = {
+	{ "Foo=1\n", 1, "unknown key 'Foo'", NULL },
+	{ "\n\nStateDir=/a Foo=1\n", 3, "unknown key 'Foo'", NULL },
+	{ "ChassisName=c Url=http://c/ Foo=1\n", 1, "unknown key 'Foo' (ChassisName line)", NULL },
+	{ "ChassisName=c Url=http://c/ Port=H1\n", 1, "unknown key 'Port' (ChassisName line)",
+	  NULL },
+	{ "PartitionName=p StateDir=/x\n", 1, "unknown key 'StateDir' (PartitionName line)",
+	  NULL },
+	{ "StateDir=/x HostName=n\n", 1, "HostName= must begin its line", NULL },
+	{ "justaword\n", 1, "expected Key=Value, got 'justaword'", NULL },
+	{ "PartitionName=p MaxFalconGPUs=x\n", 1,
+	  "MaxFalconGPUs: expected an integer in [0, 16], got 'x'", NULL },
+	{ "PartitionName=p MaxFalconGPUs=17\n", 1, "MaxFalconGPUs", "got '17'" },
+	{ "PartitionName=p MaxFalconNVMe=-1\n", 1, "MaxFalconNVMe", "[0, 16]" },
+	{ "PartitionName=p Place=random\n", 1, "Place: expected pack|spread|any, got 'random'",
+	  NULL },
+	{ "PartitionName=p Check=yes\n", 1, "Check: expected quick|full|off", NULL },
+	{ "PartitionName=p CheckAction=reboot\n", 1, "CheckAction: expected drain|fail|warn",
+	  NULL },
+	{ "PartitionName=p AllowTopologies=localGPUs,bogus\n", 1, "AllowTopologies",
+	  "got 'localGPUs,bogus'" },
+	{ "PartitionName=p AllowTopologies=localGPUs,\n", 1, "AllowTopologies", NULL },
+	{ "PartitionName=p MinBusBW=-1\n", 1, "MinBusBW: expected a bandwidth", "got '-1'" },
+	{ "PartitionName=p MinP2PBW_FF=fast\n", 1, "MinP2PBW_FF", NULL },
+	{ "PartitionName=p MinP2PBW_LL=nan\n", 1, "MinP2PBW_LL", NULL },
+	{ "PartitionName=p Place=pack Place=spread\n", 1, "Place: given twice", NULL },
+	{ "PartitionName=p\nPartitionName=p\n", 2, "duplicate PartitionName 'p' "
+	  "(first at falcon.conf:1)", NULL },
+	{ "PartitionName=\n", 1, "PartitionName: empty value", NULL },
+	{ "PartitionName=a/b\n", 1, "PartitionName: expected a name", NULL },
+	{ "ChassisName=c\n", 1, "ChassisName 'c': Url= is required", NULL },
+	{ "ChassisName=c Url=ftp://c/\n", 1, "Url: expected an http:// or https:// URL",
+	  "got 'ftp://c/'" },
+	{ "ChassisName=c Url=falcon1\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://c/ Backend=ipmi\n", 1,
+	  "Backend: expected redfish-fabric|redfish-composition, got 'ipmi'", NULL },
+	{ "ChassisName=c Url=http://c/ Mode=shared\n", 1, "Mode: expected standard|advanced",
+	  NULL },
+	{ "ChassisName=c Url=http://c/ Insecure=maybe\n", 1, "Insecure: expected yes|no", NULL },
+	{ "ChassisName=c Url=http://c/ Timeout=0\n", 1, "Timeout: expected an integer in [1, 600]",
+	  NULL },
+	{ "ChassisName=c Url=http://c/ CAFile=ca.pem\n", 1, "CAFile: expected an absolute path",
+	  NULL },
+	{ "ChassisName=c Url=http://c/\n\nChassisName=c Url=http://d/\n", 3,
+	  "duplicate ChassisName 'c' (first at falcon.conf:1)", NULL },
+	{ CHASSIS "\n\nHostName=node1 Chassis=falcon1 Port=H1 Adapter=3b:00.0\n"
+	  "HostName=node1 Chassis=falcon1 Port=H2 Adapter=3b:00.0\n", 5,
+	  "duplicate HostName 'node1' (first at falcon.conf:4)", NULL },
+	{ "HostName=n Chassis=nosuch Port=H1 Adapter=3b:00.0\n", 1,
+	  "HostName 'n': Chassis 'nosuch' is not defined", NULL },
+	{ CHASSIS "HostName=n Port=H1 Adapter=3b:00.0\n", 2, "Chassis= is required", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Adapter=3b:00.0\n", 2, "Port= is required", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1\n", 2, "Adapter= is required", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H5 Adapter=3b:00.0\n", 2,
+	  "Port: expected a host port H1..H4, got 'H5'", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=P1 Adapter=3b:00.0\n", 2, "Port", "'P1'" },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1,H2,H3,H4,H1 Adapter=3b:00.0\n", 2,
+	  "Port: expected a ',' list of 1 to 4", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1,H1 Adapter=3b:00.0\n", 2,
+	  "Port: host port H1 listed twice", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=3b:00.0,0000:3B:00.0\n", 2,
+	  "Adapter: 0000:3b:00.0 listed twice", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=3b:00\n", 2,
+	  "Adapter: expected a PCI address", "got '3b:00'" },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=3b:20.0\n", 2, "Adapter", "3b:20.0" },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=3b:00.8\n", 2, "Adapter", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=g3:00.0\n", 2, "Adapter", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=123456:3b:00.0\n", 2, "Adapter",
+	  NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=0:0:3b:00.0\n", 2, "Adapter", NULL },
+	{ CHASSIS "HostName=n Chassis=falcon1 Port=H1 Adapter=+3:00.0\n", 2, "Adapter", NULL },
+	{ CHASSIS "HostName=a Chassis=falcon1 Port=H1 Adapter=3b:00.0\n"
+	  "HostName=b Chassis=falcon1 Port=H2,H1 Adapter=3b:00.0\n", 3,
+	  "Port H1 of chassis 'falcon1' is already used by HostName 'a' (falcon.conf:2)", NULL },
+	{ "ListenAddress=localhost\n", 1, "ListenAddress: expected HOST:PORT", NULL },
+	{ "ListenAddress=localhost:0\n", 1, "ListenAddress", "got 'localhost:0'" },
+	{ "ListenAddress=localhost:65536\n", 1, "ListenAddress", NULL },
+	{ "ListenAddress=:80\n", 1, "ListenAddress", NULL },
+	{ "ListenAddress=::1:80\n", 1, "ListenAddress", NULL },
+	{ "FalcondUrl=127.0.0.1:6830\n", 1, "FalcondUrl: expected an http:// or https:// URL",
+	  NULL },
+	{ "StateDir=relative/dir\n", 1, "StateDir: expected an absolute path", NULL },
+	{ "StateDir=/a\nStateDir=/b\n", 2, "StateDir: set twice (first at falcon.conf:1)", NULL },
+	{ "StateDir=\n", 1, "StateDir: empty value", NULL },
+	{ "PrologTimeout=0\n", 1, "PrologTimeout: expected an integer in [1, 86400], got '0'",
+	  NULL },
+	{ "EpilogTimeout=1e3\n", 1, "EpilogTimeout", NULL },
+	{ "RescanTimeout=3601\n", 1, "RescanTimeout", NULL },
+	{ "CheckBudget= 5\n", 1, "CheckBudget: empty value", NULL },
+	{ "ChassisRetries=11\n", 1, "ChassisRetries: expected an integer in [0, 10]", NULL },
+	{ "ChassisRetries=0x3\n", 1, "ChassisRetries", NULL },
+	{ "PrologTimeout=10#x\n", 1, "PrologTimeout", "got '10#x'" },
+	{ "SlurmUser=\"unterminated\n", 1, "unterminated", NULL },
+	{ "Include\n", 1, "Include: expected one PATH", NULL },
+	{ "Include a b\n", 1, "Include: expected one PATH", NULL },
+	{ "\nInclude nosuch.conf\n", 2, "Include: cannot read", "nosuch.conf" },
+	{ "PrologTimeout=5 \\\n\\\n  Bogus=1\n", 3, "unknown key 'Bogus'", NULL },
+};
+
+START_TEST(test_bad_table)
+{
+	struct falcon_conf *c = (struct falcon_conf *)&c;  /* must be reset to NULL */
+	char where[64];
+	const char *msg;
+
+	ck_assert_int_eq(load_text(bad_cases[_i].text, &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_null(c);
+	msg = falcon_errmsg();
+	snprintf(where, sizeof(where), "falcon.conf:%d: ", bad_cases[_i].line);
+	ck_assert_msg(strncmp(msg, where, strlen(where)) == 0,
+		      "case %d: '%s' does not start with '%s'", _i, msg, where);
+	ck_assert_msg(strstr(msg, bad_cases[_i].want) != NULL,
+		      "case %d: '%s' lacks '%s'", _i, msg, bad_cases[_i].want);
+	if (bad_cases[_i].want2 != NULL)
+		ck_assert_msg(strstr(msg, bad_cases[_i].want2) != NULL,
+			      "case %d: '%s' lacks '%s'", _i, msg, bad_cases[_i].want2);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Include */
+
+START_TEST(test_include)
+{
+	struct falcon_conf *c = NULL;
+	char path[PATH_MAX + 32];
+	const struct falcon_host_conf *h;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	snprintf(path, sizeof(path), "%s/sub", tmp);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	write_at(tmp, "falcon.conf",
+		 "StateDir=/state\n"
+		 "include sub/chassis.conf\n"
+		 "HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n");
+	/* relative to the including file's directory (sub/), not the cwd */
+	write_at(path, "chassis.conf", "# chassis\nInclude more.conf\n" CHASSIS);
+	write_at(path, "more.conf", "PrologTimeout=42\n");
+	ck_assert_int_eq(chdir("/"), 0);
+	snprintf(path, sizeof(path), "%s/falcon.conf", tmp);
+	ck_assert_msg(falcon_conf_load(path, &c) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_str_eq(c->path, path);
+	ck_assert_int_eq(c->prolog_timeout, 42);
+	ck_assert_uint_eq(c->nfiles, 3);
+	ck_assert_str_eq(c->chassis[0].file, c->files[1]);
+	ck_assert_ptr_nonnull(strstr(c->chassis[0].file, "/sub/chassis.conf"));
+	ck_assert_int_eq(c->chassis[0].line, 3);
+	h = falcon_conf_host(c, "node1");
+	ck_assert_ptr_eq(h->file, c->files[0]);
+	ck_assert_int_eq(h->line, 3);
+	falcon_conf_free(c);
+
+	/* an error inside an included file names that file and line */
+	snprintf(path, sizeof(path), "%s/sub", tmp);
+	write_at(path, "more.conf", "\nPrologTimeout=forever\n");
+	snprintf(path, sizeof(path), "%s/falcon.conf", tmp);
+	c = NULL;
+	ck_assert_int_eq(falcon_conf_load(path, &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_null(c);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/sub/more.conf:2: PrologTimeout"));
+}
+END_TEST
+
+START_TEST(test_include_loop)
+{
+	struct falcon_conf *c = NULL;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	ck_assert_int_eq(chdir(tmp), 0);
+	write_at(tmp, "falcon.conf", "Include a.conf\n");
+	write_at(tmp, "a.conf", "\nInclude b.conf\n");
+	write_at(tmp, "b.conf", "\n\nInclude ./a.conf\n");
+	ck_assert_int_eq(falcon_conf_load("falcon.conf", &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_null(c);
+	ck_assert_msg(strstr(falcon_errmsg(), "b.conf:3: Include: loop") != NULL,
+		      "%s", falcon_errmsg());
+	/* a file including itself */
+	write_at(tmp, "falcon.conf", "Include falcon.conf\n");
+	ck_assert_int_eq(falcon_conf_load("falcon.conf", &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "falcon.conf:1: Include: loop"));
+}
+END_TEST
+
+START_TEST(test_include_depth)
+{
+	struct falcon_conf *c = NULL;
+	char name[32], text[64];
+	int i;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	ck_assert_int_eq(chdir(tmp), 0);
+	/* falcon.conf -> d1 -> ... -> d8: 8 levels of Include are fine */
+	write_at(tmp, "falcon.conf", "Include d1.conf\n");
+	for (i = 1; i <= 9; i++) {
+		snprintf(name, sizeof(name), "d%d.conf", i);
+		snprintf(text, sizeof(text), "Include d%d.conf\n", i + 1);
+		write_at(tmp, name, i == 8 ? "PrologTimeout=8\n" : text);
+	}
+	ck_assert_msg(falcon_conf_load("falcon.conf", &c) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_int_eq(c->prolog_timeout, 8);
+	ck_assert_uint_eq(c->nfiles, 9);
+	falcon_conf_free(c);
+	c = NULL;
+	/* the 9th level is refused */
+	write_at(tmp, "d8.conf", "Include d9.conf\n");
+	write_at(tmp, "d9.conf", "PrologTimeout=9\n");
+	ck_assert_int_eq(falcon_conf_load("falcon.conf", &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_null(c);
+	ck_assert_msg(strstr(falcon_errmsg(), "d8.conf:1: Include: 'd9.conf' nested more "
+			     "than 8 deep") != NULL, "%s", falcon_errmsg());
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Missing file, paths, helpers */
+
+START_TEST(test_missing_file)
+{
+	struct falcon_conf *c = (struct falcon_conf *)&c;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	ck_assert_int_eq(chdir(tmp), 0);
+	ck_assert_int_eq(falcon_conf_load("nosuch.conf", &c), FALCON_ERR_NOTFOUND);
+	ck_assert_ptr_null(c);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "nosuch.conf"));
+	ck_assert_int_eq(falcon_conf_load(NULL, &c), FALCON_ERR_INVAL);
+}
+END_TEST
+
+START_TEST(test_conf_path)
+{
+	unsetenv("FALCON_CONF");
+	ck_assert_str_eq(falcon_conf_path(NULL), FALCON_SYSCONFDIR "/falcon/falcon.conf");
+	setenv("FALCON_CONF", "", 1);
+	ck_assert_str_eq(falcon_conf_path(NULL), FALCON_SYSCONFDIR "/falcon/falcon.conf");
+	setenv("FALCON_CONF", "/env/falcon.conf", 1);
+	ck_assert_str_eq(falcon_conf_path(NULL), "/env/falcon.conf");
+	ck_assert_str_eq(falcon_conf_path("/cli.conf"), "/cli.conf");
+	unsetenv("FALCON_CONF");
+}
+END_TEST
+
+START_TEST(test_sysfs_root)
+{
+	struct falcon_conf *c = load_ok("SysfsRoot=/sim/%h/x%h\n");
+	char buf[64];
+
+	ck_assert_str_eq(falcon_conf_sysfs_root(c, "node1.example.com", buf, sizeof(buf)),
+			 "/sim/node1/xnode1");
+	ck_assert_ptr_null(falcon_conf_sysfs_root(c, "node1", buf, 10));
+	ck_assert_ptr_nonnull(falcon_conf_sysfs_root(c, NULL, buf, sizeof(buf)));
+	falcon_conf_free(c);
+	c = load_ok("");
+	ck_assert_str_eq(falcon_conf_sysfs_root(c, "n", buf, sizeof(buf)), "/sys");
+	falcon_conf_free(c);
+}
+END_TEST
+
+START_TEST(test_enum_strings)
+{
+	falcon_place_t pl;
+	falcon_check_t ck;
+	falcon_action_t ac;
+	falcon_backend_t be;
+	falcon_mode_t mo;
+	unsigned t, bit;
+	char buf[128];
+
+	for (pl = FALCON_PLACE_PACK; pl <= FALCON_PLACE_ANY; pl++) {
+		falcon_place_t back;
+
+		ck_assert_int_eq(falcon_place_from_str(falcon_place_str(pl), &back), FALCON_OK);
+		ck_assert_int_eq(back, pl);
+	}
+	for (ck = FALCON_CHECK_QUICK; ck <= FALCON_CHECK_OFF; ck++) {
+		falcon_check_t back;
+
+		ck_assert_int_eq(falcon_check_from_str(falcon_check_str(ck), &back), FALCON_OK);
+		ck_assert_int_eq(back, ck);
+	}
+	for (ac = FALCON_ACTION_DRAIN; ac <= FALCON_ACTION_WARN; ac++) {
+		falcon_action_t back;
+
+		ck_assert_int_eq(falcon_action_from_str(falcon_action_str(ac), &back), FALCON_OK);
+		ck_assert_int_eq(back, ac);
+	}
+	for (be = FALCON_BACKEND_FABRIC; be <= FALCON_BACKEND_COMPOSITION; be++) {
+		falcon_backend_t back;
+
+		ck_assert_int_eq(falcon_backend_from_str(falcon_backend_str(be), &back), FALCON_OK);
+		ck_assert_int_eq(back, be);
+	}
+	for (mo = FALCON_MODE_STANDARD; mo <= FALCON_MODE_ADVANCED; mo++) {
+		falcon_mode_t back;
+
+		ck_assert_int_eq(falcon_mode_from_str(falcon_mode_str(mo), &back), FALCON_OK);
+		ck_assert_int_eq(back, mo);
+	}
+	ck_assert_str_eq(falcon_place_str(FALCON_PLACE_SPREAD), "spread");
+	ck_assert_str_eq(falcon_check_str(FALCON_CHECK_OFF), "off");
+	ck_assert_str_eq(falcon_action_str(FALCON_ACTION_WARN), "warn");
+	ck_assert_str_eq(falcon_backend_str(FALCON_BACKEND_COMPOSITION), "redfish-composition");
+	ck_assert_str_eq(falcon_mode_str(FALCON_MODE_ADVANCED), "advanced");
+	ck_assert_str_eq(falcon_place_str((falcon_place_t)7), "unknown");
+	ck_assert_int_eq(falcon_place_from_str("nope", &pl), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_check_from_str(NULL, &ck), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_action_from_str("", &ac), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_backend_from_str("redfish", &be), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_mode_from_str("std", &mo), FALCON_ERR_INVAL);
+
+	for (bit = 1; bit <= FALCON_TOPO_FALCONNVME; bit <<= 1) {
+		ck_assert_str_ne(falcon_topo_label_str(bit), "");
+		ck_assert_int_eq(falcon_topo_label_from_str(falcon_topo_label_str(bit), &t),
+				 FALCON_OK);
+		ck_assert_uint_eq(t, bit);
+	}
+	ck_assert_str_eq(falcon_topo_label_str(FALCON_TOPO_HYBRIDGPUS), "hybridGPUs");
+	ck_assert_str_eq(falcon_topo_label_str(0), "");
+	ck_assert_str_eq(falcon_topo_label_str(FALCON_TOPO_LOCALGPUS | FALCON_TOPO_LOCALNVME), "");
+	ck_assert_int_eq(falcon_topo_label_from_str("all", &t), FALCON_OK);
+	ck_assert_uint_eq(t, FALCON_TOPO_ALL);
+	ck_assert_int_eq(falcon_topo_label_from_str("nvlinkGPUs", &t), FALCON_ERR_INVAL);
+	ck_assert_str_eq(falcon_topo_set_str(FALCON_TOPO_FALCONNVME | FALCON_TOPO_LOCALGPUS,
+					     buf, sizeof(buf)), "localGPUs,falconNVMe");
+	ck_assert_str_eq(falcon_topo_set_str(0, buf, sizeof(buf)), "");
+	ck_assert_ptr_null(falcon_topo_set_str(FALCON_TOPO_ALL, buf, 12));
+}
+END_TEST
+
+START_TEST(test_parse_string)
+{
+	struct falcon_conf *c = NULL;
+
+	ck_assert_int_eq(falcon_conf_parse("inline", CHASSIS "PrologTimeout=7\n", &c), FALCON_OK);
+	ck_assert_int_eq(c->prolog_timeout, 7);
+	ck_assert_str_eq(c->chassis[0].file, "inline");
+	falcon_conf_free(c);
+	c = NULL;
+	ck_assert_int_eq(falcon_conf_parse("inline", "\n\nNope=1\n", &c), FALCON_ERR_CONFIG);
+	ck_assert_str_eq(falcon_errmsg(), "inline:3: unknown key 'Nope'");
+	falcon_conf_free(NULL);
+}
+END_TEST
+
+/* The shipped example parses cleanly and says what its comments say. */
+START_TEST(test_example_file)
+{
+	struct falcon_conf *c = NULL;
+	const struct falcon_host_conf *h;
+	const struct falcon_partition_conf *p;
+
+	ck_assert_msg(falcon_conf_load(FALCON_TEST_SRCDIR "/examples/falcon.conf", &c)
+		      == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_uint_eq(c->nchassis, 1);
+	ck_assert_str_eq(c->chassis[0].name, "falcon1");
+	ck_assert_uint_eq(c->nhosts, 3);
+	h = falcon_conf_host(c, "node1");
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->ports[0], "H1");
+	ck_assert_str_eq(h->adapters[0], "0000:3b:00.0");
+	h = falcon_conf_host(c, "node3");
+	ck_assert_int_eq(h->nports, 2);
+	ck_assert_int_eq(h->nadapters, 2);
+	p = falcon_conf_partition(c, "gpu");
+	ck_assert_int_eq(p->max_falcon_gpus, 8);
+	ck_assert_int_eq(p->check, FALCON_CHECK_FULL);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_DRAIN);
+	p = falcon_conf_partition(c, "debug");
+	ck_assert_int_eq(p->check, FALCON_CHECK_OFF);
+	ck_assert_int_eq(c->prolog_timeout, 300);
+	falcon_conf_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+static Suite *conf_suite(void)
+{
+	Suite *s = suite_create("conf");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_checked_fixture(tc, NULL, rm_tmp);
+	tcase_add_loop_test(tc, test_good_table, 0, ARRAY_SIZE(good_cases));
+	tcase_add_loop_test(tc, test_bad_table, 0, ARRAY_SIZE(bad_cases));
+	tcase_add_test(tc, test_include);
+	tcase_add_test(tc, test_include_loop);
+	tcase_add_test(tc, test_include_depth);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_conf_path);
+	tcase_add_test(tc, test_sysfs_root);
+	tcase_add_test(tc, test_enum_strings);
+	tcase_add_test(tc, test_parse_string);
+	tcase_add_test(tc, test_example_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(conf_suite());
+}
