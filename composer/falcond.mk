@@ -24,3 +24,11 @@ endif
 
 # falcond itself links the chassis client (lib/chassis.c, not merged yet).
 EXTRA_DIST += composer/falcond.c composer/falcond_core.c
+
+dist_man_MANS += doc/falcond.8
+EXTRA_DIST += examples/falcond.service.in
+BUILT_SOURCES += examples/falcond.service
+CLEANFILES += examples/falcond.service
+examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
+	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
+	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
