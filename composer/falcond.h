@@ -113,6 +113,7 @@ struct fd_slot {
 	const struct falcon_device *dev;
 	const char *holder;          /* host holding it (lease or chassis), NULL = free */
 	bool quarantined;
+	bool unreachable;            /* no port of the host is cabled to its drawer */
 };
 
 /*
@@ -138,8 +139,14 @@ falcon_err_t fd_place(const struct fd_slot *slots, size_t n, const char *host,
 		      falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
 		      size_t *picks);
 
-/* fd_port_for - the host port used for a device in drawer (ports by drawer). */
-const char *fd_port_for(const struct falcon_host_conf *h, int drawer);
+/*
+ * fd_port_for - the host port to use for a device in drawer: the host's
+ * ports tried from index (drawer-1) mod nports on, skipping those for which
+ * noreach(ctx, port, drawer) is true (a port learnt not to be cabled to that
+ * drawer; noreach may be NULL).  NULL when none is left.
+ */
+const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
+			bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx);
 
 /* ------------------------------------------------------------------ core */
 
@@ -158,6 +165,9 @@ struct fd_chassis {
 	pthread_mutex_t lock;           /* serializes changes to this chassis */
 	struct falcon_inventory last;   /* last inventory seen (status, metrics) */
 	bool have_last;
+	/* (port, drawer) pairs the chassis refused as not cabled (learnt, ch->lock) */
+	size_t nnoreach;
+	struct { char port[FALCON_NAME_LEN]; int drawer; } noreach[32];
 };
 
 struct fd_state {

@@ -228,8 +228,31 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 	return nq;
 }
 
-falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
-			struct falcon_lease *out)
+/* noreach - has the chassis refused port as not cabled to drawer? (ch->lock) */
+static bool noreach(void *ctx, const char *port, int drawer)
+{
+	const struct fd_chassis *ch = ctx;
+	size_t i;
+
+	for (i = 0; i < ch->nnoreach; i++)
+		if (ch->noreach[i].drawer == drawer && strcmp(ch->noreach[i].port, port) == 0)
+			return true;
+	return false;
+}
+
+/* learn_noreach - remember that port cannot take devices of drawer (ch->lock). */
+static void learn_noreach(struct fd_chassis *ch, const char *port, int drawer)
+{
+	if (noreach(ch, port, drawer) || ch->nnoreach >= ARRAY_SIZE(ch->noreach))
+		return;
+	falcon_strlcpy(ch->noreach[ch->nnoreach].port, port, sizeof(ch->noreach[0].port));
+	ch->noreach[ch->nnoreach++].drawer = drawer;
+	falcon_warn("chassis %s: port %s refused a device of drawer %d; not using it there again",
+		    ch->cc->name, port, drawer);
+}
+
+static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compose_req *r,
+				 struct falcon_lease *out, bool *retry)
 {
 	const struct falcon_host_conf *h = falcon_conf_host(st->conf, r->host);
 	const struct falcon_partition_conf *part;
@@ -296,6 +319,7 @@ falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 		else if (inv.devs[i].owner[0])
 			slots[i].holder = host_of_port(st->conf, ch->cc->name, inv.devs[i].owner)
 						  ?: "(unknown host)";
+		slots[i].unreachable = fd_port_for(h, inv.devs[i].drawer, noreach, ch) == NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
 	rv = fd_place(slots, inv.n, h->name, ch->cc->mode, place, r->gpus, r->nvme, picks);
@@ -316,7 +340,7 @@ falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 
 		falcon_strlcpy(ld->chassis, ch->cc->name, sizeof(ld->chassis));
 		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
-		falcon_strlcpy(ld->port, fd_port_for(h, d->drawer), sizeof(ld->port));
+		falcon_strlcpy(ld->port, fd_port_for(h, d->drawer, noreach, ch), sizeof(ld->port));
 		ld->drawer = d->drawer;
 		ld->slot = d->slot;
 		ld->type = d->type;
@@ -343,6 +367,11 @@ falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 		rv = falcon_chassis_attach(ch->client, l.devs[attached].port, l.devs[attached].id);
 		if (rv != FALCON_OK) {
 			count_chassis_error(st, rv);
+			if (rv == FALCON_ERR_POLICY) {
+				/* not cabled or the mode forbids it: learn, place again */
+				learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
+				*retry = true;
+			}
 			rv = falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name,
 					    l.devs[attached].id, l.devs[attached].port, falcon_errmsg());
 			goto fail;
@@ -386,6 +415,24 @@ fail:
 		pthread_mutex_unlock(&ch->lock);
 	free(slots);
 	falcon_inventory_free(&inv);
+	return rv;
+}
+
+falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
+			struct falcon_lease *out)
+{
+	falcon_err_t rv;
+	bool retry = true;
+	int tries;
+
+	/* a refusal teaches which (port, drawer) pairs are not cabled: at
+	 * most one per port and drawer, so a few tries settle it */
+	for (tries = 0; tries < 2 * FALCON_MAX_PORTS && retry; tries++) {
+		retry = false;
+		rv = compose_once(st, r, out, &retry);
+		if (rv == FALCON_OK)
+			break;
+	}
 	return rv;
 }
 

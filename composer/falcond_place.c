@@ -47,11 +47,21 @@ falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
 	return FALCON_OK;
 }
 
-const char *fd_port_for(const struct falcon_host_conf *h, int drawer)
+const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
+			bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx)
 {
+	int i, start;
+
 	if (h->nports <= 0)
-		return "";
-	return h->ports[(drawer > 0 ? drawer - 1 : 0) % h->nports];
+		return NULL;
+	start = (drawer > 0 ? drawer - 1 : 0) % h->nports;
+	for (i = 0; i < h->nports; i++) {
+		const char *p = h->ports[(start + i) % h->nports];
+
+		if (noreach == NULL || !noreach(ctx, p, drawer))
+			return p;
+	}
+	return NULL;
 }
 
 /* reachable - may host take slots[i] under the chassis mode limits? */
@@ -85,7 +95,7 @@ static bool reachable(const struct fd_slot *slots, size_t n, size_t i, const cha
 
 static bool usable(const struct fd_slot *s, falcon_dev_type_t type)
 {
-	return s->holder == NULL && !s->quarantined && s->dev->type == type &&
+	return s->holder == NULL && !s->quarantined && !s->unreachable && s->dev->type == type &&
 	       s->dev->owner[0] == '\0' && strcasecmp(s->dev->health, "Critical") != 0;
 }
 

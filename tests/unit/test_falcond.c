@@ -262,9 +262,13 @@ static const struct pcase pcases[] = {
 	  { 0 }, FALCON_OK, { D2(1), D2(2), D2(7), -1 } },
 	{ "nvme only", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 0, 2, { 0 }, { 0 }, { 0 },
 	  FALCON_OK, { D2(7), D2(8), -1 } },
+	{ "unreachable drawer skipped", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 2, 0, { 0 },
+	  { 0 }, { 0 }, FALCON_OK, { D1(1), D1(2), -1 } },
 	{ "nvme too many", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 0, 3, { 0 }, { 0 }, { 0 },
 	  FALCON_ERR_NORESOURCE, { -1 } },
 };
+
+#define UNREACH_CASE 14 /* "unreachable drawer skipped": drawer 2 not cabled */
 
 START_TEST(placement)
 {
@@ -277,6 +281,7 @@ START_TEST(placement)
 	for (i = 0; i < 16; i++) {
 		slots[i].holder = c->held[i];
 		slots[i].quarantined = c->quar[i];
+		slots[i].unreachable = _i == UNREACH_CASE && inv[i].drawer == 2;
 		if (c->critical[i])
 			snprintf(inv[i].health, sizeof(inv[i].health), "Critical");
 	}
@@ -344,16 +349,29 @@ START_TEST(policy)
 }
 END_TEST
 
+static bool no_h2_drawer2(void *ctx, const char *port, int drawer)
+{
+	return drawer == 2 && strcmp(port, "H2") == 0;
+}
+
+static bool no_h1(void *ctx, const char *port, int drawer)
+{
+	return strcmp(port, "H1") == 0;
+}
+
 START_TEST(port_by_drawer)
 {
 	struct falcon_host_conf h = { .nports = 2 };
 
 	snprintf(h.ports[0], sizeof(h.ports[0]), "H1");
 	snprintf(h.ports[1], sizeof(h.ports[1]), "H2");
-	ck_assert_str_eq(fd_port_for(&h, 1), "H1");
-	ck_assert_str_eq(fd_port_for(&h, 2), "H2");
+	ck_assert_str_eq(fd_port_for(&h, 1, NULL, NULL), "H1");
+	ck_assert_str_eq(fd_port_for(&h, 2, NULL, NULL), "H2");
+	ck_assert_str_eq(fd_port_for(&h, 2, no_h2_drawer2, NULL), "H1");
+	ck_assert_str_eq(fd_port_for(&h, 1, no_h2_drawer2, NULL), "H1");
 	h.nports = 1;
-	ck_assert_str_eq(fd_port_for(&h, 2), "H1");
+	ck_assert_str_eq(fd_port_for(&h, 2, NULL, NULL), "H1");
+	ck_assert_ptr_null(fd_port_for(&h, 2, no_h1, NULL));
 }
 END_TEST
 
