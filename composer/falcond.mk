@@ -32,3 +32,15 @@ CLEANFILES += examples/falcond.service
 examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
 	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
 	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
+
+# libFuzzer over request parsing (make fuzz-falcond; FUZZ_SECONDS, default 600).
+FUZZ_TARGETS += fuzz-falcond
+EXTRA_DIST += tests/fuzz/fuzz_request.c tests/fuzz/seeds-request
+fuzz-falcond: config.h
+	@mkdir -p tests/fuzz/corpus-request
+	$(CLANG) $(FUZZ_CFLAGS) $(JSON_CFLAGS) $(CRYPTO_CFLAGS) -o tests/fuzz/fuzz_request \
+	  $(srcdir)/tests/fuzz/fuzz_request.c $(srcdir)/lib/proto.c $(srcdir)/lib/auth.c \
+	  $(srcdir)/lib/falcon_err.c $(srcdir)/lib/util.c $(JSON_LIBS) $(CRYPTO_LIBS) $(MUNGE_LIBS)
+	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  tests/fuzz/corpus-request $(srcdir)/tests/fuzz/seeds-request
+CLEANFILES += tests/fuzz/fuzz_request

@@ -368,8 +368,17 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 		if (rv != FALCON_OK) {
 			count_chassis_error(st, rv);
 			if (rv == FALCON_ERR_POLICY) {
-				/* not cabled or the mode forbids it: learn, place again */
-				learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
+				/* not cabled, or the mode forbids it: when no other host
+				 * holds a device of that drawer the mode cannot be why,
+				 * so the port is not cabled to it; place again */
+				bool shared = false;
+
+				for (i = 0; i < inv.n; i++)
+					shared |= slots[i].holder != NULL &&
+						  inv.devs[i].drawer == l.devs[attached].drawer &&
+						  strcmp(slots[i].holder, h->name) != 0;
+				if (!shared)
+					learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
 				*retry = true;
 			}
 			rv = falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name,
@@ -421,7 +430,7 @@ fail:
 falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 			struct falcon_lease *out)
 {
-	falcon_err_t rv;
+	falcon_err_t rv = FALCON_OK;
 	bool retry = true;
 	int tries;
 
