@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -499,8 +500,9 @@ static falcon_err_t set_string(char **dst, const char *v)
 }
 
 /*
- * Parse one value v of key k into the struct at base.  what names the
- * object kind ("HostName line") for messages about list elements.
+ * Parse one value v of key k into the struct at base (a falcon_conf,
+ * falcon_chassis_conf, falcon_host_conf or falcon_partition_conf as the
+ * key's table says); file:line for messages.  v may be modified.
  */
 static falcon_err_t set_value(const struct keydef *k, void *base, char *v,
 			      const char *file, int line)
@@ -1079,10 +1081,16 @@ static falcon_err_t parse_file(struct parser *p, const char *path, const char *i
 {
 	char *text = NULL, *real = NULL;
 	const char *file;
+	struct stat st;
 	falcon_err_t rv;
 	size_t len;
 	int i;
 
+	/* An Include of a FIFO or a tty could block forever: regular files only. */
+	if (inc_file != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		rv = cfg_err(inc_file, inc_line, "Include: %s is not a regular file", path);
+		goto out;
+	}
 	rv = falcon_read_file(path, CONF_MAX_BYTES, &text, &len);
 	if (rv != FALCON_OK) {
 		if (inc_file != NULL) {
@@ -1090,6 +1098,9 @@ static falcon_err_t parse_file(struct parser *p, const char *path, const char *i
 
 			falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
 			rv = cfg_err(inc_file, inc_line, "Include: cannot read %s", msg);
+		} else if (rv == FALCON_ERR_PARSE) {
+			rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: longer than %d bytes",
+					    path, CONF_MAX_BYTES);
 		}
 		goto out;
 	}

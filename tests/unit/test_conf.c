@@ -743,6 +743,50 @@ START_TEST(test_example_file)
 }
 END_TEST
 
+/* The EXAMPLE of doc/falcon.conf.5 parses too (its Include included). */
+START_TEST(test_manpage_example)
+{
+	struct falcon_conf *c = NULL;
+	char *man = NULL, *ex, *end, *out, *o, path[PATH_MAX + 32];
+	const char *p;
+
+	ck_assert_int_eq(falcon_read_file(FALCON_TEST_SRCDIR "/doc/falcon.conf.5", 1 << 20,
+					  &man, NULL), FALCON_OK);
+	ex = strstr(man, "\n.SH EXAMPLE\n");
+	ck_assert_ptr_nonnull(ex);
+	ex = strstr(ex, "\n.nf\n");
+	ck_assert_ptr_nonnull(ex);
+	ex += strlen("\n.nf\n");
+	end = strstr(ex, "\n.fi\n");
+	ck_assert_ptr_nonnull(end);
+	out = o = malloc((size_t)(end - ex) + 2);
+	ck_assert_ptr_nonnull(out);
+	for (p = ex; p < end; p++) {       /* roff "\e" is a backslash */
+		if (p[0] == '\\' && p[1] == 'e') {
+			*o++ = '\\';
+			p++;
+			continue;
+		}
+		*o++ = *p;
+	}
+	*o++ = '\n';
+	*o = '\0';
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	write_at(tmp, "falcon.conf", out);
+	snprintf(path, sizeof(path), "%s/falcon.conf.d", tmp);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	write_at(path, "site.conf", "# site additions\n");
+	snprintf(path, sizeof(path), "%s/falcon.conf", tmp);
+	ck_assert_msg(falcon_conf_load(path, &c) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_uint_eq(c->nhosts, 3);
+	ck_assert_int_eq(falcon_conf_host(c, "node3")->nports, 2);
+	ck_assert_int_eq(falcon_conf_partition(c, "gpu")->check, FALCON_CHECK_FULL);
+	falcon_conf_free(c);
+	free(out);
+	free(man);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 
 static Suite *conf_suite(void)
@@ -762,6 +806,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_enum_strings);
 	tcase_add_test(tc, test_parse_string);
 	tcase_add_test(tc, test_example_file);
+	tcase_add_test(tc, test_manpage_example);
 	suite_add_tcase(s, tc);
 	return s;
 }
