@@ -22,8 +22,19 @@ tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(UNIT_LDADD)
 endif
 
-# falcond itself links the chassis client (lib/chassis.c, not merged yet).
-EXTRA_DIST += composer/falcond.c composer/falcond_core.c
+sbin_PROGRAMS += composer/falcond
+composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
+	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c
+composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
+	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+composer_falcond_LDADD = lib/libfalcon.la $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
+
+if INTEGRATION_TESTS
+TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+	tests/integration/falcond-faults.sh
+endif
+EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in
