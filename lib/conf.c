@@ -704,7 +704,7 @@ static falcon_err_t parse_keys(const struct keydef *t, size_t nt, void *obj,
 				       shown(toks[i].text, b, sizeof(b)), kind);
 		*toks[i].eq = '\0';
 		k = key_find(t, nt, toks[i].text);
-		if (k == NULL || k == &t[0])
+		if (k == NULL)
 			return cfg_err(file, toks[i].line, "unknown key '%s' (%s line)",
 				       shown(toks[i].text, b, sizeof(b)), kind);
 		if (*seen & (1u << (k - t)))

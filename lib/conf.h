@@ -113,12 +113,16 @@ struct falcon_conf {
 };
 
 /*
- * falcon_conf_load - parse path (and its Includes, relative to its directory,
- * at most 8 deep) into a new falcon_conf (*out, free with falcon_conf_free()).
- * Cross-checks after parsing: every HostName's Chassis= names a ChassisName,
- * Port/Adapter lists are non-empty.  Returns FALCON_ERR_NOTFOUND/IO when the
- * file cannot be read, FALCON_ERR_CONFIG on any error in it (the whole load
- * fails; nothing partial is returned).
+ * falcon_conf_load - parse path (and its Includes, relative to the including
+ * file's directory, at most 8 deep, loops refused) into a new falcon_conf
+ * (*out, free with falcon_conf_free()).  Cross-checks after parsing: every
+ * HostName's Chassis= names a ChassisName, Port/Adapter lists hold 1-4
+ * entries, no two hosts share a port of one chassis; then the defaults
+ * noted above fill the unset globals.  Returns FALCON_ERR_NOTFOUND/IO when
+ * path itself cannot be read (the detail names it), FALCON_ERR_CONFIG on
+ * any error in it or in a file it includes (including a missing one), with
+ * "FILE:LINE: KEY: ..." in falcon_errmsg(); *out is NULL on every error
+ * (nothing partial is returned).  Reentrant.
  */
 falcon_err_t falcon_conf_load(const char *path, struct falcon_conf **out);
 
@@ -141,7 +145,11 @@ void falcon_conf_free(struct falcon_conf *conf);
  */
 const char *falcon_conf_path(const char *cli);
 
-/* Lookups: pointers into conf (not to be freed), NULL when absent. */
+/*
+ * Lookups: pointers into conf (not to be freed), NULL when absent.  Names
+ * compare case-sensitively; falcon_conf_host() also finds HostName=node1
+ * for "node1.example.com" (a fully qualified gethostname()).
+ */
 const struct falcon_host_conf *falcon_conf_host(const struct falcon_conf *conf,
 						const char *name);
 const struct falcon_chassis_conf *falcon_conf_chassis(const struct falcon_conf *conf,

@@ -460,6 +460,13 @@ static const struct {
 	{ "CheckBudget= 5\n", 1, "CheckBudget: empty value", NULL },
 	{ "ChassisRetries=11\n", 1, "ChassisRetries: expected an integer in [0, 10]", NULL },
 	{ "ChassisRetries=0x3\n", 1, "ChassisRetries", NULL },
+	{ "HostName=a HostName=b\n", 1, "HostName: given twice on one HostName line", NULL },
+	{ "ChassisName=c Url=http://c/ HostName=b\n", 1,
+	  "unknown key 'HostName' (ChassisName line)", NULL },
+	{ "PartitionName=p MaxFalconGPUs=123456789012345678901234567890123456789012345678901234"
+	  "567890123456789012345678901234567890\n", 1, "MaxFalconGPUs",
+	  "got '1234567890123456789012345678901234567890123456789012345678901234567890123456...'" },
+	{ "Include /dev/null\n", 1, "Include: /dev/null is not a regular file", NULL },
 	{ "PrologTimeout=10#x\n", 1, "PrologTimeout", "got '10#x'" },
 	{ "SlurmUser=\"unterminated\n", 1, "unterminated", NULL },
 	{ "Include\n", 1, "Include: expected one PATH", NULL },
@@ -713,6 +720,122 @@ START_TEST(test_parse_string)
 }
 END_TEST
 
+/* A whole site's file: two chassis, a conf.d Include, DEFAULT, file order. */
+START_TEST(test_realistic)
+{
+	static const char *main_conf =
+		"# falcon.conf of a two-chassis site\n"
+		"StateDir=/var/lib/falcon\n"
+		"ListenAddress=10.1.0.1:6830\n"
+		"FalcondUrl=https://falcond.cluster.example.com:6830/\n"
+		"SlurmUser=slurm\n"
+		"MungeSocket=/run/munge/munge.socket.2\n"
+		"PrologTimeout=600   # NCCL full checks take a while\n"
+		"EpilogTimeout=180\n"
+		"\n"
+		"ChassisName=falcon1 Url=https://falcon1.mgmt.example.com/ Backend=redfish-fabric \\\n"
+		"\tMode=standard CredentialsFile=/etc/falcon/falcon1.cred \\\n"
+		"\tCAFile=/etc/falcon/ca.pem Timeout=15\n"
+		"ChassisName=falcon2 Url=http://10.1.9.2:8000 Backend=redfish-composition \\\n"
+		"\tMode=advanced Insecure=no\n"
+		"\n"
+		"HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n"
+		"HostName=node2 Chassis=falcon1 Port=H2 Adapter=0000:3b:00.0\n"
+		"HostName=node3 Chassis=falcon1 Port=H3,H4 Adapter=0000:3b:00.0,0000:d8:00.0\n"
+		"HostName=node4 Chassis=falcon2 Port=H1 Adapter=0000:5e:00.0\n"
+		"HostName=node5 Chassis=falcon2 Port=H2 Adapter=0000:5e:00.0\n"
+		"HostName=node6 Chassis=falcon2 Port=H3 Adapter=0000:5e:00.0\n"
+		"\n"
+		"Include falcon.conf.d/partitions.conf\n";
+	static const char *parts_conf =
+		"PartitionName=DEFAULT Check=quick CheckAction=drain MaxFalconNVMe=1\n"
+		"PartitionName=train AllowTopologies=hybridGPUs,falconGPUs,falconNVMe \\\n"
+		"\tMaxFalconGPUs=8 Place=pack Check=full MinBusBW=10.5 \\\n"
+		"\tMinP2PBW_FF=20 MinP2PBW_FL=15 MinP2PBW_LL=60\n"
+		"PartitionName=infer AllowTopologies=localGPUs MaxFalconGPUs=0\n"
+		"PartitionName=bulk Place=spread CheckAction=warn\n";
+	struct falcon_conf *c = NULL;
+	const struct falcon_partition_conf *p;
+	char path[PATH_MAX + 32];
+	size_t i;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	write_at(tmp, "falcon.conf", main_conf);
+	snprintf(path, sizeof(path), "%s/falcon.conf.d", tmp);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	write_at(path, "partitions.conf", parts_conf);
+	snprintf(path, sizeof(path), "%s/falcon.conf", tmp);
+	ck_assert_msg(falcon_conf_load(path, &c) == FALCON_OK, "%s", falcon_errmsg());
+
+	ck_assert_str_eq(c->falcond_url, "https://falcond.cluster.example.com:6830/");
+	ck_assert_int_eq(c->prolog_timeout, 600);
+	ck_assert_int_eq(c->rescan_timeout, 30);
+	ck_assert_uint_eq(c->nchassis, 2);
+	ck_assert_str_eq(c->chassis[0].name, "falcon1");   /* file order */
+	ck_assert_int_eq(c->chassis[0].timeout_s, 15);
+	ck_assert_int_eq(c->chassis[0].line, 10);
+	ck_assert_int_eq(c->chassis[1].backend, FALCON_BACKEND_COMPOSITION);
+	ck_assert_int_eq(c->chassis[1].line, 13);
+	ck_assert_uint_eq(c->nhosts, 6);
+	for (i = 0; i < c->nhosts; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "node%zu", i + 1);
+		ck_assert_str_eq(c->hosts[i].name, want);
+		ck_assert_int_eq(c->hosts[i].line, 16 + (int)i);
+		ck_assert_ptr_nonnull(falcon_conf_chassis(c, c->hosts[i].chassis));
+	}
+	ck_assert_str_eq(c->hosts[5].chassis, "falcon2");
+	ck_assert_str_eq(c->hosts[5].ports[0], "H3");
+	ck_assert_uint_eq(c->npartitions, 4);
+	ck_assert_str_eq(c->partitions[0].name, "DEFAULT");
+	p = falcon_conf_partition(c, "train");
+	ck_assert_ptr_nonnull(strstr(p->file, "falcon.conf.d/partitions.conf"));
+	ck_assert_int_eq(p->line, 2);
+	ck_assert_int_eq(p->max_falcon_nvme, 1);
+	ck_assert(p->min_busbw == 10.5);
+	p = falcon_conf_partition(c, "infer");
+	ck_assert_int_eq(p->max_falcon_gpus, 0);
+	ck_assert_int_eq(p->check, FALCON_CHECK_QUICK);
+	p = falcon_conf_partition(c, "bulk");
+	ck_assert_int_eq(p->place, FALCON_PLACE_SPREAD);
+	ck_assert_int_eq(p->check_action, FALCON_ACTION_WARN);
+	ck_assert_int_eq(p->max_falcon_gpus, -1);
+	falcon_conf_free(c);
+}
+END_TEST
+
+/* Files that are not text, or too long, are configuration errors. */
+START_TEST(test_odd_files)
+{
+	struct falcon_conf *c = NULL;
+	char *big;
+	FILE *f;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	ck_assert_int_eq(chdir(tmp), 0);
+	f = fopen("nul.conf", "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite("StateDir=/a\0b\n", 1, 14, f), 14);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(falcon_conf_load("nul.conf", &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "nul.conf: contains a NUL byte"));
+	big = malloc(2 << 20);
+	ck_assert_ptr_nonnull(big);
+	memset(big, '#', (2 << 20) - 1);
+	big[(2 << 20) - 1] = '\0';
+	write_at(tmp, "big.conf", big);
+	free(big);
+	ck_assert_int_eq(falcon_conf_load("big.conf", &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "big.conf: longer than"));
+	/* a directory */
+	ck_assert_int_eq(mkdir("dir.conf", 0700), 0);
+	ck_assert_int_eq(falcon_conf_load("dir.conf", &c), FALCON_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "dir.conf"));
+	ck_assert_ptr_null(c);
+}
+END_TEST
+
 /* The shipped example parses cleanly and says what its comments say. */
 START_TEST(test_example_file)
 {
@@ -805,6 +928,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_sysfs_root);
 	tcase_add_test(tc, test_enum_strings);
 	tcase_add_test(tc, test_parse_string);
+	tcase_add_test(tc, test_realistic);
+	tcase_add_test(tc, test_odd_files);
 	tcase_add_test(tc, test_example_file);
 	tcase_add_test(tc, test_manpage_example);
 	suite_add_tcase(s, tc);
