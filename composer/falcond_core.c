@@ -586,8 +586,12 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 			fd_ledger_remove_lease(st->ledger, id);
 			pthread_mutex_unlock(&st->lock);
 		} else {
+			char result[160];
+
+			snprintf(result, sizeof(result), "released%s%s", r->check[0] ? "; check: " : "",
+				 r->check);
 			pthread_mutex_lock(&ch->lock);
-			total_q += release_lease(st, ch, id, "released");
+			total_q += release_lease(st, ch, id, result);
 			pthread_mutex_unlock(&ch->lock);
 		}
 		/* acknowledge only once it is written */
