@@ -35,8 +35,8 @@ static inline const char *fixture_path(const char *rel)
 	static char buf[4096];
 	struct stat st;
 
-	snprintf(buf, sizeof(buf), "%s/fixtures/%s", shared_dir(), rel);
-	if (stat(buf, &st) != 0) {
+	if (snprintf(buf, sizeof(buf), "%s/fixtures/%s", shared_dir(), rel) >=
+	    (int)sizeof(buf) || stat(buf, &st) != 0) {
 		printf("SKIP: fixture %s not found (../shared absent)\n", buf);
 		return NULL;
 	}
