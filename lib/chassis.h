@@ -12,6 +12,14 @@
  *   - with redfish-composition, a host port names the expandable
  *     ComputerSystem /redfish/v1/Systems/<port>.
  *
+ * The fabric path is configurable (struct falcon_chassis_opts.fabric): our
+ * chassis uses /redfish/v1/Fabrics/PCIe, DMTF's CXL mockup Fabrics/CXL; when
+ * not given it is discovered from the /redfish/v1/Fabrics members (the only
+ * one, else the one named PCIe, else the first).  Zones and Endpoints are
+ * the fabric's collections; a zone's id (last path segment) is its port.
+ *
+ * A client is not thread-safe: one per thread.
+ *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
 #ifndef FALCON_CHASSIS_H
@@ -41,9 +49,14 @@ struct falcon_device {
 	char device_id[8];         /* lowercase hex "1db4"; "" = not given */
 	char serial[64];
 	char model[64];
-	char owner[FALCON_NAME_LEN]; /* host port ("H1") / system id, "" = free */
+	char owner[FALCON_NAME_LEN]; /* host port ("H1") / system id, "" = free;
+				      * a shared device lists its owners "A,B" */
 	char state[32];            /* Redfish Status.State, e.g. "Enabled" */
 	char health[16];           /* Redfish Status.Health: "OK", "Warning", "Critical" */
+	/* added with the Redfish client */
+	char manufacturer[64];     /* Manufacturer, "" = not given */
+	char composition[32];      /* CompositionStatus.CompositionState
+				    * (redfish-composition), "" otherwise */
 };
 
 struct falcon_inventory {
@@ -52,6 +65,33 @@ struct falcon_inventory {
 };
 
 struct falcon_chassis; /* opaque client handle */
+
+/*
+ * Explicit options of a client (falconctl inventory --url needs no
+ * falcon.conf).  Zero/NULL fields take the defaults noted.
+ */
+struct falcon_chassis_opts {
+	const char *name;             /* for messages and falcon_device.chassis
+				       * when the service names none; NULL = url */
+	const char *url;              /* http(s)://host[:port]; required */
+	falcon_backend_t backend;
+	const char *credentials_file; /* NULL = anonymous */
+	const char *ca_file;          /* NULL = system CA store */
+	bool insecure;                /* TLS verification off (warned) */
+	bool basic_auth;              /* basic auth instead of a Redfish session */
+	int timeout_s;                /* total per request; 0 = 10 */
+	int connect_timeout_s;        /* 0 = 5 */
+	const char *fabric;           /* redfish-fabric: the fabric's path,
+				       * NULL = discover from /redfish/v1/Fabrics */
+	int retries;                  /* re-reads after a 412; 0 = 5, -1 = none */
+};
+
+/*
+ * falcon_chassis_open_opts - a client from explicit options; errors as
+ * falcon_chassis_open().  *out is freed with falcon_chassis_close().
+ */
+falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
+				      struct falcon_chassis **out);
 
 /*
  * falcon_chassis_open - a client for one ChassisName line.  Reads the
@@ -75,6 +115,11 @@ falcon_err_t falcon_chassis_inventory(struct falcon_chassis *ch,
 				      struct falcon_inventory *inv);
 void falcon_inventory_free(struct falcon_inventory *inv);
 
+/* falcon_inventory_add - append a copy of dev to inv (which may be zeroed);
+ * FALCON_ERR_NOMEM. */
+falcon_err_t falcon_inventory_add(struct falcon_inventory *inv,
+				  const struct falcon_device *dev);
+
 /*
  * falcon_chassis_attach / _detach - give device_id to host port `port` /
  * take it back, then read back and verify.  redfish-fabric PATCHes the
@@ -91,7 +136,28 @@ falcon_err_t falcon_chassis_attach(struct falcon_chassis *ch, const char *port,
 falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
 				   const char *device_id);
 
+/*
+ * falcon_chassis_verify - read back whether device_id is given to port
+ * (attached true) or not (false): FALCON_OK when it is as expected,
+ * FALCON_ERR_CHASSIS with what was found otherwise, transport errors as
+ * falcon_chassis_attach().
+ */
+falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
+				   const char *device_id, bool attached);
+
+/* falcon_chassis_backend_name - "redfish-fabric" / "redfish-composition". */
+const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
+
 /* falcon_dev_type_str - "GPU", "NVMe", "NIC", "other"; static. */
 const char *falcon_dev_type_str(falcon_dev_type_t t);
+
+struct json_object;
+/*
+ * falcon_device_to_json - one device as a JSON object (new reference, NULL
+ * on allocation failure): id, odata_id, chassis, drawer, slot, type,
+ * vendor_id, device_id, serial, model, manufacturer, owner (null when
+ * free), state, health, composition_state (composition backend only).
+ */
+struct json_object *falcon_device_to_json(const struct falcon_device *d);
 
 #endif /* FALCON_CHASSIS_H */

@@ -1,0 +1,463 @@
+/*
+ * falcond.c - the composer daemon: HTTP front (libmicrohttpd, a thread per
+ * connection), munge authentication of every API request, routing to
+ * falcond_core.c.  Routes and answers: doc/falcond.8.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "falcond.h"
+#include "lib/auth.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+static struct fd_state g_st;
+
+struct req {
+	char *body;
+	size_t len;
+	bool too_big;
+};
+
+static void addr_str(struct MHD_Connection *c, char *buf, size_t n)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char host[INET6_ADDRSTRLEN + 1] = "?", port[16] = "?";
+
+	if (ci != NULL && ci->client_addr != NULL)
+		getnameinfo(ci->client_addr,
+			    ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								   : sizeof(struct sockaddr_in),
+			    host, sizeof(host), port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(buf, n, "%s:%s", host, port);
+}
+
+static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status, char *text,
+				   const char *ctype)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", ctype);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* answer_json - queue o (consumed) with status. */
+static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status, json_object *o)
+{
+	char *s = strdup(o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
+
+	json_object_put(o);
+	if (s == NULL)
+		return MHD_NO;
+	return answer_text(c, status, s, "application/json");
+}
+
+static enum MHD_Result answer_err(struct MHD_Connection *c, falcon_err_t e, const char *detail)
+{
+	unsigned status = falcon_proto_http_status(e);
+
+	return answer_json(c, status, falcon_proto_error_json(e, detail));
+}
+
+enum route_auth { OPEN, AUTH, PRIV };
+
+struct route {
+	const char *method;
+	const char *path;
+	enum route_auth auth;
+	int id;
+};
+
+enum { R_COMPOSE, R_DECOMPOSE, R_STATUS, R_QUAR, R_UNQUAR, R_RECONCILE, R_HEALTH, R_METRICS };
+
+static const struct route routes[] = {
+	{ "POST", "/v1/compose", PRIV, R_COMPOSE },
+	{ "POST", "/v1/decompose", PRIV, R_DECOMPOSE },
+	{ "GET", "/v1/status", AUTH, R_STATUS },
+	{ "POST", "/v1/quarantine", PRIV, R_QUAR },
+	{ "POST", "/v1/unquarantine", PRIV, R_UNQUAR },
+	{ "POST", "/v1/reconcile", PRIV, R_RECONCILE },
+	{ "GET", "/v1/health", OPEN, R_HEALTH },
+	{ "GET", "/metrics", OPEN, R_METRICS },
+};
+
+static bool privileged(uid_t uid)
+{
+	return uid == 0 || (g_st.slurm_uid != (uid_t)-1 && uid == g_st.slurm_uid);
+}
+
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt,
+				const struct req *rq, uid_t uid, const char *addr)
+{
+	struct fd_state *st = &g_st;
+	json_object *o = NULL;
+	struct timespec t0;
+	falcon_err_t rv;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	switch (rt->id) {
+	case R_COMPOSE: {
+		struct falcon_compose_req r;
+		struct falcon_lease l;
+
+		rv = falcon_proto_parse_compose(rq->body, rq->len, &r);
+		if (rv != FALCON_OK)
+			return answer_err(c, rv, falcon_errmsg());
+		rv = fd_compose(st, &r, &l);
+		pthread_mutex_lock(&st->lock);
+		fd_observe(&st->compose_lat, secs_since(&t0));
+		if (rv == FALCON_OK)
+			st->compose_ok++;
+		else
+			st->compose_fail++;
+		pthread_mutex_unlock(&st->lock);
+		if (rv != FALCON_OK) {
+			falcon_warn("compose job %u on %s (uid %u, %s): %s", r.job_id, r.host,
+				    (unsigned)uid, addr, falcon_errmsg());
+			return answer_err(c, rv, falcon_errmsg());
+		}
+		o = json_object_new_object();
+		json_object_object_add(o, "lease", falcon_proto_lease_json(&l));
+		return answer_json(c, 200, o);
+	}
+	case R_DECOMPOSE: {
+		struct falcon_decompose_req r;
+
+		rv = falcon_proto_parse_decompose(rq->body, rq->len, &r);
+		if (rv != FALCON_OK)
+			return answer_err(c, rv, falcon_errmsg());
+		rv = fd_decompose(st, &r, &o);
+		pthread_mutex_lock(&st->lock);
+		fd_observe(&st->decompose_lat, secs_since(&t0));
+		if (rv == FALCON_OK)
+			st->decompose_ok++;
+		else
+			st->decompose_fail++;
+		pthread_mutex_unlock(&st->lock);
+		if (rv != FALCON_OK) {
+			json_object_put(o);
+			return answer_err(c, rv, falcon_errmsg());
+		}
+		return answer_json(c, 200, o);
+	}
+	case R_STATUS:
+		return answer_json(c, 200, fd_status_json(st, uid, privileged(uid)));
+	case R_QUAR:
+	case R_UNQUAR: {
+		struct falcon_device_req r;
+
+		rv = falcon_proto_parse_device(rq->body, rq->len, rt->id == R_QUAR, &r);
+		if (rv == FALCON_OK)
+			rv = rt->id == R_QUAR ? fd_quarantine(st, &r) : fd_unquarantine(st, &r);
+		if (rv != FALCON_OK)
+			return answer_err(c, rv, falcon_errmsg());
+		o = json_object_new_object();
+		json_object_object_add(o, "chassis", json_object_new_string(r.chassis));
+		json_object_object_add(o, "device", json_object_new_string(r.device));
+		json_object_object_add(o, "quarantined", json_object_new_boolean(rt->id == R_QUAR));
+		return answer_json(c, 200, o);
+	}
+	case R_RECONCILE:
+		if (rq->len > 0 && !(rq->len == 2 && memcmp(rq->body, "{}", 2) == 0))
+			return answer_err(c, FALCON_ERR_PARSE, "reconcile: body: expected {} or nothing");
+		rv = fd_reconcile(st, &o);
+		return answer_json(c, rv == FALCON_OK ? 200 : 502, o);
+	case R_HEALTH: {
+		size_t i, up = 0;
+
+		o = json_object_new_object();
+		pthread_mutex_lock(&st->lock);
+		for (i = 0; i < st->nchassis; i++)
+			up += st->ch[i].have_last;
+		json_object_object_add(o, "status", json_object_new_string("ok"));
+		json_object_object_add(o, "leases", json_object_new_int64((int64_t)st->ledger->nleases));
+		json_object_object_add(o, "quarantined", json_object_new_int64((int64_t)st->ledger->nquar));
+		json_object_object_add(o, "chassis", json_object_new_int64((int64_t)st->nchassis));
+		json_object_object_add(o, "chassis_seen", json_object_new_int64((int64_t)up));
+		pthread_mutex_unlock(&st->lock);
+		return answer_json(c, 200, o);
+	}
+	case R_METRICS: {
+		char *t = fd_metrics_text(st);
+
+		if (t == NULL)
+			return MHD_NO;
+		return answer_text(c, 200, t, "text/plain; version=0.0.4");
+	}
+	}
+	return answer_err(c, FALCON_ERR_NOTFOUND, "no such route");
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **con_cls)
+{
+	struct req *rq = *con_cls;
+	const struct route *rt = NULL;
+	char addr[80], detail[1100];
+	falcon_err_t rv;
+	uid_t uid = (uid_t)-1;
+	size_t i;
+
+	if (rq == NULL) {
+		rq = calloc(1, sizeof(*rq));
+		if (rq == NULL)
+			return MHD_NO;
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (!rq->too_big && rq->len + *upload_size <= FALCON_PROTO_MAX_BODY) {
+			char *nb = realloc(rq->body, rq->len + *upload_size + 1);
+
+			if (nb == NULL)
+				return MHD_NO;
+			memcpy(nb + rq->len, upload, *upload_size);
+			rq->body = nb;
+			rq->len += *upload_size;
+			rq->body[rq->len] = '\0';
+		} else {
+			rq->too_big = true;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	addr_str(c, addr, sizeof(addr));
+	for (i = 0; i < ARRAY_SIZE(routes); i++)
+		if (strcmp(routes[i].path, url) == 0) {
+			rt = &routes[i];
+			if (strcmp(routes[i].method, method) == 0)
+				break;
+		}
+	if (rt == NULL)
+		return answer_err(c, FALCON_ERR_NOTFOUND, "no such route");
+	if (i == ARRAY_SIZE(routes)) {
+		snprintf(detail, sizeof(detail), "%s %s: method not allowed (use %s)", method, url,
+			 rt->method);
+		return answer_json(c, 405, falcon_proto_error_json(FALCON_ERR_INVAL, detail));
+	}
+	if (rq->too_big)
+		return answer_json(c, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
+								   "body larger than 64 KiB"));
+	if (rt->auth != OPEN) {
+		const char *cred = falcon_auth_header_cred(
+			MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+
+		rv = falcon_auth_verify(g_st.conf->munge_socket, cred, method, url,
+					rq->body ? rq->body : "", rq->len, &uid, NULL);
+		if (rv != FALCON_OK) {
+			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+			falcon_warn("%u %s %s from %s uid %ld: %s", rv == FALCON_ERR_AUTH ? 401 : 503,
+				    method, url, addr, uid == (uid_t)-1 ? -1L : (long)uid, detail);
+			pthread_mutex_lock(&g_st.lock);
+			g_st.auth_fail += rv == FALCON_ERR_AUTH;
+			pthread_mutex_unlock(&g_st.lock);
+			return answer_err(c, rv, detail);
+		}
+		if (rt->auth == PRIV && !privileged(uid)) {
+			snprintf(detail, sizeof(detail), "%s %s: uid %u is neither root nor SlurmUser",
+				 method, url, (unsigned)uid);
+			falcon_warn("403 %s %s from %s uid %u: not allowed", method, url, addr,
+				    (unsigned)uid);
+			pthread_mutex_lock(&g_st.lock);
+			g_st.perm_fail++;
+			pthread_mutex_unlock(&g_st.lock);
+			return answer_err(c, FALCON_ERR_PERM, detail);
+		}
+	}
+	return dispatch(c, rt, rq, uid, addr);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct req *rq = *con_cls;
+
+	if (rq != NULL) {
+		free(rq->body);
+		free(rq);
+		*con_cls = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	falcon_warn("microhttpd: %s", buf);
+}
+
+/* listen_addr - ListenAddress host:port ([v6]:port too) into *ss. */
+static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *sl)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | AI_PASSIVE,
+				  .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	long port;
+	size_t hl;
+	int e;
+
+	if (colon == NULL || falcon_strtol(colon + 1, 10, 1, 65535, &port) != FALCON_OK)
+		return falcon_err_set(FALCON_ERR_CONFIG, "ListenAddress=%s: expected HOST:PORT", spec);
+	hl = (size_t)(colon - spec);
+	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {
+		spec++;
+		hl -= 2;
+	}
+	if (hl == 0 || hl >= sizeof(host))
+		return falcon_err_set(FALCON_ERR_CONFIG, "ListenAddress=%s: expected HOST:PORT", spec);
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	e = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (e != 0 || ai == NULL)
+		return falcon_err_set(FALCON_ERR_CONFIG, "ListenAddress=%s: %s", spec, gai_strerror(e));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sl = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return FALCON_OK;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [-v]...\n"
+		   "  -f, --config FILE   falcon.conf (default: $FALCON_CONF or %s)\n"
+		   "      --no-slurm      do not ask Slurm which jobs run (reconcile)\n"
+		   "      --no-reconcile  do not reconcile at start\n"
+		   "  -v, --verbose       more log (repeat)\n"
+		   "  -h, --help\n", falcon_conf_path(NULL));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'f' },
+		{ "no-slurm", no_argument, NULL, 'S' },
+		{ "no-reconcile", no_argument, NULL, 'R' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cfg = NULL;
+	struct MHD_Daemon *d = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl = 0;
+	struct passwd *pw;
+	sigset_t set;
+	int opt, sig, rc = 1, verbose = 0;
+	bool reconcile = true;
+
+	falcon_log_init("falcond");
+	g_st.use_slurm = true;
+	while ((opt = getopt_long(argc, argv, "f:vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': cfg = optarg; break;
+		case 'S': g_st.use_slurm = false; break;
+		case 'R': reconcile = false; break;
+		case 'v': verbose++; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	falcon_log_add_sink(falcon_log_sink_stderr,
+			    verbose >= 2 ? FALCON_LOG_DEBUG : verbose ? FALCON_LOG_VERBOSE
+								    : FALCON_LOG_INFO, NULL);
+	if (falcon_conf_load(falcon_conf_path(cfg), &g_st.conf) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		return 2;
+	}
+	if (listen_addr(g_st.conf->listen_address, &ss, &sl) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
+	if (fd_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
+	pw = getpwnam(g_st.conf->slurm_user);
+	g_st.slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
+	if (pw == NULL)
+		falcon_warn("SlurmUser=%s: no such user; only root may compose",
+			    g_st.conf->slurm_user);
+	if (fd_state_init(&g_st) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (reconcile && fd_reconcile(&g_st, NULL) != FALCON_OK)
+		falcon_warn("start-up %s", falcon_errmsg());
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+				     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			     0, NULL, NULL, handler, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_END);
+	if (d == NULL) {
+		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));
+		goto out;
+	}
+	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
+		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis,
+		    g_st.ledger->nleases);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig != SIGHUP)
+			break;
+		falcon_info("SIGHUP: reconcile");
+		fd_reconcile(&g_st, NULL);
+	}
+	falcon_info("signal %d: stopping", sig);
+	rc = 0;
+out:
+	if (d)
+		MHD_stop_daemon(d);
+	if (g_st.ch)
+		fd_state_fini(&g_st);
+	fd_ledger_free(g_st.ledger);
+	falcon_conf_free(g_st.conf);
+	return rc;
+}

@@ -1,0 +1,210 @@
+/*
+ * falcond.h - internals of falcond, the composer daemon: the ledger
+ * (falcond_ledger.c), placement and policy (falcond_place.c), the decisions
+ * against the chassis (falcond_core.c) and the HTTP front (falcond.c).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCOND_H
+#define FALCOND_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "lib/chassis.h"
+#include "lib/conf.h"
+#include "lib/proto.h"
+
+/* ---------------------------------------------------------------- ledger */
+
+#define FD_HIST_MAX 16 /* history entries kept per device (oldest dropped) */
+#define FD_LEDGER_FILE "ledger.json"
+#define FD_LEDGER_MAX (64u * 1024 * 1024) /* bytes; a bigger file is refused */
+
+struct fd_quarantine {
+	char chassis[FALCON_NAME_LEN];
+	char device[FALCON_NAME_LEN];
+	char reason[256];
+	long long since_ms;          /* ms since the epoch */
+};
+
+struct fd_hist {
+	uint32_t job_id;
+	char lease[FALCON_LEASE_ID_LEN];
+	char host[FALCON_NAME_LEN];
+	long long attached_ms;       /* ms since the epoch */
+	long long detached_ms;       /* 0 = still attached */
+	char result[128];            /* "released", "rolled back", "quarantined: ..." */
+};
+
+struct fd_devhist {
+	char chassis[FALCON_NAME_LEN];
+	char device[FALCON_NAME_LEN];
+	size_t n;
+	struct fd_hist h[FD_HIST_MAX]; /* oldest first */
+};
+
+struct fd_ledger {
+	char *path;                  /* StateDir/ledger.json, owned */
+	unsigned long long seq;      /* last lease number handed out */
+	size_t nleases;
+	struct falcon_lease *leases; /* owned array */
+	size_t nquar;
+	struct fd_quarantine *quar;
+	size_t nhist;
+	struct fd_devhist *hist;
+};
+
+/*
+ * fd_ledger_load - read STATE_DIR/ledger.json into a new ledger (*out, free
+ * with fd_ledger_free()).  A missing file is an empty ledger; an unreadable,
+ * malformed or inconsistent one (a device in two leases) is
+ * FALCON_ERR_PARSE naming the file and what is wrong: falcond then refuses
+ * to start rather than forget leases.
+ */
+falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out);
+void fd_ledger_free(struct fd_ledger *lg);
+/*
+ * fd_ledger_save - write the whole ledger with falcon_write_file_atomic()
+ * (temp + fsync + rename + fsync of the directory, mode 0600): after it
+ * returns FALCON_OK a crash keeps it.  FALCON_ERR_IO otherwise.
+ */
+falcon_err_t fd_ledger_save(struct fd_ledger *lg);
+/* fd_ledger_json / fd_ledger_from_json - the file's form (new object / parse). */
+json_object *fd_ledger_json(const struct fd_ledger *lg);
+falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg);
+
+/* Lookups: pointers into the ledger, valid until it changes; NULL = none. */
+struct falcon_lease *fd_ledger_lease(struct fd_ledger *lg, const char *id);
+struct falcon_lease *fd_ledger_job_host(struct fd_ledger *lg, uint32_t job, const char *host);
+struct falcon_lease *fd_ledger_device_lease(struct fd_ledger *lg, const char *chassis,
+					    const char *device);
+struct fd_quarantine *fd_ledger_quarantined(struct fd_ledger *lg, const char *chassis,
+					    const char *device);
+/* fd_ledger_add_lease - append a copy; FALCON_ERR_CONFLICT if a device is leased. */
+falcon_err_t fd_ledger_add_lease(struct fd_ledger *lg, const struct falcon_lease *l);
+/* fd_ledger_remove_lease - drop lease id (no-op when absent). */
+void fd_ledger_remove_lease(struct fd_ledger *lg, const char *id);
+/* fd_ledger_quarantine - add (or update the reason of) a quarantine entry. */
+falcon_err_t fd_ledger_quarantine(struct fd_ledger *lg, const char *chassis,
+				  const char *device, const char *reason);
+/* fd_ledger_unquarantine - FALCON_ERR_NOTFOUND when not quarantined. */
+falcon_err_t fd_ledger_unquarantine(struct fd_ledger *lg, const char *chassis,
+				    const char *device);
+/*
+ * fd_ledger_hist_open / _close - a device's history: open an entry when the
+ * lease becomes active, close the lease's open entry with result.
+ */
+falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease *l,
+				 const struct falcon_lease_dev *d);
+void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
+			  const struct falcon_lease_dev *d, const char *result);
+/* fd_now_ms - wall clock in ms since the epoch (ledger times). */
+long long fd_now_ms(void);
+
+/* ------------------------------------------------------------- placement */
+
+/* One chassis device as placement sees it. */
+struct fd_slot {
+	const struct falcon_device *dev;
+	const char *holder;          /* host holding it (lease or chassis), NULL = free */
+	bool quarantined;
+	bool unreachable;            /* no port of the host is cabled to its drawer */
+};
+
+/*
+ * fd_policy_check - the partition's policy (falcon.conf AllowTopologies,
+ * MaxFalconGPUs, MaxFalconNVMe) against a compose request: FALCON_ERR_POLICY
+ * with the rule in the detail, else FALCON_OK.  Labels: Table III of the
+ * paper (falcon GPUs only = falconGPUs, with the node's GPUs = hybridGPUs).
+ */
+falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
+			     const struct falcon_compose_req *r);
+
+/*
+ * fd_place - choose r->gpus GPUs and r->nvme NVMe devices for host among
+ * slots[0..n), free, not quarantined, not Critical, within the chassis mode
+ * limits (standard: a drawer half, slots 1-4 or 5-8, belongs to one host;
+ * advanced: at most 3 hosts share a drawer — the Falcon 4016 modes as the
+ * paper describes them), by place (pack: one drawer switch first, best fit;
+ * spread: round-robin over drawers; any: first free by drawer/slot).
+ * picks[] gets indices into slots (r->gpus GPUs first, then NVMe).
+ * FALCON_ERR_NORESOURCE with the counts in the detail when they do not fit.
+ */
+falcon_err_t fd_place(const struct fd_slot *slots, size_t n, const char *host,
+		      falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
+		      size_t *picks);
+
+/*
+ * fd_port_for - the host port to use for a device in drawer: the host's
+ * ports tried from index (drawer-1) mod nports on, skipping those for which
+ * noreach(ctx, port, drawer) is true (a port learnt not to be cabled to that
+ * drawer; noreach may be NULL).  NULL when none is left.
+ */
+const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
+			bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx);
+
+/* ------------------------------------------------------------------ core */
+
+#define FD_NBUCKETS 12
+extern const double fd_buckets[FD_NBUCKETS]; /* seconds, Prometheus le= */
+
+struct fd_hist_metric {
+	unsigned long long bucket[FD_NBUCKETS];
+	unsigned long long count;
+	double sum;
+};
+
+struct fd_chassis {
+	const struct falcon_chassis_conf *cc;
+	struct falcon_chassis *client;  /* NULL until opened */
+	pthread_mutex_t lock;           /* serializes changes to this chassis */
+	struct falcon_inventory last;   /* last inventory seen (status, metrics) */
+	bool have_last;
+	/* (port, drawer) pairs the chassis refused as not cabled (learnt, ch->lock) */
+	size_t nnoreach;
+	struct { char port[FALCON_NAME_LEN]; int drawer; } noreach[32];
+};
+
+struct fd_state {
+	struct falcon_conf *conf;
+	struct fd_ledger *ledger;
+	pthread_mutex_t lock;           /* ledger, caches, metrics */
+	size_t nchassis;
+	struct fd_chassis *ch;
+	bool use_slurm;
+	uid_t slurm_uid;                /* (uid_t)-1 when SlurmUser is unknown */
+	/* metrics */
+	unsigned long long compose_ok, compose_fail, decompose_ok, decompose_fail;
+	unsigned long long chassis_errors[FALCON_ERR_MAX];
+	unsigned long long auth_fail, perm_fail, reconcile_runs;
+	unsigned long long disagree_orphan, disagree_gone, disagree_job, rolled_back;
+	unsigned long long quarantined_total;
+	struct fd_hist_metric compose_lat, decompose_lat;
+};
+
+/* fd_state_init - open every chassis client; st->conf/ledger set by the caller. */
+falcon_err_t fd_state_init(struct fd_state *st);
+void fd_state_fini(struct fd_state *st);
+/* fd_compose - the whole compose (see doc/falcond.8); *out = the lease. */
+falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
+			struct falcon_lease *out);
+/* fd_decompose - close the job's leases (or one); *closed = {"closed":[...]} */
+falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req *r,
+			  json_object **closed);
+/* fd_reconcile - ledger vs chassis vs Slurm; *report (may be NULL) = counts. */
+falcon_err_t fd_reconcile(struct fd_state *st, json_object **report);
+falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r);
+falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r);
+/* fd_status_json - pool, leases, quarantine; owners only of uid's jobs unless all. */
+json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all);
+/* fd_metrics_text - Prometheus text exposition format 0.0.4; caller frees. */
+char *fd_metrics_text(struct fd_state *st);
+/* fd_observe - add one latency (seconds) to a histogram (st->lock held). */
+void fd_observe(struct fd_hist_metric *h, double s);
+
+#endif /* FALCOND_H */

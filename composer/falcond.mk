@@ -1,0 +1,57 @@
+# composer/falcond.mk - falcond (the composer daemon), its API library parts
+# (munge request binding, request/response bodies, the client) and tests.
+
+lib_libfalcon_la_SOURCES += \
+	lib/auth.c lib/auth.h \
+	lib/proto.c lib/proto.h \
+	lib/falcond_client.c lib/falcond_client.h
+lib_libfalcon_la_CFLAGS += $(CRYPTO_CFLAGS)
+lib_libfalcon_la_LIBADD += $(CRYPTO_LIBS)
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_proto
+TESTS += tests/unit/test_proto
+tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
+tests_unit_test_proto_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_proto_LDADD = $(UNIT_LDADD)
+check_PROGRAMS += tests/unit/test_falcond
+TESTS += tests/unit/test_falcond
+tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
+	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c
+tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_falcond_LDADD = $(UNIT_LDADD)
+endif
+
+sbin_PROGRAMS += composer/falcond
+composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
+	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c
+composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
+	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+composer_falcond_LDADD = lib/libfalcon.la $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
+
+if INTEGRATION_TESTS
+TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+	tests/integration/falcond-faults.sh
+endif
+EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh
+
+dist_man_MANS += doc/falcond.8
+EXTRA_DIST += examples/falcond.service.in
+BUILT_SOURCES += examples/falcond.service
+CLEANFILES += examples/falcond.service
+examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
+	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
+	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
+
+# libFuzzer over request parsing (make fuzz-falcond; FUZZ_SECONDS, default 600).
+FUZZ_TARGETS += fuzz-falcond
+EXTRA_DIST += tests/fuzz/fuzz_request.c tests/fuzz/seeds-request
+fuzz-falcond: config.h
+	@mkdir -p tests/fuzz/corpus-request
+	$(CLANG) $(FUZZ_CFLAGS) $(JSON_CFLAGS) $(CRYPTO_CFLAGS) -o tests/fuzz/fuzz_request \
+	  $(srcdir)/tests/fuzz/fuzz_request.c $(srcdir)/lib/proto.c $(srcdir)/lib/auth.c \
+	  $(srcdir)/lib/falcon_err.c $(srcdir)/lib/util.c $(JSON_LIBS) $(CRYPTO_LIBS) $(MUNGE_LIBS)
+	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  tests/fuzz/corpus-request $(srcdir)/tests/fuzz/seeds-request
+CLEANFILES += tests/fuzz/fuzz_request

@@ -1,0 +1,446 @@
+/*
+ * falcond_ledger.c - falcond's crash-safe ledger: leases, quarantine and
+ * per-device history, kept in StateDir/ledger.json (json-c) and written
+ * whole with falcon_write_file_atomic() before anything is acknowledged.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "falcond.h"
+#include "lib/util.h"
+
+#define LEDGER_VERSION 1
+
+long long fd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void fd_ledger_free(struct fd_ledger *lg)
+{
+	if (lg == NULL)
+		return;
+	free(lg->path);
+	free(lg->leases);
+	free(lg->quar);
+	free(lg->hist);
+	free(lg);
+}
+
+struct falcon_lease *fd_ledger_lease(struct fd_ledger *lg, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < lg->nleases; i++)
+		if (strcmp(lg->leases[i].id, id) == 0)
+			return &lg->leases[i];
+	return NULL;
+}
+
+struct falcon_lease *fd_ledger_job_host(struct fd_ledger *lg, uint32_t job, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < lg->nleases; i++)
+		if (lg->leases[i].job_id == job && strcmp(lg->leases[i].host, host) == 0)
+			return &lg->leases[i];
+	return NULL;
+}
+
+struct falcon_lease *fd_ledger_device_lease(struct fd_ledger *lg, const char *chassis,
+					    const char *device)
+{
+	size_t i, j;
+
+	for (i = 0; i < lg->nleases; i++)
+		for (j = 0; j < lg->leases[i].ndevs; j++)
+			if (strcmp(lg->leases[i].devs[j].id, device) == 0 &&
+			    strcmp(lg->leases[i].devs[j].chassis, chassis) == 0)
+				return &lg->leases[i];
+	return NULL;
+}
+
+struct fd_quarantine *fd_ledger_quarantined(struct fd_ledger *lg, const char *chassis,
+					    const char *device)
+{
+	size_t i;
+
+	for (i = 0; i < lg->nquar; i++)
+		if (strcmp(lg->quar[i].device, device) == 0 &&
+		    strcmp(lg->quar[i].chassis, chassis) == 0)
+			return &lg->quar[i];
+	return NULL;
+}
+
+falcon_err_t fd_ledger_add_lease(struct fd_ledger *lg, const struct falcon_lease *l)
+{
+	struct falcon_lease *nl;
+	size_t j;
+
+	if (fd_ledger_lease(lg, l->id) != NULL)
+		return falcon_err_set(FALCON_ERR_CONFLICT, "lease %s: already in the ledger", l->id);
+	for (j = 0; j < l->ndevs; j++) {
+		const struct falcon_lease *o = fd_ledger_device_lease(lg, l->devs[j].chassis,
+								      l->devs[j].id);
+		if (o != NULL)
+			return falcon_err_set(FALCON_ERR_CONFLICT, "device %s/%s: already in lease %s",
+					      l->devs[j].chassis, l->devs[j].id, o->id);
+	}
+	nl = realloc(lg->leases, (lg->nleases + 1) * sizeof(*nl));
+	if (nl == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: add lease");
+	lg->leases = nl;
+	lg->leases[lg->nleases++] = *l;
+	return FALCON_OK;
+}
+
+void fd_ledger_remove_lease(struct fd_ledger *lg, const char *id)
+{
+	struct falcon_lease *l = fd_ledger_lease(lg, id);
+	size_t i;
+
+	if (l == NULL)
+		return;
+	i = (size_t)(l - lg->leases);
+	memmove(&lg->leases[i], &lg->leases[i + 1], (lg->nleases - i - 1) * sizeof(*l));
+	lg->nleases--;
+}
+
+falcon_err_t fd_ledger_quarantine(struct fd_ledger *lg, const char *chassis,
+				  const char *device, const char *reason)
+{
+	struct fd_quarantine *q = fd_ledger_quarantined(lg, chassis, device);
+
+	if (q == NULL) {
+		q = realloc(lg->quar, (lg->nquar + 1) * sizeof(*q));
+		if (q == NULL)
+			return falcon_err_set(FALCON_ERR_NOMEM, "ledger: quarantine");
+		lg->quar = q;
+		q = &lg->quar[lg->nquar++];
+		memset(q, 0, sizeof(*q));
+		falcon_strlcpy(q->chassis, chassis, sizeof(q->chassis));
+		falcon_strlcpy(q->device, device, sizeof(q->device));
+		q->since_ms = fd_now_ms();
+	}
+	falcon_strlcpy(q->reason, reason ? reason : "", sizeof(q->reason));
+	return FALCON_OK;
+}
+
+falcon_err_t fd_ledger_unquarantine(struct fd_ledger *lg, const char *chassis,
+				    const char *device)
+{
+	struct fd_quarantine *q = fd_ledger_quarantined(lg, chassis, device);
+	size_t i;
+
+	if (q == NULL)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "device %s/%s is not quarantined",
+				      chassis, device);
+	i = (size_t)(q - lg->quar);
+	memmove(&lg->quar[i], &lg->quar[i + 1], (lg->nquar - i - 1) * sizeof(*q));
+	lg->nquar--;
+	return FALCON_OK;
+}
+
+static struct fd_devhist *hist_of(struct fd_ledger *lg, const char *chassis,
+				  const char *device, bool create)
+{
+	struct fd_devhist *h;
+	size_t i;
+
+	for (i = 0; i < lg->nhist; i++)
+		if (strcmp(lg->hist[i].device, device) == 0 &&
+		    strcmp(lg->hist[i].chassis, chassis) == 0)
+			return &lg->hist[i];
+	if (!create)
+		return NULL;
+	h = realloc(lg->hist, (lg->nhist + 1) * sizeof(*h));
+	if (h == NULL)
+		return NULL;
+	lg->hist = h;
+	h = &lg->hist[lg->nhist++];
+	memset(h, 0, sizeof(*h));
+	falcon_strlcpy(h->chassis, chassis, sizeof(h->chassis));
+	falcon_strlcpy(h->device, device, sizeof(h->device));
+	return h;
+}
+
+falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease *l,
+				 const struct falcon_lease_dev *d)
+{
+	struct fd_devhist *h = hist_of(lg, d->chassis, d->id, true);
+	struct fd_hist *e;
+
+	if (h == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");
+	if (h->n == FD_HIST_MAX) {
+		memmove(&h->h[0], &h->h[1], (FD_HIST_MAX - 1) * sizeof(h->h[0]));
+		h->n--;
+	}
+	e = &h->h[h->n++];
+	memset(e, 0, sizeof(*e));
+	e->job_id = l->job_id;
+	falcon_strlcpy(e->lease, l->id, sizeof(e->lease));
+	falcon_strlcpy(e->host, l->host, sizeof(e->host));
+	e->attached_ms = fd_now_ms();
+	return FALCON_OK;
+}
+
+void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
+			  const struct falcon_lease_dev *d, const char *result)
+{
+	struct fd_devhist *h = hist_of(lg, d->chassis, d->id, false);
+	size_t i;
+
+	for (i = h ? h->n : 0; i-- > 0;)
+		if (strcmp(h->h[i].lease, lease) == 0 && h->h[i].detached_ms == 0) {
+			h->h[i].detached_ms = fd_now_ms();
+			falcon_strlcpy(h->h[i].result, result, sizeof(h->h[i].result));
+			return;
+		}
+}
+
+json_object *fd_ledger_json(const struct fd_ledger *lg)
+{
+	json_object *o = json_object_new_object();
+	json_object *a = json_object_new_array();
+	json_object *q = json_object_new_array();
+	json_object *h = json_object_new_array();
+	size_t i, j;
+
+	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
+	for (i = 0; i < lg->nleases; i++)
+		json_object_array_add(a, falcon_proto_lease_json(&lg->leases[i]));
+	json_object_object_add(o, "leases", a);
+	for (i = 0; i < lg->nquar; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "chassis", json_object_new_string(lg->quar[i].chassis));
+		json_object_object_add(e, "device", json_object_new_string(lg->quar[i].device));
+		json_object_object_add(e, "reason", json_object_new_string(lg->quar[i].reason));
+		json_object_object_add(e, "since", json_object_new_int64(lg->quar[i].since_ms));
+		json_object_array_add(q, e);
+	}
+	json_object_object_add(o, "quarantine", q);
+	for (i = 0; i < lg->nhist; i++) {
+		json_object *e = json_object_new_object(), *ea = json_object_new_array();
+
+		json_object_object_add(e, "chassis", json_object_new_string(lg->hist[i].chassis));
+		json_object_object_add(e, "device", json_object_new_string(lg->hist[i].device));
+		for (j = 0; j < lg->hist[i].n; j++) {
+			const struct fd_hist *x = &lg->hist[i].h[j];
+			json_object *y = json_object_new_object();
+
+			json_object_object_add(y, "job_id", json_object_new_int64(x->job_id));
+			json_object_object_add(y, "lease", json_object_new_string(x->lease));
+			json_object_object_add(y, "host", json_object_new_string(x->host));
+			json_object_object_add(y, "attached", json_object_new_int64(x->attached_ms));
+			json_object_object_add(y, "detached", json_object_new_int64(x->detached_ms));
+			json_object_object_add(y, "result", json_object_new_string(x->result));
+			json_object_array_add(ea, y);
+		}
+		json_object_object_add(e, "history", ea);
+		json_object_array_add(h, e);
+	}
+	json_object_object_add(o, "devices", h);
+	return o;
+}
+
+/* Field getters for the ledger file: a missing or mistyped field names itself. */
+static falcon_err_t jstr(json_object *o, const char *ctx, const char *key, char *out, size_t n)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= n)
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected a string of < %zu bytes",
+				      ctx, key, n);
+	memcpy(out, json_object_get_string(v), (size_t)json_object_get_string_len(v) + 1);
+	return FALCON_OK;
+}
+
+static falcon_err_t jint(json_object *o, const char *ctx, const char *key, long long min,
+			 long long max, long long *out)
+{
+	json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected an integer", ctx, key);
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (errno != 0 || x < min || x > max)
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: %lld not in [%lld, %lld]",
+				      ctx, key, (long long)x, min, max);
+	*out = x;
+	return FALCON_OK;
+}
+
+static falcon_err_t jarr(json_object *o, const char *ctx, const char *key, json_object **out)
+{
+	if (!json_object_object_get_ex(o, key, out) || !json_object_is_type(*out, json_type_array))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected an array", ctx, key);
+	return FALCON_OK;
+}
+
+falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
+{
+	json_object *a;
+	falcon_err_t rv;
+	long long x;
+	size_t i, j, n;
+	char ctx[64];
+	char detail[1024];
+
+	if (!json_object_is_type(o, json_type_object))
+		return falcon_err_set(FALCON_ERR_PARSE, "ledger: expected a JSON object");
+	if ((rv = jint(o, "ledger", "version", LEDGER_VERSION, LEDGER_VERSION, &x)) != FALCON_OK ||
+	    (rv = jint(o, "ledger", "seq", 0, LLONG_MAX, &x)) != FALCON_OK)
+		return rv;
+	lg->seq = (unsigned long long)x;
+	if ((rv = jarr(o, "ledger", "leases", &a)) != FALCON_OK)
+		return rv;
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		struct falcon_lease l;
+
+		rv = falcon_proto_lease_from_json(json_object_array_get_idx(a, i), &l);
+		if (rv == FALCON_OK)
+			rv = fd_ledger_add_lease(lg, &l);
+		if (rv != FALCON_OK) {
+			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+			return falcon_err_set(FALCON_ERR_PARSE, "ledger.leases[%zu]: %s", i, detail);
+		}
+	}
+	if ((rv = jarr(o, "ledger", "quarantine", &a)) != FALCON_OK)
+		return rv;
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		struct fd_quarantine q;
+
+		snprintf(ctx, sizeof(ctx), "ledger.quarantine[%zu]", i);
+		if ((rv = jstr(e, ctx, "chassis", q.chassis, sizeof(q.chassis))) != FALCON_OK ||
+		    (rv = jstr(e, ctx, "device", q.device, sizeof(q.device))) != FALCON_OK ||
+		    (rv = jstr(e, ctx, "reason", q.reason, sizeof(q.reason))) != FALCON_OK ||
+		    (rv = jint(e, ctx, "since", 0, LLONG_MAX, &x)) != FALCON_OK)
+			return rv;
+		if ((rv = fd_ledger_quarantine(lg, q.chassis, q.device, q.reason)) != FALCON_OK)
+			return rv;
+		lg->quar[lg->nquar - 1].since_ms = x;
+	}
+	if ((rv = jarr(o, "ledger", "devices", &a)) != FALCON_OK)
+		return rv;
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(a, i), *ea;
+		char ch[FALCON_NAME_LEN], dev[FALCON_NAME_LEN];
+		struct fd_devhist *h;
+
+		snprintf(ctx, sizeof(ctx), "ledger.devices[%zu]", i);
+		if ((rv = jstr(e, ctx, "chassis", ch, sizeof(ch))) != FALCON_OK ||
+		    (rv = jstr(e, ctx, "device", dev, sizeof(dev))) != FALCON_OK ||
+		    (rv = jarr(e, ctx, "history", &ea)) != FALCON_OK)
+			return rv;
+		h = hist_of(lg, ch, dev, true);
+		if (h == NULL)
+			return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");
+		for (j = 0; j < json_object_array_length(ea) && j < FD_HIST_MAX; j++) {
+			json_object *y = json_object_array_get_idx(ea, j);
+			struct fd_hist *hx = &h->h[h->n];
+
+			snprintf(ctx, sizeof(ctx), "ledger.devices[%zu].history[%zu]", i, j);
+			if ((rv = jint(y, ctx, "job_id", 0, UINT32_MAX, &x)) != FALCON_OK)
+				return rv;
+			hx->job_id = (uint32_t)x;
+			if ((rv = jstr(y, ctx, "lease", hx->lease, sizeof(hx->lease))) != FALCON_OK ||
+			    (rv = jstr(y, ctx, "host", hx->host, sizeof(hx->host))) != FALCON_OK ||
+			    (rv = jstr(y, ctx, "result", hx->result, sizeof(hx->result))) != FALCON_OK ||
+			    (rv = jint(y, ctx, "attached", 0, LLONG_MAX, &hx->attached_ms)) != FALCON_OK ||
+			    (rv = jint(y, ctx, "detached", 0, LLONG_MAX, &hx->detached_ms)) != FALCON_OK)
+				return rv;
+			h->n++;
+		}
+	}
+	return FALCON_OK;
+}
+
+falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out)
+{
+	struct fd_ledger *lg = calloc(1, sizeof(*lg));
+	json_tokener *tok = NULL;
+	json_object *o = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	falcon_err_t rv;
+
+	if (lg == NULL || asprintf(&lg->path, "%s/" FD_LEDGER_FILE, state_dir) < 0) {
+		if (lg)
+			lg->path = NULL;
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "ledger");
+		goto fail;
+	}
+	rv = falcon_read_file(lg->path, FD_LEDGER_MAX, &buf, &len);
+	if (rv == FALCON_ERR_NOTFOUND) {
+		*out = lg;
+		lg = NULL;
+		rv = FALCON_OK;
+		goto fail;
+	}
+	if (rv != FALCON_OK)
+		goto fail;
+	tok = json_tokener_new();
+	o = tok ? json_tokener_parse_ex(tok, buf, (int)len) : NULL;
+	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success) {
+		rv = falcon_err_set(FALCON_ERR_PARSE,
+				    "%s: corrupted ledger (%s at byte %zu of %zu); falcond will not "
+				    "start over it: inspect it, restore a copy or move it away",
+				    lg->path,
+				    tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "no memory",
+				    tok ? json_tokener_get_parse_end(tok) : 0, len);
+		goto fail;
+	}
+	rv = fd_ledger_from_json(o, lg);
+	if (rv != FALCON_OK) {
+		char detail[1024];
+
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: corrupted ledger: %s", lg->path, detail);
+		goto fail;
+	}
+	*out = lg;
+	lg = NULL;
+	rv = FALCON_OK;
+fail:
+	if (tok)
+		json_tokener_free(tok);
+	json_object_put(o);
+	free(buf);
+	fd_ledger_free(lg);
+	return rv;
+}
+
+falcon_err_t fd_ledger_save(struct fd_ledger *lg)
+{
+	json_object *o = fd_ledger_json(lg);
+	const char *s;
+	falcon_err_t rv;
+
+	if (o == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: save");
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	rv = falcon_write_file_atomic(lg->path, s, strlen(s), 0600);
+	json_object_put(o);
+	return rv;
+}

@@ -1,0 +1,222 @@
+/*
+ * falcond_place.c - placement of a compose request on one chassis, and the
+ * partition policy checked again inside falcond (defence in depth behind
+ * job_submit_falcon).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "falcond.h"
+#include "lib/util.h"
+
+#define MAX_DRAWERS 8 /* a Falcon 4016 has 2; room for bigger models */
+#define ADVANCED_HOSTS_PER_DRAWER 3 /* advanced mode: up to 3 hosts share a drawer */
+
+falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
+			     const struct falcon_compose_req *r)
+{
+	unsigned label;
+
+	if (r->gpus > 0) {
+		label = r->local_gpus > 0 ? FALCON_TOPO_HYBRIDGPUS : FALCON_TOPO_FALCONGPUS;
+		if (!(p->allow_topologies & label))
+			return falcon_err_set(FALCON_ERR_POLICY,
+					      "partition %s: AllowTopologies does not allow %s",
+					      p->name, label == FALCON_TOPO_HYBRIDGPUS ? "hybridGPUs"
+										   : "falconGPUs");
+		if (p->max_falcon_gpus >= 0 && r->gpus > p->max_falcon_gpus)
+			return falcon_err_set(FALCON_ERR_POLICY,
+					      "partition %s: %d falcon GPUs asked, MaxFalconGPUs=%d",
+					      p->name, r->gpus, p->max_falcon_gpus);
+	}
+	if (r->nvme > 0) {
+		if (!(p->allow_topologies & FALCON_TOPO_FALCONNVME))
+			return falcon_err_set(FALCON_ERR_POLICY,
+					      "partition %s: AllowTopologies does not allow falconNVMe",
+					      p->name);
+		if (p->max_falcon_nvme >= 0 && r->nvme > p->max_falcon_nvme)
+			return falcon_err_set(FALCON_ERR_POLICY,
+					      "partition %s: %d falcon NVMe asked, MaxFalconNVMe=%d",
+					      p->name, r->nvme, p->max_falcon_nvme);
+	}
+	return FALCON_OK;
+}
+
+const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
+			bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx)
+{
+	int i, start;
+
+	if (h->nports <= 0)
+		return NULL;
+	start = (drawer > 0 ? drawer - 1 : 0) % h->nports;
+	for (i = 0; i < h->nports; i++) {
+		const char *p = h->ports[(start + i) % h->nports];
+
+		if (noreach == NULL || !noreach(ctx, p, drawer))
+			return p;
+	}
+	return NULL;
+}
+
+/* reachable - may host take slots[i] under the chassis mode limits? */
+static bool reachable(const struct fd_slot *slots, size_t n, size_t i, const char *host,
+		      falcon_mode_t mode)
+{
+	const struct falcon_device *d = slots[i].dev;
+	const char *hosts[FALCON_PROTO_MAX_DEVS];
+	size_t nh = 0, j, k;
+
+	for (j = 0; j < n; j++) {
+		const struct falcon_device *e = slots[j].dev;
+
+		if (slots[j].holder == NULL || strcmp(slots[j].holder, host) == 0 ||
+		    e->drawer != d->drawer)
+			continue;
+		if (mode == FALCON_MODE_STANDARD) {
+			/* one host per drawer half (slots 1-4, 5-8) */
+			if ((e->slot - 1) / 4 == (d->slot - 1) / 4)
+				return false;
+			continue;
+		}
+		for (k = 0; k < nh; k++)
+			if (strcmp(hosts[k], slots[j].holder) == 0)
+				break;
+		if (k == nh && nh < ARRAY_SIZE(hosts))
+			hosts[nh++] = slots[j].holder;
+	}
+	return mode == FALCON_MODE_STANDARD || nh < ADVANCED_HOSTS_PER_DRAWER;
+}
+
+static bool usable(const struct fd_slot *s, falcon_dev_type_t type)
+{
+	return s->holder == NULL && !s->quarantined && !s->unreachable && s->dev->type == type &&
+	       s->dev->owner[0] == '\0' && strcasecmp(s->dev->health, "Critical") != 0;
+}
+
+static int cmp_slot(const void *a, const void *b, const struct fd_slot *slots)
+{
+	const struct falcon_device *x = slots[*(const size_t *)a].dev;
+	const struct falcon_device *y = slots[*(const size_t *)b].dev;
+
+	if (x->drawer != y->drawer)
+		return x->drawer - y->drawer;
+	if (x->slot != y->slot)
+		return x->slot - y->slot;
+	return strcmp(x->id, y->id);
+}
+
+/* insertion sort by (drawer, slot, id): n <= 64, no qsort_r portability. */
+static void sort_cands(size_t *c, size_t n, const struct fd_slot *slots)
+{
+	size_t i, j, t;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && cmp_slot(&c[j - 1], &c[j], slots) > 0; j--) {
+			t = c[j];
+			c[j] = c[j - 1];
+			c[j - 1] = t;
+		}
+}
+
+static falcon_err_t pick_type(const struct fd_slot *slots, size_t n, const char *host,
+			      falcon_mode_t mode, falcon_place_t place, falcon_dev_type_t type,
+			      int want, int prefer_drawer, size_t *out, int *first_drawer)
+{
+	size_t cand[64], nc = 0, i, got = 0;
+	size_t per[MAX_DRAWERS + 1] = { 0 };
+	bool used[64] = { false };
+	int d, best = -1, order[MAX_DRAWERS + 1], nd = 0;
+
+	if (want <= 0)
+		return FALCON_OK;
+	for (i = 0; i < n && nc < ARRAY_SIZE(cand); i++)
+		if (usable(&slots[i], type) && reachable(slots, n, i, host, mode) &&
+		    slots[i].dev->drawer >= 0 && slots[i].dev->drawer <= MAX_DRAWERS)
+			cand[nc++] = i;
+	if ((int)nc < want)
+		return falcon_err_set(FALCON_ERR_NORESOURCE,
+				      "%d %s wanted for host %s, %zu free and reachable (%s mode)",
+				      want, falcon_proto_dev_type_str(type), host, nc,
+				      mode == FALCON_MODE_STANDARD ? "standard" : "advanced");
+	sort_cands(cand, nc, slots);
+	for (i = 0; i < nc; i++)
+		per[slots[cand[i]].dev->drawer]++;
+	/* drawers in the order they are tried */
+	if (place == FALCON_PLACE_PACK) {
+		/* best fit: the drawer that holds all with the fewest to spare;
+		 * a drawer asked for (NVMe beside the GPUs) wins ties */
+		for (d = 0; d <= MAX_DRAWERS; d++)
+			if ((int)per[d] >= want &&
+			    (best < 0 || per[d] < per[best] || (per[d] == per[best] && d == prefer_drawer)))
+				best = d;
+	}
+	if (best >= 0)
+		order[nd++] = best;
+	/* then the others, most free first (pack overflow and spread) */
+	while (nd <= MAX_DRAWERS) {
+		int m = -1;
+
+		for (d = 0; d <= MAX_DRAWERS; d++) {
+			bool seen = false;
+			int k;
+
+			for (k = 0; k < nd; k++)
+				seen |= order[k] == d;
+			if (!seen && (m < 0 || per[d] > per[m]))
+				m = d;
+		}
+		order[nd++] = m;
+	}
+	if (place == FALCON_PLACE_ANY) {
+		for (i = 0; i < nc && (int)got < want; i++)
+			out[got++] = cand[i];
+	} else if (place == FALCON_PLACE_PACK) {
+		int k;
+
+		for (k = 0; k < nd && (int)got < want; k++)
+			for (i = 0; i < nc && (int)got < want; i++)
+				if (slots[cand[i]].dev->drawer == order[k])
+					out[got++] = cand[i];
+	} else {
+		/* spread: one per drawer in turn, most free drawer first */
+		while ((int)got < want) {
+			int k;
+			size_t before = got;
+
+			for (k = 0; k < nd && (int)got < want; k++)
+				for (i = 0; i < nc; i++)
+					if (!used[i] && slots[cand[i]].dev->drawer == order[k]) {
+						used[i] = true;
+						out[got++] = cand[i];
+						break;
+					}
+			if (got == before)
+				break;
+		}
+	}
+	if (first_drawer && got > 0)
+		*first_drawer = slots[out[0]].dev->drawer;
+	return FALCON_OK;
+}
+
+falcon_err_t fd_place(const struct fd_slot *slots, size_t n, const char *host,
+		      falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
+		      size_t *picks)
+{
+	falcon_err_t rv;
+	int drawer = -1;
+
+	if (gpus < 0 || nvme < 0 || gpus + nvme > FALCON_PROTO_MAX_DEVS)
+		return falcon_err_set(FALCON_ERR_INVAL, "placement: %d GPUs + %d NVMe", gpus, nvme);
+	rv = pick_type(slots, n, host, mode, place, FALCON_DEV_GPU, gpus, -1, picks, &drawer);
+	if (rv == FALCON_OK)
+		rv = pick_type(slots, n, host, mode, place, FALCON_DEV_NVME, nvme, drawer,
+			       picks + gpus, NULL);
+	return rv;
+}

@@ -1,0 +1,396 @@
+/*
+ * test_falcond.c - falcond's ledger (round trip, crash safety of the write
+ * under SIGKILL, corrupted ledgers refused with a clear error) and
+ * placement/policy (a table of pack/spread/any, mode limits, refusals).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "composer/falcond.h"
+#include "lib/util.h"
+
+/* ------------------------------------------------------------ ledger */
+
+static struct falcon_lease mk_lease(unsigned long long n, const char *host, int ndevs)
+{
+	struct falcon_lease l;
+	int i;
+
+	memset(&l, 0, sizeof(l));
+	snprintf(l.id, sizeof(l.id), "L-%llu", n);
+	l.job_id = (uint32_t)(1000 + n);
+	l.uid = 1000;
+	snprintf(l.host, sizeof(l.host), "%s", host);
+	snprintf(l.state, sizeof(l.state), "active");
+	l.place = FALCON_PLACE_SPREAD;
+	l.created_ms = 1700000000000LL + (long long)n;
+	l.ndevs = (size_t)ndevs;
+	for (i = 0; i < ndevs; i++) {
+		snprintf(l.devs[i].chassis, sizeof(l.devs[i].chassis), "c1");
+		snprintf(l.devs[i].id, sizeof(l.devs[i].id), "drawer%d_slot%llu", i + 1, n % 8 + 1);
+		snprintf(l.devs[i].port, sizeof(l.devs[i].port), "H%d", i + 1);
+		l.devs[i].drawer = i + 1;
+		l.devs[i].slot = (int)(n % 8 + 1);
+	}
+	return l;
+}
+
+START_TEST(ledger_round_trip)
+{
+	const char *dir = make_tmpdir("ledger");
+	struct fd_ledger *lg = NULL, *lg2 = NULL;
+	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
+	char *a, *b;
+
+	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK); /* missing = empty */
+	ck_assert_uint_eq(lg->nleases, 0);
+	lg->seq = 2;
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l1), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
+	l2.id[2] = '9'; /* another id, same device */
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
+	fd_ledger_hist_close(lg, l1.id, &l1.devs[0], "released");
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_quarantine(lg, "c1", "drawer2_slot7", "detach failed: \"x\""),
+			 FALCON_OK);
+	ck_assert_int_eq(fd_ledger_save(lg), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_load(dir, &lg2), FALCON_OK);
+	a = strdup(json_object_to_json_string(fd_ledger_json(lg)));
+	b = strdup(json_object_to_json_string(fd_ledger_json(lg2)));
+	ck_assert_str_eq(a, b);
+	ck_assert_uint_eq(lg2->seq, 2);
+	ck_assert_ptr_nonnull(fd_ledger_device_lease(lg2, "c1", "drawer2_slot2"));
+	ck_assert_ptr_nonnull(fd_ledger_quarantined(lg2, "c1", "drawer2_slot7"));
+	ck_assert_int_eq(fd_ledger_unquarantine(lg2, "c1", "drawer2_slot7"), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_unquarantine(lg2, "c1", "drawer2_slot7"), FALCON_ERR_NOTFOUND);
+	fd_ledger_remove_lease(lg2, "L-1");
+	ck_assert_ptr_null(fd_ledger_lease(lg2, "L-1"));
+	ck_assert_ptr_nonnull(fd_ledger_lease(lg2, "L-2"));
+	ck_assert_uint_eq(lg2->hist[0].h[0].detached_ms > 0, 1);
+	ck_assert_str_eq(lg2->hist[0].h[0].result, "released");
+	free(a);
+	free(b);
+	fd_ledger_free(lg);
+	fd_ledger_free(lg2);
+}
+END_TEST
+
+/*
+ * A child saves ever larger ledgers (seq = number of leases) as fast as it
+ * can; the parent SIGKILLs it at a random point, then loads: the ledger
+ * must parse and be one the child wrote whole (nleases == seq).
+ */
+START_TEST(ledger_crash_safe)
+{
+	const char *dir = make_tmpdir("crash");
+	int round;
+
+	srand((unsigned)getpid());
+	for (round = 0; round < 40; round++) {
+		struct fd_ledger *lg = NULL;
+		pid_t pid = fork();
+		int status;
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct fd_ledger *w = NULL;
+			unsigned long long n;
+
+			if (fd_ledger_load(dir, &w) != FALCON_OK)
+				_exit(3);
+			for (n = w->seq + 1;; n++) {
+				struct falcon_lease l = mk_lease(n, "n1", 0);
+
+				if (fd_ledger_add_lease(w, &l) != FALCON_OK)
+					_exit(4);
+				w->seq = n;
+				if (fd_ledger_save(w) != FALCON_OK)
+					_exit(5);
+			}
+		}
+		usleep((useconds_t)(1000 + rand() % 20000));
+		kill(pid, SIGKILL);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFSIGNALED(status), "writer exited %d", WEXITSTATUS(status));
+		ck_assert_msg(fd_ledger_load(dir, &lg) == FALCON_OK, "round %d: %s", round,
+			      falcon_errmsg());
+		ck_assert_uint_eq(lg->nleases, lg->seq);
+		fd_ledger_free(lg);
+	}
+}
+END_TEST
+
+struct corrupt {
+	const char *text;
+	const char *detail; /* must appear in the error */
+};
+
+static const struct corrupt corrupted[] = {
+	{ "{\"version\":1,\"seq\":3,\"leases\":[", "corrupted ledger" },
+	{ "", "corrupted ledger" },
+	{ "[1,2]", "expected a JSON object" },
+	{ "{\"version\":2,\"seq\":0,\"leases\":[],\"quarantine\":[],\"devices\":[]}", "version" },
+	{ "{\"version\":1,\"seq\":\"x\",\"leases\":[],\"quarantine\":[],\"devices\":[]}", "seq" },
+	{ "{\"version\":1,\"seq\":0,\"leases\":{},\"quarantine\":[],\"devices\":[]}", "leases" },
+	{ "{\"version\":1,\"seq\":0,\"leases\":[{\"id\":\"L-1\"}],\"quarantine\":[],\"devices\":[]}",
+	  "leases[0]" },
+	{ "{\"version\":1,\"seq\":0,\"leases\":[],\"quarantine\":[{\"chassis\":\"c1\"}],"
+	  "\"devices\":[]}", "quarantine[0].device" },
+	{ "{\"version\":1,\"seq\":0,\"leases\":[],\"quarantine\":[],\"devices\":[{\"chassis\":"
+	  "\"c1\",\"device\":\"d\",\"history\":[{\"job_id\":-1}]}]}", "job_id" },
+};
+
+START_TEST(ledger_corrupted)
+{
+	const char *dir = make_tmpdir("corrupt");
+	const struct corrupt *c = &corrupted[_i];
+	struct fd_ledger *lg = NULL;
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	ck_assert_int_eq(falcon_write_file_atomic(path, c->text, strlen(c->text), 0600), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_ERR_PARSE);
+	ck_assert_ptr_null(lg);
+	ck_assert_msg(strstr(falcon_errmsg(), c->detail) != NULL, "'%s' lacks '%s'",
+		      falcon_errmsg(), c->detail);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), path));
+}
+END_TEST
+
+START_TEST(ledger_two_leases_one_device)
+{
+	const char *dir = make_tmpdir("dup");
+	struct fd_ledger *lg = NULL;
+	struct falcon_lease l1 = mk_lease(1, "n1", 1), l2 = mk_lease(9, "n2", 1);
+	json_object *o, *a;
+	const char *s;
+	char path[4200];
+
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "seq", json_object_new_int(9));
+	json_object_array_add(a, falcon_proto_lease_json(&l1));
+	json_object_array_add(a, falcon_proto_lease_json(&l2)); /* same drawer1_slot2 */
+	json_object_object_add(o, "leases", a);
+	json_object_object_add(o, "quarantine", json_object_new_array());
+	json_object_object_add(o, "devices", json_object_new_array());
+	s = json_object_to_json_string(o);
+	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "already in lease L-1"));
+	json_object_put(o);
+}
+END_TEST
+
+/* --------------------------------------------------------- placement */
+
+/* drawer 1: 8 GPUs; drawer 2: slots 1-6 GPUs, 7-8 NVMe */
+static struct falcon_device inv[16];
+static struct fd_slot slots[16];
+
+static void reset_pool(void)
+{
+	int i;
+
+	memset(inv, 0, sizeof(inv));
+	memset(slots, 0, sizeof(slots));
+	for (i = 0; i < 16; i++) {
+		inv[i].drawer = i / 8 + 1;
+		inv[i].slot = i % 8 + 1;
+		inv[i].type = (i >= 14) ? FALCON_DEV_NVME : FALCON_DEV_GPU;
+		snprintf(inv[i].id, sizeof(inv[i].id), "drawer%d_slot%d", inv[i].drawer, inv[i].slot);
+		snprintf(inv[i].health, sizeof(inv[i].health), "OK");
+		slots[i].dev = &inv[i];
+	}
+}
+
+#define D1(s) ((s) - 1)
+#define D2(s) (8 + (s) - 1)
+
+struct pcase {
+	const char *name;
+	falcon_mode_t mode;
+	falcon_place_t place;
+	int gpus, nvme;
+	const char *held[16];        /* holder host per index, NULL = free */
+	bool quar[16];
+	bool critical[16];
+	falcon_err_t want;
+	int expect[8];               /* expected indices in order, -1 ends */
+};
+
+static const struct pcase pcases[] = {
+	{ "pack best fit", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 4, 0, { 0 }, { 0 }, { 0 },
+	  FALCON_OK, { D2(1), D2(2), D2(3), D2(4), -1 } },
+	{ "pack 8 only drawer1", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 8, 0, { 0 }, { 0 }, { 0 },
+	  FALCON_OK, { D1(1), D1(2), D1(3), D1(4), D1(5), D1(6), D1(7), D1(8) } },
+	{ "pack overflow", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 8, 0,
+	  { [D1(1)] = "x" }, { 0 }, { 0 }, FALCON_OK,
+	  { D1(2), D1(3), D1(4), D1(5), D1(6), D1(7), D1(8), D2(1) } },
+	{ "spread", FALCON_MODE_ADVANCED, FALCON_PLACE_SPREAD, 4, 0, { 0 }, { 0 }, { 0 },
+	  FALCON_OK, { D1(1), D2(1), D1(2), D2(2), -1 } },
+	{ "any", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 3, 0, { 0 }, { 0 }, { 0 },
+	  FALCON_OK, { D1(1), D1(2), D1(3), -1 } },
+	{ "any skips quarantine and Critical", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 2, 0,
+	  { 0 }, { [D1(1)] = true }, { [D1(2)] = true }, FALCON_OK, { D1(3), D1(4), -1 } },
+	{ "standard: half held by another host", FALCON_MODE_STANDARD, FALCON_PLACE_ANY, 4, 0,
+	  { [D1(2)] = "other" }, { 0 }, { 0 }, FALCON_OK, { D1(5), D1(6), D1(7), D1(8), -1 } },
+	{ "standard: own devices do not block", FALCON_MODE_STANDARD, FALCON_PLACE_ANY, 2, 0,
+	  { [D1(1)] = "me" }, { 0 }, { 0 }, FALCON_OK, { D1(2), D1(3), -1 } },
+	{ "advanced: 3 hosts in drawer1", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 2, 0,
+	  { [D1(1)] = "a", [D1(2)] = "b", [D1(3)] = "c" }, { 0 }, { 0 }, FALCON_OK,
+	  { D2(1), D2(2), -1 } },
+	{ "advanced: 2 hosts leave room", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 1, 0,
+	  { [D1(1)] = "a", [D1(2)] = "b" }, { 0 }, { 0 }, FALCON_OK, { D1(3), -1 } },
+	{ "standard: both halves taken", FALCON_MODE_STANDARD, FALCON_PLACE_ANY, 7, 0,
+	  { [D1(1)] = "a", [D1(5)] = "b" }, { 0 }, { 0 }, FALCON_ERR_NORESOURCE, { -1 } },
+	{ "too many", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 15, 0, { 0 }, { 0 }, { 0 },
+	  FALCON_ERR_NORESOURCE, { -1 } },
+	{ "nvme beside the gpus", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 2, 1, { 0 }, { 0 },
+	  { 0 }, FALCON_OK, { D2(1), D2(2), D2(7), -1 } },
+	{ "nvme only", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 0, 2, { 0 }, { 0 }, { 0 },
+	  FALCON_OK, { D2(7), D2(8), -1 } },
+	{ "unreachable drawer skipped", FALCON_MODE_ADVANCED, FALCON_PLACE_PACK, 2, 0, { 0 },
+	  { 0 }, { 0 }, FALCON_OK, { D1(1), D1(2), -1 } },
+	{ "nvme too many", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 0, 3, { 0 }, { 0 }, { 0 },
+	  FALCON_ERR_NORESOURCE, { -1 } },
+};
+
+#define UNREACH_CASE 14 /* "unreachable drawer skipped": drawer 2 not cabled */
+
+START_TEST(placement)
+{
+	const struct pcase *c = &pcases[_i];
+	size_t picks[FALCON_PROTO_MAX_DEVS];
+	falcon_err_t rv;
+	int i;
+
+	reset_pool();
+	for (i = 0; i < 16; i++) {
+		slots[i].holder = c->held[i];
+		slots[i].quarantined = c->quar[i];
+		slots[i].unreachable = _i == UNREACH_CASE && inv[i].drawer == 2;
+		if (c->critical[i])
+			snprintf(inv[i].health, sizeof(inv[i].health), "Critical");
+	}
+	rv = fd_place(slots, 16, "me", c->mode, c->place, c->gpus, c->nvme, picks);
+	ck_assert_msg(rv == c->want, "%s: got %s (%s)", c->name, falcon_err_name(rv),
+		      falcon_errmsg());
+	if (rv != FALCON_OK)
+		return;
+	for (i = 0; i < c->gpus + c->nvme; i++)
+		ck_assert_msg((int)picks[i] == c->expect[i], "%s: pick %d is %s, expected %s",
+			      c->name, i, inv[picks[i]].id,
+			      c->expect[i] >= 0 ? inv[c->expect[i]].id : "none");
+}
+END_TEST
+
+START_TEST(placement_owner_on_chassis)
+{
+	size_t picks[4];
+
+	reset_pool();
+	snprintf(inv[D1(1)].owner, sizeof(inv[0].owner), "H3"); /* chassis says attached */
+	ck_assert_int_eq(fd_place(slots, 16, "me", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 1, 0,
+				  picks), FALCON_OK);
+	ck_assert_uint_eq(picks[0], D1(2));
+}
+END_TEST
+
+struct polcase {
+	unsigned allow;
+	int max_gpus, max_nvme;
+	int gpus, nvme, local;
+	falcon_err_t want;
+	const char *detail;
+};
+
+static const struct polcase polcases[] = {
+	{ FALCON_TOPO_ALL, -1, -1, 16, 16, 0, FALCON_OK, NULL },
+	{ FALCON_TOPO_ALL, 4, -1, 5, 0, 0, FALCON_ERR_POLICY, "MaxFalconGPUs=4" },
+	{ FALCON_TOPO_ALL, 4, -1, 4, 0, 0, FALCON_OK, NULL },
+	{ FALCON_TOPO_ALL, -1, 0, 1, 1, 0, FALCON_ERR_POLICY, "MaxFalconNVMe=0" },
+	{ FALCON_TOPO_LOCALGPUS | FALCON_TOPO_HYBRIDGPUS, -1, -1, 2, 0, 0, FALCON_ERR_POLICY,
+	  "falconGPUs" },
+	{ FALCON_TOPO_LOCALGPUS | FALCON_TOPO_HYBRIDGPUS, -1, -1, 2, 0, 4, FALCON_OK, NULL },
+	{ FALCON_TOPO_FALCONGPUS, -1, -1, 2, 0, 4, FALCON_ERR_POLICY, "hybridGPUs" },
+	{ FALCON_TOPO_FALCONGPUS, -1, -1, 2, 1, 0, FALCON_ERR_POLICY, "falconNVMe" },
+	{ FALCON_TOPO_FALCONNVME, -1, -1, 0, 1, 0, FALCON_OK, NULL },
+};
+
+START_TEST(policy)
+{
+	const struct polcase *c = &polcases[_i];
+	struct falcon_partition_conf p = { .allow_topologies = c->allow,
+					   .max_falcon_gpus = c->max_gpus,
+					   .max_falcon_nvme = c->max_nvme };
+	struct falcon_compose_req r = { .job_id = 1, .gpus = c->gpus, .nvme = c->nvme,
+					.local_gpus = c->local };
+	falcon_err_t rv;
+
+	snprintf(p.name, sizeof(p.name), "gpu");
+	rv = fd_policy_check(&p, &r);
+	ck_assert_int_eq(rv, c->want);
+	if (c->detail)
+		ck_assert_msg(strstr(falcon_errmsg(), c->detail) != NULL, "'%s' lacks '%s'",
+			      falcon_errmsg(), c->detail);
+}
+END_TEST
+
+static bool no_h2_drawer2(void *ctx, const char *port, int drawer)
+{
+	return drawer == 2 && strcmp(port, "H2") == 0;
+}
+
+static bool no_h1(void *ctx, const char *port, int drawer)
+{
+	return strcmp(port, "H1") == 0;
+}
+
+START_TEST(port_by_drawer)
+{
+	struct falcon_host_conf h = { .nports = 2 };
+
+	snprintf(h.ports[0], sizeof(h.ports[0]), "H1");
+	snprintf(h.ports[1], sizeof(h.ports[1]), "H2");
+	ck_assert_str_eq(fd_port_for(&h, 1, NULL, NULL), "H1");
+	ck_assert_str_eq(fd_port_for(&h, 2, NULL, NULL), "H2");
+	ck_assert_str_eq(fd_port_for(&h, 2, no_h2_drawer2, NULL), "H1");
+	ck_assert_str_eq(fd_port_for(&h, 1, no_h2_drawer2, NULL), "H1");
+	h.nports = 1;
+	ck_assert_str_eq(fd_port_for(&h, 2, NULL, NULL), "H1");
+	ck_assert_ptr_null(fd_port_for(&h, 2, no_h1, NULL));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("falcond");
+	TCase *tc = tcase_create("ledger");
+
+	tcase_add_test(tc, ledger_round_trip);
+	tcase_add_test(tc, ledger_crash_safe);
+	tcase_add_loop_test(tc, ledger_corrupted, 0, (int)ARRAY_SIZE(corrupted));
+	tcase_add_test(tc, ledger_two_leases_one_device);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("placement");
+	tcase_add_loop_test(tc, placement, 0, (int)ARRAY_SIZE(pcases));
+	tcase_add_test(tc, placement_owner_on_chassis);
+	tcase_add_loop_test(tc, policy, 0, (int)ARRAY_SIZE(polcases));
+	tcase_add_test(tc, port_by_drawer);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,281 @@
+/*
+ * test_proto.c - falcond API bodies (proto.c) and munge request binding
+ * (auth.c): a table of bad bodies, each refused naming its field; the
+ * payload changes with method, path and every body byte.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "testutil.h"
+#include "lib/auth.h"
+#include "lib/proto.h"
+#include "lib/util.h"
+
+struct bad {
+	const char *body;
+	const char *field; /* must appear in the detail */
+};
+
+static const struct bad bad_compose[] = {
+	{ "", "empty" },
+	{ "[]", "object" },
+	{ "{", "truncated" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1} x", "trailing" },
+	{ "{\"host\":\"n1\",\"gpus\":1}", "job_id" },
+	{ "{\"job_id\":1,\"gpus\":1}", "host" },
+	{ "{\"job_id\":0,\"host\":\"n1\",\"gpus\":1}", "job_id" },
+	{ "{\"job_id\":-5,\"host\":\"n1\",\"gpus\":1}", "job_id" },
+	{ "{\"job_id\":\"7\",\"host\":\"n1\",\"gpus\":1}", "job_id" },
+	{ "{\"job_id\":1.5,\"host\":\"n1\",\"gpus\":1}", "job_id" },
+	{ "{\"job_id\":99999999999,\"host\":\"n1\",\"gpus\":1}", "job_id" },
+	{ "{\"job_id\":1,\"host\":\"\",\"gpus\":1}", "host" },
+	{ "{\"job_id\":1,\"host\":\"n 1\",\"gpus\":1}", "host" },
+	{ "{\"job_id\":1,\"host\":\"../etc\\/x\",\"gpus\":1}", "host" },
+	{ "{\"job_id\":1,\"host\":7,\"gpus\":1}", "host" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":17}", "gpus" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":-1}", "gpus" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":true}", "gpus" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":0}", "at least one" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"nvme\":99}", "nvme" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"place\":\"near\"}", "place" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"place\":3}", "place" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"partition\":null}", "partition" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"uid\":-2}", "uid" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"color\":\"red\"}", "color" },
+	{ "{\"job_id\":1,\"host\":\"n\\u0000x\",\"gpus\":1}", "host" },
+	{ "{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":{\"f\":{\"g\":{\"h\":{\"i\":1}}}}}}}}}", "body" },
+};
+
+START_TEST(compose_bad)
+{
+	const struct bad *b = &bad_compose[_i];
+	struct falcon_compose_req r;
+	falcon_err_t rv = falcon_proto_parse_compose(b->body, strlen(b->body), &r);
+
+	ck_assert_int_eq(rv, FALCON_ERR_PARSE);
+	ck_assert_msg(strstr(falcon_errmsg(), b->field) != NULL, "body %s: detail '%s' lacks '%s'",
+		      b->body, falcon_errmsg(), b->field);
+}
+END_TEST
+
+START_TEST(compose_good)
+{
+	const char *body = " {\"job_id\":42,\"host\":\"node-1\",\"gpus\":4,\"nvme\":1,"
+			   "\"place\":\"spread\",\"partition\":\"gpu\",\"uid\":1000} \n";
+	struct falcon_compose_req r, r2;
+	json_object *o;
+	const char *js;
+
+	ck_assert_int_eq(falcon_proto_parse_compose(body, strlen(body), &r), FALCON_OK);
+	ck_assert_uint_eq(r.job_id, 42);
+	ck_assert_str_eq(r.host, "node-1");
+	ck_assert_int_eq(r.gpus, 4);
+	ck_assert_int_eq(r.nvme, 1);
+	ck_assert(r.place_set);
+	ck_assert_int_eq(r.place, FALCON_PLACE_SPREAD);
+	ck_assert_str_eq(r.partition, "gpu");
+	ck_assert_int_eq(r.uid, 1000);
+	/* builder -> parser round trip */
+	o = falcon_proto_compose_json(&r);
+	js = json_object_to_json_string(o);
+	ck_assert_int_eq(falcon_proto_parse_compose(js, strlen(js), &r2), FALCON_OK);
+	ck_assert_mem_eq(&r, &r2, sizeof(r));
+	json_object_put(o);
+	/* not NUL-terminated: only len bytes count */
+	ck_assert_int_eq(falcon_proto_parse_compose("{\"job_id\":1,\"host\":\"a\",\"gpus\":1}}}", 32, &r),
+			 FALCON_OK);
+}
+END_TEST
+
+static const struct bad bad_decompose[] = {
+	{ "{}", "exactly one" },
+	{ "{\"job_id\":1,\"lease\":\"L-1\"}", "exactly one" },
+	{ "{\"lease\":\"\"}", "lease" },
+	{ "{\"lease\":[1]}", "lease" },
+	{ "{\"job\":1}", "job" },
+	{ "null", "body" },
+};
+
+START_TEST(decompose_bad)
+{
+	const struct bad *b = &bad_decompose[_i];
+	struct falcon_decompose_req r;
+
+	ck_assert_int_eq(falcon_proto_parse_decompose(b->body, strlen(b->body), &r),
+			 FALCON_ERR_PARSE);
+	ck_assert_msg(strstr(falcon_errmsg(), b->field) != NULL, "%s: '%s'", b->body,
+		      falcon_errmsg());
+}
+END_TEST
+
+static const struct bad bad_device[] = {
+	{ "{\"device\":\"drawer1_slot1\"}", "chassis" },
+	{ "{\"chassis\":\"c1\"}", "device" },
+	{ "{\"chassis\":\"c1\",\"device\":\"d\",\"reason\":\"a\\nb\"}", "reason" },
+	{ "{\"chassis\":\"c1\",\"device\":\"d\",\"why\":\"x\"}", "why" },
+};
+
+START_TEST(device_bad)
+{
+	const struct bad *b = &bad_device[_i];
+	struct falcon_device_req r;
+
+	ck_assert_int_eq(falcon_proto_parse_device(b->body, strlen(b->body), true, &r),
+			 FALCON_ERR_PARSE);
+	ck_assert_msg(strstr(falcon_errmsg(), b->field) != NULL, "%s: '%s'", b->body,
+		      falcon_errmsg());
+}
+END_TEST
+
+START_TEST(device_unquarantine_no_reason)
+{
+	const char *b = "{\"chassis\":\"c1\",\"device\":\"drawer1_slot2\",\"reason\":\"x\"}";
+	struct falcon_device_req r;
+
+	ck_assert_int_eq(falcon_proto_parse_device(b, strlen(b), false, &r), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_proto_parse_device(b, strlen(b), true, &r), FALCON_OK);
+	ck_assert_str_eq(r.device, "drawer1_slot2");
+	ck_assert_str_eq(r.reason, "x");
+}
+END_TEST
+
+START_TEST(lease_round_trip)
+{
+	struct falcon_lease l = { .job_id = 7, .uid = 1001, .place = FALCON_PLACE_PACK,
+				  .created_ms = 1234567, .ndevs = 2 }, l2;
+	json_object *o;
+
+	strcpy(l.id, "L-7-1");
+	strcpy(l.host, "n1");
+	strcpy(l.state, "active");
+	strcpy(l.devs[0].chassis, "c1");
+	strcpy(l.devs[0].id, "drawer1_slot3");
+	strcpy(l.devs[0].port, "H1");
+	l.devs[0].drawer = 1;
+	l.devs[0].slot = 3;
+	strcpy(l.devs[0].vendor_id, "10de");
+	strcpy(l.devs[0].serial, "SN 1");
+	strcpy(l.devs[1].chassis, "c1");
+	strcpy(l.devs[1].id, "drawer2_slot8");
+	strcpy(l.devs[1].port, "H2");
+	l.devs[1].type = FALCON_DEV_NVME;
+	o = falcon_proto_lease_json(&l);
+	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_OK);
+	ck_assert_mem_eq(&l, &l2, sizeof(l));
+	/* a field missing is named */
+	json_object_object_del(json_object_array_get_idx(
+		json_object_object_get(o, "devices"), 1), "port");
+	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "port"));
+	json_object_put(o);
+}
+END_TEST
+
+START_TEST(sha256_vector)
+{
+	char h[FALCON_SHA256_HEX_LEN];
+
+	/* FIPS 180-2 appendix B.1 */
+	ck_assert_int_eq(falcon_sha256_hex("abc", 3, h), FALCON_OK);
+	ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	ck_assert_int_eq(falcon_sha256_hex(NULL, 0, h), FALCON_OK);
+	ck_assert_str_eq(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+END_TEST
+
+START_TEST(payload_binding)
+{
+	const char body[] = "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1}";
+	char *p0 = NULL, *p;
+	size_t i;
+
+	ck_assert_int_eq(falcon_auth_payload("POST", "/v1/compose", body, strlen(body), &p0),
+			 FALCON_OK);
+	ck_assert(strncmp(p0, "falcon/1 POST /v1/compose ", 26) == 0);
+	ck_assert_uint_eq(strlen(p0), 26 + 64);
+	/* another method, path, or any flipped body byte changes the payload */
+	ck_assert_int_eq(falcon_auth_payload("GET", "/v1/compose", body, strlen(body), &p), FALCON_OK);
+	ck_assert_str_ne(p, p0);
+	free(p);
+	ck_assert_int_eq(falcon_auth_payload("POST", "/v1/decompose", body, strlen(body), &p), FALCON_OK);
+	ck_assert_str_ne(p, p0);
+	free(p);
+	for (i = 0; i < strlen(body); i++) {
+		char b2[sizeof(body)];
+
+		memcpy(b2, body, sizeof(body));
+		b2[i] ^= 1;
+		ck_assert_int_eq(falcon_auth_payload("POST", "/v1/compose", b2, strlen(body), &p),
+				 FALCON_OK);
+		ck_assert_str_ne(p, p0);
+		free(p);
+	}
+	ck_assert_int_eq(falcon_auth_payload("POST", "/v1/compose", body, strlen(body) - 1, &p),
+			 FALCON_OK);
+	ck_assert_str_ne(p, p0);
+	free(p);
+	/* a blank in the path would make the payload ambiguous */
+	ck_assert_int_eq(falcon_auth_payload("POST", "/v1/compose x", body, 3, &p), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_auth_payload("", "/v1/compose", body, 3, &p), FALCON_ERR_INVAL);
+	free(p0);
+}
+END_TEST
+
+START_TEST(header_cred)
+{
+	ck_assert_str_eq(falcon_auth_header_cred("Munge MUNGE:abc:"), "MUNGE:abc:");
+	ck_assert_str_eq(falcon_auth_header_cred("  munge\t MUNGE:x:"), "MUNGE:x:");
+	ck_assert_ptr_null(falcon_auth_header_cred(NULL));
+	ck_assert_ptr_null(falcon_auth_header_cred("Bearer abc"));
+	ck_assert_ptr_null(falcon_auth_header_cred("MungeMUNGE:abc:"));
+	ck_assert_ptr_null(falcon_auth_header_cred("Munge   "));
+}
+END_TEST
+
+START_TEST(verify_refuses_without_cred)
+{
+	uid_t u = 0;
+
+	ck_assert_int_eq(falcon_auth_verify(NULL, NULL, "GET", "/v1/status", "", 0, &u, NULL),
+			 FALCON_ERR_AUTH);
+	ck_assert_uint_eq(u, (uid_t)-1);
+}
+END_TEST
+
+START_TEST(err_names)
+{
+	int e;
+
+	for (e = 0; e < FALCON_ERR_MAX; e++)
+		ck_assert_int_eq(falcon_proto_err_from_name(falcon_err_name((falcon_err_t)e)), e);
+	ck_assert_int_eq(falcon_proto_err_from_name("nonsense"), FALCON_ERR_PROTOCOL);
+	ck_assert_uint_eq(falcon_proto_http_status(FALCON_ERR_AUTH), 401);
+	ck_assert_uint_eq(falcon_proto_http_status(FALCON_ERR_PERM), 403);
+	ck_assert_uint_eq(falcon_proto_http_status(FALCON_ERR_PARSE), 400);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("proto");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_loop_test(tc, compose_bad, 0, (int)ARRAY_SIZE(bad_compose));
+	tcase_add_test(tc, compose_good);
+	tcase_add_loop_test(tc, decompose_bad, 0, (int)ARRAY_SIZE(bad_decompose));
+	tcase_add_loop_test(tc, device_bad, 0, (int)ARRAY_SIZE(bad_device));
+	tcase_add_test(tc, device_unquarantine_no_reason);
+	tcase_add_test(tc, lease_round_trip);
+	tcase_add_test(tc, err_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("auth");
+	tcase_add_test(tc, sha256_vector);
+	tcase_add_test(tc, payload_binding);
+	tcase_add_test(tc, header_cred);
+	tcase_add_test(tc, verify_refuses_without_cred);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
