@@ -1,0 +1,771 @@
+/*
+ * falcon-sim.c - a Falcon 4016 chassis emulator: the Redfish subset of
+ * H3 Platform's management service (fabric zones) plus DMTF's
+ * CompositionService, basic auth and sessions, fault injection over a
+ * loopback admin API, and the host side of the PCIe bus as sysfs-shaped
+ * trees (sim_host.c).  libmicrohttpd, one thread per connection.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "log.h"
+#include "sim_server.h"
+#include "util.h"
+
+#define MAX_BODY (1024 * 1024)
+
+static struct sim_server srv = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+struct req {
+	char *body;
+	size_t len;
+	bool too_big;
+};
+
+/* Content reader of a dropped response: half the body, then an error. */
+struct drop_ctx {
+	char *data;
+	size_t len;
+};
+
+static ssize_t drop_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct drop_ctx *dc = cls;
+	size_t half = dc->len / 2, n;
+
+	if (pos >= half)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = half - (size_t)pos;
+	if (n > max)
+		n = max;
+	memcpy(buf, dc->data + pos, n);
+	return (ssize_t)n;
+}
+
+static void drop_free(void *cls)
+{
+	struct drop_ctx *dc = cls;
+
+	free(dc->data);
+	free(dc);
+}
+
+/*
+ * wait_ms - sleep up to ms milliseconds (forever when ms < 0), returning
+ * early when the server stops.  Called without srv.lock held.
+ */
+static void wait_ms(long ms)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&srv.lock);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ms >= 0) {
+		ts.tv_sec += ms / 1000;
+		ts.tv_nsec += (ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+	}
+	while (!srv.stopping) {
+		int rc = ms >= 0 ? pthread_cond_timedwait(&srv.cond, &srv.lock, &ts)
+				 : pthread_cond_wait(&srv.cond, &srv.lock);
+
+		if (rc == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&srv.lock);
+}
+
+static bool peer_is_loopback(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa;
+
+	if (ci == NULL || (sa = ci->client_addr) == NULL)
+		return false;
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+/* Queue r as the response: JSON body, ETag, Redfish headers; optionally dropped. */
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r, bool drop)
+{
+	struct MHD_Response *resp;
+	const char *text = "";
+	char etag[32];
+	enum MHD_Result ret;
+
+	if (r->body != NULL) {
+		if (r->etag) {
+			sim_etag_of(r->body, etag, sizeof(etag));
+			json_object_object_add(r->body, "@odata.etag", json_object_new_string(etag));
+		}
+		text = json_object_to_json_string_ext(r->body, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	}
+	if (drop) {
+		struct drop_ctx *dc = calloc(1, sizeof(*dc));
+
+		if (dc == NULL || (dc->data = strdup(text)) == NULL) {
+			free(dc);
+			return MHD_NO;
+		}
+		dc->len = strlen(text);
+		resp = MHD_create_response_from_callback(dc->len, 4096, drop_reader, dc, drop_free);
+		falcon_info("fault: dropping the connection after %zu of %zu bytes", dc->len / 2, dc->len);
+	} else {
+		resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
+						       MHD_RESPMEM_MUST_COPY);
+	}
+	if (resp == NULL)
+		return MHD_NO;
+	if (r->body != NULL)
+		MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+	MHD_add_response_header(resp, "OData-Version", "4.0");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	if (r->body != NULL && r->etag)
+		MHD_add_response_header(resp, "ETag", etag);
+	if (r->allow[0] != '\0')
+		MHD_add_response_header(resp, "Allow", r->allow);
+	if (r->location[0] != '\0')
+		MHD_add_response_header(resp, "Location", r->location);
+	if (r->token[0] != '\0')
+		MHD_add_response_header(resp, "X-Auth-Token", r->token);
+	if (r->status == 401)
+		ret = MHD_queue_basic_auth_fail_response(c, "falcon-sim", resp);
+	else
+		ret = MHD_queue_response(c, (unsigned)r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* Is the request authenticated (basic auth or a session token)? */
+static bool authenticated(struct MHD_Connection *c)
+{
+	const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Auth-Token");
+	char *user = NULL, *pass = NULL;
+	bool ok = false;
+	int i;
+
+	if (srv.user == NULL)
+		return true;
+	if (tok != NULL) {
+		pthread_mutex_lock(&srv.lock);
+		for (i = 0; i < SIM_MAX_SESSIONS; i++)
+			if (srv.sessions[i].id[0] != '\0' && strcmp(srv.sessions[i].token, tok) == 0)
+				ok = true;
+		pthread_mutex_unlock(&srv.lock);
+		return ok;
+	}
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	ok = user != NULL && pass != NULL && strcmp(user, srv.user) == 0 &&
+	     strcmp(pass, srv.password) == 0;
+	MHD_free(user);
+	MHD_free(pass);
+	return ok;
+}
+
+/* Requests Redfish serves without authentication (DSP0266 sec. 13.3.1). */
+static bool auth_exempt(const char *method, const char *url)
+{
+	return (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+	       ? (strcmp(url, "/redfish") == 0 || strcmp(url, "/redfish/") == 0 ||
+		  strcmp(url, "/redfish/v1") == 0 || strcmp(url, "/redfish/v1/") == 0)
+	       : (strcmp(method, "POST") == 0 &&
+		  (strcmp(url, "/redfish/v1/SessionService/Sessions") == 0 ||
+		   strcmp(url, "/redfish/v1/SessionService/Sessions/") == 0));
+}
+
+static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const char *method,
+			     struct req *rq)
+{
+	struct sim_reply r;
+	enum MHD_Result ret;
+
+	memset(&r, 0, sizeof(r));
+	if (!peer_is_loopback(c)) {
+		sim_reply_error(&r, 403, "Base.1.16.InsufficientPrivilege",
+				"The admin API answers loopback clients only.");
+	} else if (strcmp(url, "/admin/state") == 0) {
+		if (strcmp(method, "GET") != 0) {
+			sim_reply_error(&r, 405, "Base.1.16.OperationNotAllowed", "GET only");
+			falcon_strlcpy(r.allow, "GET", sizeof(r.allow));
+		} else {
+			pthread_mutex_lock(&srv.lock);
+			r.body = sim_state_json(&srv);
+			pthread_mutex_unlock(&srv.lock);
+			r.status = 200;
+		}
+	} else if (strcmp(url, "/admin/faults") == 0) {
+		if (strcmp(method, "GET") == 0) {
+			pthread_mutex_lock(&srv.lock);
+			r.body = sim_faults_to_json(&srv.cfg.faults);
+			pthread_mutex_unlock(&srv.lock);
+			r.status = 200;
+		} else if (strcmp(method, "DELETE") == 0) {
+			pthread_mutex_lock(&srv.lock);
+			memset(&srv.cfg.faults, 0, sizeof(srv.cfg.faults));
+			pthread_cond_broadcast(&srv.cond);
+			pthread_mutex_unlock(&srv.lock);
+			falcon_info("faults cleared");
+			r.status = 204;
+		} else if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
+			struct json_tokener *tok = json_tokener_new_ex(64);
+			struct json_object *o = NULL;
+			struct sim_faults nf;
+
+			if (tok != NULL && rq->body != NULL)
+				o = json_tokener_parse_ex(tok, rq->body, (int)rq->len);
+			if (o == NULL || json_tokener_get_error(tok) != json_tokener_success) {
+				sim_reply_error(&r, 400, "Base.1.16.MalformedJSON",
+						"The request body is not valid JSON.");
+			} else if (sim_faults_from_json(o, &nf) != FALCON_OK) {
+				sim_reply_error(&r, 400, "Base.1.16.PropertyValueError", "%s",
+						falcon_errmsg());
+			} else {
+				pthread_mutex_lock(&srv.lock);
+				srv.cfg.faults = nf;
+				pthread_cond_broadcast(&srv.cond);
+				r.body = sim_faults_to_json(&srv.cfg.faults);
+				pthread_mutex_unlock(&srv.lock);
+				r.status = 200;
+				falcon_info("faults set: %s",
+					    json_object_to_json_string_ext(r.body, JSON_C_TO_STRING_PLAIN));
+			}
+			json_object_put(o);
+			if (tok != NULL)
+				json_tokener_free(tok);
+		} else {
+			sim_reply_error(&r, 405, "Base.1.16.OperationNotAllowed", "GET, POST or DELETE");
+			falcon_strlcpy(r.allow, "GET, POST, DELETE", sizeof(r.allow));
+		}
+	} else {
+		sim_reply_error(&r, 404, "Base.1.16.ResourceNotFound", "No admin resource %s.", url);
+	}
+	ret = send_reply(c, &r, false);
+	json_object_put(r.body);
+	return ret;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version,
+			       const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct req *rq = *con_cls;
+	struct sim_fault_rule rule;
+	struct sim_reply r;
+	bool fault = false, drop = false;
+	long latency;
+	enum MHD_Result ret;
+
+	(void)cls;
+	(void)version;
+	if (rq == NULL) {
+		rq = calloc(1, sizeof(*rq));
+		if (rq == NULL)
+			return MHD_NO;
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		if (!rq->too_big && rq->len + *upload_data_size <= MAX_BODY) {
+			char *nb = realloc(rq->body, rq->len + *upload_data_size + 1);
+
+			if (nb == NULL)
+				return MHD_NO;
+			rq->body = nb;
+			memcpy(rq->body + rq->len, upload_data, *upload_data_size);
+			rq->len += *upload_data_size;
+			rq->body[rq->len] = '\0';
+		} else {
+			rq->too_big = true;
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	falcon_debug("%s %s", method, url);
+	if (strncmp(url, "/admin/", 7) == 0)
+		return admin(c, url, method, rq);
+
+	/* Injected faults apply to Redfish requests, before anything else. */
+	pthread_mutex_lock(&srv.lock);
+	latency = srv.cfg.faults.latency_ms;
+	fault = sim_fault_match(&srv.cfg.faults, method, url, &rule);
+	pthread_mutex_unlock(&srv.lock);
+	if (fault && rule.action == SIM_FAULT_LATENCY)
+		latency += rule.ms;
+	if (latency > 0)
+		wait_ms(latency);
+	if (fault && rule.action == SIM_FAULT_TIMEOUT) {
+		falcon_info("fault: %s %s accepted and never answered", method, url);
+		wait_ms(rule.ms > 0 ? rule.ms : -1);
+		return MHD_NO;
+	}
+	memset(&r, 0, sizeof(r));
+	if (fault && rule.action == SIM_FAULT_ERROR) {
+		falcon_info("fault: %s %s answered %d", method, url, rule.status);
+		sim_reply_error(&r, rule.status,
+				rule.status == 503 ? "Base.1.16.ServiceTemporarilyUnavailable"
+						   : "Base.1.16.InternalError",
+				"Injected fault: the service answered %d.", rule.status);
+	} else if (!auth_exempt(method, url) && !authenticated(c)) {
+		sim_reply_error(&r, 401, "Base.1.16.NoValidSession",
+				"Authentication required: basic auth or an X-Auth-Token from SessionService.");
+	} else if (rq->too_big) {
+		sim_reply_error(&r, 413, "Base.1.16.GeneralError",
+				"The request body exceeds %d bytes.", MAX_BODY);
+	} else {
+		const char *if_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-Match");
+
+		pthread_mutex_lock(&srv.lock);
+		sim_redfish_handle(&srv, method, url, rq->body, rq->len, if_match, &r);
+		pthread_mutex_unlock(&srv.lock);
+		drop = fault && rule.action == SIM_FAULT_DROP;
+	}
+	falcon_verbose("%s %s -> %d", method, url, r.status);
+	ret = send_reply(c, &r, drop);
+	json_object_put(r.body);
+	return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct req *rq = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (rq != NULL) {
+		free(rq->body);
+		free(rq);
+		*con_cls = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	falcon_debug("libmicrohttpd: %s", buf);
+}
+
+/*
+ * bind_listen - bind and listen on "HOST:PORT" ("[::1]:PORT" for IPv6).
+ * Non-loopback addresses are refused unless allow_remote.  Returns the
+ * socket in *fd and whether it is IPv6 in *v6.
+ */
+static falcon_err_t bind_listen(const char *spec, bool allow_remote, int *fd, bool *v6)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char host[256];
+	const char *colon, *port;
+	long pn;
+	int s = -1, one = 1, gai;
+	falcon_err_t rv;
+
+	colon = strrchr(spec, ':');
+	if (colon == NULL || colon == spec) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "--listen %s: expected HOST:PORT", spec);
+		goto fail;
+	}
+	port = colon + 1;
+	if (falcon_strtol(port, 10, 0, 65535, &pn) != FALCON_OK) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "--listen %s: expected a port in [0, 65535]", spec);
+		goto fail;
+	}
+	if (spec[0] == '[' && colon[-1] == ']')
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec - 2), spec + 1);
+	else
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((gai = getaddrinfo(host, port, &hints, &res)) != 0) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "--listen %s: %s", spec, gai_strerror(gai));
+		goto fail;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		bool loop = false;
+
+		if (ai->ai_family == AF_INET)
+			loop = (ntohl(((struct sockaddr_in *)(void *)ai->ai_addr)->sin_addr.s_addr) >> 24) == 127;
+		else if (ai->ai_family == AF_INET6)
+			loop = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)(void *)ai->ai_addr)->sin6_addr);
+		if (!loop && !allow_remote) {
+			rv = falcon_err_set(FALCON_ERR_PERM,
+					    "--listen %s: not a loopback address; the emulator has no TLS (use --allow-remote to listen there anyway)",
+					    spec);
+			goto fail;
+		}
+		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (s < 0)
+			continue;
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 64) == 0) {
+			*v6 = ai->ai_family == AF_INET6;
+			break;
+		}
+		close(s);
+		s = -1;
+	}
+	if (s < 0) {
+		rv = falcon_err_set(FALCON_ERR_IO, "--listen %s: cannot bind: %s", spec, strerror(errno));
+		goto fail;
+	}
+	*fd = s;
+	rv = FALCON_OK;
+fail:
+	if (res != NULL)
+		freeaddrinfo(res);
+	return rv;
+}
+
+/* "user:password" on the first line of path. */
+static falcon_err_t load_credentials(const char *path)
+{
+	char *buf = NULL, *colon;
+	size_t len = 0;
+	falcon_err_t rv;
+
+	if ((rv = falcon_read_file(path, 4096, &buf, &len)) != FALCON_OK)
+		goto fail;
+	buf[strcspn(buf, "\r\n")] = '\0';
+	colon = strchr(buf, ':');
+	if (colon == NULL || colon == buf) {
+		rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: expected one line \"user:password\"", path);
+		goto fail;
+	}
+	*colon = '\0';
+	srv.user = strdup(buf);
+	srv.password = strdup(colon + 1);
+	if (srv.user == NULL || srv.password == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	rv = FALCON_OK;
+fail:
+	if (buf != NULL)
+		memset(buf, 0, len);
+	free(buf);
+	return rv;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: falcon-sim --listen HOST:PORT --sysfs-root DIR [options]\n"
+		"Emulate a Falcon 4016 PCIe chassis (Redfish) and its hosts' PCIe buses.\n"
+		"\n"
+		"  -l, --listen HOST:PORT   address to serve (loopback only; PORT 0 = any free port)\n"
+		"  -s, --sysfs-root DIR     keep each host's bus/pci tree under DIR/<host>/\n"
+		"  -c, --config FILE        chassis configuration (JSON); default: the paper's testbed\n"
+		"  -C, --credentials FILE   \"user:password\": require basic auth or a session\n"
+		"  -p, --port-file FILE     write the bound port there once ready\n"
+		"      --allow-remote       allow a non-loopback --listen address\n"
+		"      --dump-config        print the effective configuration as JSON and exit\n"
+		"  -v, --verbose            more logging (twice: debug)\n"
+		"  -q, --quiet              warnings and errors only\n"
+		"  -h, --help               this help\n"
+		"  -V, --version            print the version\n");
+}
+
+/* The configuration as JSON (for --dump-config): the same format --config reads. */
+static struct json_object *link_json(const struct sim_link *l)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "speed_gts", json_object_new_double(l->speed_gts));
+	json_object_object_add(o, "width", json_object_new_int(l->width));
+	return o;
+}
+
+static struct json_object *device_json(const struct sim_device *dev, int slot)
+{
+	struct json_object *o = json_object_new_object();
+	char buf[16];
+
+	if (slot > 0)
+		json_object_object_add(o, "slot", json_object_new_int(slot));
+	else
+		json_object_object_add(o, "bdf", json_object_new_string(dev->bdf));
+	json_object_object_add(o, "type", json_object_new_string(sim_dev_type_str(dev->type)));
+#define HEX(k, fmt, v) do { snprintf(buf, sizeof(buf), fmt, v); \
+		json_object_object_add(o, k, json_object_new_string(buf)); } while (0)
+	HEX("vendor_id", "%04x", dev->vendor_id);
+	HEX("device_id", "%04x", dev->device_id);
+	HEX("subsystem_vendor_id", "%04x", dev->subsys_vendor_id);
+	HEX("subsystem_device_id", "%04x", dev->subsys_device_id);
+	HEX("class", "%06x", dev->class_code);
+	HEX("revision", "%02x", dev->revision);
+#undef HEX
+	json_object_object_add(o, "model", json_object_new_string(dev->model));
+	json_object_object_add(o, "serial", json_object_new_string(dev->serial));
+	json_object_object_add(o, "manufacturer", json_object_new_string(dev->manufacturer));
+	json_object_object_add(o, "max_link", link_json(&dev->max_link));
+	json_object_object_add(o, "link", link_json(&dev->link));
+	return o;
+}
+
+static struct json_object *config_json(const struct sim_config *cfg)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	int p, d, s;
+	size_t h, k;
+
+	json_object_object_add(o, "chassis", json_object_new_string(cfg->chassis));
+	json_object_object_add(o, "mode", json_object_new_string(sim_mode_str(cfg->mode)));
+	json_object_object_add(o, "surprise_removal", json_object_new_string(
+		cfg->surprise == SIM_SURPRISE_STALE ? "stale"
+		: cfg->surprise == SIM_SURPRISE_REFUSE ? "refuse" : "remove"));
+	for (p = 0; p < SIM_PORTS; p++) {
+		struct json_object *po = json_object_new_object(), *br;
+		char id[16];
+
+		snprintf(id, sizeof(id), "H%d", p + 1);
+		json_object_object_add(po, "id", json_object_new_string(id));
+		if (cfg->port[p].host[0] == '\0') {
+			json_object_object_add(po, "host", NULL);
+		} else {
+			json_object_object_add(po, "host", json_object_new_string(cfg->port[p].host));
+			json_object_object_add(po, "adapter", json_object_new_string(cfg->port[p].adapter));
+			br = json_object_new_array();
+			snprintf(id, sizeof(id), "0x%02x", cfg->port[p].bus_first);
+			json_object_array_add(br, json_object_new_string(id));
+			snprintf(id, sizeof(id), "0x%02x", cfg->port[p].bus_last);
+			json_object_array_add(br, json_object_new_string(id));
+			json_object_object_add(po, "bus_range", br);
+			json_object_object_add(po, "link", link_json(&cfg->port[p].link));
+		}
+		json_object_array_add(a, po);
+	}
+	json_object_object_add(o, "host_ports", a);
+	a = json_object_new_array();
+	for (d = 0; d < SIM_DRAWERS; d++) {
+		struct json_object *dr = json_object_new_object(), *hp = json_object_new_array();
+		struct json_object *sl = json_object_new_array();
+
+		json_object_object_add(dr, "id", json_object_new_int(d + 1));
+		for (p = 0; p < cfg->drawer[d].nports; p++) {
+			char id[16];
+
+			snprintf(id, sizeof(id), "H%d", cfg->drawer[d].ports[p] + 1);
+			json_object_array_add(hp, json_object_new_string(id));
+		}
+		json_object_object_add(dr, "host_ports", hp);
+		for (s = 0; s < SIM_SLOTS; s++)
+			if (cfg->drawer[d].slot[s].type != SIM_DEV_NONE)
+				json_object_array_add(sl, device_json(&cfg->drawer[d].slot[s], s + 1));
+		json_object_object_add(dr, "slots", sl);
+		json_object_array_add(a, dr);
+	}
+	json_object_object_add(o, "drawers", a);
+	a = json_object_new_array();
+	for (h = 0; h < cfg->nhosts; h++) {
+		struct json_object *ho = json_object_new_object(), *ld = json_object_new_array();
+
+		json_object_object_add(ho, "name", json_object_new_string(cfg->hosts[h].name));
+		for (k = 0; k < cfg->hosts[h].nlocal; k++)
+			json_object_array_add(ld, device_json(&cfg->hosts[h].local[k], 0));
+		json_object_object_add(ho, "local_devices", ld);
+		json_object_array_add(a, ho);
+	}
+	json_object_object_add(o, "hosts", a);
+	json_object_object_add(o, "faults", sim_faults_to_json(&cfg->faults));
+	return o;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "sysfs-root", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "credentials", required_argument, NULL, 'C' },
+		{ "port-file", required_argument, NULL, 'p' },
+		{ "allow-remote", no_argument, NULL, 'R' },
+		{ "dump-config", no_argument, NULL, 'D' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *listen_spec = NULL, *config = NULL, *creds = NULL, *port_file = NULL;
+	const char *sysfs_root = NULL;
+	bool allow_remote = false, dump = false, v6 = false;
+	int level = FALCON_LOG_INFO, opt, fd = -1, rc = 1, sig;
+	struct MHD_Daemon *d = NULL;
+	const union MHD_DaemonInfo *di;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	unsigned port;
+	sigset_t set;
+	bool host_started = false;
+
+	falcon_log_init("falcon-sim");
+	while ((opt = getopt_long(argc, argv, "l:s:c:C:p:vqhV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': listen_spec = optarg; break;
+		case 's': sysfs_root = optarg; break;
+		case 'c': config = optarg; break;
+		case 'C': creds = optarg; break;
+		case 'p': port_file = optarg; break;
+		case 'R': allow_remote = true; break;
+		case 'D': dump = true; break;
+		case 'v': if (level < FALCON_LOG_DEBUG) level++; break;
+		case 'q': level = FALCON_LOG_WARN; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("falcon-sim %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	falcon_log_add_sink(falcon_log_sink_stderr, (falcon_log_level_t)level, NULL);
+	if (optind != argc) {
+		falcon_error("unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (config != NULL) {
+		if (sim_config_load(config, &srv.cfg) != FALCON_OK) {
+			falcon_error("%s", falcon_errmsg());
+			return 1;
+		}
+	} else {
+		sim_config_default(&srv.cfg);
+	}
+	if (dump) {
+		struct json_object *o = config_json(&srv.cfg);
+
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		return 0;
+	}
+	if (listen_spec == NULL || sysfs_root == NULL) {
+		falcon_error("--listen and --sysfs-root are required");
+		usage(stderr);
+		return 2;
+	}
+	sim_state_init(&srv.st);
+	if ((srv.sysfs_root = strdup(sysfs_root)) == NULL) {
+		falcon_error("out of memory");
+		goto out;
+	}
+	if (creds != NULL) {
+		if (load_credentials(creds) != FALCON_OK) {
+			falcon_error("%s", falcon_errmsg());
+			goto out;
+		}
+		falcon_info("basic auth and sessions required (user %s, from %s)", srv.user, creds);
+	} else {
+		falcon_warn("no --credentials: accepting anonymous requests");
+	}
+	if (bind_listen(listen_spec, allow_remote, &fd, &v6) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		falcon_error("getsockname: %s", strerror(errno));
+		goto out;
+	}
+	port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					      : ((struct sockaddr_in *)&ss)->sin_port);
+
+	/* Signals go to sigwait() below, never to the server threads. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (sim_host_start(&srv) != FALCON_OK) {
+		falcon_error("host side: %s", falcon_errmsg());
+		goto out;
+	}
+	host_started = true;
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
+			     0, NULL, NULL, handler, NULL,
+			     MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
+			     MHD_OPTION_END);
+	if (d == NULL) {
+		falcon_error("cannot start the HTTP server on %s", listen_spec);
+		goto out;
+	}
+	fd = -1; /* the daemon owns it now */
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	if (di != NULL && di->port != 0)
+		port = di->port;
+	if (port_file != NULL) {
+		char buf[16];
+		int n = snprintf(buf, sizeof(buf), "%u\n", port);
+
+		if (falcon_write_file_atomic(port_file, buf, (size_t)n, 0644) != FALCON_OK) {
+			falcon_error("--port-file: %s", falcon_errmsg());
+			goto out;
+		}
+	}
+	falcon_info("chassis %s (%s mode) serving Redfish on %s (port %u), hosts under %s",
+		    srv.cfg.chassis, sim_mode_str(srv.cfg.mode), listen_spec, port, srv.sysfs_root);
+	do {
+		if (sigwait(&set, &sig) != 0)
+			break;
+	} while (sig != SIGTERM && sig != SIGINT);
+	falcon_info("signal %d: stopping", sig);
+	rc = 0;
+out:
+	pthread_mutex_lock(&srv.lock);
+	srv.stopping = true;
+	pthread_cond_broadcast(&srv.cond);
+	pthread_mutex_unlock(&srv.lock);
+	if (d != NULL)
+		MHD_stop_daemon(d);
+	if (fd >= 0)
+		close(fd);
+	if (host_started)
+		sim_host_stop(&srv);
+	if (srv.password != NULL)
+		memset(srv.password, 0, strlen(srv.password));
+	free(srv.user);
+	free(srv.password);
+	free(srv.sysfs_root);
+	return rc;
+}

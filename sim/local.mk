@@ -1,0 +1,31 @@
+# sim/local.mk - falcon-sim, the Falcon 4016 chassis emulator.
+
+bin_PROGRAMS += sim/falcon-sim
+sim_falcon_sim_SOURCES = \
+	sim/falcon-sim.c sim/sim.h sim/sim_server.h \
+	sim/sim_config.c sim/sim_model.c sim/sim_redfish.c sim/sim_host.c
+sim_falcon_sim_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(PCI_CFLAGS) \
+	$(PTHREAD_CFLAGS)
+sim_falcon_sim_LDADD = lib/libfalcon.la $(JSON_LIBS) $(MHD_LIBS) $(PTHREAD_LIBS)
+dist_man_MANS += doc/falcon-sim.1
+EXTRA_DIST += examples/falcon-sim.json
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_sim
+TESTS += tests/unit/test_sim
+tests_unit_test_sim_SOURCES = tests/unit/test_sim.c tests/unit/testutil.h \
+	sim/sim.h sim/sim_config.c sim/sim_model.c
+tests_unit_test_sim_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/sim
+tests_unit_test_sim_LDADD = $(UNIT_LDADD) $(JSON_LIBS)
+endif
+
+SIM_TESTS = \
+	tests/integration/sim-redfish.sh \
+	tests/integration/sim-composition.sh \
+	tests/integration/sim-auth.sh \
+	tests/integration/sim-faults.sh \
+	tests/integration/sim-host.sh
+if INTEGRATION_TESTS
+TESTS += $(SIM_TESTS)
+endif
+EXTRA_DIST += $(SIM_TESTS) tests/integration/sim-lib.sh

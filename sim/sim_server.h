@@ -1,0 +1,97 @@
+/*
+ * sim_server.h - falcon-sim's running state shared by the HTTP side
+ * (falcon-sim.c, sim_redfish.c) and the host side (sim_host.c).
+ *
+ * One mutex guards everything below it; HTTP handlers (one thread per
+ * connection) and the inotify thread take it for each operation.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_SIM_SERVER_H
+#define FALCON_SIM_SERVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "sim.h"
+
+#define SIM_MAX_SESSIONS 64
+
+struct sim_session {
+	char id[24];
+	char token[65];
+	char user[SIM_NAME_LEN];
+};
+
+struct sim_host_state;
+
+struct sim_server {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;          /* broadcast on stop and fault changes */
+	bool stopping;
+	struct sim_config cfg;
+	struct sim_state st;
+	/* auth: NULL user = anonymous requests accepted */
+	char *user, *password;
+	struct sim_session sessions[SIM_MAX_SESSIONS];
+	unsigned long next_session;
+	/* host side */
+	char *sysfs_root;
+	struct sim_host_state *host;
+};
+
+/* A reply built by sim_redfish_*: status, JSON body (owned), extra headers. */
+struct sim_reply {
+	int status;
+	struct json_object *body;     /* NULL = empty body */
+	bool etag;                    /* add ETag + @odata.etag (a resource) */
+	char allow[64];               /* 405: the Allow header */
+	char location[256];
+	char token[80];
+};
+
+/*
+ * sim_redfish_handle - serve one Redfish request (path without query,
+ * method, body of len bytes, the If-Match header or NULL) under srv->lock.
+ * Fills *r; never fails (errors are replies).  Caller frees r->body.
+ */
+void sim_redfish_handle(struct sim_server *srv, const char *method, const char *path,
+			const char *body, size_t len, const char *if_match,
+			struct sim_reply *r);
+
+/*
+ * sim_reply_error - an error reply with DMTF's error body:
+ * {"error": {"code", "message", "@Message.ExtendedInfo": [{MessageId, Message,
+ * Severity, Resolution}]}}.  message is printf-style.
+ */
+void sim_reply_error(struct sim_reply *r, int status, const char *message_id,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * sim_etag_of - the strong ETag ("\"<16 hex>\"", FNV-1a 64 of the
+ * resource's JSON without @odata.etag) into buf of size >= 24.
+ */
+void sim_etag_of(struct json_object *o, char *buf, size_t n);
+
+/* sim_state_json - GET /admin/state: who owns what, what each host sees. */
+struct json_object *sim_state_json(struct sim_server *srv);
+
+/* ---- sim_host.c: the host side (sysfs-shaped trees) ---- */
+
+/*
+ * sim_host_start - create srv->sysfs_root/<host>/bus/pci/{devices/,rescan}
+ * for every host with its local devices, Falcon adapters and switch ports,
+ * and start the inotify thread.  FALCON_ERR_IO / FALCON_ERR_PCI on failure.
+ */
+falcon_err_t sim_host_start(struct sim_server *srv);
+/* sim_host_stop - stop the inotify thread and free; the trees stay. */
+void sim_host_stop(struct sim_server *srv);
+/* Called under srv->lock after the chassis detached drawer d slot s from port p:
+ * surprise removal on the host when the device is still on its bus. */
+void sim_host_detached(struct sim_server *srv, int p, int d, int s);
+/* sim_host_bdf - the BDF drawer d slot s gets on port p's host; buf >= 16. */
+void sim_host_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n);
+
+#endif /* FALCON_SIM_SERVER_H */

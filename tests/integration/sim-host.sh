@@ -1,0 +1,164 @@
+#!/bin/sh
+# sim-host.sh - falcon-sim's host side read by real lspci/libpci
+# (linux-sysfs method): the tree at start, attach + rescan makes a device
+# appear behind the drawer switch with the right IDs and LnkSta, remove
+# makes it disappear, a degraded link, a device that never appears,
+# surprise removal (remove, stale, refuse), removing a bridge.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/sim-lib.sh"
+command -v lspci >/dev/null 2>&1 || t_skip "lspci not found (pciutils)"
+
+N1=$SIM_ROOT/node1/bus/pci
+lsp() { lspci -A linux-sysfs -O "sysfs.path=$N1" "$@" 2>/dev/null; }
+
+# wait_for COND... - poll a shell condition (the rescan is asynchronous).
+wait_for() {
+	_n=0
+	until "$@"; do
+		_n=$((_n + 1))
+		[ $_n -lt 200 ] || t_fail "timed out waiting for: $*"
+		sleep 0.05
+	done
+}
+present() { [ -d "$N1/devices/$1" ]; }
+absent() { [ ! -e "$N1/devices/$1" ]; }
+# rescan - write 1 and wait until falcon-sim has done the rescan: it empties
+# the file, then rescans holding its lock, which GET /admin/state waits for.
+rescan() {
+	echo 1 >"$N1/rescan"
+	wait_for eval '[ ! -s "$N1/rescan" ]'
+	curl -s -m 20 -o /dev/null "$SIM_BASE/admin/state"
+}
+remove() { echo 1 >"$N1/devices/$1/remove"; }
+
+sim_start
+
+# At start: 8 local V100 SXM2, the local NVMe, two Falcon adapters with 8
+# downstream ports each, no Falcon device.
+[ "$(lsp -n | grep -c '10de:1db1')" = 8 ] || t_fail "8 local V100 SXM2 expected"
+lsp -n -s 5e:00.0 | grep -q '8086:0a54' || t_fail "local NVMe"
+[ "$(lsp -n | grep -c '1000:c010')" = 18 ] || t_fail "2 adapters + 16 downstream ports expected"
+lsp -n | grep -q '10de:1db4' && t_fail "a Falcon GPU before any attach"
+[ -f "$N1/rescan" ] || t_fail "no rescan file"
+[ -d "$SIM_ROOT/node2/bus/pci/devices/0000:3b:00.0" ] || t_fail "node2's adapter"
+t_ok "tree at start"
+
+# Attach: staged, not on the bus until the rescan.
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1 drawer1_slot2)"
+expect 200 "attach drawer1_slot1+2 to H1"
+absent 0000:3d:00.0 || t_fail "device on the bus before the rescan"
+req GET /admin/state
+[ "$(jget '[x for x in d["devices"] if x["id"] == "drawer1_slot1"][0]["staged"]')" = True ] || t_fail "not staged"
+req POST /admin/faults '{"degraded_links":{"drawer1_slot2":{"speed_gts":8,"width":8}}}'
+expect 200 "slot 2 will train at Gen3 x8"
+rescan
+wait_for present 0000:3d:00.0
+wait_for present 0000:3e:00.0
+lsp -nn -s 3d:00.0 | grep -q '3D controller \[0302\]: .*\[10de:1db4\]' || t_fail "3d:00.0 IDs: $(lsp -nn -s 3d:00.0)"
+lsp -vv -s 3d:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x16' || t_fail "3d:00.0 LnkSta: $(lsp -vv -s 3d:00.0 | grep Lnk)"
+lsp -vv -s 3e:00.0 | grep -q 'LnkCap:.*Speed 8GT/s.*Width x16' || t_fail "3e:00.0 LnkCap"
+lsp -vv -s 3e:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x8' || t_fail "3e:00.0 degraded LnkSta: $(lsp -vv -s 3e:00.0 | grep Lnk)"
+lsp -vv -s 3c:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x16' || t_fail "downstream port link up"
+lsp -vv -s 3c:05.0 | grep -q 'LnkSta:.*Width x0' || t_fail "empty downstream port link down: $(lsp -vv -s 3c:05.0 | grep LnkSta)"
+lsp -t | grep -q '3b\]---00.0-\[3c-44\]--+-00.0-\[3d\]----00.0' || t_fail "not behind the drawer switch: $(lsp -t)"
+[ -f "$N1/rescan" ] && [ ! -s "$N1/rescan" ] || t_fail "rescan not recreated empty"
+req GET /admin/state
+[ "$(jget '[x for x in d["devices"] if x["id"] == "drawer1_slot1"][0]["present"]')" = True ] || t_fail "not present"
+t_ok "attach + rescan: the devices appear with their IDs and LnkSta"
+
+# Remove: the directory goes; the chassis still has it attached; a rescan
+# brings it back.
+remove 0000:3d:00.0
+wait_for absent 0000:3d:00.0
+lsp -n | grep -q '^3d:00.0' && t_fail "3d:00.0 still listed"
+[ "$(owner drawer1_slot1)" = H1 ] || t_fail "remove detached in the chassis"
+rescan
+wait_for present 0000:3d:00.0
+[ -f "$N1/devices/0000:3d:00.0/remove" ] || t_fail "no remove file"
+t_ok "remove and rescan again"
+
+# The proper teardown: remove on the host, then detach.
+remove 0000:3e:00.0
+wait_for absent 0000:3e:00.0
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1)"
+expect 200 "detach drawer1_slot2 after its remove"
+rescan
+present 0000:3d:00.0 || t_fail "3d:00.0 gone"
+absent 0000:3e:00.0 || t_fail "detached device came back"
+
+# Surprise removal (default "remove", as pciehp): detach while on the bus.
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
+expect 200 "detach drawer1_slot1 while on the bus"
+absent 0000:3d:00.0 || t_fail "surprise-removed device still there"
+grep -q 'surprise removal: drawer1_slot1' "$t_tmp/sim.log" || t_fail "surprise removal not logged"
+
+# A device that never appears; slot 4 appears in the same rescan.
+req POST /admin/faults '{"no_appear":["drawer1_slot3"]}'
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot3 drawer1_slot4)"
+expect 200 "attach slots 3 and 4"
+rescan
+present 0000:40:00.0 || t_fail "slot 4 did not appear"
+absent 0000:3f:00.0 || t_fail "no_appear device appeared"
+req GET /admin/state
+[ "$(jget '[x for x in d["devices"] if x["id"] == "drawer1_slot3"][0]["staged"]')" = True ] || t_fail "no_appear device not staged"
+t_ok "a device that never appears"
+req DELETE /admin/faults
+
+# Removing the adapter takes its switch and devices; rescan restores them.
+remove 0000:3b:00.0
+wait_for absent 0000:3b:00.0
+absent 0000:3c:03.0 || t_fail "downstream port left"
+absent 0000:40:00.0 || t_fail "device below the adapter left"
+rescan
+wait_for present 0000:40:00.0
+wait_for present 0000:3f:00.0
+wait_for present 0000:3b:00.0
+wait_for present 0000:3c:07.0
+t_ok "remove a bridge, rescan"
+
+# A local device: remove and rescan.
+remove 0000:18:00.0
+wait_for absent 0000:18:00.0
+rescan
+wait_for present 0000:18:00.0
+
+# The NVMe in drawer 2 through H2 (same host, second adapter).
+req POST "$RF/Systems/H2/Actions/ComputerSystem.AddResourceBlock" "$(block_body drawer2_slot5)"
+expect 204 "compose the Falcon NVMe to H2"
+rescan
+wait_for present 0000:b5:00.0
+lsp -nn -s b5:00.0 | grep -q 'Non-Volatile memory controller \[0108\]: .*\[8086:0a54\]' || t_fail "NVMe IDs"
+lsp -vv -s b5:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x4' || t_fail "NVMe LnkSta"
+t_ok "Falcon NVMe via composition"
+sim_stop
+
+# surprise_removal "stale": the device stays with config space all-ones.
+"$SIM" --dump-config | sed 's/"surprise_removal": "remove"/"surprise_removal": "stale"/' >"$t_tmp/stale.json"
+sim_start --config "$t_tmp/stale.json"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1)"
+rescan
+wait_for present 0000:3d:00.0
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
+expect 200 "detach while on the bus (stale)"
+present 0000:3d:00.0 || t_fail "stale device gone"
+[ "$(od -An -tx1 -N4 "$N1/devices/0000:3d:00.0/config" | tr -d ' ')" = ffffffff ] || t_fail "config not all-ones"
+remove 0000:3d:00.0
+wait_for absent 0000:3d:00.0
+t_ok "surprise removal: stale"
+sim_stop
+
+# surprise_removal "refuse": the chassis answers 409 until the host removed it.
+"$SIM" --dump-config | sed 's/"surprise_removal": "remove"/"surprise_removal": "refuse"/' >"$t_tmp/refuse.json"
+sim_start --config "$t_tmp/refuse.json"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1)"
+rescan
+wait_for present 0000:3d:00.0
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
+expect 409 "detach refused while on the bus"
+[ "$(jget 'd["error"]["code"]')" = Falcon.1.0.DetachRefused ] || t_fail "refuse code"
+remove 0000:3d:00.0
+wait_for absent 0000:3d:00.0
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
+expect 200 "detach after remove"
