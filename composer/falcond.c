@@ -429,11 +429,11 @@ int main(int argc, char **argv)
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 			     0, NULL, NULL, handler, NULL,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_END);
 	if (d == NULL) {
 		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));

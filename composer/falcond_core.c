@@ -367,22 +367,33 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 		rv = falcon_chassis_attach(ch->client, l.devs[attached].port, l.devs[attached].id);
 		if (rv != FALCON_OK) {
 			count_chassis_error(st, rv);
-			if (rv == FALCON_ERR_POLICY) {
-				/* not cabled, or the mode forbids it: when no other host
-				 * holds a device of that drawer the mode cannot be why,
-				 * so the port is not cabled to it; place again */
-				bool shared = false;
+			char detail[1024];
+
+			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+			if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
+				/* Refused: not cabled, the mode, or someone took it.
+				 * When the device is still free and no other host holds
+				 * a device of its drawer, neither the mode nor a race
+				 * can be why: the port is not cabled to that drawer. */
+				struct falcon_inventory now = { 0, NULL };
+				bool shared = false, free_now = false;
+				size_t k;
 
 				for (i = 0; i < inv.n; i++)
 					shared |= slots[i].holder != NULL &&
 						  inv.devs[i].drawer == l.devs[attached].drawer &&
 						  strcmp(slots[i].holder, h->name) != 0;
-				if (!shared)
+				if (!shared && falcon_chassis_inventory(ch->client, &now) == FALCON_OK)
+					for (k = 0; k < now.n; k++)
+						if (strcmp(now.devs[k].id, l.devs[attached].id) == 0)
+							free_now = now.devs[k].owner[0] == '\0';
+				falcon_inventory_free(&now);
+				if (!shared && free_now)
 					learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
 				*retry = true;
 			}
 			rv = falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name,
-					    l.devs[attached].id, l.devs[attached].port, falcon_errmsg());
+					    l.devs[attached].id, l.devs[attached].port, detail);
 			goto fail;
 		}
 	}

@@ -133,6 +133,23 @@ fd_invariants
 grep -q "1 rolled back" "$t_tmp/falcond.log" || t_fail "start-up reconcile did not roll back"
 t_ok "reconcile at start rolls back a composing lease"
 
+# an orphan: the chassis shows a device attached that no lease names
+fd_expect 200 POST /v1/compose '{"job_id":11,"host":"node3","gpus":1}'
+fd_stop_falcond
+python3 - "$t_tmp/state/ledger.json" <<'EOP'
+import json, sys
+p = sys.argv[1]; l = json.load(open(p))
+l["leases"] = []
+json.dump(l, open(p, "w"))
+EOP
+fd_start_falcond --no-reconcile
+fd_expect 200 POST /v1/reconcile ''
+[ "$(fd_json 'j["orphans_detached"]')" = 1 ] || t_fail "orphan not reclaimed: $(cat "$t_tmp/out")"
+fd_invariants
+curl -s "http://127.0.0.1:$FD_PORT/metrics" | grep -q 'falcond_reconcile_disagreements_total{kind="orphan_device"} 1' ||
+	t_fail "orphan not counted in /metrics"
+t_ok "reconcile on demand reclaims a device attached without a lease"
+
 # a corrupted ledger stops falcond with a clear error
 fd_stop_falcond
 echo '{"version":1,"seq":' > "$t_tmp/state/ledger.json"

@@ -41,7 +41,7 @@ while [ $i -lt "$cycles" ]; do
 	[ $kill_now = 0 ] && { fd_start_falcond; fd_invariants "$acked" >/dev/null || {
 		fd_invariants "$acked"; t_fail "cycle $i: invariants broken after restart"; }; }
 	# release an acknowledged lease, sometimes killing falcond meanwhile
-	if [ -s "$acked" ] && [ $(fd_rand 3) != 0 ]; then
+	if [ -s "$acked" ] && { [ $(fd_rand 3) != 0 ] || [ $(wc -l < "$acked") -ge 3 ]; }; then
 		line=$(head -n 1 "$acked"); sed -i 1d "$acked"
 		set -- $line
 		"$FALCONCTL" detach --job "$2" 2>/dev/null &

@@ -7,7 +7,7 @@
 
 FALCOND=$top_builddir/composer/falcond
 FALCONCTL=$top_builddir/composer/falconctl
-SIM=$top_builddir/sim/falcon-sim
+SIM=${FALCON_SIM:-$top_builddir/sim/falcon-sim}
 
 fd_need() {
 	t_need_root
@@ -21,9 +21,9 @@ fd_need() {
 
 # fd_wait_file FILE - wait (bounded, 20 s) for FILE to be non-empty.
 fd_wait_file() {
-	i=0
+	_fw=0
 	while [ ! -s "$1" ]; do
-		i=$((i + 1)); [ $i -le 200 ] || t_fail "timed out waiting for $1"
+		_fw=$((_fw + 1)); [ $_fw -le 200 ] || t_fail "timed out waiting for $1"
 		sleep 0.1
 	done
 }
@@ -95,11 +95,11 @@ fd_start_falcond() {
 	"$FALCOND" -f "$FALCON_CONF" --no-slurm "$@" 2>>"$t_tmp/falcond.log" &
 	FD_PID=$!
 	echo $FD_PID > "$t_tmp/falcond.pid"
-	i=0
+	_fw=0
 	until curl -s -o /dev/null "http://127.0.0.1:$FD_PORT/v1/health"; do
-		i=$((i + 1))
+		_fw=$((_fw + 1))
 		kill -0 $FD_PID 2>/dev/null || t_fail "falcond exited: $(tail -5 "$t_tmp/falcond.log")"
-		[ $i -le 200 ] || t_fail "falcond did not answer"
+		[ $_fw -le 200 ] || t_fail "falcond did not answer"
 		sleep 0.1
 	done
 }
@@ -170,16 +170,16 @@ for l in led["leases"]:
         if l["state"] == "active" and owner.get(d["id"]) != d["port"]: wrong += 1
 attached = [i for i, o in owner.items() if o]
 leaked = [i for i in attached if i not in seen and i not in quar]
-missing = 0
+missing = []
 if acked and os.path.exists(acked):
     ids = {l["id"] for l in led["leases"]}
     want = [w.split()[0] for w in open(acked) if w.strip()]
-    missing = sum(1 for w in want if w not in ids)
+    missing = [w for w in want if w not in ids]
 print("leases=%d attached=%d quarantined=%d leaked=%d double_assigned=%d "
       "lease_not_attached=%d acked_missing=%d" % (len(led["leases"]), len(attached), len(quar),
-      len(leaked), double, wrong, missing))
+      len(leaked), double, wrong, len(missing)))
 if leaked or double or wrong or missing:
-    print("leaked:", leaked, file=sys.stderr); sys.exit(1)
+    print("leaked:", leaked, "missing:", missing, file=sys.stderr); sys.exit(1)
 EOP
 }
 
