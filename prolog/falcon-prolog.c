@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -126,18 +127,65 @@ static int fail_job(const char *what, const char *detail)
 	return g.job.no_slurm ? 1 : 0;
 }
 
+/* dir_signature - FNV-1a 64 over the names under BUSDIR/devices, each
+ * device directory's mtime and its config file's size. */
+static unsigned long long dir_signature(void)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	char bus[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (falcon_hp_busdir(g.root, bus, sizeof(bus)) == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/devices", bus);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		const char *c;
+
+		for (c = de->d_name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+		snprintf(path, sizeof(path), "%s/devices/%s", bus, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0)
+			h = (h ^ (unsigned long long)st.st_mtim.tv_nsec ^
+			     ((unsigned long long)st.st_mtim.tv_sec << 30)) * 0x100000001b3ULL;
+		snprintf(path, sizeof(path), "%s/devices/%s/config", bus, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0)
+			h = (h ^ (unsigned long long)st.st_size) * 0x100000001b3ULL;
+	}
+	closedir(d);
+	return h;
+}
+
 static int match_cond(void *p)
 {
 	static char claimed[FP_MAX_DEVS * 4][FALCON_BDF_LEN];
 	static size_t nclaimed;
-	static bool have;
+	static bool have, have_sig;
+	static unsigned long long last_sig;
+	unsigned long long sig;
 	char *why = p;
+	int r;
 
 	if (!have) {
 		nclaimed = fp_claimed(g.conf, g.job.id, claimed, ARRAY_SIZE(claimed));
 		have = true;
 	}
-	return fp_match(g.root, g.host, &g.lease, claimed, nclaimed, why, 512);
+	/* scan again only when devices/ changed since the last scan that
+	 * came up short: the wait polls readdir, not libpci */
+	sig = dir_signature();
+	if (have_sig && sig == last_sig)
+		return 0;
+	r = fp_match(g.root, g.host, &g.lease, claimed, nclaimed, why, 512);
+	/* only a clean read that came up short is worth remembering: a parse
+	 * error means files are still being written */
+	last_sig = sig;
+	have_sig = r == 0;
+	/* a scan error while devices are being added (a config file not
+	 * written yet) is "not yet": the timeout reports it in why */
+	return r < 0 ? 0 : r;
 }
 
 static falcon_err_t write_state(const char *name, json_object *o)
@@ -376,8 +424,23 @@ static int run(void)
 		char claimed[FP_MAX_GPUS][FALCON_BDF_LEN];
 		size_t nclaimed = fp_claimed(g.conf, g.job.id, claimed, ARRAY_SIZE(claimed));
 
-		rv = fp_build_topology(g.root, g.host, g.composed ? &g.lease : NULL, g.job.req.gpus,
-				       getenv("SLURM_JOB_GPUS"), claimed, nclaimed, &g.topo);
+		long long until = falcon_now_ms() + 2000;
+
+		/* a tree read while another job's rescan rewrites it (falcon-sim
+		 * writes files in place) may fail to parse: read again, bounded */
+		for (;;) {
+			struct timespec ts = { 0, 10000000L };
+
+			rv = fp_build_topology(g.root, g.host, g.composed ? &g.lease : NULL,
+					       g.job.req.gpus, getenv("SLURM_JOB_GPUS"), claimed,
+					       nclaimed, &g.topo);
+			if ((rv != FALCON_ERR_PARSE && rv != FALCON_ERR_PCI) ||
+			    falcon_now_ms() > until || fp_left(g.deadline - RESERVE_MS) == 0)
+				break;
+			falcon_verbose("job %u: topology: %s; reading again", g.job.id,
+				       falcon_errmsg());
+			nanosleep(&ts, NULL);
+		}
 	}
 	if (rv != FALCON_OK) {
 		fp_unlock(lock);
