@@ -574,6 +574,7 @@ falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 			goto fail;
 		}
 	}
+	errno = 0;
 	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "sysfs root %s: %s", root,
 				    errno ? strerror(errno) : "not a directory");

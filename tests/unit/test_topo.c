@@ -541,6 +541,10 @@ START_TEST(test_err_root_missing)
 	expect_error(path, FALCON_ERR_NOTFOUND, "nonexistent");
 	/* a directory without bus/pci */
 	expect_error(tmp, FALCON_ERR_NOTFOUND, "bus/pci");
+	/* a file */
+	FMT(path, "%s/file", tmp);
+	fclose(fopen(path, "w"));
+	expect_error(path, FALCON_ERR_NOTFOUND, "not a directory");
 }
 END_TEST
 
