@@ -1,0 +1,30 @@
+# plugin/local.mk - spank_falcon.so, the SPANK plugin (spank_falcon(8)), and
+# the unit test of its Slurm-free core.
+
+if HAVE_SLURM
+slurmplugindir = $(SLURM_PLUGINDIR)
+slurmplugin_LTLIBRARIES = plugin/spank_falcon.la
+plugin_spank_falcon_la_SOURCES = plugin/spank_falcon.c \
+	plugin/spank_core.c plugin/spank_core.h
+plugin_spank_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
+# No -lslurm: slurm_info() and spank_*() come from the process that loads
+# the module (srun, sbatch, slurmstepd).
+plugin_spank_falcon_la_LIBADD = lib/libfalcon.la
+plugin_spank_falcon_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-Wl,--version-script=$(srcdir)/plugin/spank_falcon.map
+plugin_spank_falcon_la_DEPENDENCIES = lib/libfalcon.la $(srcdir)/plugin/spank_falcon.map
+endif
+EXTRA_DIST += plugin/spank_falcon.map
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_spank_core
+TESTS += tests/unit/test_spank_core
+tests_unit_test_spank_core_SOURCES = tests/unit/test_spank_core.c \
+	tests/unit/testutil.h plugin/spank_core.c plugin/spank_core.h
+tests_unit_test_spank_core_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/plugin
+tests_unit_test_spank_core_LDADD = $(UNIT_LDADD)
+endif
+
+dist_man_MANS += doc/spank_falcon.8
+EXTRA_DIST += examples/slurm.conf.in examples/gres.conf \
+	examples/plugstack.conf.in examples/slurmdbd.conf.in

@@ -1,0 +1,330 @@
+/*
+ * spank_core.c - spank_falcon without Slurm: plugstack arguments, option
+ * words, and the task environment read from a job's topology.json (the
+ * topology JSON contract of the project; json-c).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "conf.h"
+#include "falcon_err.h"
+#include "spank_core.h"
+#include "util.h"
+
+#define TOPOLOGY_MAX_BYTES (1024 * 1024)
+#define CUDA_INDEX_MAX 1023
+
+static const struct {
+	const char *name;
+	const char *env;
+	const char *words;
+	const char *words_text;
+} opt_table[] = {
+	[FSP_OPT_PLACE] = { "falcon-place", "FALCON_PLACE", "pack|spread|any",
+			    "pack, spread or any" },
+	[FSP_OPT_CHECK] = { "falcon-check", "FALCON_CHECK", "quick|full|off",
+			    "quick, full or off" },
+};
+
+const char *fsp_option_name(enum fsp_opt opt)
+{
+	return opt_table[opt].name;
+}
+
+const char *fsp_option_env(enum fsp_opt opt)
+{
+	return opt_table[opt].env;
+}
+
+const char *fsp_option_words(enum fsp_opt opt)
+{
+	return opt_table[opt].words;
+}
+
+falcon_err_t fsp_option_check(enum fsp_opt opt, const char *source,
+			      const char *value, char *out)
+{
+	falcon_place_t place;
+	falcon_check_t check;
+	const char *canon = NULL;
+
+	if (value != NULL && opt == FSP_OPT_PLACE &&
+	    falcon_place_from_str(value, &place) == FALCON_OK)
+		canon = falcon_place_str(place);
+	else if (value != NULL && opt == FSP_OPT_CHECK &&
+		 falcon_check_from_str(value, &check) == FALCON_OK)
+		canon = falcon_check_str(check);
+	if (canon == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "%s=%s: expected %s", source,
+				      value ? value : "", opt_table[opt].words_text);
+	falcon_strlcpy(out, canon, FSP_WORD_LEN);
+	return FALCON_OK;
+}
+
+static falcon_err_t set_str(char **dst, const char *v)
+{
+	char *copy = strdup(v);
+
+	if (copy == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "spank_falcon: out of memory");
+	free(*dst);
+	*dst = copy;
+	return FALCON_OK;
+}
+
+falcon_err_t fsp_config_parse(int ac, char **av, struct fsp_config *cfg)
+{
+	falcon_err_t rv = FALCON_OK;
+	char msg[256];
+	int i;
+
+	/* Defaults first: no conf, RunDir resolved later, no place/check. */
+	cfg->conf = NULL;
+	cfg->rundir = NULL;
+	cfg->place[0] = '\0';
+	cfg->check[0] = '\0';
+	for (i = 0; i < ac && rv == FALCON_OK; i++) {
+		const char *arg = av[i];
+		const char *eq = strchr(arg, '=');
+		size_t klen = eq ? (size_t)(eq - arg) : 0;
+		const char *v = eq ? eq + 1 : NULL;
+
+		if (eq == NULL || klen == 0) {
+			rv = falcon_err_set(FALCON_ERR_CONFIG,
+					    "plugstack argument %d '%s': expected key=value "
+					    "(conf=, rundir=, place=, check=)", i + 1, arg);
+		} else if (*v == '\0') {
+			rv = falcon_err_set(FALCON_ERR_CONFIG,
+					    "plugstack argument %d '%s': empty value", i + 1, arg);
+		} else if (klen == 4 && strncmp(arg, "conf", 4) == 0) {
+			if (v[0] != '/')
+				rv = falcon_err_set(FALCON_ERR_CONFIG,
+						    "plugstack conf=%s: expected an absolute path", v);
+			else
+				rv = set_str(&cfg->conf, v);
+		} else if (klen == 6 && strncmp(arg, "rundir", 6) == 0) {
+			if (v[0] != '/')
+				rv = falcon_err_set(FALCON_ERR_CONFIG,
+						    "plugstack rundir=%s: expected an absolute path", v);
+			else
+				rv = set_str(&cfg->rundir, v);
+		} else if (klen == 5 && strncmp(arg, "place", 5) == 0) {
+			if (fsp_option_check(FSP_OPT_PLACE, "plugstack place", v,
+					     cfg->place) != FALCON_OK) {
+				falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
+				rv = falcon_err_set(FALCON_ERR_CONFIG, "%s", msg);
+			}
+		} else if (klen == 5 && strncmp(arg, "check", 5) == 0) {
+			if (fsp_option_check(FSP_OPT_CHECK, "plugstack check", v,
+					     cfg->check) != FALCON_OK) {
+				falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
+				rv = falcon_err_set(FALCON_ERR_CONFIG, "%s", msg);
+			}
+		} else {
+			rv = falcon_err_set(FALCON_ERR_CONFIG,
+					    "plugstack argument '%s': unknown key '%.*s' "
+					    "(expected conf=, rundir=, place=, check=)",
+					    arg, (int)klen, arg);
+		}
+	}
+	if (rv != FALCON_OK)
+		fsp_config_free(cfg);
+	return rv;
+}
+
+falcon_err_t fsp_config_rundir(struct fsp_config *cfg)
+{
+	struct falcon_conf *conf = NULL;
+	falcon_err_t rv = FALCON_OK;
+
+	if (cfg->rundir != NULL)
+		goto out;
+	if (cfg->conf == NULL) {
+		rv = set_str(&cfg->rundir, FSP_DEFAULT_RUNDIR);
+		goto out;
+	}
+	if ((rv = falcon_conf_load(cfg->conf, &conf)) != FALCON_OK)
+		goto out;
+	rv = set_str(&cfg->rundir, conf->run_dir ? conf->run_dir : FSP_DEFAULT_RUNDIR);
+out:
+	falcon_conf_free(conf);
+	return rv;
+}
+
+void fsp_config_free(struct fsp_config *cfg)
+{
+	free(cfg->conf);
+	free(cfg->rundir);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* A "0,1,2" list of CUDA indices, or the empty string (no GPU). */
+static bool cuda_list_ok(const char *s)
+{
+	long v;
+	char num[8];
+	size_t n;
+
+	if (*s == '\0')
+		return true;
+	for (;;) {
+		n = strcspn(s, ",");
+		if (n == 0 || n >= sizeof(num))
+			return false;
+		memcpy(num, s, n);
+		num[n] = '\0';
+		if (strspn(num, "0123456789") != n ||
+		    falcon_strtol(num, 10, 0, CUDA_INDEX_MAX, &v) != FALCON_OK)
+			return false;
+		if (s[n] == '\0')
+			return true;
+		s += n + 1;
+	}
+}
+
+/* Append "dev" of every nvme[] entry located "falcon" to *out, ','-joined. */
+static falcon_err_t nvme_devs(const char *path, json_object *nvme, char **out)
+{
+	size_t i, n, len = 0;
+	char *buf = NULL, *grown;
+	falcon_err_t rv = FALCON_OK;
+
+	if (!json_object_is_type(nvme, json_type_array))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: \"nvme\": expected an array", path);
+	n = json_object_array_length(nvme);
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(nvme, i), *loc, *dev;
+		const char *d;
+		size_t dlen;
+
+		if (!json_object_is_type(e, json_type_object)) {
+			rv = falcon_err_set(FALCON_ERR_PARSE,
+					    "%s: \"nvme\"[%zu]: expected an object", path, i);
+			goto fail;
+		}
+		if (!json_object_object_get_ex(e, "location", &loc) ||
+		    !json_object_is_type(loc, json_type_string) ||
+		    strcmp(json_object_get_string(loc), "falcon") != 0)
+			continue;
+		if (!json_object_object_get_ex(e, "dev", &dev) ||
+		    !json_object_is_type(dev, json_type_string) ||
+		    json_object_get_string(dev)[0] != '/') {
+			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"nvme\"[%zu]: a falcon "
+					    "NVMe without \"dev\" (expected a /dev path)", path, i);
+			goto fail;
+		}
+		d = json_object_get_string(dev);
+		dlen = strlen(d);
+		grown = realloc(buf, len + dlen + 2);
+		if (grown == NULL) {
+			rv = falcon_err_set(FALCON_ERR_NOMEM, "spank_falcon: out of memory");
+			goto fail;
+		}
+		buf = grown;
+		if (len > 0)
+			buf[len++] = ',';
+		memcpy(buf + len, d, dlen + 1);
+		len += dlen;
+	}
+	*out = buf;
+	buf = NULL;
+fail:
+	free(buf);
+	return rv;
+}
+
+falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
+			       struct fsp_task_env *env)
+{
+	char path[4096];
+	char *text = NULL;
+	json_object *root = NULL, *v;
+	json_tokener *tok = NULL;
+	enum json_tokener_error jerr;
+	unsigned label;
+	size_t len;
+	falcon_err_t rv;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/%u/topology.json", rundir, (unsigned)jobid);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "%s: run directory path too long", rundir);
+		goto fail;
+	}
+	if ((rv = falcon_read_file(path, TOPOLOGY_MAX_BYTES, &text, &len)) != FALCON_OK)
+		goto fail;
+	tok = json_tokener_new();
+	if (tok == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "spank_falcon: out of memory");
+		goto fail;
+	}
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (root == NULL || jerr != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != len) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: not JSON (%s at byte %zu)", path,
+				    jerr == json_tokener_success ? "trailing data" :
+				    json_tokener_error_desc(jerr),
+				    json_tokener_get_parse_end(tok));
+		goto fail;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: expected a JSON object", path);
+		goto fail;
+	}
+	if ((rv = set_str(&env->topology_file, path)) != FALCON_OK)
+		goto fail;
+	if (json_object_object_get_ex(root, "cuda_visible_devices", &v)) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    !cuda_list_ok(json_object_get_string(v))) {
+			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"cuda_visible_devices\": "
+					    "expected a string of ','-separated indices "
+					    "0-%d", path, CUDA_INDEX_MAX);
+			goto fail;
+		}
+		if ((rv = set_str(&env->cuda_visible_devices,
+				  json_object_get_string(v))) != FALCON_OK)
+			goto fail;
+	}
+	if (json_object_object_get_ex(root, "topology", &v) && v != NULL) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    falcon_topo_label_from_str(json_object_get_string(v), &label) != FALCON_OK ||
+		    label == FALCON_TOPO_ALL) {
+			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"topology\": expected "
+					    "localGPUs, hybridGPUs, falconGPUs, localNVMe, "
+					    "falconNVMe or null", path);
+			goto fail;
+		}
+		if ((rv = set_str(&env->topology, json_object_get_string(v))) != FALCON_OK)
+			goto fail;
+	}
+	if (json_object_object_get_ex(root, "nvme", &v) && v != NULL &&
+	    (rv = nvme_devs(path, v, &env->nvme)) != FALCON_OK)
+		goto fail;
+	rv = FALCON_OK;
+fail:
+	if (rv != FALCON_OK)
+		fsp_task_env_free(env);
+	json_object_put(root);
+	if (tok != NULL)
+		json_tokener_free(tok);
+	free(text);
+	return rv;
+}
+
+void fsp_task_env_free(struct fsp_task_env *env)
+{
+	free(env->topology_file);
+	free(env->cuda_visible_devices);
+	free(env->topology);
+	free(env->nvme);
+	memset(env, 0, sizeof(*env));
+}

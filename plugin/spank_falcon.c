@@ -1,0 +1,238 @@
+/*
+ * spank_falcon.c - the SPANK plugin of falcon-slurm (spank_falcon(8)).
+ *
+ * Allocator (sbatch, salloc) and local (srun) context: the user options
+ * --falcon-place and --falcon-check (FALCON_PLACE/FALCON_CHECK as fallback,
+ * plugstack place=/check= as defaults) are validated and handed to the
+ * node prolog through the job control environment (SPANK_FALCON_PLACE,
+ * SPANK_FALCON_CHECK).  Remote context (slurmstepd): every task gets
+ * CUDA_DEVICE_ORDER=PCI_BUS_ID and, when the prolog wrote
+ * RunDir/<jobid>/topology.json, CUDA_VISIBLE_DEVICES, FALCON_TOPOLOGY,
+ * FALCON_TOPOLOGY_FILE and FALCON_NVME from it.
+ *
+ * Options are registered with spank_option_register() in slurm_spank_init:
+ * in allocator context Slurm ignores a static spank_options table.  The
+ * work itself is in spank_core.c; this file is the glue.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/spank.h>
+
+#include "falcon_err.h"
+#include "log.h"
+#include "spank_core.h"
+
+SPANK_PLUGIN(spank_falcon, 1);
+
+/* The state of this process's instance; zeroed in slurm_spank_exit. */
+static struct {
+	struct fsp_config cfg;
+	char value[2][FSP_WORD_LEN];   /* indexed by enum fsp_opt; "" = not given */
+	bool given[2];
+	bool initialized;
+} ctx = {
+	.initialized = false,
+};
+
+static void log_sink_slurm(falcon_log_level_t level, const char *line, void *arg)
+{
+	switch (level) {
+	case FALCON_LOG_ERROR:
+		slurm_error("%s", line);
+		break;
+	case FALCON_LOG_WARN:
+	case FALCON_LOG_INFO:
+		slurm_info("%s", line);
+		break;
+	case FALCON_LOG_VERBOSE:
+		slurm_verbose("%s", line);
+		break;
+	default:
+		slurm_debug("%s", line);
+		break;
+	}
+}
+
+/* The user gave --falcon-place/--falcon-check (remote: Slurm replays it). */
+static int option_cb(int val, const char *optarg, int remote)
+{
+	enum fsp_opt opt = val == FSP_OPT_CHECK ? FSP_OPT_CHECK : FSP_OPT_PLACE;
+	char source[32];
+
+	snprintf(source, sizeof(source), "--%s", fsp_option_name(opt));
+	/* optarg does not outlive the callback: fsp_option_check copies it. */
+	if (fsp_option_check(opt, source, optarg, ctx.value[opt]) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		return -1;
+	}
+	ctx.given[opt] = true;
+	return 0;
+}
+
+static struct spank_option options[] = {
+	{
+		.name = "falcon-place",
+		.arginfo = "pack|spread|any",
+		.usage = "[falcon] where the job's chassis devices come from: pack "
+			 "(same drawer and switch first), spread, any (default: the "
+			 "partition's Place= in falcon.conf; env FALCON_PLACE)",
+		.has_arg = 1,
+		.val = FSP_OPT_PLACE,
+		.cb = option_cb,
+	},
+	{
+		.name = "falcon-check",
+		.arginfo = "quick|full|off",
+		.usage = "[falcon] how the prolog checks the composed devices: quick "
+			 "(bus and links), full (and an NCCL benchmark), off (default: "
+			 "the partition's Check= in falcon.conf; env FALCON_CHECK)",
+		.has_arg = 1,
+		.val = FSP_OPT_CHECK,
+		.cb = option_cb,
+	},
+};
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	spank_context_t context = spank_context();
+	spank_err_t err;
+	size_t i;
+	int rv = -1;
+
+	falcon_log_init("spank_falcon");
+	falcon_log_add_sink(log_sink_slurm, FALCON_LOG_DEBUG, NULL);
+	if (fsp_config_parse(ac, av, &ctx.cfg) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto fail;
+	}
+	ctx.initialized = true;
+	if (context == S_CTX_LOCAL || context == S_CTX_ALLOCATOR ||
+	    context == S_CTX_REMOTE) {
+		for (i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+			err = spank_option_register(sp, &options[i]);
+			if (err != ESPANK_SUCCESS) {
+				falcon_error("cannot register --%s: %s", options[i].name,
+					     spank_strerror(err));
+				goto fail;
+			}
+		}
+	}
+	rv = 0;
+fail:
+	return rv;
+}
+
+/*
+ * Allocator/local: settle each option (option, else environment, else
+ * plugstack default) and hand it to the prolog as SPANK_FALCON_*.
+ */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	spank_context_t context = spank_context();
+	const char *defaults[2] = { ctx.cfg.place, ctx.cfg.check };
+	const char *env;
+	spank_err_t err;
+	int opt, rv = -1;
+
+	if (context != S_CTX_ALLOCATOR && context != S_CTX_LOCAL)
+		return 0;
+	for (opt = FSP_OPT_PLACE; opt <= FSP_OPT_CHECK; opt++) {
+		if (!ctx.given[opt]) {
+			env = getenv(fsp_option_env(opt));
+			if (env != NULL && *env != '\0') {
+				if (fsp_option_check(opt, fsp_option_env(opt), env,
+						     ctx.value[opt]) != FALCON_OK) {
+					falcon_error("%s", falcon_errmsg());
+					goto fail;
+				}
+			} else if (defaults[opt][0] != '\0') {
+				memcpy(ctx.value[opt], defaults[opt], FSP_WORD_LEN);
+			}
+		}
+		if (ctx.value[opt][0] == '\0')
+			continue;
+		/* Becomes SPANK_FALCON_PLACE in the prolog's environment.  In
+		 * srun inside an allocation there is no job to create: Slurm
+		 * says ESPANK_NOT_AVAIL, which is fine. */
+		err = spank_job_control_setenv(sp, fsp_option_env(opt), ctx.value[opt], 1);
+		if (err != ESPANK_SUCCESS && err != ESPANK_NOT_AVAIL) {
+			falcon_error("cannot pass %s to the prolog: %s",
+				     fsp_option_env(opt), spank_strerror(err));
+			goto fail;
+		}
+	}
+	rv = 0;
+fail:
+	return rv;
+}
+
+static int task_setenv(spank_t sp, const char *name, const char *value)
+{
+	spank_err_t err = spank_setenv(sp, name, value, 1);
+
+	if (err != ESPANK_SUCCESS) {
+		falcon_error("cannot set %s: %s", name, spank_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Remote: the environment of each task, from RunDir/<jobid>/topology.json. */
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	struct fsp_task_env env = { .topology_file = NULL };
+	uint32_t jobid = 0;
+	spank_err_t err;
+	falcon_err_t ferr;
+	int rv = -1;
+
+	if (!spank_remote(sp))
+		return 0;
+	if (task_setenv(sp, "CUDA_DEVICE_ORDER", "PCI_BUS_ID") < 0)
+		goto fail;
+	err = spank_get_item(sp, S_JOB_ID, &jobid);
+	if (err != ESPANK_SUCCESS) {
+		falcon_error("cannot get the job id: %s", spank_strerror(err));
+		goto fail;
+	}
+	if (fsp_config_rundir(&ctx.cfg) != FALCON_OK) {
+		falcon_error("job %u: %s", (unsigned)jobid, falcon_errmsg());
+		goto fail;
+	}
+	ferr = fsp_task_env_load(ctx.cfg.rundir, jobid, &env);
+	if (ferr == FALCON_ERR_NOTFOUND) {
+		/* No topology.json: the job has no falcon devices. */
+		rv = 0;
+		goto fail;
+	}
+	if (ferr != FALCON_OK) {
+		falcon_error("job %u: %s", (unsigned)jobid, falcon_errmsg());
+		goto fail;
+	}
+	if (task_setenv(sp, "FALCON_TOPOLOGY_FILE", env.topology_file) < 0 ||
+	    (env.cuda_visible_devices != NULL &&
+	     task_setenv(sp, "CUDA_VISIBLE_DEVICES", env.cuda_visible_devices) < 0) ||
+	    (env.topology != NULL && task_setenv(sp, "FALCON_TOPOLOGY", env.topology) < 0) ||
+	    (env.nvme != NULL && task_setenv(sp, "FALCON_NVME", env.nvme) < 0))
+		goto fail;
+	rv = 0;
+fail:
+	fsp_task_env_free(&env);
+	return rv;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	if (ctx.initialized)
+		fsp_config_free(&ctx.cfg);
+	memset(&ctx, 0, sizeof(ctx));
+	return 0;
+}

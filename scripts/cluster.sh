@@ -1,0 +1,364 @@
+#!/bin/sh
+# scripts/cluster.sh - a real single-node Slurm cluster (munged, MariaDB,
+# slurmdbd, slurmctld, slurmd) run as root, whose whole state and
+# configuration live under one directory, never /etc.
+#
+#   cluster.sh start  STATE_DIR [options]   start what is not running (idempotent)
+#   cluster.sh stop   STATE_DIR             stop what start started (pid files)
+#   cluster.sh status STATE_DIR             one line per daemon; exit 1 if one is down
+#   cluster.sh env    STATE_DIR             print SLURM_CONF=<path>
+#
+# start options (remembered in STATE_DIR/options for the next start):
+#   --node NAME          Slurm node name (default: short host name)
+#   --cluster NAME       ClusterName (default falcon)
+#   --cpus N             CPUs of the node (default 8; config_overrides)
+#   --prolog PATH        slurm.conf Prolog=   (default none)
+#   --epilog PATH        slurm.conf Epilog=   (default none)
+#   --prolog-timeout S   PrologEpilogTimeout= (default 120)
+#   --license NAME:N     one Licenses= pool per option (default falcon1:16)
+#   --spank PATH         spank_falcon.so to name in plugstack.conf
+#   --spank-args "ARGS"  its plugstack arguments (key=value ...)
+#   --examples DIR       where slurm.conf.in & co. are (default ../examples)
+#
+# Ports are picked free on 127.0.0.1 at the first start and kept in
+# STATE_DIR/ports.  Processes are stopped by their pid files only.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+set -eu
+
+prog=cluster.sh
+die() { echo "$prog: error: $*" >&2; exit 1; }
+say() { echo "$prog: $*" >&2; }
+
+usage() {
+	sed -n '2,24s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+[ $# -ge 2 ] || usage
+cmd=$1; shift
+case $1 in
+/*) state=$1 ;;
+*) state=$(pwd)/$1 ;;
+esac
+shift
+
+etc=$state/etc
+run=$state/run
+log=$state/log
+munge_dir=$state/munge
+db_dir=$state/mysql
+slurm_conf=$etc/slurm.conf
+bin_dir=$(cd "$(dirname "$0")" && pwd)
+
+# pid_alive NAME PIDFILE - true when PIDFILE names a live process whose
+# command line contains NAME (so a recycled pid is not taken for ours).
+pid_alive() {
+	[ -s "$2" ] || return 1
+	p=$(head -n1 "$2" 2>/dev/null | tr -dc 0-9)
+	[ -n "$p" ] && [ -r "/proc/$p/cmdline" ] || return 1
+	tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- "$1"
+}
+
+# stop_one NAME PIDFILE - TERM, wait up to 20 s, then KILL.
+stop_one() {
+	if ! pid_alive "$1" "$2"; then
+		rm -f "$2"
+		return 0
+	fi
+	p=$(head -n1 "$2" 2>/dev/null | tr -dc 0-9)
+	kill -TERM "$p" 2>/dev/null || true
+	i=0
+	while pid_alive "$1" "$2" && [ $i -lt 200 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	if pid_alive "$1" "$2"; then
+		say "$1 (pid $p) did not stop in 20 s: killing it"
+		kill -KILL "$p" 2>/dev/null || true
+		sleep 0.2
+	fi
+	rm -f "$2"
+	say "stopped $1"
+}
+
+# wait_for SECONDS WHAT CMD... - run CMD every 0.2 s until it succeeds.
+wait_for() {
+	n=$(($1 * 5)); what=$2; shift 2
+	i=0
+	until "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt $n ] || return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+daemons="slurmd slurmctld slurmdbd mariadbd munged"
+pidfile_of() {
+	case $1 in
+	munged) echo "$munge_dir/munged.pid" ;;
+	mariadbd) echo "$db_dir/mariadbd.pid" ;;
+	slurmdbd) echo "$run/slurmdbd.pid" ;;
+	slurmctld) echo "$run/slurmctld.pid" ;;
+	slurmd) echo "$run/slurmd-$node.pid" ;;
+	esac
+}
+
+load_saved() {
+	[ -f "$state/options" ] && . "$state/options"
+	[ -f "$state/ports" ] && . "$state/ports"
+	: "${node:=$(hostname -s)}"
+	return 0
+}
+
+cmd_stop() {
+	load_saved
+	for d in $daemons; do
+		stop_one "$d" "$(pidfile_of $d)"
+	done
+}
+
+cmd_status() {
+	load_saved
+	rc=0
+	for d in munged mariadbd slurmdbd slurmctld slurmd; do
+		f=$(pidfile_of $d)
+		if pid_alive "$d" "$f"; then
+			echo "$d running (pid $(head -n1 "$f"))"
+		else
+			echo "$d stopped"; rc=1
+		fi
+	done
+	return $rc
+}
+
+# fill TEMPLATE OUT - replace every @VAR@ of TEMPLATE by the value of the
+# shell variable t_VAR.
+fill() {
+	sedscript=$state/.fill.sed
+	: >"$sedscript"
+	for v in CLUSTER NODE CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
+		EPILOG_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE; do
+		eval "val=\${t_$v}"
+		esc=$(printf '%s' "$val" | sed -e 's/[\\|&]/\\&/g')
+		printf 's|@%s@|%s|g\n' "$v" "$esc" >>"$sedscript"
+	done
+	sed -f "$sedscript" "$1" >"$2.tmp"
+	if grep -v '^#' "$2.tmp" | grep -q '@[A-Z_]*@'; then
+		die "$1: unfilled variable: $(grep -v '^#' "$2.tmp" | grep -o '@[A-Z_]*@' | head -1)"
+	fi
+	mv "$2.tmp" "$2"
+	rm -f "$sedscript"
+}
+
+start_munged() {
+	f=$(pidfile_of munged)
+	pid_alive munged "$f" && return 0
+	mkdir -p "$munge_dir"; chmod 0755 "$munge_dir"
+	if [ ! -s "$munge_dir/munge.key" ]; then
+		(umask 077; dd if=/dev/urandom of="$munge_dir/munge.key" bs=1024 count=1 2>/dev/null)
+	fi
+	chmod 0600 "$munge_dir/munge.key"
+	rm -f "$munge_dir/munge.sock" "$munge_dir/munge.sock.lock"
+	munged --socket="$munge_dir/munge.sock" --key-file="$munge_dir/munge.key" \
+		--pid-file="$f" --log-file="$munge_dir/munged.log" \
+		--seed-file="$munge_dir/munged.seed" ||
+		die "munged failed: $(tail -3 "$munge_dir/munged.log" 2>/dev/null)"
+	wait_for 10 munged sh -c "munge -S '$munge_dir/munge.sock' -n | unmunge -S '$munge_dir/munge.sock'" ||
+		die "munged does not answer on $munge_dir/munge.sock"
+	say "munged running"
+}
+
+db_sql() { mariadb --no-defaults -S "$db_dir/mysqld.sock" -u root "$@"; }
+
+start_mariadb() {
+	f=$(pidfile_of mariadbd)
+	if ! pid_alive mariadbd "$f"; then
+		if [ ! -d "$db_dir/data/mysql" ]; then
+			mkdir -p "$db_dir/data"
+			mariadb-install-db --no-defaults --user=root --datadir="$db_dir/data" \
+				--auth-root-authentication-method=socket --skip-test-db \
+				>"$log/mariadb-install.log" 2>&1 ||
+				die "mariadb-install-db failed, see $log/mariadb-install.log"
+		fi
+		# setsid + nohup: the server outlives this script and its terminal.
+		setsid nohup mariadbd --no-defaults --user=root --datadir="$db_dir/data" \
+			--socket="$db_dir/mysqld.sock" --pid-file="$f" \
+			--port="$DB_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
+			--log-error="$log/mariadbd.log" --innodb-buffer-pool-size=32M \
+			--innodb-log-file-size=16M --performance-schema=off \
+			</dev/null >/dev/null 2>&1 &
+		wait_for 60 mariadbd mariadb-admin --no-defaults -S "$db_dir/mysqld.sock" ping ||
+			die "MariaDB did not start, see $log/mariadbd.log"
+		say "mariadbd running on 127.0.0.1:$DB_PORT"
+	fi
+	db_sql -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$DB_PASS';
+		CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY '$DB_PASS';
+		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
+		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';" ||
+		die "cannot create the slurm database user"
+}
+
+start_slurmdbd() {
+	f=$(pidfile_of slurmdbd)
+	if ! pid_alive slurmdbd "$f"; then
+		SLURM_CONF=$slurm_conf slurmdbd ||
+			die "slurmdbd failed, see $log/slurmdbd.log"
+	fi
+	wait_for 60 slurmdbd env SLURM_CONF="$slurm_conf" sacctmgr -n list cluster ||
+		die "slurmdbd does not answer, see $log/slurmdbd.log"
+	export SLURM_CONF=$slurm_conf
+	if ! sacctmgr -n -P list cluster format=cluster | grep -qx "$cluster"; then
+		sacctmgr -i add cluster "$cluster" >/dev/null || die "sacctmgr add cluster failed"
+	fi
+	if ! sacctmgr -n -P list account format=account | grep -qx falcon; then
+		sacctmgr -i add account falcon cluster="$cluster" \
+			description="falcon-slurm tests" organization=falcon >/dev/null ||
+			die "sacctmgr add account failed"
+	fi
+	if ! sacctmgr -n -P list assoc cluster="$cluster" user=root account=falcon \
+		format=user | grep -qx root; then
+		sacctmgr -i add user root account=falcon cluster="$cluster" >/dev/null ||
+			die "sacctmgr add user failed"
+	fi
+	say "slurmdbd running on 127.0.0.1:$DBD_PORT"
+}
+
+start_slurmctld() {
+	f=$(pidfile_of slurmctld)
+	if pid_alive slurmctld "$f"; then
+		[ "$conf_changed" = no ] || SLURM_CONF=$slurm_conf scontrol reconfigure ||
+			die "scontrol reconfigure failed"
+		return 0
+	fi
+	SLURM_CONF=$slurm_conf slurmctld -i || die "slurmctld failed, see $log/slurmctld.log"
+	wait_for 60 slurmctld env SLURM_CONF="$slurm_conf" scontrol ping ||
+		die "slurmctld does not answer, see $log/slurmctld.log"
+	say "slurmctld running on 127.0.0.1:$CTLD_PORT"
+}
+
+node_state() { SLURM_CONF=$slurm_conf sinfo -h -n "$node" -o %t 2>/dev/null; }
+
+start_slurmd() {
+	f=$(pidfile_of slurmd)
+	if ! pid_alive slurmd "$f"; then
+		SLURM_CONF=$slurm_conf slurmd -N "$node" ||
+			die "slurmd failed, see $log/slurmd-$node.log"
+	fi
+	i=0
+	while :; do
+		st=$(node_state)
+		case $st in
+		idle|mix|mixed|alloc|allocated) break ;;
+		*drain*|down*) SLURM_CONF=$slurm_conf scontrol update nodename="$node" \
+			state=resume >/dev/null 2>&1 || true ;;
+		esac
+		i=$((i + 1))
+		[ $i -lt 300 ] || die "node $node is '$st', not idle after 60 s; see $log/slurmd-$node.log"
+		sleep 0.2
+	done
+	say "slurmd running, node $node $st"
+}
+
+cmd_start() {
+	[ "$(id -u)" = 0 ] || die "run as root"
+	for b in munged munge mariadbd mariadb-install-db slurmdbd slurmctld slurmd sinfo sacctmgr; do
+		command -v $b >/dev/null 2>&1 || die "$b not found (scripts/install-deps.sh)"
+	done
+	mkdir -p "$state"
+	chmod 0755 "$state"
+	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""
+	licenses=""; spank=""; spank_args=""; examples=""
+	load_saved
+	got_licenses=no
+	while [ $# -gt 0 ]; do
+		[ $# -ge 2 ] || die "$1: missing value"
+		case $1 in
+		--node) node=$2 ;;
+		--cluster) cluster=$2 ;;
+		--cpus) cpus=$2 ;;
+		--prolog) prolog=$2 ;;
+		--epilog) epilog=$2 ;;
+		--prolog-timeout) prolog_timeout=$2 ;;
+		--license)
+			[ $got_licenses = yes ] || licenses=""
+			got_licenses=yes
+			printf '%s\n' "$2" | grep -Eqx '[A-Za-z0-9_]+:[0-9]+' ||
+				die "--license $2: expected NAME:COUNT"
+			licenses="${licenses:+$licenses,}$2" ;;
+		--spank) spank=$2 ;;
+		--spank-args) spank_args=$2 ;;
+		--examples) examples=$2 ;;
+		*) die "unknown option $1" ;;
+		esac
+		shift 2
+	done
+	: "${cluster:=falcon}" "${cpus:=8}" "${prolog_timeout:=120}"
+	: "${licenses:=falcon1:16}" "${examples:=$bin_dir/../examples}"
+	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in; do
+		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
+	done
+	for f in "$prolog" "$epilog" "$spank"; do
+		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
+	done
+	{
+		for v in node cluster cpus prolog epilog prolog_timeout licenses spank \
+			spank_args examples; do
+			eval "val=\$$v"
+			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
+		done
+	} >"$state/options"
+	if [ ! -f "$state/ports" ]; then
+		{
+			echo "CTLD_PORT=$(free_port)"; echo "SLURMD_PORT=$(free_port)"
+			echo "DBD_PORT=$(free_port)"; echo "DB_PORT=$(free_port)"
+			echo "DB_PASS=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+		} >"$state/ports"
+	fi
+	. "$state/ports"
+
+	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool/$node"
+	t_CLUSTER=$cluster; t_NODE=$node; t_CTLD_PORT=$CTLD_PORT
+	t_SLURMD_PORT=$SLURMD_PORT; t_DBD_PORT=$DBD_PORT; t_DB_PORT=$DB_PORT
+	t_DB_PASS=$DB_PASS; t_MUNGE_SOCKET=$munge_dir/munge.sock; t_STATE_DIR=$state
+	t_CPUS=$cpus; t_PROLOG_TIMEOUT=$prolog_timeout
+	t_PROLOG_LINE="#Prolog= (none)"; [ -z "$prolog" ] || t_PROLOG_LINE="Prolog=$prolog"
+	t_EPILOG_LINE="#Epilog= (none)"; [ -z "$epilog" ] || t_EPILOG_LINE="Epilog=$epilog"
+	t_LICENSES_LINE="Licenses=$licenses"
+	t_LICENSE_TRES=$(printf '%s' "$licenses" | tr ',' '\n' | sed 's/:.*//; s/^/,license\//' | tr -d '\n')
+	t_SPANK_LINE="# (no plugin)"
+	[ -z "$spank" ] || t_SPANK_LINE="required $spank${spank_args:+ $spank_args}"
+
+	old=$(cat "$slurm_conf" "$etc/plugstack.conf" 2>/dev/null || true)
+	fill "$examples/slurm.conf.in" "$slurm_conf"
+	fill "$examples/plugstack.conf.in" "$etc/plugstack.conf"
+	(umask 077; fill "$examples/slurmdbd.conf.in" "$etc/slurmdbd.conf")
+	chmod 0600 "$etc/slurmdbd.conf"
+	cp "$examples/gres.conf" "$etc/gres.conf"
+	chmod 0644 "$slurm_conf" "$etc/plugstack.conf" "$etc/gres.conf"
+	conf_changed=no
+	[ "$old" = "$(cat "$slurm_conf" "$etc/plugstack.conf")" ] || conf_changed=yes
+
+	start_munged
+	start_mariadb
+	start_slurmdbd
+	start_slurmctld
+	start_slurmd
+	echo "$state/env" >/dev/null
+	echo "SLURM_CONF=$slurm_conf" >"$state/env"
+	say "cluster $cluster up; SLURM_CONF=$slurm_conf"
+}
+
+case $cmd in
+start) cmd_start "$@" ;;
+stop) [ $# = 0 ] || usage; cmd_stop ;;
+status) [ $# = 0 ] || usage; cmd_status ;;
+env) [ $# = 0 ] || usage; [ -f "$slurm_conf" ] || die "$slurm_conf not found: not started"
+	echo "SLURM_CONF=$slurm_conf" ;;
+*) usage ;;
+esac

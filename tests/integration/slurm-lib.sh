@@ -1,0 +1,74 @@
+# tests/integration/slurm-lib.sh - sourced by the slurm-*.sh tests after
+# tests/lib.sh: a real single-node cluster (scripts/cluster.sh) in the
+# test's scratch directory, stopped when the test exits, and bounded waits
+# on job states.
+
+# s_need_slurm - skip unless root and the Slurm, munge and MariaDB binaries
+# are installed.
+s_need_slurm() {
+	t_need_root
+	for b in munged munge mariadbd mariadb-install-db slurmdbd slurmctld slurmd \
+		sbatch salloc srun squeue scontrol sacct sacctmgr; do
+		command -v "$b" >/dev/null 2>&1 || t_skip "$b not installed"
+	done
+}
+
+# s_start [cluster.sh start options] - start the cluster in $t_tmp/cluster,
+# export SLURM_CONF, and stop it (by pid files) when the test exits.
+s_state=$t_tmp/cluster
+s_start() {
+	t_on_exit "s_stop"
+	# munged wants every directory above its socket searchable by all.
+	chmod 0755 "$t_tmp"
+	"$top_srcdir/scripts/cluster.sh" start "$s_state" \
+		--examples "$top_srcdir/examples" "$@" >"$t_tmp/cluster-start.log" 2>&1 ||
+		{ cat "$t_tmp/cluster-start.log" >&2; t_fail "cluster.sh start failed"; }
+	SLURM_CONF=$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
+	export SLURM_CONF
+	# Jobs write their output here; run commands from a directory all see.
+	cd "$t_tmp"
+}
+
+s_stop() {
+	if [ -n "${SLURM_CONF:-}" ]; then
+		scancel --quiet --user=root >/dev/null 2>&1 || true
+	fi
+	"$top_srcdir/scripts/cluster.sh" stop "$s_state" >/dev/null 2>&1 || true
+	cd /
+}
+
+# s_logs - the daemons' logs, for a failure.
+s_logs() {
+	for s_f in "$s_state"/log/slurm*.log; do
+		echo "---- $s_f"; tail -n 20 "$s_f"
+	done >&2
+}
+
+# s_job_state JOBID - its state as squeue/sacct say (PENDING, RUNNING, ...).
+s_job_state() {
+	s_js=$(squeue -h -j "$1" -o %T 2>/dev/null || true)
+	[ -n "$s_js" ] ||
+		s_js=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | cut -d' ' -f1)
+	echo "$s_js"
+}
+
+# s_wait_state JOBID STATE... - wait (60 s at most) until the job is in one
+# of the states; fails the test otherwise.
+s_wait_state() {
+	s_jid=$1; shift
+	s_i=0
+	while :; do
+		s_st=$(s_job_state "$s_jid")
+		for s_want in "$@"; do
+			[ "$s_st" = "$s_want" ] && return 0
+		done
+		s_i=$((s_i + 1))
+		[ $s_i -lt 300 ] || { s_logs; t_fail "job $s_jid is '$s_st', not $* after 60 s"; }
+		sleep 0.2
+	done
+}
+
+# s_wait_done JOBID - wait until the job left the queue (60 s at most).
+s_wait_done() {
+	s_wait_state "$1" COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL OUT_OF_MEMORY
+}
