@@ -332,23 +332,60 @@ static const struct fp_dev *dev_at(const char *bdf_prefix)
 	return NULL;
 }
 
+/* nvme_dev - the block device of a composed NVMe: /dev/<namespace> from
+ * BUSDIR/devices/BDF/nvme/nvmeX/nvmeXnY, else the controller /dev/nvmeX;
+ * "" when the kernel shows neither (no driver bound). */
+static void nvme_dev(const char *bdf, char *buf, size_t n)
+{
+	char bus[PATH_MAX], path[PATH_MAX + 64];
+	struct dirent *de, *ne;
+	DIR *d, *nd;
+
+	buf[0] = '\0';
+	if (falcon_hp_busdir(g.root, bus, sizeof(bus)) == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/devices/%s/nvme", bus, bdf);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while (buf[0] == '\0' && (de = readdir(d)) != NULL) {
+		char sub[PATH_MAX + 64 + 256];
+
+		if (strncmp(de->d_name, "nvme", 4) != 0)
+			continue;
+		snprintf(buf, n, "/dev/%s", de->d_name);
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if ((nd = opendir(sub)) == NULL)
+			continue;
+		while ((ne = readdir(nd)) != NULL)
+			if (strncmp(ne->d_name, de->d_name, strlen(de->d_name)) == 0 &&
+			    ne->d_name[strlen(de->d_name)] == 'n') {
+				snprintf(buf, n, "/dev/%s", ne->d_name);
+				break;
+			}
+		closedir(nd);
+	}
+	closedir(d);
+}
+
+/* add_nvme_nodes - "dev" of each Falcon NVMe in the topology (spank_falcon
+ * exports them as FALCON_NVME) and the list as "nvme_devices". */
 static void add_nvme_nodes(json_object *o)
 {
-	json_object *a = json_object_new_array();
-	size_t i, k, n;
-	char *nodes[8];
+	json_object *a = json_object_new_array(), *nv, *e, *b;
+	char dev[PATH_MAX];
+	size_t i;
 
-	for (i = 0; i < g.lease.n; i++) {
-		if (g.lease.devs[i].type != FP_NVME || g.lease.devs[i].bdf[0] == '\0')
-			continue;
-		n = 0;
-		if (falcon_hp_dev_nodes(g.root, NULL, g.lease.devs[i].bdf, nodes, &n, 8) != FALCON_OK)
-			falcon_warn("%s", falcon_errmsg());
-		for (k = 0; k < n; k++) {
-			json_object_array_add(a, json_object_new_string(nodes[k]));
-			free(nodes[k]);
+	if (json_object_object_get_ex(o, "nvme", &nv) && json_object_is_type(nv, json_type_array))
+		for (i = 0; i < json_object_array_length(nv); i++) {
+			e = json_object_array_get_idx(nv, i);
+			if (!json_object_object_get_ex(e, "bdf", &b))
+				continue;
+			nvme_dev(json_object_get_string(b), dev, sizeof(dev));
+			if (dev[0] == '\0')
+				continue;
+			json_object_object_add(e, "dev", json_object_new_string(dev));
+			json_object_array_add(a, json_object_new_string(dev));
 		}
-	}
 	json_object_object_add(o, "nvme_devices", a);
 }
 

@@ -37,10 +37,11 @@ tests_unit_test_hotplug_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_hotplug_LDADD = $(UNIT_LDADD) $(PTHREAD_LIBS)
 endif
 
-PROLOG_ITESTS = tests/integration/prolog-direct.sh tests/integration/prolog-lib.sh
+PROLOG_ITESTS = tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
+	tests/integration/prolog-lib.sh
 if INTEGRATION_TESTS
 if HAVE_SLURM
-TESTS += tests/integration/prolog-direct.sh
+TESTS += tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh
 endif
 endif
 EXTRA_DIST += $(PROLOG_ITESTS) tests/bench/prolog

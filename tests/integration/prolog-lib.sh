@@ -17,7 +17,10 @@ fp_need() {
 }
 
 # fp_setup [EXTRA falcon.conf lines] - munged, falcon-sim, falcon.conf, falcond.
+# FP_HOST names the Slurm node that plays the sim's node1 (default node1;
+# its SysfsRoot is then the sim's node1 tree).
 fp_setup() {
+	FP_HOST=${FP_HOST:-node1}
 	fd_start_munged
 	fd_start_sim c1 ${FP_SIM_CONFIG:-}
 	FD_PORT=$(t_free_port)
@@ -28,7 +31,7 @@ fp_setup() {
 	cat > "$FALCON_CONF" <<EOC
 StateDir=$t_tmp/state
 RunDir=$t_tmp/run
-SysfsRoot=$SYSFS/%h
+SysfsRoot=$([ "$FP_HOST" = node1 ] && echo "$SYSFS/%h" || echo "$SYSFS/node1")
 ListenAddress=127.0.0.1:$FD_PORT
 MungeSocket=$MUNGE_SOCK
 SlurmUser=root
@@ -37,7 +40,7 @@ RescanTimeout=${FP_RESCAN_TIMEOUT:-10}
 ChassisRetries=${FP_RETRIES:-2}
 NcclCheck=${FP_NCCLCHECK:-/nonexistent/falcon-ncclcheck}
 ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/ Backend=redfish-fabric Mode=standard Timeout=5
-HostName=node1 Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+HostName=$FP_HOST Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
 HostName=node2 Chassis=c1 Port=H3 Adapter=0000:3b:00.0
 HostName=node3 Chassis=c1 Port=H4 Adapter=0000:3b:00.0
 PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
