@@ -64,6 +64,21 @@ static void holders(const struct fp_dev *d, char *buf, size_t n)
 	free(h);
 }
 
+/* may_have_lease - false only when the job surely asked for no falcon GRES
+ * (slurm_load_job; with --no-slurm, FALCON_TRES_PER_NODE when set). */
+static bool may_have_lease(void)
+{
+	struct fp_job j = g.job;
+
+	if (j.no_slurm && getenv("FALCON_TRES_PER_NODE") == NULL)
+		return true;
+	if (fp_slurm_job(&j) != FALCON_OK) {
+		falcon_warn("job %u: %s; asking falcond", g.job.id, falcon_errmsg());
+		return true;
+	}
+	return j.req.falcon_gpus + j.req.falcon_nvme > 0;
+}
+
 static int run(void)
 {
 	char path[PATH_MAX], root[PATH_MAX], reason[512] = "", held[FP_MAX_DEVS][96];
@@ -89,6 +104,10 @@ static int run(void)
 		json_object_put(o);
 		if (rv != FALCON_OK)
 			falcon_warn("%s: %s", path, falcon_errmsg());
+	} else if (!may_have_lease()) {
+		/* most jobs: no falcon GRES, nothing composed, falcond not asked */
+		fp_rmtree(g.dir);
+		return 0;
 	} else if (host != NULL && fp_lease_of(g.conf, g.job.id, g.job.node, &g.lease) == FALCON_OK) {
 		/* no record here (prolog killed, node rebooted): find the devices */
 		char claimed[FP_MAX_DEVS * 4][FALCON_BDF_LEN], why[512];

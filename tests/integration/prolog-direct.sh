@@ -5,7 +5,8 @@
 # against real munged, falcond and falcon-sim whose node1 tree is the
 # SysfsRoot: falconGPUs, hybridGPUs, localGPUs, falconNVMe, two jobs at
 # once, a degraded link under each CheckAction, the chassis down at prolog,
-# an epilog whose remove fails; the pool is clean after each.
+# an epilog whose remove fails, falcond down for a job without falcon GRES;
+# the pool is clean after each.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -156,3 +157,12 @@ fp_epilog 113
 [ $FP_RC = 0 ] || t_fail "epilog 113 without lease.json: $(cat "$t_tmp/epilog-113.log")"
 fp_pool_clean
 t_ok "epilog without RunDir: lease found in falcond, devices removed"
+
+# -- falcond down: jobs without falcon GRES run and end as usual
+fd_stop_falcond
+fp_prolog 114 "gres/gpu:1"
+[ $FP_RC = 0 ] || t_fail "local job with falcond down: $(cat "$t_tmp/prolog-114.log")"
+fp_epilog 114 node1 FALCON_TRES_PER_NODE=gres/gpu:1
+[ $FP_RC = 0 ] && [ ! -e "$t_tmp/run/114" ] ||
+	t_fail "epilog of a local job with falcond down: $(cat "$t_tmp/epilog-114.log")"
+t_ok "falcond down: a job without falcon GRES is not held up"

@@ -62,11 +62,14 @@ fp_prolog() {
 		"$PROLOG" --no-slurm -v 2>"$t_tmp/prolog-$_j.log" || FP_RC=$?
 }
 
-# fp_epilog JOB [NODE] - run falcon-epilog --no-slurm; FP_RC, $t_tmp/epilog-JOB.log.
+# fp_epilog JOB [NODE] [extra env...] - run falcon-epilog --no-slurm; FP_RC,
+# $t_tmp/epilog-JOB.log.
 fp_epilog() {
+	_j=$1 _n=${2:-node1}
+	shift; [ $# -gt 0 ] && shift
 	FP_RC=0
-	SLURM_JOB_ID=$1 SLURMD_NODENAME=${2:-node1} \
-		"$EPILOG" --no-slurm -v 2>"$t_tmp/epilog-$1.log" || FP_RC=$?
+	env SLURM_JOB_ID="$_j" SLURMD_NODENAME="$_n" "$@" \
+		"$EPILOG" --no-slurm -v 2>"$t_tmp/epilog-$_j.log" || FP_RC=$?
 }
 
 # fp_topo JOB EXPR - a python expression over the job's topology.json (as j).
