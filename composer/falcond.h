@@ -163,8 +163,10 @@ struct fd_chassis {
 	const struct falcon_chassis_conf *cc;
 	struct falcon_chassis *client;  /* NULL until opened */
 	pthread_mutex_t lock;           /* serializes changes to this chassis */
-	struct falcon_inventory last;   /* last inventory seen (status, metrics) */
+	struct falcon_inventory last;   /* last inventory seen (status, metrics, placement) */
 	bool have_last;
+	long long last_ms;              /* when it was read (falcon_now_ms) */
+	bool stale;                     /* an error since: read it again before use */
 	/* (port, drawer) pairs the chassis refused as not cabled (learnt, ch->lock) */
 	size_t nnoreach;
 	struct { char port[FALCON_NAME_LEN]; int drawer; } noreach[32];
@@ -174,6 +176,12 @@ struct fd_state {
 	struct falcon_conf *conf;
 	struct fd_ledger *ledger;
 	pthread_mutex_t lock;           /* ledger, caches, metrics */
+	pthread_cond_t saved;           /* group commit: a ledger write finished */
+	unsigned long long gen;         /* ledger changes committed so far (in memory) */
+	unsigned long long saved_gen;   /* ... of which durable */
+	unsigned long long failed_gen;  /* a write covering up to this failed */
+	bool saving;                    /* a thread is writing the ledger */
+	int inventory_ttl_ms;           /* reuse an inventory this long (0 = always read) */
 	size_t nchassis;
 	struct fd_chassis *ch;
 	bool use_slurm;

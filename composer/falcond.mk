@@ -55,3 +55,22 @@ fuzz-falcond: config.h
 	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  tests/fuzz/corpus-request $(srcdir)/tests/fuzz/seeds-request
 CLEANFILES += tests/fuzz/fuzz_request
+
+# Soak (by hand): 500 crash cycles, 1000 fault cycles.
+SOAK_TARGETS += soak-falcond
+soak-falcond: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' FALCOND_CYCLES=500 \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-crash.sh
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' FALCOND_CYCLES=1000 \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-faults.sh
+
+# Bench (by hand): 64 clients, compose+decompose pairs/s vs munge pairs/s.
+noinst_PROGRAMS += tests/bench/bench_falcond
+tests_bench_bench_falcond_SOURCES = tests/bench/bench_falcond.c
+tests_bench_bench_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MUNGE_CFLAGS) $(PTHREAD_CFLAGS)
+tests_bench_bench_falcond_LDADD = lib/libfalcon.la $(PTHREAD_LIBS)
+EXTRA_DIST += tests/bench/falcond
+BENCH_TARGETS += bench-falcond
+bench-falcond: tests/bench/bench_falcond
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond

@@ -6,12 +6,17 @@
  * and is always taken after a chassis lock, never before.
  *
  * Ledger protocol (what makes a crash safe):
- *   compose:   lease written as "composing" -> attach -> lease "active"
- *              written -> answer.  A crash leaves a "composing" lease that
- *              reconcile rolls back (detach, drop): nothing is attached that
- *              the ledger does not name, nothing answered is lost.
- *   decompose: lease written as "closing" -> detach -> lease dropped.
- *   A detach that fails quarantines the device (written) with the reason.
+ *   compose:   lease added in memory ("composing": its devices are held) ->
+ *              attach -> "active" -> chassis unlocked -> group commit of
+ *              the ledger -> answer.
+ *   decompose: detach -> lease dropped in memory -> commit -> answer.
+ *   A crash before a commit leaves the chassis ahead of the file: a device
+ *   attached that no lease names, or a lease whose devices are gone; the
+ *   reconcile at start detaches the one and closes the other.  Nothing
+ *   answered is lost, since every answer waits for its commit.  A
+ *   "composing" lease found in a file (written by another request's
+ *   commit) is rolled back.  A detach that fails quarantines the device
+ *   (committed at once) with the reason.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -50,6 +55,7 @@ falcon_err_t fd_state_init(struct fd_state *st)
 	size_t i;
 
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->saved, NULL);
 	st->nchassis = st->conf->nchassis;
 	st->ch = calloc(st->nchassis ? st->nchassis : 1, sizeof(*st->ch));
 	if (st->ch == NULL)
@@ -73,6 +79,7 @@ void fd_state_fini(struct fd_state *st)
 	}
 	free(st->ch);
 	st->ch = NULL;
+	pthread_cond_destroy(&st->saved);
 	pthread_mutex_destroy(&st->lock);
 }
 
@@ -107,34 +114,73 @@ static falcon_err_t ch_client(struct fd_state *st, struct fd_chassis *ch)
 	return rv;
 }
 
-/* ch_inventory - fresh inventory into *inv and the status cache (ch->lock held). */
+/* inv_copy - a deep copy of src into dst (dst->n = 0 when out of memory). */
+static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory *src)
+{
+	dst->n = 0;
+	dst->devs = NULL;
+	if (src->n == 0)
+		return;
+	dst->devs = malloc(src->n * sizeof(*dst->devs));
+	if (dst->devs != NULL) {
+		memcpy(dst->devs, src->devs, src->n * sizeof(*dst->devs));
+		dst->n = src->n;
+	}
+}
+
+/*
+ * ch_inventory - the chassis inventory into *inv (caller frees) (ch->lock
+ * held).  With fresh false, the one read within st->inventory_ttl_ms is
+ * reused when no error happened since: falcond itself changes owners only
+ * under ch->lock and records them (ch_set_owner); a change made behind its
+ * back makes the attach fail, which marks the cache stale.
+ */
 static falcon_err_t ch_inventory(struct fd_state *st, struct fd_chassis *ch,
-				 struct falcon_inventory *inv)
+				 struct falcon_inventory *inv, bool fresh)
 {
 	struct falcon_inventory copy = { 0, NULL };
 	falcon_err_t rv;
 
+	if (!fresh && ch->have_last && !ch->stale &&
+	    falcon_now_ms() - ch->last_ms < st->inventory_ttl_ms) {
+		pthread_mutex_lock(&st->lock);
+		inv_copy(inv, &ch->last);
+		pthread_mutex_unlock(&st->lock);
+		if (inv->n == ch->last.n)
+			return FALCON_OK;
+		falcon_inventory_free(inv);
+	}
 	rv = ch_client(st, ch);
 	if (rv == FALCON_OK)
 		rv = falcon_chassis_inventory(ch->client, inv);
 	if (rv != FALCON_OK) {
 		count_chassis_error(st, rv);
+		ch->stale = true;
 		return rv;
 	}
-	if (inv->n > 0) {
-		copy.devs = malloc(inv->n * sizeof(*copy.devs));
-		if (copy.devs != NULL) {
-			memcpy(copy.devs, inv->devs, inv->n * sizeof(*copy.devs));
-			copy.n = inv->n;
-		}
-	}
+	inv_copy(&copy, inv);
 	pthread_mutex_lock(&st->lock);
 	if (ch->have_last)
 		falcon_inventory_free(&ch->last);
 	ch->last = copy;
 	ch->have_last = true;
+	ch->last_ms = falcon_now_ms();
+	ch->stale = copy.n != inv->n;
 	pthread_mutex_unlock(&st->lock);
 	return FALCON_OK;
+}
+
+/* ch_set_owner - record in the cached inventory that dev is on port ("" = free). */
+static void ch_set_owner(struct fd_state *st, struct fd_chassis *ch, const char *dev,
+			 const char *port)
+{
+	size_t i;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; ch->have_last && i < ch->last.n; i++)
+		if (strcmp(ch->last.devs[i].id, dev) == 0)
+			falcon_strlcpy(ch->last.devs[i].owner, port, sizeof(ch->last.devs[i].owner));
+	pthread_mutex_unlock(&st->lock);
 }
 
 /* host_of_port - the HostName cabled to port of chassis, or NULL. */
@@ -154,14 +200,53 @@ static const char *host_of_port(const struct falcon_conf *conf, const char *chas
 	return NULL;
 }
 
-/* save_locked - write the ledger (st->lock held); logs on failure. */
-static falcon_err_t save_locked(struct fd_state *st)
+/*
+ * commit_locked - make every ledger change made so far durable (st->lock
+ * held on entry and on return; dropped while writing).  Group commit: the
+ * thread that finds no write in progress writes the whole ledger as it is
+ * (falcon_write_file_atomic: temp, fsync, rename, fsync of the directory)
+ * for everyone who changed it before; the others wait for that write.
+ * FALCON_ERR_IO (logged) when the write covering this change failed.
+ */
+static falcon_err_t commit_locked(struct fd_state *st)
 {
-	falcon_err_t rv = fd_ledger_save(st->ledger);
+	unsigned long long want = ++st->gen;
+	falcon_err_t rv = FALCON_OK;
 
-	if (rv != FALCON_OK)
-		falcon_error("ledger: %s", falcon_errmsg());
-	return rv;
+	while (st->saved_gen < want) {
+		if (st->saving) {
+			pthread_cond_wait(&st->saved, &st->lock);
+			if (!st->saving && st->saved_gen < want && st->failed_gen >= want)
+				return falcon_err_set(FALCON_ERR_IO, "ledger %s: write failed",
+						      st->ledger->path);
+			continue;
+		}
+		{
+			unsigned long long target = st->gen;
+			json_object *o = fd_ledger_json(st->ledger);
+			char *text = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
+				       : NULL;
+
+			json_object_put(o);
+			st->saving = true;
+			pthread_mutex_unlock(&st->lock);
+			rv = text ? falcon_write_file_atomic(st->ledger->path, text, strlen(text), 0600)
+				  : falcon_err_set(FALCON_ERR_NOMEM, "ledger: serialise");
+			free(text);
+			if (rv != FALCON_OK)
+				falcon_error("ledger: %s", falcon_errmsg());
+			pthread_mutex_lock(&st->lock);
+			st->saving = false;
+			if (rv == FALCON_OK)
+				st->saved_gen = target;
+			else
+				st->failed_gen = target;
+			pthread_cond_broadcast(&st->saved);
+			if (rv != FALCON_OK)
+				return rv;
+		}
+	}
+	return FALCON_OK;
 }
 
 /*
@@ -176,24 +261,29 @@ static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis 
 
 	if (rv == FALCON_OK)
 		rv = falcon_chassis_detach(ch->client, port, dev);
-	if (rv == FALCON_OK)
+	if (rv == FALCON_OK) {
+		ch_set_owner(st, ch, dev, "");
 		return rv;
+	}
 	count_chassis_error(st, rv);
 	snprintf(reason, sizeof(reason), "detach from %s failed during %s: %s", port, why,
 		 falcon_errmsg());
 	falcon_error("%s/%s: %s; quarantined", ch->cc->name, dev, reason);
+	ch->stale = true;
 	pthread_mutex_lock(&st->lock);
 	if (fd_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
 		st->quarantined_total++;
-	save_locked(st);
+	commit_locked(st);
 	pthread_mutex_unlock(&st->lock);
 	return rv;
 }
 
 /*
  * release_lease - detach every device of lease id, close its history with
- * result, drop it and write the ledger (ch->lock held, st->lock not).
- * Returns the number of devices quarantined.
+ * result and drop it from the ledger in memory (ch->lock held, st->lock
+ * not); the caller commits.  A crash before the commit leaves the lease in
+ * the file with devices detached: reconcile closes it.  Returns the number
+ * of devices quarantined.
  */
 static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char *id,
 			 const char *result)
@@ -208,10 +298,8 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 		pthread_mutex_unlock(&st->lock);
 		return 0;
 	}
-	if (strcmp(lp->state, "composing") != 0 && strcmp(lp->state, "closing") != 0) {
+	if (strcmp(lp->state, "composing") != 0)
 		falcon_strlcpy(lp->state, "closing", sizeof(lp->state));
-		save_locked(st);
-	}
 	l = *lp;
 	pthread_mutex_unlock(&st->lock);
 	for (i = l.ndevs; i-- > 0;)
@@ -223,7 +311,6 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 				     fd_ledger_quarantined(st->ledger, l.devs[i].chassis, l.devs[i].id)
 					     ? "quarantined" : result);
 	fd_ledger_remove_lease(st->ledger, l.id);
-	save_locked(st);
 	pthread_mutex_unlock(&st->lock);
 	return nq;
 }
@@ -298,7 +385,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	pthread_mutex_unlock(&st->lock);
 	if (old != NULL)
 		goto fail;
-	rv = ch_inventory(st, ch, &inv);
+	rv = ch_inventory(st, ch, &inv, false);
 	if (rv != FALCON_OK)
 		goto fail;
 	slots = calloc(inv.n ? inv.n : 1, sizeof(*slots));
@@ -348,16 +435,13 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 		falcon_strlcpy(ld->device_id, d->device_id, sizeof(ld->device_id));
 		falcon_strlcpy(ld->serial, d->serial, sizeof(ld->serial));
 	}
-	/* 1. intent */
+	/* 1. intent, in memory: the devices are held from now on; a crash
+	 * before the commit below leaves them attached without a lease on
+	 * disk, which reconcile at start detaches */
 	pthread_mutex_lock(&st->lock);
 	st->ledger->seq++;
 	snprintf(l.id, sizeof(l.id), "L-%llu", st->ledger->seq);
 	rv = fd_ledger_add_lease(st->ledger, &l);
-	if (rv == FALCON_OK) {
-		rv = save_locked(st);
-		if (rv != FALCON_OK)
-			fd_ledger_remove_lease(st->ledger, l.id);
-	}
 	pthread_mutex_unlock(&st->lock);
 	if (rv != FALCON_OK)
 		goto fail;
@@ -365,10 +449,13 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	/* 2. attach */
 	for (attached = 0; attached < l.ndevs; attached++) {
 		rv = falcon_chassis_attach(ch->client, l.devs[attached].port, l.devs[attached].id);
-		if (rv != FALCON_OK) {
-			count_chassis_error(st, rv);
+		if (rv == FALCON_OK) {
+			ch_set_owner(st, ch, l.devs[attached].id, l.devs[attached].port);
+		} else {
 			char detail[1024];
 
+			count_chassis_error(st, rv);
+			ch->stale = true;
 			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 			if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
 				/* Refused: not cabled, the mode, or someone took it.
@@ -397,20 +484,26 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 			goto fail;
 		}
 	}
-	/* 3. acknowledge only once it is written */
+	/* 3. active in memory; the chassis is free for the next request while
+	 * this one waits for its ledger write (group commit) */
 	pthread_mutex_lock(&st->lock);
 	old = fd_ledger_lease(st->ledger, l.id);
 	falcon_strlcpy(old->state, "active", sizeof(old->state));
 	for (i = 0; i < l.ndevs; i++)
 		fd_ledger_hist_open(st->ledger, old, &old->devs[i]);
-	rv = save_locked(st);
-	if (rv == FALCON_OK)
-		*out = *old;
-	else
-		falcon_strlcpy(old->state, "composing", sizeof(old->state));
+	*out = *old;
 	pthread_mutex_unlock(&st->lock);
-	if (rv != FALCON_OK)
+	pthread_mutex_unlock(&ch->lock);
+	locked = false;
+	/* 4. acknowledge only once it is written */
+	pthread_mutex_lock(&st->lock);
+	rv = commit_locked(st);
+	pthread_mutex_unlock(&st->lock);
+	if (rv != FALCON_OK) {
+		pthread_mutex_lock(&ch->lock);
+		locked = true;
 		goto fail;
+	}
 	recorded = false;
 	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", l.id, l.job_id, l.host,
 		    l.ndevs, ch->cc->name, falcon_proto_place_str(place));
@@ -423,8 +516,11 @@ fail:
 
 		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 		nq = release_lease(st, ch, l.id, "rolled back");
+		pthread_mutex_unlock(&ch->lock);
+		locked = false;
 		pthread_mutex_lock(&st->lock);
 		st->rolled_back++;
+		commit_locked(st);
 		pthread_mutex_unlock(&st->lock);
 		falcon_warn("lease %s: compose failed (%s); rolled back%s", l.id, detail,
 			    nq ? ", device(s) quarantined" : "");
@@ -488,18 +584,27 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 		if (ch == NULL) { /* a lease without devices or of a chassis gone */
 			pthread_mutex_lock(&st->lock);
 			fd_ledger_remove_lease(st->ledger, id);
-			save_locked(st);
 			pthread_mutex_unlock(&st->lock);
 		} else {
+			char result[160];
+
+			snprintf(result, sizeof(result), "released%s%s", r->check[0] ? "; check: " : "",
+				 r->check);
 			pthread_mutex_lock(&ch->lock);
-			total_q += release_lease(st, ch, id, "released");
+			total_q += release_lease(st, ch, id, result);
 			pthread_mutex_unlock(&ch->lock);
 		}
+		/* acknowledge only once it is written */
+		pthread_mutex_lock(&st->lock);
+		rv = commit_locked(st);
+		pthread_mutex_unlock(&st->lock);
+		if (rv != FALCON_OK)
+			break;
 		json_object_array_add(a, json_object_new_string(id));
 		n++;
 		falcon_info("lease %s: closed", id);
 	}
-	if (n == 0)
+	if (n == 0 && rv == FALCON_OK)
 		rv = r->lease[0] ? falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: no lease %s", r->lease)
 				 : falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: job %u has no lease",
 						  r->job_id);
@@ -560,7 +665,7 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
 		size_t nids = 0, i, j;
 
 		pthread_mutex_lock(&ch->lock);
-		if (ch_inventory(st, ch, &inv) != FALCON_OK) {
+		if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
 			falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
 			errors++;
 			pthread_mutex_unlock(&ch->lock);
@@ -630,9 +735,13 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
 		}
 		falcon_inventory_free(&inv);
 		/* refresh the cache after the changes */
-		if (ch_inventory(st, ch, &inv) == FALCON_OK)
+		if (ch_inventory(st, ch, &inv, true) == FALCON_OK)
 			falcon_inventory_free(&inv);
 		pthread_mutex_unlock(&ch->lock);
+		pthread_mutex_lock(&st->lock);
+		if (commit_locked(st) != FALCON_OK)
+			errors++;
+		pthread_mutex_unlock(&st->lock);
 	}
 	free(jobs);
 	pthread_mutex_lock(&st->lock);
@@ -671,7 +780,7 @@ falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *
 	rv = fd_ledger_quarantine(st->ledger, r->chassis, r->device,
 				  r->reason[0] ? r->reason : "by an administrator");
 	if (rv == FALCON_OK)
-		rv = save_locked(st);
+		rv = commit_locked(st);
 	if (rv == FALCON_OK)
 		st->quarantined_total++;
 	pthread_mutex_unlock(&st->lock);
@@ -687,7 +796,7 @@ falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req
 	pthread_mutex_lock(&st->lock);
 	rv = fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
 	if (rv == FALCON_OK)
-		rv = save_locked(st);
+		rv = commit_locked(st);
 	pthread_mutex_unlock(&st->lock);
 	if (rv == FALCON_OK)
 		falcon_info("%s/%s back in the pool", r->chassis, r->device);

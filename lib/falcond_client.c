@@ -188,6 +188,12 @@ falcon_err_t falcon_client_compose(struct falcon_client *cl,
 falcon_err_t falcon_client_decompose(struct falcon_client *cl, uint32_t job_id,
 				     const char *lease_id)
 {
+	return falcon_client_decompose_check(cl, job_id, lease_id, NULL);
+}
+
+falcon_err_t falcon_client_decompose_check(struct falcon_client *cl, uint32_t job_id,
+					   const char *lease_id, const char *check)
+{
 	json_object *body = json_object_new_object();
 	falcon_err_t rv;
 
@@ -197,6 +203,8 @@ falcon_err_t falcon_client_decompose(struct falcon_client *cl, uint32_t job_id,
 		json_object_object_add(body, "job_id", json_object_new_int64(job_id));
 	else
 		json_object_object_add(body, "lease", json_object_new_string(lease_id ? lease_id : ""));
+	if (check != NULL)
+		json_object_object_add(body, "check", json_object_new_string(check));
 	rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, NULL);
 	json_object_put(body);
 	return rv;

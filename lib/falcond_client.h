@@ -44,6 +44,13 @@ falcon_err_t falcon_client_compose(struct falcon_client *cl,
 /* falcon_client_decompose - POST /v1/decompose by job (job_id > 0) or lease id. */
 falcon_err_t falcon_client_decompose(struct falcon_client *cl, uint32_t job_id,
 				     const char *lease_id);
+/*
+ * falcon_client_decompose_check - the same, recording check (the job's
+ * falcon-ncclcheck/link verdict, at most 127 characters; NULL = none) in
+ * each device's history.
+ */
+falcon_err_t falcon_client_decompose_check(struct falcon_client *cl, uint32_t job_id,
+					   const char *lease_id, const char *check);
 /* falcon_client_status - GET /v1/status; the JSON object into *out (caller puts). */
 falcon_err_t falcon_client_status(struct falcon_client *cl, json_object **out);
 /* falcon_client_quarantine - POST /v1/quarantine (reason may be NULL). */

@@ -214,6 +214,8 @@ falcon_err_t falcon_proto_parse_decompose(const char *body, size_t len,
 			r.job_id = (uint32_t)x;
 		} else if (strcmp(key, "lease") == 0) {
 			rv = get_name(what, key, v, r.lease, sizeof(r.lease), false);
+		} else if (strcmp(key, "check") == 0) {
+			rv = get_text(what, key, v, r.check, sizeof(r.check));
 		} else {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: unknown field '%.64s'", what, key);
 		}

@@ -5,7 +5,8 @@
  *   POST /v1/compose    {"job_id":N,"host":"node1","gpus":N,"nvme":N,
  *                        "place":"pack|spread|any","partition":"p",
  *                        "uid":N,"local_gpus":N}  -> lease
- *   POST /v1/decompose  {"job_id":N} or {"lease":"L-..."} -> {"closed":[lease ids]}
+ *   POST /v1/decompose  {"job_id":N} or {"lease":"L-..."}, optional "check":"text"
+ *                        -> {"closed":[lease ids],"quarantined":N}
  *   POST /v1/quarantine {"chassis":"c1","device":"drawer1_slot3","reason":"..."}
  *   POST /v1/unquarantine {"chassis":"c1","device":"drawer1_slot3"}
  *   errors              {"error":"detail","code":"<falcon_err_name>"}
@@ -48,6 +49,7 @@ struct falcon_compose_req {
 struct falcon_decompose_req {
 	uint32_t job_id;                   /* 0 = by lease */
 	char lease[FALCON_LEASE_ID_LEN];   /* "" = by job */
+	char check[128];                   /* the job's check result for the history, "" = none */
 };
 
 struct falcon_device_req {

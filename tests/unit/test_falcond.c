@@ -48,6 +48,7 @@ START_TEST(ledger_round_trip)
 	const char *dir = make_tmpdir("ledger");
 	struct fd_ledger *lg = NULL, *lg2 = NULL;
 	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
+	json_object *ja, *jb;
 	char *a, *b;
 
 	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK); /* missing = empty */
@@ -65,8 +66,12 @@ START_TEST(ledger_round_trip)
 			 FALCON_OK);
 	ck_assert_int_eq(fd_ledger_save(lg), FALCON_OK);
 	ck_assert_int_eq(fd_ledger_load(dir, &lg2), FALCON_OK);
-	a = strdup(json_object_to_json_string(fd_ledger_json(lg)));
-	b = strdup(json_object_to_json_string(fd_ledger_json(lg2)));
+	ja = fd_ledger_json(lg);
+	jb = fd_ledger_json(lg2);
+	a = strdup(json_object_to_json_string(ja));
+	b = strdup(json_object_to_json_string(jb));
+	json_object_put(ja);
+	json_object_put(jb);
 	ck_assert_str_eq(a, b);
 	ck_assert_uint_eq(lg2->seq, 2);
 	ck_assert_ptr_nonnull(fd_ledger_device_lease(lg2, "c1", "drawer2_slot2"));

@@ -97,6 +97,8 @@ static const struct bad bad_decompose[] = {
 	{ "{\"lease\":[1]}", "lease" },
 	{ "{\"job\":1}", "job" },
 	{ "null", "body" },
+	{ "{\"job_id\":1,\"check\":5}", "check" },
+	{ "{\"job_id\":1,\"check\":\"a\\tb\"}", "check" },
 };
 
 START_TEST(decompose_bad)
