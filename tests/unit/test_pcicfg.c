@@ -144,6 +144,8 @@ START_TEST(test_libpci_reads_tree)
 	}
 	pci_cleanup(pacc);
 	ck_assert_int_eq(found, (int)ARRAY_SIZE(devs));
+	ck_assert_int_lt(snprintf(path, sizeof(path), "rm -rf '%s'", tmp), (int)sizeof(path));
+	ck_assert_int_eq(system(path), 0);
 }
 END_TEST
 
