@@ -166,8 +166,8 @@ falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
 		ts.tv_sec = step_us / 1000000;
 		ts.tv_nsec = (step_us % 1000000) * 1000;
 		nanosleep(&ts, NULL);
-		if (step_us < 25000)
-			step_us = step_us * 2 > 25000 ? 25000 : step_us * 2;
+		if (step_us < 10000)
+			step_us = step_us * 2 > 10000 ? 10000 : step_us * 2;
 	}
 }
 

@@ -53,7 +53,7 @@ bool falcon_hp_present(const char *root, const char *bdf);
  * falcon_hp_wait - call cond(ctx) until it returns > 0 (done: FALCON_OK),
  * < 0 (its error code is returned as is; cond sets the detail), or
  * timeout_ms ran out (FALCON_ERR_TIMEOUT with what in the detail).
- * Polls at 1 ms, doubling to 25 ms (CLOCK_MONOTONIC; a rescan on a real
+ * Polls at 1 ms, doubling to 10 ms (CLOCK_MONOTONIC; a rescan on a real
  * host completes in the write, falcon-sim in about a millisecond).  cond
  * runs at least once, even with timeout_ms 0.
  */

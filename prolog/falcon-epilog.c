@@ -82,6 +82,7 @@ static bool may_have_lease(void)
 static int run(void)
 {
 	char path[PATH_MAX], root[PATH_MAX], reason[512] = "", held[FP_MAX_DEVS][96];
+	char check[128] = "";
 	const char *bdfs[FP_MAX_DEVS];
 	const struct falcon_host_conf *host;
 	json_object *o;
@@ -154,7 +155,18 @@ static int run(void)
 			snprintf(reason, sizeof(reason), "falcon: job %u: %s (%s) would not come off%s%.95s",
 				 g.job.id, d->bdf, d->id, held[i][0] ? ", " : "", held[i]);
 	}
-	if ((rv = fp_decompose(g.conf, g.job.id, g.deadline, &q)) != FALCON_OK) {
+	/* the prolog's tag (check verdict, busbw) goes into the devices' history */
+	snprintf(path, sizeof(path), "%s/topology.json", g.dir);
+	if ((o = json_object_from_file(path)) != NULL) {
+		json_object *t;
+
+		if (json_object_object_get_ex(o, "tag", &t) && json_object_get_string(t) != NULL)
+			falcon_strlcpy(check, json_object_get_string(t), sizeof(check));
+		json_object_put(o);
+	}
+	falcon_err_clear();
+	if ((rv = fp_decompose(g.conf, g.job.id, g.deadline, check[0] ? check : NULL, &q)) !=
+	    FALCON_OK) {
 		if (reason[0] == '\0')
 			snprintf(reason, sizeof(reason), "falcon: job %u: decompose: %s", g.job.id,
 				 falcon_errmsg());

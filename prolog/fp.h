@@ -97,10 +97,12 @@ falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job
 /*
  * fp_decompose - close the job's leases; *quarantined (may be NULL) gets
  * falcond's count of devices it could not detach.  No lease is FALCON_OK.
- * Retries transient errors like fp_compose.
+ * check (NULL = none) is the job's check verdict, recorded by falcond in
+ * each device's history (at most 127 characters are sent).  Retries
+ * transient errors like fp_compose.
  */
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long long deadline,
-			  int *quarantined);
+			  const char *check, int *quarantined);
 /* fp_quarantine - POST /v1/quarantine for one device. */
 falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
 			   const char *reason);

@@ -130,7 +130,7 @@ falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job
 }
 
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long long deadline,
-			  int *quarantined)
+			  const char *check, int *quarantined)
 {
 	struct falcon_client *cl = NULL;
 	json_object *body = NULL, *resp = NULL, *q;
@@ -147,6 +147,9 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long lon
 		t0 = fp_now_us();
 		body = json_object_new_object();
 		json_object_object_add(body, "job_id", json_object_new_int64(job));
+		if (check != NULL && *check != '\0')
+			json_object_object_add(body, "check", json_object_new_string_len(
+						       check, (int)strnlen(check, 127)));
 		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
 			rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, &resp);
 			falcon_client_free(cl);

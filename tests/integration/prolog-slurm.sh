@@ -73,11 +73,12 @@ case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComm
 p_pool_clean
 t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
 
-# -- falconNVMe (--falcon-place from spank_falcon reaches the prolog)
-jid=$(sbatch --parsable --gres=falcon_nvme:1 --falcon-place=any -o /dev/null --wrap 'sleep 1')
+# -- falconNVMe; --falcon-check=off reaches the prolog through spank_falcon
+jid=$(sbatch --parsable --gres=falcon_nvme:1 --falcon-place=any --falcon-check=off \
+	-o /dev/null --wrap 'sleep 1')
 s_wait_done "$jid"
 tag=$(p_sacct "$jid")
-case $tag in *falcon:nvme=falcon*) ;; *) t_fail "NVMe AdminComment: $tag" ;; esac
+case $tag in *falcon:nvme=falcon,check=off*) ;; *) t_fail "NVMe AdminComment: $tag" ;; esac
 p_pool_clean
 t_ok "falconNVMe job: '$tag'"
 
