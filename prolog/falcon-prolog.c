@@ -416,13 +416,12 @@ static int run(void)
 	falcon_strlcpy(g.root, root, sizeof(g.root));
 	if ((rv = make_dir()) != FALCON_OK)
 		return fail_node("%s", falcon_errmsg());
-	lock = fp_lock(g.conf);
 	if (g.job.req.falcon_gpus + g.job.req.falcon_nvme > 0) {
+		/* compose outside the node lock: retries do not hold up other jobs */
 		rv = fp_compose(g.conf, &g.job, g.deadline - RESERVE_MS, &g.lease, &job_err);
 		if (rv != FALCON_OK) {
 			char detail[400];
 
-			fp_unlock(lock);
 			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 			g.composed = true; /* a half-done compose: decompose is harmless */
 			if (job_err)
@@ -433,10 +432,11 @@ static int run(void)
 		o = fp_lease_json(&g.lease);
 		rv = write_state("lease.json", o);
 		json_object_put(o);
-		if (rv != FALCON_OK) {
-			fp_unlock(lock);
+		if (rv != FALCON_OK)
 			return fail_node("%s", falcon_errmsg());
-		}
+		/* rescan to topology.json under the lock: which functions are
+		 * whose is decided against the other jobs' records */
+		lock = fp_lock(g.conf);
 		t0 = fp_now_us();
 		if ((rv = falcon_hp_rescan(g.root)) != FALCON_OK) {
 			fp_unlock(lock);
@@ -458,6 +458,8 @@ static int run(void)
 					 why[0] ? why : falcon_errmsg());
 		}
 	}
+	if (lock < 0)
+		lock = fp_lock(g.conf);
 	{
 		char claimed[FP_MAX_GPUS][FALCON_BDF_LEN];
 		size_t nclaimed = fp_claimed(g.conf, g.job.id, claimed, ARRAY_SIZE(claimed));
