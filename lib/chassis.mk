@@ -19,3 +19,46 @@ EXTRA_DIST += tests/integration/chassis-mockup.sh
 if INTEGRATION_TESTS
 TESTS += tests/integration/chassis-mockup.sh
 endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_redfish
+TESTS += tests/unit/test_redfish
+tests_unit_test_redfish_SOURCES = tests/unit/test_redfish.c tests/unit/testutil.h
+tests_unit_test_redfish_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_redfish_LDADD = $(UNIT_LDADD) $(MHD_LIBS) $(PTHREAD_LIBS)
+endif
+
+# Drives the client from shell tests and the benchmark.
+check_PROGRAMS += tests/chassis-client
+tests_chassis_client_SOURCES = tests/chassis-client.c
+tests_chassis_client_LDADD = lib/libfalcon.la
+
+EXTRA_DIST += tests/integration/chassis-sim.sh
+if INTEGRATION_TESTS
+TESTS += tests/integration/chassis-sim.sh
+endif
+
+# libFuzzer over the Redfish response handling (by hand:
+# make fuzz-redfish FUZZ_SECONDS=600); seeds from DMTF's mockups.
+FUZZ_TARGETS += fuzz-redfish
+EXTRA_DIST += tests/fuzz/fuzz_redfish.c tests/fuzz/redfish-seeds.sh
+fuzz-redfish:
+	$(MKDIR_P) tests/fuzz/corpus-redfish
+	$(CLANG) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \
+		-o tests/fuzz/fuzz_redfish $(top_srcdir)/tests/fuzz/fuzz_redfish.c \
+		$(top_srcdir)/lib/redfish.c $(top_srcdir)/lib/chassis.c \
+		$(top_srcdir)/lib/rf_fabric.c $(top_srcdir)/lib/rf_composition.c \
+		$(top_srcdir)/lib/util.c $(top_srcdir)/lib/falcon_err.c $(top_srcdir)/lib/log.c \
+		$(JSON_LIBS) $(CURL_LIBS) -lpthread
+	FALCON_SHARED="$${FALCON_SHARED:-$(abs_top_srcdir)/../shared}" \
+		$(SHELL) $(top_srcdir)/tests/fuzz/redfish-seeds.sh tests/fuzz/corpus-redfish
+	tests/fuzz/fuzz_redfish -max_total_time=$(FUZZ_SECONDS) -max_len=131072 \
+		-timeout=10 tests/fuzz/corpus-redfish
+CLEANFILES += tests/fuzz/fuzz_redfish
+
+# Round trips through the client against falcon-sim vs plain GETs (by hand:
+# make bench-sim [BENCH_N=2000]).
+BENCH_TARGETS += bench-sim
+EXTRA_DIST += tests/bench/sim
+bench-sim: sim/falcon-sim tests/chassis-client
+	top_builddir=$(abs_top_builddir) $(SHELL) $(top_srcdir)/tests/bench/sim

@@ -530,8 +530,9 @@ static void keep_location(struct falcon_rf *rf, const char *v, size_t vlen)
 	size_t blen = strlen(rf->base);
 	const char *p = tmp;
 
+	tmp[0] = '\0';
 	keep_header(tmp, sizeof(tmp), v, vlen);
-	if (vlen >= sizeof(tmp))
+	if (tmp[0] == '\0')
 		return;
 	if (strncmp(tmp, rf->base, blen) == 0)
 		p = tmp + blen;
@@ -742,7 +743,8 @@ falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
 	if (if_match != NULL && strpbrk(if_match, "\r\n") != NULL)
 		return falcon_err_set(FALCON_ERR_INVAL, "%s %s: bad If-Match value", method, path);
 	if (body != NULL)
-		payload = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+		payload = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(url, sizeof(url), "%s%s", rf->base, path);
 	for (attempt = 0; ; attempt++) {
 		rv = exchange(rf, method, path, payload, if_match, true, resp);
@@ -799,7 +801,8 @@ static falcon_err_t login(struct falcon_rf *rf)
 		goto fail;
 	}
 	rv = exchange(rf, "POST", sessions,
-		      json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN),
+		      json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE),
 		      NULL, false, &resp);
 	if (rv != FALCON_OK)
 		goto fail;
@@ -836,7 +839,8 @@ fail:
 	falcon_rf_resp_free(&resp);
 	if (req != NULL) {
 		/* the password was copied into req: wipe the serialised form too */
-		const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+		const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		explicit_bzero((char *)s, strlen(s));
 		json_object_put(req);
@@ -900,9 +904,11 @@ falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf 
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_rf_open");
 		goto fail;
 	}
-	if (rf->insecure && strncmp(rf->base, "https://", 8) == 0)
+	if (rf->insecure)
 		falcon_warn("%s: TLS certificate verification is OFF (insecure): the "
 			    "chassis cannot be authenticated", rf->base);
+	else if (opts->credentials_file != NULL && strncmp(rf->base, "http://", 7) == 0)
+		falcon_verbose("%s: credentials over plain http", rf->base);
 	rf->curl = curl_easy_init();
 	if (rf->curl == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "curl_easy_init");

@@ -357,9 +357,18 @@ static falcon_err_t comp_attach(struct falcon_be *be, const char *port, const ch
 
 static falcon_err_t comp_detach(struct falcon_be *be, const char *port, const char *dev)
 {
+	char why[1024];
 	bool changed;
+	falcon_err_t rv;
 
-	return change(be, port, dev, false, &changed);
+	rv = change(be, port, dev, false, &changed);
+	if (rv == FALCON_ERR_CONFLICT) {
+		/* taking a device away conflicts with nothing: the chassis
+		 * refused (e.g. the host still uses it) */
+		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+		rv = falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
+	}
+	return rv;
 }
 
 const struct falcon_be_ops falcon_be_composition = {

@@ -433,6 +433,20 @@ static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const 
 	falcon_err_t rv, rb;
 
 	rv = change(be, port, dev, true, &changed);
+	if (rv == FALCON_ERR_CHASSIS && !changed) {
+		/* a zone link to an endpoint that does not exist is a 400: tell
+		 * an unknown device apart from other refusals */
+		char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
+		struct json_object *ep = NULL;
+
+		falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+		if (paths_of(be, port, dev, zpath, dpath) == FALCON_OK &&
+		    falcon_be_get(be, dpath, &ep, NULL, 0) == FALCON_ERR_NOTFOUND)
+			return falcon_err_set(FALCON_ERR_NOTFOUND, "no device endpoint %s: %s",
+					      dpath, first);
+		json_object_put(ep);
+		falcon_err_set(rv, "%s", first);
+	}
 	if (rv == FALCON_OK || definite(rv))
 		return rv;
 	/* the PATCH may have been applied (a timeout, a dropped connection, a
@@ -448,9 +462,18 @@ static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const 
 
 static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const char *dev)
 {
+	char why[1024];
 	bool changed;
+	falcon_err_t rv;
 
-	return change(be, port, dev, false, &changed);
+	rv = change(be, port, dev, false, &changed);
+	if (rv == FALCON_ERR_CONFLICT) {
+		/* taking a device away conflicts with nothing: the chassis
+		 * refused (e.g. the host still uses it) */
+		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+		rv = falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
+	}
+	return rv;
 }
 
 const struct falcon_be_ops falcon_be_fabric = {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/cluster.sh - a real single-node Slurm cluster (munged, MariaDB,
-# slurmdbd, slurmctld, slurmd) run as root, whose whole state and
+# slurmdbd, slurmctld, slurmd; --node2 adds a second node) run as root, whose whole state and
 # configuration live under one directory, never /etc.
 #
 #   cluster.sh start  STATE_DIR [options]   start what is not running (idempotent)
@@ -19,6 +19,9 @@
 #   --spank PATH         spank_falcon.so to name in plugstack.conf
 #   --spank-args "ARGS"  its plugstack arguments (key=value ...)
 #   --examples DIR       where slurm.conf.in & co. are (default ../examples)
+#   --node2 NAME         a second slurmd, node NAME, in its own network
+#                        namespace (ip netns, a veth pair 10.77.N.1/.2) and
+#                        UTS namespace (hostname NAME); "" = none
 #
 # Ports are picked free on 127.0.0.1 at the first start and kept in
 # STATE_DIR/ports.  Processes are stopped by their pid files only.
@@ -31,7 +34,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 say() { echo "$prog: $*" >&2; }
 
 usage() {
-	sed -n '2,24s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0" >&2
 	exit 2
 }
 
@@ -105,18 +108,23 @@ pidfile_of() {
 	slurmdbd) echo "$run/slurmdbd.pid" ;;
 	slurmctld) echo "$run/slurmctld.pid" ;;
 	slurmd) echo "$run/slurmd-$node.pid" ;;
+	slurmd2) echo "$run/slurmd-$node2.pid" ;;
 	esac
 }
 
 load_saved() {
 	[ -f "$state/options" ] && . "$state/options"
 	[ -f "$state/ports" ] && . "$state/ports"
-	: "${node:=$(hostname -s)}"
+	: "${node:=$(hostname -s)}" "${node2:=}" "${NETNS_INDEX:=}"
 	return 0
 }
 
 cmd_stop() {
 	load_saved
+	if [ -n "$node2" ]; then
+		stop_one slurmd "$(pidfile_of slurmd2)"
+		netns_down
+	fi
 	for d in $daemons; do
 		stop_one "$d" "$(pidfile_of $d)"
 	done
@@ -133,6 +141,13 @@ cmd_status() {
 			echo "$d stopped"; rc=1
 		fi
 	done
+	if [ -n "$node2" ]; then
+		if pid_alive slurmd "$(pidfile_of slurmd2)"; then
+			echo "slurmd $node2 running (pid $(head -n1 "$(pidfile_of slurmd2)"), netns $(netns_name))"
+		else
+			echo "slurmd $node2 stopped"; rc=1
+		fi
+	fi
 	return $rc
 }
 
@@ -141,7 +156,7 @@ cmd_status() {
 fill() {
 	sedscript=$state/.fill.sed
 	: >"$sedscript"
-	for v in CLUSTER NODE CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+	for v in CLUSTER NODE NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
 		EPILOG_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE; do
 		eval "val=\${t_$v}"
@@ -176,15 +191,27 @@ start_munged() {
 
 db_sql() { mariadb --no-defaults -S "$db_dir/mysqld.sock" -u root "$@"; }
 
+db_install() {
+	rm -rf "$db_dir/data"
+	mkdir -p "$db_dir/data"
+	mariadb-install-db --no-defaults --user=root --datadir="$db_dir/data" \
+		--auth-root-authentication-method=socket --skip-test-db \
+		>>"$log/mariadb-install.log" 2>&1
+}
+
+db_install_errors() {
+	grep -i -E 'error|fatal|abort' "$log/mariadb-install.log" | tail -n 3 | tr '\n' ' '
+}
+
 start_mariadb() {
 	f=$(pidfile_of mariadbd)
 	if ! pid_alive mariadbd "$f"; then
 		if [ ! -d "$db_dir/data/mysql" ]; then
-			mkdir -p "$db_dir/data"
-			mariadb-install-db --no-defaults --user=root --datadir="$db_dir/data" \
-				--auth-root-authentication-method=socket --skip-test-db \
-				>"$log/mariadb-install.log" 2>&1 ||
-				die "mariadb-install-db failed, see $log/mariadb-install.log"
+			db_install || {
+				# Seen once under load, not reproduced: say why, try again.
+				say "mariadb-install-db failed ($(db_install_errors)); retrying once"
+				db_install || die "mariadb-install-db failed: $(db_install_errors)"
+			}
 		fi
 		# setsid + nohup: the server outlives this script and its terminal.
 		setsid nohup mariadbd --no-defaults --user=root --datadir="$db_dir/data" \
@@ -265,6 +292,65 @@ start_slurmd() {
 	say "slurmd running, node $node $st"
 }
 
+# The second node's network: namespace falcon-nsN, veth falconNa (here,
+# 10.77.N.1) <-> falconNb (there, 10.77.N.2).  N is picked free at the
+# first start and kept in STATE_DIR/ports.
+netns_name() { echo "falcon-ns$NETNS_INDEX"; }
+
+netns_pick() {
+	n=1
+	while [ $n -lt 250 ]; do
+		if ! ip netns list 2>/dev/null | grep -q "^falcon-ns$n\b" &&
+			! ip -o addr show 2>/dev/null | grep -q " 10\.77\.$n\."; then
+			echo $n; return 0
+		fi
+		n=$((n + 1))
+	done
+	die "no free 10.77.N.0/24 for the second node"
+}
+
+netns_up() {
+	ns=$(netns_name)
+	ip netns list 2>/dev/null | grep -q "^$ns\b" && return 0
+	ip netns add "$ns" || die "ip netns add $ns failed"
+	ip link add "falcon${NETNS_INDEX}a" type veth peer name "falcon${NETNS_INDEX}b" &&
+	ip link set "falcon${NETNS_INDEX}b" netns "$ns" &&
+	ip addr add "10.77.$NETNS_INDEX.1/24" dev "falcon${NETNS_INDEX}a" &&
+	ip link set "falcon${NETNS_INDEX}a" up &&
+	ip netns exec "$ns" ip addr add "10.77.$NETNS_INDEX.2/24" dev "falcon${NETNS_INDEX}b" &&
+	ip netns exec "$ns" ip link set "falcon${NETNS_INDEX}b" up &&
+	ip netns exec "$ns" ip link set lo up ||
+		{ netns_down; die "cannot set up the veth pair of $ns"; }
+}
+
+netns_down() {
+	[ -n "$NETNS_INDEX" ] || return 0
+	ns=$(netns_name)
+	ip netns list 2>/dev/null | grep -q "^$ns\b" || return 0
+	ip link del "falcon${NETNS_INDEX}a" 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+}
+
+start_slurmd2() {
+	f=$(pidfile_of slurmd2)
+	netns_up
+	if ! pid_alive slurmd "$f"; then
+		mkdir -p "$state/spool/$node2"
+		# nsenter, not "ip netns exec": that remounts /sys, hiding
+		# /sys/fs/cgroup, and slurmd then fails to start.
+		nsenter --net="/run/netns/$(netns_name)" unshare --uts sh -c \
+			'hostname "$1" && SLURM_CONF="$2" exec slurmd -N "$1"' sh "$node2" "$slurm_conf" ||
+			die "slurmd $node2 failed, see $log/slurmd-$node2.log"
+	fi
+	i=0
+	until [ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$node2" -o %t 2>/dev/null)" = idle ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || die "node $node2 not idle after 60 s; see $log/slurmd-$node2.log"
+		sleep 0.2
+	done
+	say "slurmd $node2 running in netns $(netns_name), node $node2 idle"
+}
+
 cmd_start() {
 	[ "$(id -u)" = 0 ] || die "run as root"
 	for b in munged munge mariadbd mariadb-install-db slurmdbd slurmctld slurmd sinfo sacctmgr; do
@@ -273,7 +359,7 @@ cmd_start() {
 	mkdir -p "$state"
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""
-	licenses=""; spank=""; spank_args=""; examples=""
+	licenses=""; spank=""; spank_args=""; examples=""; node2=""
 	load_saved
 	got_licenses=no
 	while [ $# -gt 0 ]; do
@@ -294,6 +380,7 @@ cmd_start() {
 		--spank) spank=$2 ;;
 		--spank-args) spank_args=$2 ;;
 		--examples) examples=$2 ;;
+		--node2) node2=$2 ;;
 		*) die "unknown option $1" ;;
 		esac
 		shift 2
@@ -308,7 +395,7 @@ cmd_start() {
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_timeout licenses spank \
-			spank_args examples; do
+			spank_args examples node2; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -321,9 +408,24 @@ cmd_start() {
 		} >"$state/ports"
 	fi
 	. "$state/ports"
+	if [ -n "$node2" ] && [ -z "${NETNS_INDEX:-}" ]; then
+		command -v ip >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 &&
+			command -v nsenter >/dev/null 2>&1 ||
+			die "--node2 needs ip (iproute2), unshare and nsenter (util-linux)"
+		NETNS_INDEX=$(netns_pick)
+		echo "NETNS_INDEX=$NETNS_INDEX" >>"$state/ports"
+	fi
 
 	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool/$node"
 	t_CLUSTER=$cluster; t_NODE=$node; t_CTLD_PORT=$CTLD_PORT
+	# With a second node in its own namespace, slurmctld is reached on the
+	# veth address (it listens on all addresses); else on loopback.
+	t_CTLD_ADDR=127.0.0.1
+	t_NODE2_LINE="# (none)"
+	if [ -n "$node2" ]; then
+		t_CTLD_ADDR=10.77.$NETNS_INDEX.1
+		t_NODE2_LINE="NodeName=$node2 NodeAddr=10.77.$NETNS_INDEX.2 CPUs=$cpus RealMemory=1024 Gres=falcon_gpu:16,falcon_nvme:2 State=UNKNOWN"
+	fi
 	t_SLURMD_PORT=$SLURMD_PORT; t_DBD_PORT=$DBD_PORT; t_DB_PORT=$DB_PORT
 	t_DB_PASS=$DB_PASS; t_MUNGE_SOCKET=$munge_dir/munge.sock; t_STATE_DIR=$state
 	t_CPUS=$cpus; t_PROLOG_TIMEOUT=$prolog_timeout
@@ -347,9 +449,10 @@ cmd_start() {
 	start_munged
 	start_mariadb
 	start_slurmdbd
+	[ -z "$node2" ] || netns_up
 	start_slurmctld
 	start_slurmd
-	echo "$state/env" >/dev/null
+	[ -z "$node2" ] || start_slurmd2
 	echo "SLURM_CONF=$slurm_conf" >"$state/env"
 	say "cluster $cluster up; SLURM_CONF=$slurm_conf"
 }

@@ -72,13 +72,17 @@ static void drop_free(void *cls)
 
 /*
  * wait_ms - sleep up to ms milliseconds (forever when ms < 0), returning
- * early when the server stops.  Called without srv.lock held.
+ * early when the server stops or, with until_faults_change, when the fault
+ * state is replaced (a hung request is released by DELETE /admin/faults).
+ * Called without srv.lock held.
  */
-static void wait_ms(long ms)
+static void wait_ms(long ms, bool until_faults_change)
 {
 	struct timespec ts;
+	unsigned long gen;
 
 	pthread_mutex_lock(&srv.lock);
+	gen = srv.fault_gen;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ms >= 0) {
 		ts.tv_sec += ms / 1000;
@@ -88,7 +92,7 @@ static void wait_ms(long ms)
 			ts.tv_nsec -= 1000000000L;
 		}
 	}
-	while (!srv.stopping) {
+	while (!srv.stopping && !(until_faults_change && srv.fault_gen != gen)) {
 		int rc = ms >= 0 ? pthread_cond_timedwait(&srv.cond, &srv.lock, &ts)
 				 : pthread_cond_wait(&srv.cond, &srv.lock);
 
@@ -235,6 +239,7 @@ static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const ch
 		} else if (strcmp(method, "DELETE") == 0) {
 			pthread_mutex_lock(&srv.lock);
 			memset(&srv.cfg.faults, 0, sizeof(srv.cfg.faults));
+			srv.fault_gen++;
 			pthread_cond_broadcast(&srv.cond);
 			pthread_mutex_unlock(&srv.lock);
 			falcon_info("faults cleared");
@@ -255,6 +260,7 @@ static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const ch
 			} else {
 				pthread_mutex_lock(&srv.lock);
 				srv.cfg.faults = nf;
+				srv.fault_gen++;
 				pthread_cond_broadcast(&srv.cond);
 				r.body = sim_faults_to_json(&srv.cfg.faults);
 				pthread_mutex_unlock(&srv.lock);
@@ -325,10 +331,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	if (fault && rule.action == SIM_FAULT_LATENCY)
 		latency += rule.ms;
 	if (latency > 0)
-		wait_ms(latency);
+		wait_ms(latency, false);
 	if (fault && rule.action == SIM_FAULT_TIMEOUT) {
 		falcon_info("fault: %s %s accepted and never answered", method, url);
-		wait_ms(rule.ms > 0 ? rule.ms : -1);
+		wait_ms(rule.ms > 0 ? rule.ms : -1, true);
+		falcon_info("fault: %s %s released without an answer", method, url);
 		return MHD_NO;
 	}
 	memset(&r, 0, sizeof(r));
@@ -371,6 +378,20 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		free(rq);
 		*con_cls = NULL;
 	}
+}
+
+/*
+ * unescape - libmicrohttpd's %-decoding, except that a URL with an encoded
+ * NUL ("%00") stays as it is (and so matches no resource) instead of being
+ * cut short at the NUL into the name of a real resource.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+	(void)cls;
+	(void)c;
+	if (strstr(uri, "%00") != NULL)
+		return strlen(uri);
+	return MHD_http_unescape(uri);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -724,6 +745,7 @@ int main(int argc, char **argv)
 			     MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
 			     MHD_OPTION_END);
 	if (d == NULL) {

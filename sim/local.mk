@@ -29,3 +29,17 @@ if INTEGRATION_TESTS
 TESTS += $(SIM_TESTS)
 endif
 EXTRA_DIST += $(SIM_TESTS) tests/integration/sim-lib.sh
+
+# libFuzzer over the configuration/fault parsers (by hand: make fuzz-sim-config).
+FUZZ_TARGETS += fuzz-sim-config
+EXTRA_DIST += tests/fuzz/fuzz_sim_config.c
+fuzz-sim-config:
+	$(MKDIR_P) tests/fuzz/corpus-sim-config
+	$(CLANG) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) -I$(top_srcdir)/sim $(JSON_CFLAGS) \
+		-o tests/fuzz/fuzz_sim_config $(top_srcdir)/tests/fuzz/fuzz_sim_config.c \
+		$(top_srcdir)/sim/sim_config.c $(top_srcdir)/sim/sim_model.c \
+		$(top_srcdir)/lib/util.c $(top_srcdir)/lib/falcon_err.c $(JSON_LIBS)
+	cp $(top_srcdir)/examples/falcon-sim.json tests/fuzz/corpus-sim-config/example.json
+	tests/fuzz/fuzz_sim_config -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
+		tests/fuzz/corpus-sim-config
+CLEANFILES += tests/fuzz/fuzz_sim_config

@@ -576,6 +576,13 @@ static struct json_object *block_member_res(struct sim_server *srv, int d, int s
 	jadd_str(o, "SerialNumber", dev->serial);
 	links = json_object_new_object();
 	json_object_object_add(links, "Chassis", jlink(RF "/Chassis/%s", cfg->chassis));
+	{
+		struct json_object *fns = json_object_new_array();
+
+		json_object_array_add(fns, jlink(RF "/Chassis/%s/PCIeDevices/drawer%d_slot%d/PCIeFunctions/1",
+						 cfg->chassis, d, s));
+		json_object_object_add(links, "PCIeFunctions", fns);
+	}
 	json_object_object_add(o, "Links", links);
 	return o;
 }

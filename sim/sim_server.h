@@ -31,6 +31,7 @@ struct sim_server {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;          /* broadcast on stop and fault changes */
 	bool stopping;
+	unsigned long fault_gen;      /* bumped whenever the faults are replaced */
 	struct sim_config cfg;
 	struct sim_state st;
 	/* auth: NULL user = anonymous requests accepted */

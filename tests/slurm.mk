@@ -1,9 +1,12 @@
 # tests/slurm.mk - the Slurm tier: scripts/cluster.sh starts a real
-# single-node cluster (munged, MariaDB, slurmdbd, slurmctld, slurmd) under a
+# cluster (munged, MariaDB, slurmdbd, slurmctld, slurmd; slurm-node2.sh adds a
+# second slurmd in its own network and UTS namespace) under a
 # scratch directory; the tests skip (77) when not root or Slurm is absent.
 
 if INTEGRATION_TESTS
-TESTS += tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh
+TESTS += tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
+	tests/integration/slurm-node2.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
-	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh
+	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
+	tests/integration/slurm-node2.sh

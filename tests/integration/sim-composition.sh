@@ -18,6 +18,12 @@ expect 200 "expandable system H1"
 [ "$(jget 'd["Actions"]["#ComputerSystem.AddResourceBlock"]["target"]')" = "$ADD" ] || t_fail "Add target"
 [ "$(jget 'd["HostName"]')" = node1 ] || t_fail "HostName"
 sys_etag=$(etag)
+req GET "$RF/CompositionService/ResourceBlocks/drawer1_slot1/Processors/GPU"
+[ "$(jget 'd["ProcessorType"]')" = GPU ] || t_fail "ProcessorType"
+fn=$(jget 'd["Links"]["PCIeFunctions"][0]["@odata.id"]')
+req GET "$fn"
+expect 200 "the block's GPU links its PCIe function"
+[ "$(jget 'd["DeviceId"]')" = 0x1db4 ] || t_fail "PCIe function DeviceId"
 req GET "$RF/CompositionService/ResourceBlocks/drawer1_slot1"
 [ "$(jget 'd["CompositionStatus"]["CompositionState"]')" = Unused ] || t_fail "Unused at start"
 [ "$(jget 'd["CompositionStatus"]["SharingCapable"]')" = False ] || t_fail "SharingCapable"

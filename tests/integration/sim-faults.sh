@@ -61,6 +61,20 @@ curl -s -m 1 -o /dev/null "$SIM_BASE$RF/Chassis" || rc=$?
 t_ok "timeout: accepted and never answered"
 req GET "$RF/Chassis"
 expect 200 "answered after the timeout rule is spent"
+# A request hung by a timeout rule is released (closed, no answer) when the
+# faults are cleared.
+req POST /admin/faults '{"rules":[{"action":"timeout","path":"/redfish/v1/Systems"}]}'
+( r=0; curl -s -m 60 -o /dev/null "$SIM_BASE$RF/Systems" || r=$?; echo $r >"$t_tmp/hung.rc" ) &
+hung=$!
+_n=0
+until grep -q 'Systems accepted and never answered' "$t_tmp/sim.log"; do
+	_n=$((_n + 1)); [ $_n -lt 400 ] || t_fail "hung request never arrived"; sleep 0.05
+done
+req DELETE /admin/faults
+expect 204 "clear faults"
+wait "$hung" || true
+[ "$(cat "$t_tmp/hung.rc")" = 52 ] || t_fail "released request: curl exit $(cat "$t_tmp/hung.rc"), expected 52 (empty reply)"
+t_ok "hung request released by DELETE /admin/faults"
 
 # Latency: a 3 s delay does not finish within curl's 0.5 s; others are not delayed.
 req POST /admin/faults '{"latency_ms":3000}'

@@ -132,6 +132,21 @@ wait_for present 0000:b5:00.0
 lsp -nn -s b5:00.0 | grep -q 'Non-Volatile memory controller \[0108\]: .*\[8086:0a54\]' || t_fail "NVMe IDs"
 lsp -vv -s b5:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x4' || t_fail "NVMe LnkSta"
 t_ok "Falcon NVMe via composition"
+
+# lib/topo (falconctl topo) reads the same tree: hybridGPUs + falconNVMe,
+# the two Falcon GPUs (drawer 1 slots 3-4) under one switch (F-F PIX).
+FALCONCTL=$top_builddir/composer/falconctl
+if "$FALCONCTL" topo --help >/dev/null 2>&1; then
+	"$FALCONCTL" topo --sysfs-root "$SIM_ROOT/node1" --adapter 0000:3b:00.0 \
+		--adapter 0000:af:00.0 --json >"$t_tmp/body" 2>"$t_tmp/err" ||
+		t_fail "falconctl topo: $(cat "$t_tmp/err")"
+	[ "$(jget 'd["topology"]')" = hybridGPUs ] || t_fail "topology $(jget 'd["topology"]')"
+	[ "$(jget 'd["storage"]')" = falconNVMe ] || t_fail "storage $(jget 'd["storage"]')"
+	[ "$(jget 'len([g for g in d["gpus"] if g["location"] == "falcon"])')" = 2 ] || t_fail "2 Falcon GPUs"
+	[ "$(jget 'len([g for g in d["gpus"] if g["location"] == "local"])')" = 8 ] || t_fail "8 local GPUs"
+	[ "$(jget 'd["matrix"][4][5]')" = "F-F PIX" ] || t_fail "Falcon pair: $(jget 'd["matrix"][4][5]')"
+	t_ok "falconctl topo sees hybridGPUs + falconNVMe"
+fi
 sim_stop
 
 # surprise_removal "stale": the device stays with config space all-ones.

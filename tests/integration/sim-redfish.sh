@@ -61,6 +61,22 @@ expect 400 "empty slot"
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body hostport2_H2)"
 expect 400 "another zone's host port"
 
+# Hostile bodies and URLs: errors, never a crash.
+python3 -c 'print("{\"Links\":" + "[" * 100000 + "]" * 100000 + "}")' >"$t_tmp/deep.json"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "" -H 'Content-Type: application/json' --data-binary "@$t_tmp/deep.json"
+expect 400 "100000 levels of nesting"
+python3 -c 'print("{\"Links\": \"" + "x" * 2000000 + "\"}")' >"$t_tmp/big.json"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "" -H 'Content-Type: application/json' --data-binary "@$t_tmp/big.json"
+expect 413 "2 MB body"
+req GET "$RF/$(python3 -c 'print("a/" * 400)')"
+expect 404 "very long URL"
+req GET "$RF/Fabrics/PCIe/Endpoints/drawer1_slot1%00x"
+expect 404 "NUL in the URL"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" '{"Links":{"Endpoints":[{"@odata.id":5}]}}'
+expect 400 "@odata.id of the wrong type"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" '{"Links":{"Endpoints":[]}} trailing'
+expect 400 "trailing data"
+
 # Attach with If-Match; the ETag changes; the old one is stale (412).
 req GET "$RF/Fabrics/PCIe/Zones/H1"
 e1=$(etag)
@@ -164,3 +180,33 @@ t_ok "mode limits in the configuration"
 	t_fail "non-loopback listen accepted"
 grep -q 'not a loopback address' "$t_tmp/err" || t_fail "$(cat "$t_tmp/err")"
 t_ok "non-loopback listen refused"
+
+# The shipped example is the built-in default, and parses back to itself.
+"$SIM" --dump-config >"$t_tmp/default.json"
+"$SIM" --dump-config --config "$top_srcdir/examples/falcon-sim.json" >"$t_tmp/example.json" ||
+	t_fail "examples/falcon-sim.json does not load"
+cmp -s "$t_tmp/default.json" "$t_tmp/example.json" ||
+	t_fail "examples/falcon-sim.json differs from the built-in default"
+t_ok "examples/falcon-sim.json is the default configuration"
+
+# --allow-remote: Redfish on a non-loopback address, the admin API still
+# loopback-only (403 to others).  Skipped when the host has no such address.
+addr=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$' | grep -v '^127\.' | head -n 1 || true)
+if [ -n "$addr" ]; then
+	rm -f "$t_tmp/port2"
+	"$SIM" --listen "$addr:0" --allow-remote --sysfs-root "$t_tmp/remote" \
+		--port-file "$t_tmp/port2" >"$t_tmp/remote.log" 2>&1 &
+	rpid=$!
+	t_on_exit "kill $rpid 2>/dev/null || true"
+	_n=0
+	while [ ! -s "$t_tmp/port2" ]; do
+		kill -0 "$rpid" 2>/dev/null || t_fail "falcon-sim on $addr exited: $(cat "$t_tmp/remote.log")"
+		_n=$((_n + 1)); [ $_n -lt 600 ] || t_fail "no port file"; sleep 0.1
+	done
+	rbase=http://$addr:$(cat "$t_tmp/port2")
+	[ "$(curl -s -m 20 -o /dev/null -w '%{http_code}' "$rbase/redfish/v1/")" = 200 ] || t_fail "remote Redfish"
+	[ "$(curl -s -m 20 -o /dev/null -w '%{http_code}' "$rbase/admin/state")" = 403 ] || t_fail "admin API answered a non-loopback client"
+	kill -TERM "$rpid"
+	wait "$rpid" || t_fail "falcon-sim on $addr did not exit cleanly"
+	t_ok "--allow-remote: Redfish served, admin API refused (403) off loopback"
+fi

@@ -119,3 +119,23 @@ fi
 grep -q 'spank_falcon: job [0-9]*: .*cuda_visible_devices' "$s_state"/log/slurmd-*.log ||
 	{ s_logs; t_fail "no spank_falcon error in slurmd's log"; }
 t_ok "bad topology.json: job $jid $(s_job_state "$jid"), reason in slurmd's log"
+
+# srun inside a batch job (local context in an existing allocation): no job
+# control environment to set, and nothing fails.
+jid=$(sbatch --parsable --falcon-place=pack -o "$t_tmp/out.%j" \
+	--wrap 'srun --falcon-check=off sh -c "echo inner=\$CUDA_DEVICE_ORDER"')
+s_wait_done "$jid"
+grep -qx "inner=PCI_BUS_ID" "$t_tmp/out.$jid" ||
+	{ s_logs; t_fail "srun inside sbatch: $(cat "$t_tmp/out.$jid")"; }
+t_ok "srun --falcon-check=off inside a batch job"
+
+# Strict plugstack arguments: an unknown key stops sbatch with a message.
+mkdir -p "$t_tmp/badconf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$t_tmp/badconf/plugstack.conf|" "$SLURM_CONF" \
+	>"$t_tmp/badconf/slurm.conf"
+echo "required $plugin rundir=$run colour=blue" >"$t_tmp/badconf/plugstack.conf"
+if out=$(SLURM_CONF=$t_tmp/badconf/slurm.conf sbatch --wrap true 2>&1); then
+	t_fail "sbatch ran with an unknown plugstack key: $out"
+fi
+echo "$out" | grep -q "unknown key 'colour'" || t_fail "unclear message: $out"
+t_ok "unknown plugstack key: $(echo "$out" | head -n1)"

@@ -73,6 +73,18 @@ static const struct {
 	{ "{\"faults\":{\"rules\":[{\"action\":\"error\",\"status\":404}]}}", "faults.rules[0].status: expected an integer in [500, 599]" },
 	{ "{\"faults\":{\"no_appear\":[\"drawer3_slot1\"]}}", "faults.no_appear[0]: expected \"drawer<D>_slot<S>\"" },
 	{ "{\"surprise_removal\":\"maybe\"}", "surprise_removal: expected" },
+	/* a port without a host is not cabled: nothing else is needed */
+	{ "{\"host_ports\":[{\"id\":\"H4\",\"host\":null}]}", NULL },
+	{ "{\"host_ports\":[{\"id\":\"H1\",\"host\":\"a\",\"adapter\":\"0000:3b:00.0\",\"bus_range\":[60,70],\"link\":{\"speed_gts\":16,\"width\":3}}]}",
+	  "host_ports[0].link.width: expected 1, 2, 4, 8, 12, 16 or 32" },
+	{ "{\"host_ports\":[{\"id\":\"H1\",\"host\":\"a\"},{\"id\":\"H1\",\"host\":null}]}",
+	  "host_ports[0].adapter: expected a PCI address" },
+	{ "{\"host_ports\":[{\"id\":\"H1\",\"host\":null},{\"id\":\"H1\",\"host\":null}]}",
+	  "host_ports[1].id: H1 defined twice" },
+	{ "{\"host_ports\":[{\"id\":\"H1\",\"host\":\"../x\"}]}", "host_ports[0].host: expected a host name" },
+	{ "{\"faults\":{\"rules\":[{\"action\":\"latency\"}]}}", "faults.rules[0].ms: required for a latency rule" },
+	{ "{\"faults\":{\"degraded_links\":{\"gpu1\":{\"speed_gts\":8,\"width\":8}}}}",
+	  "faults.degraded_links.gpu1: expected a key" },
 };
 
 START_TEST(test_config_errors)
