@@ -112,7 +112,7 @@ static int run(void)
 	} else if (host != NULL && fp_lease_of(g.conf, g.job.id, g.job.node, &g.lease) == FALCON_OK) {
 		/* no record here (prolog killed, node rebooted): find the devices */
 		char claimed[FP_MAX_DEVS * 4][FALCON_BDF_LEN], why[512];
-		size_t nc = fp_claimed(g.conf, g.job.id, claimed, ARRAY_SIZE(claimed));
+		size_t nc = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
 
 		lock = fp_lock(g.conf);
 		if (fp_match(g.root, host, &g.lease, claimed, nc, why, sizeof(why)) == 0)

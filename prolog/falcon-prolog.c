@@ -171,7 +171,7 @@ static int match_cond(void *p)
 	int r;
 
 	if (!have) {
-		nclaimed = fp_claimed(g.conf, g.job.id, claimed, ARRAY_SIZE(claimed));
+		nclaimed = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
 		have = true;
 	}
 	/* scan again only when devices/ changed since the last scan that
@@ -429,7 +429,7 @@ static int run(void)
 			return fail_node("compose: %s: %s", falcon_strerror(rv), detail);
 		}
 		g.composed = true;
-		o = fp_lease_json(&g.lease);
+		o = fp_lease_json(&g.lease, g.job.node);
 		rv = write_state("lease.json", o);
 		json_object_put(o);
 		if (rv != FALCON_OK)
@@ -449,7 +449,7 @@ static int run(void)
 				    "rescan");
 		g.t_wait_us = fp_now_us() - t0;
 		/* what was found goes to lease.json before anything else */
-		o = fp_lease_json(&g.lease);
+		o = fp_lease_json(&g.lease, g.job.node);
 		write_state("lease.json", o);
 		json_object_put(o);
 		if (rv != FALCON_OK) {
@@ -462,7 +462,7 @@ static int run(void)
 		lock = fp_lock(g.conf);
 	{
 		char claimed[FP_MAX_GPUS][FALCON_BDF_LEN];
-		size_t nclaimed = fp_claimed(g.conf, g.job.id, claimed, ARRAY_SIZE(claimed));
+		size_t nclaimed = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
 
 		long long until = falcon_now_ms() + 2000;
 
@@ -490,9 +490,10 @@ static int run(void)
 	}
 	o = g.topo.topology;
 	json_object_object_add(o, "job_id", json_object_new_int64(g.job.id));
+	json_object_object_add(o, "node", json_object_new_string(g.job.node));
 	json_object_object_add(o, "cuda_visible_devices",
 			       json_object_new_string(g.topo.cuda_visible));
-	json_object_object_add(o, "lease", g.composed ? fp_lease_json(&g.lease) : NULL);
+	json_object_object_add(o, "lease", g.composed ? fp_lease_json(&g.lease, g.job.node) : NULL);
 	add_nvme_nodes(o);
 	json_object_object_add(o, "check", NULL);
 	rv = write_state("topology.json", o);

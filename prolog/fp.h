@@ -65,18 +65,19 @@ long long fp_now_us(void);
 /* fp_job_dir - RunDir/<jobid> into buf (n bytes); NULL when it does not fit. */
 char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t n);
 /*
- * fp_claimed - the BDFs other jobs hold on this node: "bdf" members of
+ * fp_claimed - the BDFs other jobs hold on node: "bdf" members of
  * RunDir/<other job>/lease.json devices and "local_bdfs" of their
- * topology.json, appended to bdfs (capacity cap).  Unreadable files are
- * skipped.
+ * topology.json, appended to bdfs (capacity cap).  Records of another node
+ * (their "node", when RunDir is shared) and unreadable files are skipped.
  */
-size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, char (*bdfs)[FALCON_BDF_LEN],
-		  size_t cap);
+size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
+		  char (*bdfs)[FALCON_BDF_LEN], size_t cap);
 /* fp_lock - flock(LOCK_EX) RunDir/.lock (created 0600); fd, or -1 (logged). */
 int fp_lock(const struct falcon_conf *conf);
 void fp_unlock(int fd);
-/* fp_lease_json / fp_lease_from_json - the lease.json form. */
-json_object *fp_lease_json(const struct fp_lease *l);
+/* fp_lease_json / fp_lease_from_json - the lease.json form (node: the
+ * Slurm node it is on, NULL = left out). */
+json_object *fp_lease_json(const struct fp_lease *l, const char *node);
 falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l);
 /* fp_write_json - write o to path atomically, mode 0640, then chown root:gid. */
 falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);

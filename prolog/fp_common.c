@@ -54,8 +54,17 @@ static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const c
 		falcon_strlcpy(bdfs[(*n)++], s, FALCON_BDF_LEN);
 }
 
-size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, char (*bdfs)[FALCON_BDF_LEN],
-		  size_t cap)
+/* other_node - o names a node and it is not node. */
+static bool other_node(json_object *o, const char *node)
+{
+	json_object *x;
+
+	return json_object_object_get_ex(o, "node", &x) && json_object_get_string(x) != NULL &&
+	       strcmp(json_object_get_string(x), node) != 0;
+}
+
+size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
+		  char (*bdfs)[FALCON_BDF_LEN], size_t cap)
 {
 	DIR *d = opendir(conf->run_dir);
 	struct dirent *de;
@@ -74,7 +83,7 @@ size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, char (*bdfs)[FA
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/lease.json", conf->run_dir, de->d_name);
 		if ((o = json_object_from_file(path)) != NULL) {
-			if (json_object_object_get_ex(o, "devices", &a) &&
+			if (!other_node(o, node) && json_object_object_get_ex(o, "devices", &a) &&
 			    json_object_is_type(a, json_type_array))
 				for (i = 0; i < json_object_array_length(a); i++)
 					if (json_object_object_get_ex(json_object_array_get_idx(a, i),
@@ -84,7 +93,7 @@ size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, char (*bdfs)[FA
 		}
 		snprintf(path, sizeof(path), "%s/%s/topology.json", conf->run_dir, de->d_name);
 		if ((o = json_object_from_file(path)) != NULL) {
-			if (json_object_object_get_ex(o, "local_bdfs", &a) &&
+			if (!other_node(o, node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
 			    json_object_is_type(a, json_type_array))
 				for (i = 0; i < json_object_array_length(a); i++)
 					add_bdf(bdfs, cap, &n,
@@ -131,12 +140,14 @@ static void jstr(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
 }
 
-json_object *fp_lease_json(const struct fp_lease *l)
+json_object *fp_lease_json(const struct fp_lease *l, const char *node)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	size_t i;
 
 	jstr(o, "id", l->id);
+	if (node != NULL)
+		jstr(o, "node", node);
 	for (i = 0; i < l->n; i++) {
 		const struct fp_dev *d = &l->devs[i];
 		json_object *x = json_object_new_object();

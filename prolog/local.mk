@@ -38,10 +38,11 @@ tests_unit_test_hotplug_LDADD = $(UNIT_LDADD) $(PTHREAD_LIBS)
 endif
 
 PROLOG_ITESTS = tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
-	tests/integration/prolog-lib.sh
+	tests/integration/prolog-node2.sh tests/integration/prolog-lib.sh
 if INTEGRATION_TESTS
 if HAVE_SLURM
-TESTS += tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh
+TESTS += tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
+	tests/integration/prolog-node2.sh
 endif
 endif
 EXTRA_DIST += $(PROLOG_ITESTS) tests/bench/prolog

@@ -18,7 +18,8 @@ fp_need() {
 
 # fp_setup [EXTRA falcon.conf lines] - munged, falcon-sim, falcon.conf, falcond.
 # FP_HOST names the Slurm node that plays the sim's node1 (default node1;
-# its SysfsRoot is then the sim's node1 tree).
+# its SysfsRoot is then the sim's node1 tree); FP_LISTEN is falcond's
+# listening address (default 127.0.0.1).
 fp_setup() {
 	FP_HOST=${FP_HOST:-node1}
 	fd_start_munged
@@ -32,7 +33,7 @@ fp_setup() {
 StateDir=$t_tmp/state
 RunDir=$t_tmp/run
 SysfsRoot=$([ "$FP_HOST" = node1 ] && echo "$SYSFS/%h" || echo "$SYSFS/node1")
-ListenAddress=127.0.0.1:$FD_PORT
+ListenAddress=${FP_LISTEN:-127.0.0.1}:$FD_PORT
 MungeSocket=$MUNGE_SOCK
 SlurmUser=root
 PrologTimeout=60
