@@ -296,10 +296,14 @@ static void run_check(void)
 		falcon_strlcpy(g.check_status, json_object_get_string(x), sizeof(g.check_status));
 	else
 		falcon_strlcpy(g.check_status, "error", sizeof(g.check_status));
-	if (g.check_json != NULL && json_object_object_get_ex(g.check_json, "busbw_peak", &x))
-		g.busbw = json_object_get_double(x);
-	if (g.check_json != NULL && json_object_object_get_ex(g.check_json, "algbw_peak", &x))
-		g.algbw = json_object_get_double(x);
+	/* bandwidths only from a check that measured (skipped/error did not) */
+	if (strcmp(g.check_status, "pass") == 0 || strcmp(g.check_status, "warn") == 0 ||
+	    strcmp(g.check_status, "fail") == 0) {
+		if (json_object_object_get_ex(g.check_json, "busbw_peak", &x))
+			g.busbw = json_object_get_double(x);
+		if (json_object_object_get_ex(g.check_json, "algbw_peak", &x))
+			g.algbw = json_object_get_double(x);
+	}
 	falcon_info("job %u: check %s (busbw %.1f GB/s)", g.job.id, g.check_status, g.busbw);
 }
 

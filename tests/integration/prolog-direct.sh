@@ -12,6 +12,22 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_need
+# falcon-ncclcheck stand-in (no GPU here): answers what $t_tmp/check-mode
+# says (pass, fail), else "skipped" as on a host without CUDA; records its
+# arguments
+cat >"$t_tmp/fake-ncclcheck" <<EOS
+#!/bin/sh
+echo "\$*" >"$t_tmp/check-args"
+mode=\$(cat "$t_tmp/check-mode" 2>/dev/null || echo skipped)
+while [ \$# -gt 0 ]; do [ "\$1" = --json ] && json=\$2; shift; done
+case \$mode in
+pass) echo '{"status":"pass","reason":"ok","busbw_peak":19.64,"algbw_peak":13.1}' >"\$json"; exit 0 ;;
+fail) echo '{"status":"fail","reason":"busbw 9.8 GB/s below 90 % of MinBusBW 20","busbw_peak":9.8,"algbw_peak":6.5}' >"\$json"; exit 1 ;;
+*) echo '{"status":"skipped","reason":"no CUDA driver","busbw_peak":0,"algbw_peak":0}' >"\$json"; exit 4 ;;
+esac
+EOS
+chmod 0755 "$t_tmp/fake-ncclcheck"
+FP_NCCLCHECK=$t_tmp/fake-ncclcheck
 fp_setup
 
 # -- falconGPUs: four chassis GPUs appear, verified, described, given back
@@ -116,6 +132,36 @@ fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
 fd_sim c1 POST /admin/faults '{}' >/dev/null
 fp_pool_clean
 t_ok "degraded link: warn tags, drain quarantines $qd and fails"
+
+# -- falcon-ncclcheck: its JSON merged, busbw in the tag, a fail drains
+echo pass >"$t_tmp/check-mode"
+fp_prolog 115 "gres/falcon_gpu:2"
+[ $FP_RC = 0 ] || t_fail "check pass: $(cat "$t_tmp/prolog-115.log")"
+grep -q 'falcon:topo=falconGPUs,f=2,check=pass,busbw=19.6' "$t_tmp/prolog-115.log" ||
+	t_fail "check tag: $(grep -i tag "$t_tmp/prolog-115.log")"
+[ "$(fp_topo 115 'j["check"]["status"]')" = pass ] || t_fail "check not merged"
+cvd=$(fp_topo 115 'j["cuda_visible_devices"]')
+grep -q -- "--level quick --gpus $cvd --budget [0-9]* --topology $t_tmp/run/115/topology.json --json $t_tmp/run/115/check.json" \
+	"$t_tmp/check-args" || t_fail "ncclcheck arguments: $(cat "$t_tmp/check-args")"
+fp_epilog 115; [ $FP_RC = 0 ] || t_fail "epilog 115"
+fp_pool_clean
+echo fail >"$t_tmp/check-mode"
+fp_prolog 116 "gres/falcon_gpu:2" node1 SPANK_FALCON_CHECK=full
+[ $FP_RC = 1 ] || t_fail "check fail with CheckAction=drain: rc $FP_RC"
+grep -q -- "--level full" "$t_tmp/check-args" || t_fail "SPANK_FALCON_CHECK=full not used"
+grep -q 'draining node1: falcon: job 116: NCCL check failed: busbw 9.8' "$t_tmp/prolog-116.log" ||
+	t_fail "check drain reason: $(grep -i drain "$t_tmp/prolog-116.log")"
+fp_pool_clean
+FP_PARTITION=warnp fp_prolog 117 "gres/falcon_gpu:2"
+[ $FP_RC = 0 ] || t_fail "check fail with CheckAction=warn"
+grep -q 'check=fail,busbw=9.8' "$t_tmp/prolog-117.log" || t_fail "warn tag"
+fp_epilog 117; [ $FP_RC = 0 ] || t_fail "epilog 117"
+fp_prolog 118 "gres/falcon_gpu:2" node1 SPANK_FALCON_CHECK=off
+grep -q 'check=off' "$t_tmp/prolog-118.log" || t_fail "check=off"
+fp_epilog 118; [ $FP_RC = 0 ] || t_fail "epilog 118"
+rm -f "$t_tmp/check-mode"
+fp_pool_clean
+t_ok "falcon-ncclcheck: pass tagged with busbw, fail drains (drain) or tags (warn), off skips"
 
 # -- the chassis down at prolog: retries, then drained, nothing leaked
 fd_sim c1 POST /admin/faults '{"rules":[{"action":"error","status":503,"path":"/redfish/v1/Fabrics*","method":"PATCH"}]}' >/dev/null
