@@ -298,7 +298,7 @@ python3 - "$state/jobs/topology-$jid.json" <<'EOP' || echo "(no topology.json in
 import json, sys
 t = json.load(open(sys.argv[1]))
 print("topology %s, storage %s, CUDA_VISIBLE_DEVICES=%s" %
-      (t.get("topology"), t.get("storage"), t.get("cuda_visible_devices")))
+      (t.get("topology"), t.get("storage") or "none", t.get("cuda_visible_devices")))
 devs = [("GPU%d" % i, d) for i, d in enumerate(t.get("gpus", []))] + \
        [("NVMe%d" % i, d) for i, d in enumerate(t.get("nvme", []))]
 for name, d in devs:
@@ -319,7 +319,7 @@ sed -n '/^== falconctl topo$/,/^== end falconctl topo$/{/^== /d;/^Legend:/,$d;p;
 grep '^== no python3\|^== torchrun\|^trained ' "$out" || true
 
 echo
-echo "---- sacct -j $jid -o JobID,AllocTRES,AdminComment%80"
+echo "---- sacct -X -j $jid -o JobID,AllocTRES%60,AdminComment%80"
 i=0
 until sacct -n -X -P -j "$jid" -o AdminComment 2>/dev/null | grep -q 'falcon:'; do
 	i=$((i + 1))
@@ -340,8 +340,9 @@ if isinstance(c, dict):
 EOP
 )
 case $verdict in
-skipped) echo "check: skipped${detail:+ ($detail)} -- falcon-ncclcheck needs real NVIDIA GPUs and CUDA/NCCL;" \
-		"falcon-sim's V100s exist only on an emulated PCIe bus, so nothing was measured" ;;
+skipped) echo "check: skipped${detail:+ ($detail)} --"
+	echo "  falcon-ncclcheck needs real NVIDIA GPUs and CUDA/NCCL; falcon-sim's V100s"
+	echo "  exist only on an emulated PCIe bus, so nothing was measured" ;;
 off) echo "check: off (the job's --falcon-check or the partition's Check= said so)" ;;
 pass) echo "check: pass${detail:+ ($detail)}" ;;
 *) echo "check: ${verdict:-unknown}${detail:+ ($detail)}" ;;
@@ -375,6 +376,6 @@ echo
 echo "Logs: $log/ (falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
 	"and $cluster/log/ (Slurm)."
 echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo"
-echo "Stop: $top/scripts/quickstart.sh --stop"
+echo "Stop: $0 --stop"
 echo "SLURM_CONF=$slurm_conf"
 echo "FALCON_CONF=$conf"
