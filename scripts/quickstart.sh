@@ -139,8 +139,11 @@ done
 if [ $need_bootstrap = yes ]; then
 	./bootstrap >"$log/bootstrap.log" 2>&1 || fail "./bootstrap" "$log/bootstrap.log"
 fi
-[ ! -f config.status ] ||
-	fail "the out-of-tree build: $top is configured in tree (run make distclean there)" ""
+if [ -f config.status ]; then
+	echo "$prog: error: step 2 cannot build out of tree: $top is configured in tree" \
+		"(run 'make distclean' there first)" >&2
+	exit 1
+fi
 mkdir -p "$build"
 if [ ! -f "$build/config.status" ] ||
 	! grep -qF -- "'--prefix=$prefix'" "$build/config.status"; then
