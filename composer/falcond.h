@@ -151,6 +151,7 @@ const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
 /* ------------------------------------------------------------------ core */
 
 #define FD_NBUCKETS 12
+#define FD_NOREACH_MS (10 * 60 * 1000) /* how long a learnt "not cabled" holds */
 extern const double fd_buckets[FD_NBUCKETS]; /* seconds, Prometheus le= */
 
 struct fd_hist_metric {
@@ -167,9 +168,10 @@ struct fd_chassis {
 	bool have_last;
 	long long last_ms;              /* when it was read (falcon_now_ms) */
 	bool stale;                     /* an error since: read it again before use */
-	/* (port, drawer) pairs the chassis refused as not cabled (learnt, ch->lock) */
+	/* (port, drawer) pairs the chassis refused as not cabled (learnt,
+	 * forgotten after FD_NOREACH_MS to re-probe; ch->lock) */
 	size_t nnoreach;
-	struct { char port[FALCON_NAME_LEN]; int drawer; } noreach[32];
+	struct { char port[FALCON_NAME_LEN]; int drawer; long long until_ms; } noreach[32];
 };
 
 struct fd_state {

@@ -323,19 +323,28 @@ static bool noreach(void *ctx, const char *port, int drawer)
 
 	for (i = 0; i < ch->nnoreach; i++)
 		if (ch->noreach[i].drawer == drawer && strcmp(ch->noreach[i].port, port) == 0)
-			return true;
+			return falcon_now_ms() < ch->noreach[i].until_ms;
 	return false;
 }
 
 /* learn_noreach - remember that port cannot take devices of drawer (ch->lock). */
 static void learn_noreach(struct fd_chassis *ch, const char *port, int drawer)
 {
-	if (noreach(ch, port, drawer) || ch->nnoreach >= ARRAY_SIZE(ch->noreach))
+	size_t i;
+
+	for (i = 0; i < ch->nnoreach; i++)
+		if (ch->noreach[i].drawer == drawer && strcmp(ch->noreach[i].port, port) == 0)
+			break;
+	if (i == ARRAY_SIZE(ch->noreach))
 		return;
-	falcon_strlcpy(ch->noreach[ch->nnoreach].port, port, sizeof(ch->noreach[0].port));
-	ch->noreach[ch->nnoreach++].drawer = drawer;
-	falcon_warn("chassis %s: port %s refused a device of drawer %d; not using it there again",
-		    ch->cc->name, port, drawer);
+	if (i == ch->nnoreach) {
+		falcon_strlcpy(ch->noreach[i].port, port, sizeof(ch->noreach[0].port));
+		ch->noreach[i].drawer = drawer;
+		ch->nnoreach++;
+	}
+	ch->noreach[i].until_ms = falcon_now_ms() + FD_NOREACH_MS;
+	falcon_warn("chassis %s: port %s refused a free device of drawer %d: not cabled; "
+		    "not used there for %d min", ch->cc->name, port, drawer, FD_NOREACH_MS / 60000);
 }
 
 static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compose_req *r,
@@ -459,23 +468,20 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 			if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
 				/* Refused: not cabled, the mode, or someone took it.
-				 * When the device is still free and no other host holds
-				 * a device of its drawer, neither the mode nor a race
-				 * can be why: the port is not cabled to that drawer. */
+				 * Placement keeps to the mode rules the chassis applies
+				 * (falcond_place.c), so when the device is still free
+				 * the port is not cabled to its drawer: remember that
+				 * (for FD_NOREACH_MS) and place again. */
 				struct falcon_inventory now = { 0, NULL };
-				bool shared = false, free_now = false;
+				bool free_now = false;
 				size_t k;
 
-				for (i = 0; i < inv.n; i++)
-					shared |= slots[i].holder != NULL &&
-						  inv.devs[i].drawer == l.devs[attached].drawer &&
-						  strcmp(slots[i].holder, h->name) != 0;
-				if (!shared && falcon_chassis_inventory(ch->client, &now) == FALCON_OK)
+				if (falcon_chassis_inventory(ch->client, &now) == FALCON_OK)
 					for (k = 0; k < now.n; k++)
 						if (strcmp(now.devs[k].id, l.devs[attached].id) == 0)
 							free_now = now.devs[k].owner[0] == '\0';
 				falcon_inventory_free(&now);
-				if (!shared && free_now)
+				if (free_now)
 					learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
 				*retry = true;
 			}
