@@ -1,24 +1,384 @@
 #!/bin/sh
-# scripts/quickstart.sh - the README's first command: install, build, install
-# into a demo prefix, and run the demo.  Idempotent; `--stop` stops what it
-# started.
+# scripts/quickstart.sh - the README's first command: on a Debian 12 machine,
+# as root, install the Debian packages needed, build and install
+# falcon-slurm into STATE/prefix, start a single-node Slurm cluster (munged,
+# MariaDB, slurmdbd, slurmctld, slurmd, with falcon-prolog/falcon-epilog and
+# spank_falcon), falcon-sim (the paper's chassis) and falcond, run
+# `sbatch --gres=falcon_gpu:4 examples/train.sh` and show what happened.
+#
+#   quickstart.sh          set up (or reuse) everything, run one job
+#   quickstart.sh --stop   stop every daemon it started (pid files)
+#   quickstart.sh --help   this text
+#
+# STATE is $FALCON_DEMO_DIR (default /var/tmp/falcon-demo); every config,
+# log, pid file and the install prefix live there, nothing in /etc.
+# FALCON_DEMO_JOBS: make -j (default: the number of CPUs).
+# The last two lines printed are SLURM_CONF=... and FALCON_CONF=...;
+# `. STATE/env` sets them (and PATH) for sinfo, sacct, falconctl.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 set -eu
+
+prog=quickstart
 cd "$(dirname "$0")/.."
 top=$(pwd)
 state=${FALCON_DEMO_DIR:-/var/tmp/falcon-demo}
+case $state in /*) ;; *) state=$(pwd)/$state ;; esac
 prefix=$state/prefix
+build=$state/build
+log=$state/log
+cluster=$state/cluster
+conf=$state/etc/falcon.conf
+slurm_conf=$cluster/etc/slurm.conf
+sim_pid=$state/run/falcon-sim.pid
+falcond_pid=$state/run/falcond.pid
+job_timeout=${FALCON_DEMO_JOB_TIMEOUT:-240}
 
-if [ "${1:-}" = --stop ]; then
-	echo "quickstart: nothing running"
-	exit 0
+say() { echo "$prog: $*"; }
+# fail STEP LOG - say which step failed and which log to read; exit 1.
+fail() {
+	echo "$prog: error: $1 failed${2:+; see $2}" >&2
+	if [ -n "${2:-}" ] && [ -f "$2" ]; then
+		echo "$prog: last lines of $2:" >&2
+		tail -n 15 "$2" | sed 's/^/  | /' >&2
+	fi
+	exit 1
+}
+
+usage() {
+	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"
+}
+
+# pid_alive NAME PIDFILE - PIDFILE names a live process running NAME.
+pid_alive() {
+	[ -s "$2" ] || return 1
+	p=$(head -n1 "$2" 2>/dev/null | tr -dc 0-9)
+	[ -n "$p" ] && [ -r "/proc/$p/cmdline" ] || return 1
+	tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- "$1"
+}
+
+# stop_pid NAME PIDFILE - TERM, wait up to 20 s, then KILL; prints what it did.
+stop_pid() {
+	if ! pid_alive "$1" "$2"; then
+		rm -f "$2"
+		return 0
+	fi
+	p=$(head -n1 "$2" | tr -dc 0-9)
+	kill -TERM "$p" 2>/dev/null || true
+	i=0
+	while pid_alive "$1" "$2" && [ $i -lt 200 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	if pid_alive "$1" "$2"; then
+		kill -KILL "$p" 2>/dev/null || true
+		sleep 0.2
+	fi
+	rm -f "$2"
+	say "stopped $1 (pid $p)"
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+cmd_stop() {
+	[ "$(id -u)" = 0 ] || { echo "$prog: run as root" >&2; exit 1; }
+	if [ ! -d "$state" ]; then
+		say "nothing running ($state does not exist)"
+		return 0
+	fi
+	# Jobs first, so that their epilogs give the devices back.
+	if [ -f "$slurm_conf" ] && command -v scancel >/dev/null 2>&1 &&
+		SLURM_CONF=$slurm_conf scontrol ping >/dev/null 2>&1; then
+		SLURM_CONF=$slurm_conf scancel --quiet --user=root >/dev/null 2>&1 || true
+		i=0
+		while [ -n "$(SLURM_CONF=$slurm_conf squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 150 ]; do
+			sleep 0.2; i=$((i + 1))
+		done
+	fi
+	{
+		if [ -d "$cluster" ]; then
+			"$top/scripts/cluster.sh" stop "$cluster" 2>&1 | sed "s/^cluster.sh: /$prog: /"
+		fi
+		stop_pid falcond "$falcond_pid"
+		stop_pid falcon-sim "$sim_pid"
+	} >"$state/stop.out"
+	if [ -s "$state/stop.out" ]; then
+		cat "$state/stop.out"
+		say "stopped everything started from $state (its files are kept; rm -rf it to start afresh)"
+	else
+		say "nothing was running from $state"
+	fi
+	rm -f "$state/stop.out"
+}
+
+case ${1:-} in
+--stop) [ $# = 1 ] || { usage >&2; exit 2; }; cmd_stop; exit 0 ;;
+-h|--help) usage; exit 0 ;;
+"") ;;
+*) echo "$prog: unknown argument $1" >&2; usage >&2; exit 2 ;;
+esac
+[ "$(id -u)" = 0 ] || { echo "$prog: run as root (sudo $0)" >&2; exit 1; }
+
+mkdir -p "$state" "$log" "$state/etc" "$state/run" "$state/jobs"
+chmod 0755 "$state"
+
+# ---- 1. Debian packages ----------------------------------------------------
+say "step 1/6: Debian packages (scripts/install-deps.sh)"
+scripts/install-deps.sh >"$log/install-deps.log" 2>&1 ||
+	fail "installing Debian packages (scripts/install-deps.sh)" "$log/install-deps.log"
+tail -n 1 "$log/install-deps.log" | sed 's/^/  /'
+
+# ---- 2. build and install into STATE/prefix (out of tree) ------------------
+say "step 2/6: build and install into $prefix"
+need_bootstrap=no
+[ -x configure ] || need_bootstrap=yes
+for f in configure.ac Makefile.am m4/*.m4; do
+	[ "$need_bootstrap" = yes ] || [ ! "$f" -nt configure ] || need_bootstrap=yes
+done
+if [ $need_bootstrap = yes ]; then
+	./bootstrap >"$log/bootstrap.log" 2>&1 || fail "./bootstrap" "$log/bootstrap.log"
 fi
-[ "$(id -u)" = 0 ] || { echo "quickstart: run as root" >&2; exit 1; }
-scripts/install-deps.sh
-mkdir -p "$state"
-./bootstrap >/dev/null 2>&1
-mkdir -p "$state/build"
-(cd "$state/build" && "$top/configure" --prefix="$prefix" >configure.out 2>&1 &&
-	make -j"$(nproc)" >make.out 2>&1 && make install >install.out 2>&1) ||
-	{ echo "quickstart: build failed, see $state/build/*.out" >&2; exit 1; }
-echo "quickstart: installed into $prefix"
-"$prefix/bin/falconctl" --version
+if [ -f config.status ]; then
+	echo "$prog: error: step 2 cannot build out of tree: $top is configured in tree" \
+		"(run 'make distclean' there first)" >&2
+	exit 1
+fi
+mkdir -p "$build"
+if [ ! -f "$build/config.status" ] ||
+	! grep -qF -- "'--prefix=$prefix'" "$build/config.status"; then
+	(cd "$build" && "$top/configure" --prefix="$prefix" \
+		--with-slurm-plugindir="$prefix/lib/slurm") >"$log/configure.log" 2>&1 ||
+		fail "configure" "$log/configure.log"
+fi
+stamp=$build/.quickstart-installed
+(cd "$build" && make -j"${FALCON_DEMO_JOBS:-$(nproc)}") >"$log/make.log" 2>&1 ||
+	fail "make" "$log/make.log"
+if [ ! -f "$stamp" ] || [ ! -x "$prefix/bin/falconctl" ] ||
+	[ -n "$(find "$build" -newer "$stamp" -type f ! -name '*.log' ! -name '*.trs' | head -n 1)" ]; then
+	(cd "$build" && make install) >"$log/install.log" 2>&1 || fail "make install" "$log/install.log"
+	touch "$stamp"
+	say "  installed: $("$prefix/bin/falconctl" --version 2>&1 | head -n1)"
+else
+	say "  nothing changed: reusing $prefix ($("$prefix/bin/falconctl" --version 2>&1 | head -n1))"
+fi
+spank=$prefix/lib/slurm/spank_falcon.so
+for f in "$prefix/bin/falcon-sim" "$prefix/sbin/falcond" "$prefix/sbin/falcon-prolog" \
+	"$prefix/sbin/falcon-epilog" "$spank"; do
+	[ -e "$f" ] || fail "the install: $f is missing (is libslurm-dev installed?)" "$log/configure.log"
+done
+
+# ---- 3. configuration (all under STATE) ------------------------------------
+say "step 3/6: configuration in $state/etc"
+if [ ! -f "$state/ports" ]; then
+	{ echo "SIM_PORT=$(free_port)"; echo "FALCOND_PORT=$(free_port)"; } >"$state/ports.tmp"
+	mv "$state/ports.tmp" "$state/ports"
+fi
+. "$state/ports"
+host=$(hostname -s)
+mkdir -p "$state/falcond" "$state/run/falcon" "$state/sim/sysfs"
+chmod 0700 "$state/falcond"
+old_conf=$(cat "$conf" 2>/dev/null || true)
+sed -e "s|@STATE@|$state|g" -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$host|g" \
+	-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
+	examples/falcon-demo.conf.in >"$conf.tmp"
+mv "$conf.tmp" "$conf"
+chmod 0644 "$conf"
+# slurmd runs the prolog with an environment of its own: these wrappers
+# name falcon.conf and keep the programs' messages in STATE/log.
+for p in prolog epilog; do
+	cat >"$state/etc/falcon-$p.sh.tmp" <<EOS
+#!/bin/sh
+# Written by scripts/quickstart.sh: the demo's slurm.conf Prolog=/Epilog=.
+exec "$prefix/sbin/falcon-$p" -c "$conf" -v 2>>"$log/falcon-$p.log"
+EOS
+	chmod 0755 "$state/etc/falcon-$p.sh.tmp"
+	mv "$state/etc/falcon-$p.sh.tmp" "$state/etc/falcon-$p.sh"
+done
+export FALCON_CONF="$conf"
+
+# ---- 4. daemons -------------------------------------------------------------
+say "step 4/6: daemons"
+"$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
+	--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
+	--spank "$spank" --spank-args "conf=$conf" --license falcon1:9 \
+	>"$log/cluster-start.log" 2>&1 ||
+	fail "starting the Slurm cluster (scripts/cluster.sh start $cluster)" "$log/cluster-start.log"
+sed -n 's/^cluster.sh: /  /p' "$log/cluster-start.log"
+export SLURM_CONF="$slurm_conf"
+
+# falcon-sim: restarted when its binary was reinstalled since it started.
+if pid_alive falcon-sim "$sim_pid" && [ ! "$prefix/bin/falcon-sim" -nt "$sim_pid" ]; then
+	say "  falcon-sim already running (pid $(cat "$sim_pid"))"
+else
+	stop_pid falcon-sim "$sim_pid" >/dev/null
+	rm -f "$state/sim/port"
+	setsid nohup "$prefix/bin/falcon-sim" --listen "127.0.0.1:$SIM_PORT" \
+		--sysfs-root "$state/sim/sysfs" --config "$top/examples/falcon-sim.json" \
+		--port-file "$state/sim/port" </dev/null >>"$log/falcon-sim.log" 2>&1 &
+	echo $! >"$sim_pid"
+	i=0
+	until [ -s "$state/sim/port" ]; do
+		pid_alive falcon-sim "$sim_pid" || fail "starting falcon-sim" "$log/falcon-sim.log"
+		i=$((i + 1)); [ $i -lt 200 ] || fail "starting falcon-sim (no port after 20 s)" "$log/falcon-sim.log"
+		sleep 0.1
+	done
+	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs)"
+fi
+
+# falcond: restarted when reinstalled or when falcon.conf changed.
+if pid_alive falcond "$falcond_pid" && [ ! "$prefix/sbin/falcond" -nt "$falcond_pid" ] &&
+	[ "$old_conf" = "$(cat "$conf")" ]; then
+	say "  falcond already running (pid $(cat "$falcond_pid"))"
+else
+	stop_pid falcond "$falcond_pid" >/dev/null
+	setsid nohup "$prefix/sbin/falcond" -f "$conf" --no-slurm \
+		</dev/null >>"$log/falcond.log" 2>&1 &
+	echo $! >"$falcond_pid"
+	i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$FALCOND_PORT/v1/health"; do
+		pid_alive falcond "$falcond_pid" || fail "starting falcond" "$log/falcond.log"
+		i=$((i + 1)); [ $i -lt 200 ] || fail "starting falcond (no answer after 20 s)" "$log/falcond.log"
+		sleep 0.1
+	done
+	say "  falcond running on 127.0.0.1:$FALCOND_PORT (munged socket $cluster/munge/munge.sock)"
+fi
+
+cat >"$state/env" <<EOE
+SLURM_CONF=$slurm_conf
+FALCON_CONF=$conf
+PATH=$prefix/bin:$prefix/sbin:\$PATH
+MANPATH=$prefix/share/man:\${MANPATH:-}
+export SLURM_CONF FALCON_CONF PATH MANPATH
+EOE
+
+# ---- 5. the job -------------------------------------------------------------
+say "step 5/6: sbatch --gres=falcon_gpu:4 -L falcon1:4 examples/train.sh"
+export PATH="$prefix/bin:$prefix/sbin:$PATH"
+cd "$state/jobs"
+jid=$(sbatch --parsable --gres=falcon_gpu:4 -L falcon1:4 -o "$state/jobs/train-%j.out" \
+	"$top/examples/train.sh" 2>"$log/sbatch.log") || fail "sbatch" "$log/sbatch.log"
+jid=${jid%%;*}
+out=$state/jobs/train-$jid.out
+say "  job $jid submitted; waiting (at most $job_timeout s)"
+job_state() {
+	s=$(squeue -h -j "$1" -o %T 2>/dev/null || true)
+	[ -n "$s" ] || s=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | cut -d' ' -f1)
+	echo "$s"
+}
+i=0
+while :; do
+	st=$(job_state "$jid")
+	case $st in
+	COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;;
+	esac
+	i=$((i + 1))
+	if [ $i -ge $((job_timeout * 2)) ]; then
+		reason=$(squeue -h -j "$jid" -o %r 2>/dev/null || true)
+		echo "$prog: job $jid still '$st' ($reason) after $job_timeout s; sinfo -R:" >&2
+		sinfo -R >&2 || true
+		fail "the job" "$log/falcon-prolog.log"
+	fi
+	sleep 0.5
+done
+[ "$st" = COMPLETED ] || {
+	echo "$prog: job $jid ended $st; its output ($out):" >&2
+	cat "$out" >&2 2>/dev/null || true
+	sinfo -R >&2 || true
+	fail "the job" "$log/falcon-prolog.log"
+}
+say "  job $jid $st"
+
+# ---- 6. what happened ---------------------------------------------------------
+say "step 6/6: results"
+echo
+echo "---- job $jid: its environment and topology (from $out)"
+sed -n '/^== falcon job/,/^FALCON_NVME\|^FALCON_TOPOLOGY_FILE/p' "$out"
+sed -n '/^== topology.json$/,/^== end topology.json$/{/^== /d;p;}' "$out" >"$state/jobs/topology-$jid.json"
+echo
+echo "---- job $jid: its devices (topology.json, kept in $state/jobs/topology-$jid.json)"
+python3 - "$state/jobs/topology-$jid.json" <<'EOP' || echo "(no topology.json in the job's output)"
+import json, sys
+t = json.load(open(sys.argv[1]))
+print("topology %s, storage %s, CUDA_VISIBLE_DEVICES=%s" %
+      (t.get("topology"), t.get("storage") or "none", t.get("cuda_visible_devices")))
+devs = [("GPU%d" % i, d) for i, d in enumerate(t.get("gpus", []))] + \
+       [("NVMe%d" % i, d) for i, d in enumerate(t.get("nvme", []))]
+for name, d in devs:
+    l = d.get("link", {})
+    print("  %-6s %s %s:%s %-6s %gGT/s x%d (max %gGT/s x%d)%s" %
+          (name, d["bdf"], d["vendor_id"], d["device_id"], d["location"], l.get("speed_gts", 0),
+           l.get("width", 0), l.get("max_speed_gts", 0), l.get("max_width", 0),
+           " DEGRADED" if l.get("degraded") else ""))
+m = t.get("matrix", [])
+if m:
+    print("  matrix  " + "".join("%-10s" % ("GPU%d" % i) for i in range(len(m))))
+    for i, row in enumerate(m):
+        print("  %-7s " % ("GPU%d" % i) + "".join("%-10s" % c for c in row))
+EOP
+echo
+echo "---- job $jid: falconctl topo of its node, run by the job (all the node's devices)"
+sed -n '/^== falconctl topo$/,/^== end falconctl topo$/{/^== /d;/^Legend:/,$d;p;}' "$out"
+grep '^== no python3\|^== torchrun\|^trained ' "$out" || true
+
+echo
+echo "---- sacct -X -j $jid -o JobID,AllocTRES%60,AdminComment%80"
+i=0
+until sacct -n -X -P -j "$jid" -o AdminComment 2>/dev/null | grep -q 'falcon:'; do
+	i=$((i + 1))
+	[ $i -lt 150 ] || fail "reading the job's falcon: AdminComment from sacct" "$cluster/log/slurmdbd.log"
+	sleep 0.2
+done
+sacct -X -j "$jid" -o JobID,AllocTRES%60,AdminComment%80
+tag=$(sacct -n -X -P -j "$jid" -o AdminComment | grep -o 'falcon:[^ ]*' | head -n1)
+
+echo
+echo "---- the check (falcon-ncclcheck)"
+verdict=$(printf '%s\n' "$tag" | sed -n 's/.*check=\([a-z]*\).*/\1/p')
+detail=$(python3 - "$state/jobs/topology-$jid.json" <<'EOP' 2>/dev/null || true
+import json, sys
+c = json.load(open(sys.argv[1])).get("check")
+if isinstance(c, dict):
+    print(c.get("reason") or c.get("detail") or c.get("message") or "")
+EOP
+)
+case $verdict in
+skipped) echo "check: skipped${detail:+ ($detail)} --"
+	echo "  falcon-ncclcheck needs real NVIDIA GPUs and CUDA/NCCL; falcon-sim's V100s"
+	echo "  exist only on an emulated PCIe bus, so nothing was measured" ;;
+off) echo "check: off (the job's --falcon-check or the partition's Check= said so)" ;;
+pass) echo "check: pass${detail:+ ($detail)}" ;;
+*) echo "check: ${verdict:-unknown}${detail:+ ($detail)}" ;;
+esac
+
+echo
+echo "---- falconctl status (after the epilog: the devices are back in the pool)"
+# bus_left - how many chassis devices are still on the node's bus (falcon-sim
+# puts H1's under bus 0x3d-0x44 and H2's under 0xb1-0xb8).
+bus_left() {
+	ls "$state/sim/sysfs/node1/bus/pci/devices/" 2>/dev/null |
+		grep -cE '^0000:(3[d-f]|4[0-4]|b[1-8]):' || true
+}
+# the epilog runs after the job is COMPLETED: wait (30 s at most) for it
+i=0
+while falconctl status 2>/dev/null |
+	awk -v j="$jid" '{ for (k = 1; k <= NF; k++) if ($k == j) f = 1 } END { exit !f }' ||
+	[ "$(bus_left)" != 0 ]; do
+	i=$((i + 1)); [ $i -lt 150 ] || break
+	sleep 0.2
+done
+falconctl status 2>"$log/falconctl.log" || fail "falconctl status" "$log/falconctl.log"
+left=$(bus_left)
+if [ "$left" = 0 ]; then
+	echo "devices back in the pool: no chassis device left on $host's PCIe bus"
+else
+	echo "$prog: warning: $left chassis device(s) still on $host's bus; see $log/falcon-epilog.log" >&2
+fi
+
+echo
+echo "Logs: $log/ (falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
+	"and $cluster/log/ (Slurm)."
+echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo"
+echo "Stop: $0 --stop"
+echo "SLURM_CONF=$slurm_conf"
+echo "FALCON_CONF=$conf"

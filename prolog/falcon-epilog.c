@@ -1,0 +1,249 @@
+/*
+ * falcon-epilog.c - the Slurm node epilog (slurm.conf Epilog=, root in
+ * slurmd): say who still holds the job's Falcon devices, remove them from
+ * the node's PCIe bus, give the lease back through falcond, confirm they
+ * are gone, remove RunDir/<jobid>.  A device that does not come off is
+ * quarantined in falcond, the node drained with a "falcon: ..." reason,
+ * and the epilog exits non-zero.  See doc/falcon-prolog.8.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fp.h"
+#include "hotplug.h"
+#include "log.h"
+#include "util.h"
+
+static struct {
+	struct falcon_conf *conf;
+	struct fp_job job;
+	char root[PATH_MAX];
+	char dir[PATH_MAX - 256];
+	const char *proc;
+	long long deadline;
+	struct fp_lease lease;
+	long long t_remove_us;
+} g;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: falcon-epilog [-c FILE] [-j JOBID] [-n NODE] [--proc DIR] [--no-slurm] "
+		"[-v]...\n"
+		"  Slurm node epilog: take the job's Falcon devices off the node and give\n"
+		"  them back.  --no-slurm (debugging): log the drain instead of doing it.\n");
+}
+
+/* holders - log every process holding dev; its first holder into buf. */
+static void holders(const struct fp_dev *d, char *buf, size_t n)
+{
+	char *nodes[8];
+	size_t nn = 0, nh = 0, i;
+	struct falcon_holder *h = NULL;
+
+	buf[0] = '\0';
+	if (falcon_hp_dev_nodes(g.root, g.proc, d->bdf, nodes, &nn, ARRAY_SIZE(nodes)) != FALCON_OK)
+		falcon_warn("%s", falcon_errmsg());
+	if (falcon_hp_holders(g.proc, nodes, nn, d->type == FP_GPU, &h, &nh) != FALCON_OK)
+		falcon_warn("%s", falcon_errmsg());
+	for (i = 0; i < nh; i++) {
+		falcon_warn("job %u: %s (%s) held by pid %d (%s): %s", g.job.id, d->bdf, d->id,
+			    (int)h[i].pid, h[i].comm, h[i].what);
+		if (i == 0)
+			snprintf(buf, n, "held by pid %d (%s)", (int)h[i].pid, h[i].comm);
+	}
+	for (i = 0; i < nn; i++)
+		free(nodes[i]);
+	free(h);
+}
+
+/* may_have_lease - false only when the job surely asked for no falcon GRES
+ * (slurm_load_job; with --no-slurm, FALCON_TRES_PER_NODE when set). */
+static bool may_have_lease(void)
+{
+	struct fp_job j = g.job;
+
+	if (j.no_slurm && getenv("FALCON_TRES_PER_NODE") == NULL)
+		return true;
+	if (fp_slurm_job(&j) != FALCON_OK) {
+		falcon_warn("job %u: %s; asking falcond", g.job.id, falcon_errmsg());
+		return true;
+	}
+	return j.req.falcon_gpus + j.req.falcon_nvme > 0;
+}
+
+static int run(void)
+{
+	char path[PATH_MAX], root[PATH_MAX], reason[512] = "", held[FP_MAX_DEVS][96];
+	char check[128] = "";
+	const char *bdfs[FP_MAX_DEVS];
+	const struct falcon_host_conf *host;
+	json_object *o;
+	falcon_err_t rv;
+	size_t i, n = 0, stuck = 0;
+	int q = 0, lock;
+	long long t0;
+
+	host = falcon_conf_host(g.conf, g.job.node);
+	if (falcon_conf_sysfs_root(g.conf, g.job.node, root, sizeof(root)) == NULL) {
+		snprintf(reason, sizeof(reason), "falcon: SysfsRoot too long");
+		goto drain;
+	}
+	falcon_strlcpy(g.root, root, sizeof(g.root));
+	fp_job_dir(g.conf, g.job.id, g.dir, sizeof(g.dir));
+	snprintf(path, sizeof(path), "%s/lease.json", g.dir);
+	o = json_object_from_file(path);
+	if (o != NULL) {
+		rv = fp_lease_from_json(o, &g.lease);
+		json_object_put(o);
+		if (rv != FALCON_OK)
+			falcon_warn("%s: %s", path, falcon_errmsg());
+	} else if (!may_have_lease()) {
+		/* most jobs: no falcon GRES, nothing composed, falcond not asked */
+		fp_rmtree(g.dir);
+		return 0;
+	} else if (host != NULL && fp_lease_of(g.conf, g.job.id, g.job.node, &g.lease) == FALCON_OK) {
+		/* no record here (prolog killed, node rebooted): find the devices */
+		char claimed[FP_MAX_DEVS * 4][FALCON_BDF_LEN], why[512];
+		size_t nc = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
+
+		lock = fp_lock(g.conf);
+		if (fp_match(g.root, host, &g.lease, claimed, nc, why, sizeof(why)) == 0)
+			falcon_info("job %u: not on the bus: %s", g.job.id, why);
+		fp_unlock(lock);
+	} else if (host == NULL) {
+		falcon_verbose("job %u: node %s has no HostName= line; nothing to do", g.job.id,
+			       g.job.node);
+		return 0;
+	}
+	t0 = fp_now_us();
+	for (i = 0; i < g.lease.n; i++) {
+		struct fp_dev *d = &g.lease.devs[i];
+
+		held[i][0] = '\0';
+		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
+			continue;
+		holders(d, held[i], sizeof(held[i]));
+		if (falcon_hp_remove(g.root, d->bdf) != FALCON_OK)
+			falcon_error("job %u: %s", g.job.id, falcon_errmsg());
+		bdfs[n++] = d->bdf;
+	}
+	if (n > 0 && falcon_hp_wait_gone(g.root, bdfs, n,
+					 g.conf->rescan_timeout * 1000L < fp_left(g.deadline)
+						 ? g.conf->rescan_timeout * 1000L
+						 : fp_left(g.deadline)) != FALCON_OK)
+		falcon_error("job %u: %s", g.job.id, falcon_errmsg());
+	g.t_remove_us = fp_now_us() - t0;
+	for (i = 0; i < g.lease.n; i++) {
+		struct fp_dev *d = &g.lease.devs[i];
+		char why[300];
+
+		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
+			continue;
+		snprintf(why, sizeof(why), "falcon-epilog job %u: %s still on %s's bus after remove%s%.95s",
+			 g.job.id, d->bdf, g.job.node, held[i][0] ? ": " : "", held[i]);
+		if (fp_quarantine(g.conf, d, why) != FALCON_OK)
+			falcon_error("quarantine %s %s: %s", d->chassis, d->id, falcon_errmsg());
+		if (stuck++ == 0)
+			snprintf(reason, sizeof(reason), "falcon: job %u: %s (%s) would not come off%s%.95s",
+				 g.job.id, d->bdf, d->id, held[i][0] ? ", " : "", held[i]);
+	}
+	/* the prolog's tag (check verdict, busbw) goes into the devices' history */
+	snprintf(path, sizeof(path), "%s/topology.json", g.dir);
+	if ((o = json_object_from_file(path)) != NULL) {
+		json_object *t;
+
+		if (json_object_object_get_ex(o, "tag", &t) && json_object_get_string(t) != NULL)
+			falcon_strlcpy(check, json_object_get_string(t), sizeof(check));
+		json_object_put(o);
+	}
+	falcon_err_clear();
+	if ((rv = fp_decompose(g.conf, g.job.id, g.deadline, check[0] ? check : NULL, &q)) !=
+	    FALCON_OK) {
+		if (reason[0] == '\0')
+			snprintf(reason, sizeof(reason), "falcon: job %u: decompose: %s", g.job.id,
+				 falcon_errmsg());
+		goto drain;
+	}
+	if (q > 0 && reason[0] == '\0')
+		snprintf(reason, sizeof(reason), "falcon: job %u: %d device(s) quarantined at "
+			 "decompose (falconctl status)", g.job.id, q);
+	if (reason[0] != '\0')
+		goto drain;
+	fp_rmtree(g.dir);
+	falcon_info("job %u: %zu device(s) given back", g.job.id, g.lease.n);
+	return 0;
+drain:
+	if (fp_slurm_drain(&g.job, reason) != FALCON_OK)
+		falcon_error("%s", falcon_errmsg());
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "job", required_argument, NULL, 'j' },
+		{ "node", required_argument, NULL, 'n' }, { "proc", required_argument, NULL, 'P' },
+		{ "no-slurm", no_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
+	falcon_log_level_t level = FALCON_LOG_INFO;
+	long long t_start = fp_now_us();
+	long id;
+	int c, rc;
+
+	falcon_log_init("falcon-epilog");
+	while ((c = getopt_long(argc, argv, "c:j:n:vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': cfg = optarg; break;
+		case 'j': jobs = optarg; break;
+		case 'n': node = optarg; break;
+		case 'P': g.proc = optarg; break;
+		case 'S': g.job.no_slurm = true; break;
+		case 'v': level = level < FALCON_LOG_DEBUG ? level + 1 : level; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("falcon-epilog %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
+	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);
+	if (optind != argc || jobs == NULL ||
+	    falcon_strtol(jobs, 10, 1, UINT32_MAX, &id) != FALCON_OK) {
+		falcon_error("no job: set SLURM_JOB_ID or give --job (%s)",
+			     jobs ? falcon_errmsg() : "unset");
+		return 2;
+	}
+	g.job.id = (uint32_t)id;
+	if (node == NULL) {
+		char h[256] = "";
+
+		gethostname(h, sizeof(h) - 1);
+		h[strcspn(h, ".")] = '\0';
+		falcon_strlcpy(g.job.node, h, sizeof(g.job.node));
+	} else {
+		falcon_strlcpy(g.job.node, node, sizeof(g.job.node));
+	}
+	if (falcon_conf_load(falcon_conf_path(cfg), &g.conf) != FALCON_OK) {
+		char reason[512];
+
+		snprintf(reason, sizeof(reason), "falcon: falcon.conf: %s", falcon_errmsg());
+		fp_slurm_drain(&g.job, reason);
+		return 1;
+	}
+	g.deadline = falcon_now_ms() + g.conf->epilog_timeout * 1000LL - 2000;
+	rc = run();
+	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld remove_us=%lld rc=%d",
+		       g.job.id, fp_now_us() - t_start, fp_falcond_us, g.t_remove_us, rc);
+	falcon_conf_free(g.conf);
+	return rc;
+}

@@ -1,0 +1,174 @@
+/*
+ * fp.h - the glue shared by falcon-prolog and falcon-epilog.
+ *
+ * Split by what each file includes: fp_falcond.c (falcond client, which
+ * pulls in lib/chassis.h), fp_topo.c (lib/topo.h) and fp_slurm.c
+ * (libslurm).  lib/chassis.h and lib/topo.h both define FALCON_DEV_GPU and
+ * FALCON_DEV_NVME, so no file may include both; this header includes
+ * neither and has its own device type.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_FP_H
+#define FALCON_FP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "conf.h"
+#include "falcon_err.h"
+#include "jobtag.h"
+
+#define FP_MAX_DEVS 32   /* FALCON_PROTO_MAX_DEVS */
+#define FP_MAX_GPUS 64   /* GPUs of one host */
+
+typedef enum { FP_GPU = 0, FP_NVME, FP_OTHER } fp_type_t;
+
+/* One device of a lease, and where it is on the host's bus. */
+struct fp_dev {
+	char chassis[FALCON_NAME_LEN];
+	char id[FALCON_NAME_LEN];      /* "drawer1_slot3" */
+	char port[FALCON_NAME_LEN];    /* "H1" */
+	fp_type_t type;
+	char vendor_id[8], device_id[8]; /* "10de", "" = not given */
+	char bdf[FALCON_BDF_LEN];      /* "" = not found on the bus (yet) */
+};
+
+struct fp_lease {
+	char id[48];                   /* "" = none */
+	size_t n;
+	struct fp_dev devs[FP_MAX_DEVS];
+};
+
+/* What the programs know about the job. */
+struct fp_job {
+	uint32_t id;
+	char node[FALCON_NAME_LEN];
+	uid_t uid;
+	gid_t gid;
+	char partition[FALCON_NAME_LEN];
+	struct falcon_job_req req;
+	struct falcon_job_opts opts;
+	bool no_slurm;                 /* debugging switch: no libslurm calls */
+};
+
+/* ---- fp_common.c ---- */
+
+/* fp_left - ms left until deadline (falcon_now_ms() clock), >= 0. */
+long fp_left(long long deadline);
+/* fp_now_us - CLOCK_MONOTONIC in microseconds (timing breakdown). */
+long long fp_now_us(void);
+/* fp_job_dir - RunDir/<jobid> into buf (n bytes); NULL when it does not fit. */
+char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t n);
+/*
+ * fp_claimed - the BDFs other jobs hold on node: "bdf" members of
+ * RunDir/<other job>/lease.json devices and "local_bdfs" of their
+ * topology.json, appended to bdfs (capacity cap).  Records of another node
+ * (their "node", when RunDir is shared) and unreadable files are skipped.
+ */
+size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
+		  char (*bdfs)[FALCON_BDF_LEN], size_t cap);
+/* fp_lock - flock(LOCK_EX) RunDir/.lock (created 0600); fd, or -1 (logged). */
+int fp_lock(const struct falcon_conf *conf);
+void fp_unlock(int fd);
+/* fp_lease_json / fp_lease_from_json - the lease.json form (node: the
+ * Slurm node it is on, NULL = left out). */
+json_object *fp_lease_json(const struct fp_lease *l, const char *node);
+falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l);
+/* fp_write_json - write o to path atomically, mode 0640, then chown root:gid. */
+falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);
+/* fp_rmtree - remove dir and the regular files in it (one level). */
+void fp_rmtree(const char *dir);
+const char *fp_type_str(fp_type_t t);
+
+/* ---- fp_falcond.c ---- */
+
+/*
+ * fp_compose - ask falcond for the job's devices, retrying transient errors
+ * (transport, timeout, 5xx, conflict, noresource) ChassisRetries times with
+ * backoff 0.5, 1, 2 ... s, never past deadline.  *fatal_job is set for
+ * errors that are the job's (policy, perm): no retry, the node is fine.
+ */
+falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
+			long long deadline, struct fp_lease *out, bool *job_error);
+/*
+ * fp_decompose - close the job's leases; *quarantined (may be NULL) gets
+ * falcond's count of devices it could not detach.  No lease is FALCON_OK.
+ * check (NULL = none) is the job's check verdict, recorded by falcond in
+ * each device's history (at most 127 characters are sent).  Retries
+ * transient errors like fp_compose.
+ */
+falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long long deadline,
+			  const char *check, int *quarantined);
+/* fp_quarantine - POST /v1/quarantine for one device. */
+falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
+			   const char *reason);
+/* fp_lease_of - the job's lease on node from GET /v1/status (epilog fallback). */
+falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
+			 struct fp_lease *out);
+/* fp_round_trip_ms - time spent in falcond calls so far (bench breakdown). */
+extern long long fp_falcond_us;
+
+/* ---- fp_topo.c ---- */
+
+/* What the topology gave the prolog. */
+struct fp_topo_result {
+	json_object *topology;         /* falcon_topo_to_json() + the prolog's keys */
+	char label[16];                /* "falconGPUs", "" = no GPU */
+	char storage[16];              /* "falconNVMe", "localNVMe", "" */
+	int local_gpus, falcon_gpus;
+	char cuda_visible[256];        /* "0,1,2,3" */
+	bool degraded;
+	char degraded_what[256];       /* "0000:62:00.0 (drawer1_slot1) at 8 GT/s x16 ..." */
+	char local_bdfs[FP_MAX_GPUS][FALCON_BDF_LEN];
+	size_t nlocal;
+};
+
+/*
+ * fp_match - find each lease device on the bus under root: a function
+ * below the adapter of its port (the host's Port= and Adapter= lists pair
+ * up by position; one adapter serves every port), of its type and
+ * vendor/device, not claimed (other jobs' BDFs) and not matched already;
+ * fills devs[].bdf.  Returns 1 when all are found, 0 when some are not
+ * (yet), -err on a scan error (detail set).  *why gets what is missing.
+ */
+int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
+	     char (*claimed)[FALCON_BDF_LEN], size_t nclaimed, char *why, size_t whylen);
+
+/*
+ * fp_build_topology - scan root, and build the job's topology: the job's
+ * GPUs are the lease's plus want_local local NVIDIA GPUs (the SLURM_JOB_GPUS
+ * indices among the host's local GPUs by BDF when given, else the first
+ * unclaimed ones by BDF).  FALCON_ERR_NORESOURCE when fewer local GPUs are
+ * there than asked.  *res is filled (res->topology owned by the caller).
+ */
+falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *host,
+			       const struct fp_lease *lease, int want_local,
+			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
+			       size_t nclaimed, struct fp_topo_result *res);
+/* fp_scan_us - time spent in libpci scans so far (bench breakdown). */
+extern long long fp_scan_us;
+
+/* ---- fp_slurm.c ---- */
+
+/*
+ * fp_slurm_job - fill job from slurm_load_job() (tres_per_node, partition,
+ * user, group, spank_job_env) or, with job->no_slurm, from the environment
+ * (FALCON_TRES_PER_NODE, SLURM_JOB_PARTITION, SLURM_JOB_UID, SLURM_JOB_GID,
+ * SPANK_FALCON_*).  FALCON_ERR_SLURM / FALCON_ERR_PARSE.
+ */
+falcon_err_t fp_slurm_job(struct fp_job *job);
+/* fp_slurm_tag - merge tag into the job's AdminComment (re-read first). */
+falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag);
+/* fp_slurm_drain - DRAIN the node with reason ("falcon: ..."). */
+falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
+/* fp_slurm_cancel - cancel the job (SIGKILL, whole job). */
+falcon_err_t fp_slurm_cancel(const struct fp_job *job);
+/* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
+extern long long fp_slurm_us;
+
+#endif /* FALCON_FP_H */

@@ -1,0 +1,239 @@
+/*
+ * fp_common.c - RunDir handling, the node lock, lease.json (see fp.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fp.h"
+#include "log.h"
+#include "util.h"
+
+long fp_left(long long deadline)
+{
+	long long l = deadline - falcon_now_ms();
+
+	return l > 0 ? (long)l : 0;
+}
+
+long long fp_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t n)
+{
+	int w = snprintf(buf, n, "%s/%u", conf->run_dir, job);
+
+	return w < 0 || (size_t)w >= n ? NULL : buf;
+}
+
+const char *fp_type_str(fp_type_t t)
+{
+	return t == FP_GPU ? "GPU" : t == FP_NVME ? "NVMe" : "other";
+}
+
+static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const char *s)
+{
+	if (s != NULL && *s != '\0' && *n < cap)
+		falcon_strlcpy(bdfs[(*n)++], s, FALCON_BDF_LEN);
+}
+
+/* other_node - o names a node and it is not node. */
+static bool other_node(json_object *o, const char *node)
+{
+	json_object *x;
+
+	return json_object_object_get_ex(o, "node", &x) && json_object_get_string(x) != NULL &&
+	       strcmp(json_object_get_string(x), node) != 0;
+}
+
+size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
+		  char (*bdfs)[FALCON_BDF_LEN], size_t cap)
+{
+	DIR *d = opendir(conf->run_dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char path[PATH_MAX];
+		long id;
+		json_object *o, *a, *x;
+		size_t i;
+
+		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) != FALCON_OK ||
+		    (uint32_t)id == self)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/lease.json", conf->run_dir, de->d_name);
+		if ((o = json_object_from_file(path)) != NULL) {
+			if (!other_node(o, node) && json_object_object_get_ex(o, "devices", &a) &&
+			    json_object_is_type(a, json_type_array))
+				for (i = 0; i < json_object_array_length(a); i++)
+					if (json_object_object_get_ex(json_object_array_get_idx(a, i),
+								      "bdf", &x))
+						add_bdf(bdfs, cap, &n, json_object_get_string(x));
+			json_object_put(o);
+		}
+		snprintf(path, sizeof(path), "%s/%s/topology.json", conf->run_dir, de->d_name);
+		if ((o = json_object_from_file(path)) != NULL) {
+			if (!other_node(o, node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
+			    json_object_is_type(a, json_type_array))
+				for (i = 0; i < json_object_array_length(a); i++)
+					add_bdf(bdfs, cap, &n,
+						json_object_get_string(json_object_array_get_idx(a, i)));
+			json_object_put(o);
+		}
+	}
+	closedir(d);
+	falcon_err_clear();
+	return n;
+}
+
+int fp_lock(const struct falcon_conf *conf)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (mkdir(conf->run_dir, 0755) != 0 && errno != EEXIST) {
+		falcon_warn("%s: %s; running without the node lock", conf->run_dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/.lock", conf->run_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		falcon_warn("%s: %s; running without the node lock", path, strerror(errno));
+		return -1;
+	}
+	while (flock(fd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			falcon_warn("%s: flock: %s", path, strerror(errno));
+			break;
+		}
+	return fd;
+}
+
+void fp_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+static void jstr(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
+}
+
+json_object *fp_lease_json(const struct fp_lease *l, const char *node)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	size_t i;
+
+	jstr(o, "id", l->id);
+	if (node != NULL)
+		jstr(o, "node", node);
+	for (i = 0; i < l->n; i++) {
+		const struct fp_dev *d = &l->devs[i];
+		json_object *x = json_object_new_object();
+
+		jstr(x, "chassis", d->chassis);
+		jstr(x, "id", d->id);
+		jstr(x, "port", d->port);
+		jstr(x, "type", fp_type_str(d->type));
+		jstr(x, "vendor_id", d->vendor_id);
+		jstr(x, "device_id", d->device_id);
+		jstr(x, "bdf", d->bdf);
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "devices", a);
+	return o;
+}
+
+static void gstr(json_object *o, const char *k, char *buf, size_t n)
+{
+	json_object *x;
+
+	buf[0] = '\0';
+	if (json_object_object_get_ex(o, k, &x) && json_object_is_type(x, json_type_string))
+		falcon_strlcpy(buf, json_object_get_string(x), n);
+}
+
+falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
+{
+	json_object *a;
+	size_t i;
+	char t[16];
+
+	memset(l, 0, sizeof(*l));
+	if (o == NULL || !json_object_object_get_ex(o, "devices", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return falcon_err_set(FALCON_ERR_PARSE, "lease.json: devices: expected an array");
+	gstr(o, "id", l->id, sizeof(l->id));
+	for (i = 0; i < json_object_array_length(a) && l->n < FP_MAX_DEVS; i++) {
+		json_object *x = json_object_array_get_idx(a, i);
+		struct fp_dev *d = &l->devs[l->n++];
+
+		gstr(x, "chassis", d->chassis, sizeof(d->chassis));
+		gstr(x, "id", d->id, sizeof(d->id));
+		gstr(x, "port", d->port, sizeof(d->port));
+		gstr(x, "vendor_id", d->vendor_id, sizeof(d->vendor_id));
+		gstr(x, "device_id", d->device_id, sizeof(d->device_id));
+		gstr(x, "bdf", d->bdf, sizeof(d->bdf));
+		gstr(x, "type", t, sizeof(t));
+		d->type = strcasecmp(t, "GPU") == 0 ? FP_GPU : strcasecmp(t, "NVMe") == 0 ? FP_NVME
+											 : FP_OTHER;
+	}
+	return FALCON_OK;
+}
+
+falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	falcon_err_t rv;
+
+	if (s == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s: serialising", path);
+	if ((rv = falcon_write_file_atomic(path, s, strlen(s), 0640)) != FALCON_OK)
+		return rv;
+	if (geteuid() == 0 && chown(path, 0, gid) != 0)
+		return falcon_err_set(FALCON_ERR_IO, "%s: chown root:%u: %s", path, (unsigned)gid,
+				      strerror(errno));
+	return FALCON_OK;
+}
+
+void fp_rmtree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) != 0)
+			falcon_warn("%s: %s", path, strerror(errno));
+	}
+	closedir(d);
+	if (rmdir(dir) != 0 && errno != ENOENT)
+		falcon_warn("%s: %s", dir, strerror(errno));
+}

@@ -1,0 +1,227 @@
+/*
+ * fp_falcond.c - falcon-prolog/epilog's calls to falcond: compose with
+ * retries inside the prolog's budget, decompose, quarantine, the lease of
+ * a job (see fp.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "falcond_client.h"
+#include "fp.h"
+#include "log.h"
+#include "util.h"
+
+long long fp_falcond_us;
+
+/* transient - worth another try: the chassis, falcond or a lease may clear. */
+static bool transient(falcon_err_t e)
+{
+	switch (e) {
+	case FALCON_ERR_TRANSPORT:
+	case FALCON_ERR_TIMEOUT:
+	case FALCON_ERR_SERVER:
+	case FALCON_ERR_CONFLICT:
+	case FALCON_ERR_NORESOURCE:
+	case FALCON_ERR_PRECONDITION:
+	case FALCON_ERR_CHASSIS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* client - a client whose requests end before deadline (at least 1 s each). */
+static falcon_err_t client(const struct falcon_conf *conf, long long deadline,
+			   struct falcon_client **cl)
+{
+	long left = fp_left(deadline) / 1000;
+
+	return falcon_client_new(conf->falcond_url, conf->munge_socket,
+				 left < 1 ? 1 : left > 60 ? 60 : (int)left, cl);
+}
+
+/* backoff - sleep before try n (0-based): 0.5 s doubling, within deadline.
+ * false when no time is left for another try. */
+static bool backoff(int n, long long deadline)
+{
+	long ms = 500L << (n < 6 ? n : 6);
+	struct timespec ts;
+
+	if (fp_left(deadline) <= ms + 1000)
+		return false;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+static fp_type_t type_of(falcon_dev_type_t t)
+{
+	return t == FALCON_DEV_GPU ? FP_GPU : t == FALCON_DEV_NVME ? FP_NVME : FP_OTHER;
+}
+
+static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	falcon_strlcpy(out->id, l->id, sizeof(out->id));
+	for (i = 0; i < l->ndevs && i < FP_MAX_DEVS; i++) {
+		struct fp_dev *d = &out->devs[out->n++];
+
+		falcon_strlcpy(d->chassis, l->devs[i].chassis, sizeof(d->chassis));
+		falcon_strlcpy(d->id, l->devs[i].id, sizeof(d->id));
+		falcon_strlcpy(d->port, l->devs[i].port, sizeof(d->port));
+		falcon_strlcpy(d->vendor_id, l->devs[i].vendor_id, sizeof(d->vendor_id));
+		falcon_strlcpy(d->device_id, l->devs[i].device_id, sizeof(d->device_id));
+		d->type = type_of(l->devs[i].type);
+	}
+}
+
+falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
+			long long deadline, struct fp_lease *out, bool *job_error)
+{
+	struct falcon_compose_req req;
+	struct falcon_lease lease;
+	struct falcon_client *cl = NULL;
+	falcon_err_t rv = FALCON_ERR_TIMEOUT;
+	int n;
+
+	*job_error = false;
+	memset(&req, 0, sizeof(req));
+	req.job_id = job->id;
+	falcon_strlcpy(req.host, job->node, sizeof(req.host));
+	req.gpus = job->req.falcon_gpus;
+	req.nvme = job->req.falcon_nvme;
+	req.local_gpus = job->req.gpus;
+	req.place_set = job->opts.place_set;
+	req.place = job->opts.place;
+	falcon_strlcpy(req.partition, job->partition, sizeof(req.partition));
+	req.uid = (long)job->uid;
+	for (n = 0; n <= conf->chassis_retries; n++) {
+		long long t0 = fp_now_us();
+
+		if (n > 0 && !backoff(n - 1, deadline))
+			break;
+		t0 = fp_now_us();
+		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+			rv = falcon_client_compose(cl, &req, &lease);
+			falcon_client_free(cl);
+			cl = NULL;
+		}
+		fp_falcond_us += fp_now_us() - t0;
+		if (rv == FALCON_OK) {
+			from_lease(&lease, out);
+			return FALCON_OK;
+		}
+		if (!transient(rv)) {
+			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
+			return rv;
+		}
+		falcon_warn("job %u: compose (try %d of %d): %s: %s", job->id, n + 1,
+			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
+	}
+	return rv;
+}
+
+falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long long deadline,
+			  const char *check, int *quarantined)
+{
+	struct falcon_client *cl = NULL;
+	json_object *body = NULL, *resp = NULL, *q;
+	falcon_err_t rv = FALCON_ERR_TIMEOUT;
+	int n;
+
+	if (quarantined)
+		*quarantined = 0;
+	for (n = 0; n <= conf->chassis_retries; n++) {
+		long long t0;
+
+		if (n > 0 && !backoff(n - 1, deadline))
+			break;
+		t0 = fp_now_us();
+		body = json_object_new_object();
+		json_object_object_add(body, "job_id", json_object_new_int64(job));
+		if (check != NULL && *check != '\0')
+			json_object_object_add(body, "check", json_object_new_string_len(
+						       check, (int)strnlen(check, 127)));
+		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+			rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, &resp);
+			falcon_client_free(cl);
+			cl = NULL;
+		}
+		json_object_put(body);
+		fp_falcond_us += fp_now_us() - t0;
+		if (rv == FALCON_ERR_NOTFOUND) {
+			rv = FALCON_OK; /* no lease: nothing to give back */
+			break;
+		}
+		if (rv == FALCON_OK) {
+			if (quarantined && json_object_object_get_ex(resp, "quarantined", &q))
+				*quarantined = json_object_get_int(q);
+			break;
+		}
+		if (!transient(rv))
+			break;
+		falcon_warn("job %u: decompose (try %d of %d): %s: %s", job, n + 1,
+			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
+	}
+	json_object_put(resp);
+	return rv;
+}
+
+falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
+			   const char *reason)
+{
+	struct falcon_client *cl = NULL;
+	long long t0 = fp_now_us();
+	falcon_err_t rv;
+
+	if ((rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 10, &cl)) == FALCON_OK)
+		rv = falcon_client_quarantine(cl, d->chassis, d->id, reason);
+	falcon_client_free(cl);
+	fp_falcond_us += fp_now_us() - t0;
+	return rv;
+}
+
+falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
+			 struct fp_lease *out)
+{
+	struct falcon_client *cl = NULL;
+	json_object *st = NULL, *leases;
+	struct falcon_lease l;
+	long long t0 = fp_now_us();
+	falcon_err_t rv;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if ((rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 10, &cl)) != FALCON_OK)
+		goto fail;
+	if ((rv = falcon_client_status(cl, &st)) != FALCON_OK)
+		goto fail;
+	rv = FALCON_ERR_NOTFOUND;
+	if (json_object_object_get_ex(st, "leases", &leases) &&
+	    json_object_is_type(leases, json_type_array))
+		for (i = 0; i < json_object_array_length(leases); i++) {
+			if (falcon_proto_lease_from_json(json_object_array_get_idx(leases, i), &l) !=
+			    FALCON_OK)
+				continue;
+			if (l.job_id == job && strcmp(l.host, node) == 0) {
+				from_lease(&l, out);
+				rv = FALCON_OK;
+				break;
+			}
+		}
+	if (rv != FALCON_OK)
+		falcon_err_set(rv, "falcond has no lease of job %u on %s", job, node);
+fail:
+	json_object_put(st);
+	falcon_client_free(cl);
+	fp_falcond_us += fp_now_us() - t0;
+	return rv;
+}

@@ -1,0 +1,254 @@
+/*
+ * fp_topo.c - the prolog's view of the bus through lib/topo: which
+ * function is which lease device, and the job's topology (see fp.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp.h"
+#include "log.h"
+#include "topo.h"
+#include "util.h"
+
+long long fp_scan_us;
+
+static falcon_err_t scan(const char *root, const struct falcon_host_conf *host,
+			 struct falcon_topo **t)
+{
+	long long t0 = fp_now_us();
+	falcon_err_t rv = falcon_topo_scan_host(root, host, t);
+
+	fp_scan_us += fp_now_us() - t0;
+	return rv;
+}
+
+/* adapter_of - index of the adapter serving port (Port=/Adapter= by position). */
+static int adapter_of(const struct falcon_host_conf *host, const char *port)
+{
+	int i;
+
+	if (host == NULL || host->nadapters == 0)
+		return -1;
+	for (i = 0; i < host->nports; i++)
+		if (strcmp(host->ports[i], port) == 0)
+			return i < host->nadapters ? i : 0;
+	return 0;
+}
+
+static bool in_list(char (*l)[FALCON_BDF_LEN], size_t n, const char *bdf)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(l[i], bdf) == 0)
+			return true;
+	return false;
+}
+
+static bool kind_is(const struct falcon_pci_dev *x, fp_type_t t)
+{
+	return (t == FP_GPU && x->kind == FALCON_DEV_GPU) ||
+	       (t == FP_NVME && x->kind == FALCON_DEV_NVME) ||
+	       (t == FP_OTHER && x->kind == FALCON_DEV_OTHER);
+}
+
+static bool ids_match(const struct falcon_pci_dev *x, const struct fp_dev *d)
+{
+	char v[8], dv[8];
+
+	snprintf(v, sizeof(v), "%04x", x->vendor_id);
+	snprintf(dv, sizeof(dv), "%04x", x->device_id);
+	return (d->vendor_id[0] == '\0' || strcasecmp(d->vendor_id, v) == 0) &&
+	       (d->device_id[0] == '\0' || strcasecmp(d->device_id, dv) == 0);
+}
+
+int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
+	     char (*claimed)[FALCON_BDF_LEN], size_t nclaimed, char *why, size_t whylen)
+{
+	struct falcon_topo *t = NULL;
+	char taken[FP_MAX_DEVS][FALCON_BDF_LEN];
+	size_t i, j, ntaken = 0, missing = 0;
+	falcon_err_t rv;
+
+	if ((rv = scan(root, host, &t)) != FALCON_OK) {
+		snprintf(why, whylen, "%s", falcon_errmsg());
+		return -(int)rv;
+	}
+	why[0] = '\0';
+	for (i = 0; i < lease->n; i++)
+		if (lease->devs[i].bdf[0] != '\0')
+			falcon_strlcpy(taken[ntaken++], lease->devs[i].bdf, FALCON_BDF_LEN);
+	for (i = 0; i < lease->n; i++) {
+		struct fp_dev *d = &lease->devs[i];
+		int ad = adapter_of(host, d->port);
+
+		if (d->bdf[0] != '\0')
+			continue;
+		for (j = 0; j < t->ndevs; j++) {
+			const struct falcon_pci_dev *x = &t->devs[j];
+
+			if (x->location != FALCON_LOC_FALCON || (ad >= 0 && x->adapter != ad) ||
+			    !kind_is(x, d->type) || !ids_match(x, d) ||
+			    in_list(claimed, nclaimed, x->bdf) || in_list(taken, ntaken, x->bdf))
+				continue;
+			falcon_strlcpy(d->bdf, x->bdf, sizeof(d->bdf));
+			falcon_strlcpy(taken[ntaken++], x->bdf, FALCON_BDF_LEN);
+			break;
+		}
+		if (d->bdf[0] == '\0') {
+			size_t l = strlen(why);
+
+			if (missing++ == 0 || l + 64 < whylen)
+				snprintf(why + l, whylen - l, "%s%s (%s %s:%s on %s)", l ? ", " : "",
+					 d->id, fp_type_str(d->type), d->vendor_id, d->device_id,
+					 d->port);
+		}
+	}
+	if (host != NULL && t->nmissing > 0 && missing > 0) {
+		size_t l = strlen(why);
+
+		snprintf(why + l, whylen - l, "; adapter %s not on the bus", t->missing[0]);
+	}
+	falcon_topo_free(t);
+	return missing == 0 ? 1 : 0;
+}
+
+static int find_bdf(const struct falcon_topo *t, const char *bdf)
+{
+	const struct falcon_pci_dev *x = falcon_topo_find(t, bdf);
+
+	return x == NULL ? -1 : (int)(x - t->devs);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *host,
+			       const struct fp_lease *lease, int want_local,
+			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
+			       size_t nclaimed, struct fp_topo_result *res)
+{
+	struct falcon_topo *t = NULL, sub;
+	int gpus[FP_MAX_GPUS], nvme[FP_MAX_DEVS], locals[FP_MAX_GPUS];
+	size_t ngpu = 0, nnvme = 0, nloc = 0, i, k;
+	json_object *o = NULL, *a;
+	falcon_err_t rv;
+	size_t off = 0;
+
+	memset(res, 0, sizeof(*res));
+	if ((rv = scan(root, host, &t)) != FALCON_OK)
+		goto fail;
+	/* local NVIDIA-or-other GPUs of the host, by BDF */
+	for (i = 0; i < t->ngpus; i++)
+		if (t->devs[t->gpus[i]].location == FALCON_LOC_LOCAL && nloc < FP_MAX_GPUS)
+			locals[nloc++] = t->gpus[i];
+	if (want_local > 0 && job_gpus != NULL && *job_gpus != '\0') {
+		/* SLURM_JOB_GPUS: gres/gpu indices, taken as positions among the
+		 * host's local GPUs by BDF (gres.conf File=/dev/nvidia[0-N] in PCI order) */
+		char *dup = strdup(job_gpus), *save = NULL, *tok;
+
+		for (tok = dup ? strtok_r(dup, ",", &save) : NULL; tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			long v;
+
+			if (falcon_strtol(tok, 10, 0, (long)nloc - 1, &v) != FALCON_OK) {
+				free(dup);
+				rv = falcon_err_set(FALCON_ERR_NORESOURCE,
+						    "SLURM_JOB_GPUS=%s: index %s: the node has %zu "
+						    "local GPUs", job_gpus, tok, nloc);
+				goto fail;
+			}
+			if (ngpu < FP_MAX_GPUS)
+				gpus[ngpu++] = locals[v];
+		}
+		free(dup);
+	} else if (want_local > 0) {
+		for (i = 0; i < nloc && (int)ngpu < want_local; i++)
+			if (!in_list(claimed, nclaimed, t->devs[locals[i]].bdf))
+				gpus[ngpu++] = locals[i];
+	}
+	if ((int)ngpu < want_local) {
+		rv = falcon_err_set(FALCON_ERR_NORESOURCE,
+				    "the job asks for %d local GPUs, the node has %zu free of %zu",
+				    want_local, ngpu, nloc);
+		goto fail;
+	}
+	res->local_gpus = (int)ngpu;
+	for (i = 0; i < ngpu && i < FP_MAX_GPUS; i++)
+		falcon_strlcpy(res->local_bdfs[res->nlocal++], t->devs[gpus[i]].bdf, FALCON_BDF_LEN);
+	for (i = 0; lease != NULL && i < lease->n; i++) {
+		const struct fp_dev *d = &lease->devs[i];
+		int x = find_bdf(t, d->bdf);
+
+		if (x < 0) {
+			rv = falcon_err_set(FALCON_ERR_PCI, "%s (%s) at %s: gone from the bus", d->id,
+					    fp_type_str(d->type), d->bdf[0] ? d->bdf : "?");
+			goto fail;
+		}
+		if (d->type == FP_GPU && ngpu < FP_MAX_GPUS) {
+			gpus[ngpu++] = x;
+			res->falcon_gpus++;
+		} else if (d->type == FP_NVME) {
+			nvme[nnvme++] = x;
+		}
+		if (t->devs[x].link.degraded && !res->degraded) {
+			const struct falcon_link *l = &t->devs[x].link;
+
+			res->degraded = true;
+			snprintf(res->degraded_what, sizeof(res->degraded_what),
+				 "%s (%s) link at %.1f GT/s x%d, expected %.1f GT/s x%d", d->bdf,
+				 d->id, l->speed_gts, l->width, l->max_speed_gts, l->max_width);
+		}
+	}
+	qsort(gpus, ngpu, sizeof(gpus[0]), int_cmp);
+	qsort(nvme, nnvme, sizeof(nvme[0]), int_cmp);
+	sub = *t;
+	sub.gpus = gpus;
+	sub.ngpus = ngpu;
+	sub.nvme = nvme;
+	sub.nnvme = nnvme;
+	sub.gpu_label = ngpu == 0 ? 0
+		: res->falcon_gpus == 0 ? FALCON_TOPO_LOCALGPUS
+		: res->local_gpus == 0 ? FALCON_TOPO_FALCONGPUS : FALCON_TOPO_HYBRIDGPUS;
+	sub.storage_label = nnvme > 0 ? FALCON_TOPO_FALCONNVME : 0;
+	if ((rv = falcon_topo_to_json(&sub, &o)) != FALCON_OK)
+		goto fail;
+	falcon_strlcpy(res->label, falcon_topo_label_str(sub.gpu_label), sizeof(res->label));
+	falcon_strlcpy(res->storage, falcon_topo_label_str(sub.storage_label),
+		       sizeof(res->storage));
+	/* CUDA_DEVICE_ORDER=PCI_BUS_ID numbers NVIDIA GPUs by BDF */
+	for (i = 0; i < ngpu; i++) {
+		int idx = -1, n = 0;
+
+		for (k = 0; k < t->ngpus; k++) {
+			if (t->devs[t->gpus[k]].vendor_id != 0x10de)
+				continue;
+			if (t->gpus[k] == gpus[i])
+				idx = n;
+			n++;
+		}
+		if (idx >= 0 && off + 8 < sizeof(res->cuda_visible))
+			off += (size_t)snprintf(res->cuda_visible + off, sizeof(res->cuda_visible) - off,
+						"%s%d", off ? "," : "", idx);
+	}
+	a = json_object_new_array();
+	for (i = 0; i < res->nlocal; i++)
+		json_object_array_add(a, json_object_new_string(res->local_bdfs[i]));
+	json_object_object_add(o, "local_bdfs", a);
+	res->topology = o;
+	o = NULL;
+	rv = FALCON_OK;
+fail:
+	json_object_put(o);
+	falcon_topo_free(t);
+	return rv;
+}

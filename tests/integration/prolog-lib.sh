@@ -1,0 +1,101 @@
+# prolog-lib.sh - sourced by the prolog-*.sh tests and tests/bench/prolog
+# after tests/lib.sh: a private munged, falcon-sim (the paper's testbed:
+# node1 with 8 local V100 SXM2 on H1 and H2, drawer 1 and 2 with 4 V100
+# PCIe each, an NVMe in drawer 2) whose host trees are the SysfsRoot, and
+# falcond; helpers to run falcon-prolog/falcon-epilog for a job.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+
+. "$top_srcdir/tests/integration/falcond-lib.sh"
+
+PROLOG=$top_builddir/prolog/falcon-prolog
+EPILOG=$top_builddir/prolog/falcon-epilog
+
+fp_need() {
+	fd_need
+	[ -x "$PROLOG" ] && [ -x "$EPILOG" ] || t_skip "falcon-prolog not built (no libslurm)"
+}
+
+# fp_setup [EXTRA falcon.conf lines] - munged, falcon-sim, falcon.conf, falcond.
+# FP_HOST names the Slurm node that plays the sim's node1 (default node1;
+# its SysfsRoot is then the sim's node1 tree); FP_LISTEN is falcond's
+# listening address (default 127.0.0.1).
+fp_setup() {
+	FP_HOST=${FP_HOST:-node1}
+	fd_start_munged
+	fd_start_sim c1 ${FP_SIM_CONFIG:-}
+	FD_PORT=$(t_free_port)
+	mkdir -p "$t_tmp/state" "$t_tmp/run" && chmod 700 "$t_tmp/state"
+	FALCON_CONF=$t_tmp/falcon.conf
+	export FALCON_CONF
+	SYSFS=$t_tmp/sim-c1/sysfs
+	cat > "$FALCON_CONF" <<EOC
+StateDir=$t_tmp/state
+RunDir=$t_tmp/run
+SysfsRoot=$([ "$FP_HOST" = node1 ] && echo "$SYSFS/%h" || echo "$SYSFS/node1")
+ListenAddress=${FP_LISTEN:-127.0.0.1}:$FD_PORT
+MungeSocket=$MUNGE_SOCK
+SlurmUser=root
+PrologTimeout=60
+RescanTimeout=${FP_RESCAN_TIMEOUT:-10}
+ChassisRetries=${FP_RETRIES:-2}
+NcclCheck=${FP_NCCLCHECK:-/nonexistent/falcon-ncclcheck}
+ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/ Backend=redfish-fabric Mode=standard Timeout=5
+HostName=$FP_HOST Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+HostName=node2 Chassis=c1 Port=H3 Adapter=0000:3b:00.0
+HostName=node3 Chassis=c1 Port=H4 Adapter=0000:3b:00.0
+PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
+PartitionName=warnp CheckAction=warn
+PartitionName=failp CheckAction=fail
+${1:-}
+EOC
+	fd_start_falcond
+}
+
+# fp_prolog JOB TRES [NODE] [extra env...] - run falcon-prolog --no-slurm;
+# its exit status in FP_RC, stderr in $t_tmp/prolog-JOB.log.
+fp_prolog() {
+	_j=$1 _t=$2 _n=${3:-node1}
+	shift 2; [ $# -gt 0 ] && shift
+	FP_RC=0
+	env FALCON_TRES_PER_NODE="$_t" SLURM_JOB_ID="$_j" SLURMD_NODENAME="$_n" \
+		SLURM_JOB_PARTITION="${FP_PARTITION:-}" "$@" \
+		"$PROLOG" --no-slurm -v 2>"$t_tmp/prolog-$_j.log" || FP_RC=$?
+}
+
+# fp_epilog JOB [NODE] [extra env...] - run falcon-epilog --no-slurm; FP_RC,
+# $t_tmp/epilog-JOB.log.
+fp_epilog() {
+	_j=$1 _n=${2:-node1}
+	shift; [ $# -gt 0 ] && shift
+	FP_RC=0
+	env SLURM_JOB_ID="$_j" SLURMD_NODENAME="$_n" "$@" \
+		"$EPILOG" --no-slurm -v 2>"$t_tmp/epilog-$_j.log" || FP_RC=$?
+}
+
+# fp_topo JOB EXPR - a python expression over the job's topology.json (as j).
+fp_topo() {
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" \
+		"$t_tmp/run/$1/topology.json"
+}
+
+# fp_pool_clean - no lease, nothing attached, no quarantine, no Falcon
+# device left on any host's bus.
+fp_pool_clean() {
+	fd_invariants >/dev/null || t_fail "ledger and chassis disagree"
+	fd_sim c1 GET /admin/state > "$t_tmp/simstate.json"
+	python3 - "$t_tmp/simstate.json" "$t_tmp/state/ledger.json" <<'EOP' || t_fail "pool not clean"
+import json, sys, os
+s = json.load(open(sys.argv[1]))
+busy = [d["id"] for d in s["devices"] if d["owner"] or d["present"] or d["staged"]]
+led = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else {"leases": [], "quarantine": []}
+if busy or led["leases"] or led["quarantine"]:
+    print("busy:", busy, "leases:", led["leases"], "quarantine:", led["quarantine"], file=sys.stderr)
+    sys.exit(1)
+EOP
+	for h in node1 node2 node3; do
+		if ls "$SYSFS/$h/bus/pci/devices/" 2>/dev/null | grep -qE '^0000:(3[d-f]|4[0-4]|b[1-8]):'; then
+			t_fail "a Falcon device left on $h's bus: $(ls "$SYSFS/$h/bus/pci/devices/")"
+		fi
+	done
+}

@@ -1,0 +1,134 @@
+#!/bin/sh
+# prolog-slurm.sh - falcon-prolog and falcon-epilog as slurm.conf Prolog=/
+# Epilog= of a real single-node cluster (scripts/cluster.sh; the node plays
+# falcon-sim's node1),
+# with spank_falcon.so, falcond and falcon-sim (SysfsRoot = the sim's node1
+# tree): falconGPUs and falconNVMe jobs with their environment and
+# AdminComment in sacct, a job cancelled while running, the chassis down at
+# prolog (node drained "falcon: ...", job requeued held, nothing leaked), an
+# epilog whose remove fails (node drained, device quarantined); the pool is
+# clean after each.  hybridGPUs/localGPUs need a gpu GRES with File= on the
+# node, which this cluster has not: prolog-direct.sh covers them.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+. "$top_srcdir/tests/integration/prolog-lib.sh"
+s_need_slurm
+fp_need
+plugin=$top_builddir/plugin/.libs/spank_falcon.so
+[ -f "$plugin" ] || t_skip "spank_falcon.so not built"
+# cluster.sh's slurmdbd runs only under the host's own name: that name
+# plays the sim's node1
+FP_HOST=$(hostname -s)
+case $FP_HOST in node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
+fp_setup
+
+# slurmd gives the prolog its own environment, not slurmd's: wrap the
+# programs to name falcon.conf and keep their messages.
+for p in prolog epilog; do
+	cat >"$t_tmp/$p.sh" <<EOS
+#!/bin/sh
+exec "$top_builddir/prolog/falcon-$p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$p.log"
+EOS
+	chmod 0755 "$t_tmp/$p.sh"
+done
+s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
+	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
+
+# p_pool_clean - wait (bounded) for the epilog to give everything back.
+p_pool_clean() {
+	_k=0
+	until (fp_pool_clean) 2>/dev/null; do
+		_k=$((_k + 1))
+		[ $_k -lt 150 ] || { tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
+		sleep 0.2
+	done
+}
+
+# p_sacct JOB - wait for the job's AdminComment to reach sacct; prints it.
+p_sacct() {
+	_k=0
+	until sacct -n -X -P -j "$1" -o AdminComment | grep -q 'falcon:'; do
+		_k=$((_k + 1))
+		[ $_k -lt 150 ] || { s_logs; t_fail "no falcon tag of job $1 in sacct"; }
+		sleep 0.2
+	done
+	sacct -n -X -P -j "$1" -o AdminComment
+}
+
+# -- falconGPUs: the job sees its four GPUs
+jid=$(sbatch --parsable --gres=falcon_gpu:4 -L falcon1:4 -o "$t_tmp/job-%j.out" \
+	--wrap 'env | grep -E "^(CUDA_|FALCON_)" | sort')
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] ||
+	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+grep -q '^FALCON_TOPOLOGY=falconGPUs$' "$t_tmp/job-$jid.out" ||
+	t_fail "task env: $(cat "$t_tmp/job-$jid.out")"
+grep -q '^CUDA_DEVICE_ORDER=PCI_BUS_ID$' "$t_tmp/job-$jid.out" || t_fail "CUDA_DEVICE_ORDER"
+[ "$(sed -n 's/^CUDA_VISIBLE_DEVICES=//p' "$t_tmp/job-$jid.out" | tr , '\n' | wc -l)" = 4 ] ||
+	t_fail "CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
+tag=$(p_sacct "$jid")
+case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComment: $tag" ;; esac
+p_pool_clean
+t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
+
+# -- falconNVMe; --falcon-check=off reaches the prolog through spank_falcon
+jid=$(sbatch --parsable --gres=falcon_nvme:1 --falcon-place=any --falcon-check=off \
+	-o /dev/null --wrap 'sleep 1')
+s_wait_done "$jid"
+tag=$(p_sacct "$jid")
+case $tag in *falcon:nvme=falcon,check=off*) ;; *) t_fail "NVMe AdminComment: $tag" ;; esac
+p_pool_clean
+t_ok "falconNVMe job: '$tag'"
+
+# -- a job cancelled while running gives its devices back
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$jid" RUNNING
+[ "$(fd_sim c1 GET /admin/state | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin)["devices"] if d["present"]))')" = 2 ] ||
+	t_fail "2 devices expected on the bus while running"
+scancel "$jid"
+s_wait_done "$jid"
+p_pool_clean
+t_ok "cancelled job: devices back in the pool"
+
+# -- the chassis down at prolog: drained with our reason, requeued held
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"error","status":503,"path":"/redfish/v1/Fabrics*","method":"PATCH"}]}' >/dev/null
+jid=$(sbatch --parsable --gres=falcon_gpu:4 -o /dev/null --wrap true)
+k=0
+until sinfo -h -R -o '%E' | grep -q "^falcon: job $jid: compose"; do
+	k=$((k + 1))
+	[ $k -lt 300 ] || { s_logs; t_fail "node not drained with a falcon: reason: $(sinfo -R)"; }
+	sleep 0.2
+done
+s_wait_state "$jid" PENDING
+reason=$(squeue -h -j "$jid" -o %r)
+t_ok "chassis down: sinfo -R '$(sinfo -h -R -o '%E' | head -1)', job $jid PENDING ($reason)"
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+scancel "$jid"
+p_pool_clean
+scontrol update nodename="$FP_HOST" state=resume
+t_ok "chassis down: nothing leaked"
+
+# -- an epilog whose remove fails: node drained, device quarantined
+jid=$(sbatch --parsable --gres=falcon_gpu:1 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$jid" RUNNING
+bdf=$(fp_topo "$jid" 'j["gpus"][0]["bdf"]')
+rm -f "$SYSFS/node1/bus/pci/devices/$bdf/remove"
+mkdir "$SYSFS/node1/bus/pci/devices/$bdf/remove"
+scancel "$jid"
+k=0
+until sinfo -h -R -o '%E' | grep -q "^falcon: job $jid: $bdf"; do
+	k=$((k + 1))
+	[ $k -lt 300 ] || { tail "$t_tmp/slurm-epilog.log" >&2; t_fail "not drained: $(sinfo -R)"; }
+	sleep 0.2
+done
+[ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 1 ] ||
+	t_fail "device not quarantined: $(cat "$t_tmp/out")"
+qd=$(fd_json 'j["quarantine"][0]["device"]')
+t_ok "stuck device: '$(sinfo -h -R -o '%E' | head -1)', $qd quarantined"
+rm -rf "$SYSFS/node1/bus/pci/devices/$bdf" "$t_tmp/run/$jid"
+fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
+scontrol update nodename="$FP_HOST" state=resume
+p_pool_clean
+t_ok "stuck device cleared by the admin"

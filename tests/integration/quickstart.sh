@@ -1,0 +1,86 @@
+#!/bin/sh
+# quickstart.sh - scripts/quickstart.sh for real, as the README runs it, with
+# FALCON_DEMO_DIR in a scratch directory (so the install prefix is there
+# too): it builds and installs the project, starts munged, MariaDB,
+# slurmdbd, slurmctld, slurmd, falcon-sim and falcond, runs
+# `sbatch --gres=falcon_gpu:4 examples/train.sh`; the test checks the
+# AdminComment tag it prints, its two last lines and STATE/env, runs it a
+# second time (daemons reused, build reused, a new job), then `--stop`, and
+# that no process named by a pid file under the state directory is left.
+# Root only (77 otherwise); takes a few minutes (a full build).
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+s_need_slurm
+for b in curl python3 autoreconf make cc; do
+	command -v $b >/dev/null 2>&1 || t_skip "$b not installed"
+done
+[ ! -f "$top_srcdir/config.status" ] ||
+	t_skip "$top_srcdir is configured in tree: the quickstart builds out of tree"
+[ -w "$top_srcdir" ] || t_skip "$top_srcdir is read-only (distcheck)"
+
+qs=$top_srcdir/scripts/quickstart.sh
+demo=$t_tmp/demo
+chmod 0755 "$t_tmp"
+export FALCON_DEMO_DIR="$demo" FALCON_DEMO_JOBS=2
+t_on_exit "'$qs' --stop >/dev/null 2>&1 || true"
+
+# run_qs N - run the quickstart; its output in $t_tmp/qs-N.log.
+run_qs() {
+	"$qs" >"$t_tmp/qs-$1.log" 2>&1 ||
+		{ tail -n 40 "$t_tmp/qs-$1.log" >&2; t_fail "quickstart run $1 failed"; }
+}
+
+# check_run N - the tag, the last two lines, the env file.
+check_run() {
+	_l=$t_tmp/qs-$1.log
+	grep -q 'falcon:topo=falconGPUs,f=4,check=[a-z]*' "$_l" ||
+		{ cat "$_l" >&2; t_fail "run $1: no falcon:topo=falconGPUs,f=4,check=... AdminComment"; }
+	grep -q '^FALCON_TOPOLOGY=falconGPUs$' "$_l" || t_fail "run $1: the job's FALCON_TOPOLOGY"
+	grep -q '^check: ' "$_l" || t_fail "run $1: no check result"
+	grep -q 'drawer1_slot1 .* free ' "$_l" || t_fail "run $1: no falconctl status with free devices"
+	grep -q '^devices back in the pool' "$_l" || t_fail "run $1: devices not back in the pool"
+	[ "$(tail -n 2 "$_l" | head -n 1)" = "SLURM_CONF=$demo/cluster/etc/slurm.conf" ] ||
+		t_fail "run $1: next-to-last line: $(tail -n 2 "$_l" | head -n 1)"
+	[ "$(tail -n 1 "$_l")" = "FALCON_CONF=$demo/etc/falcon.conf" ] ||
+		t_fail "run $1: last line: $(tail -n 1 "$_l")"
+	grep -qx "SLURM_CONF=$demo/cluster/etc/slurm.conf" "$demo/env" &&
+		grep -qx "FALCON_CONF=$demo/etc/falcon.conf" "$demo/env" ||
+		t_fail "run $1: $demo/env: $(cat "$demo/env")"
+	# the env file is enough to use the cluster and falcond
+	(unset SLURM_CONF FALCON_CONF; . "$demo/env"; sinfo -h -o %N >/dev/null &&
+		falconctl status >/dev/null) || t_fail "run $1: sinfo/falconctl with . $demo/env"
+	sed -n 's/.*\(falcon:topo=[^ ]*\).*/\1/p' "$_l" | head -n 1
+}
+
+run_qs 1
+tag=$(check_run 1)
+t_ok "first run: AdminComment '$tag', last lines and env file right"
+
+run_qs 2
+tag=$(check_run 2)
+grep -q 'nothing changed: reusing' "$t_tmp/qs-2.log" || t_fail "second run rebuilt or reinstalled"
+grep -q 'falcon-sim already running' "$t_tmp/qs-2.log" &&
+	grep -q 'falcond already running' "$t_tmp/qs-2.log" || t_fail "second run restarted a daemon"
+grep -q 'job 2 submitted' "$t_tmp/qs-2.log" || t_fail "second run: not a new job 2"
+t_ok "second run: build and daemons reused, new job 2 '$tag'"
+
+pids=""
+for f in $(find "$demo" -name '*.pid'); do
+	pids="$pids $(head -n 1 "$f" | tr -dc 0-9)"
+done
+[ "$(echo $pids | wc -w)" -ge 7 ] || t_fail "expected >= 7 pid files, got: $pids"
+"$qs" --stop >"$t_tmp/qs-stop.log" 2>&1 || { cat "$t_tmp/qs-stop.log" >&2; t_fail "--stop failed"; }
+grep -q 'stopped falcond' "$t_tmp/qs-stop.log" && grep -q 'stopped falcon-sim' "$t_tmp/qs-stop.log" &&
+	grep -q 'stopped slurmctld' "$t_tmp/qs-stop.log" || t_fail "--stop said: $(cat "$t_tmp/qs-stop.log")"
+# running PID - the process exists and is not a zombie not yet reaped by init.
+running() {
+	[ -r "/proc/$1/status" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+for p in $pids; do
+	! running "$p" || t_fail "pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline")) still running after --stop"
+done
+left=$(find "$demo" -name '*.pid' | head -n 3)
+[ -z "$left" ] || t_fail "pid files left after --stop: $left"
+t_ok "--stop: all $(echo $pids | wc -w) daemons gone, no pid file left"
