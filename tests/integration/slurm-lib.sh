@@ -3,6 +3,20 @@
 # test's scratch directory, stopped when the test exits, and bounded waits
 # on job states.
 
+# One real cluster at a time: the tests that source this file run one after
+# another even under `make -j check` (several MariaDB/slurmdbd/slurmctld
+# starting at once on a 2-core machine made slurmdbd miss its start-up
+# window).  The test re-executes itself under flock(1); -o keeps the lock
+# in flock's own process so no daemon the test starts inherits it.
+if [ -z "${FALCON_CLUSTER_LOCK_HELD:-}" ] && command -v flock >/dev/null 2>&1; then
+	FALCON_CLUSTER_LOCK_HELD=1
+	export FALCON_CLUSTER_LOCK_HELD
+	trap - EXIT
+	rm -rf "$t_tmp"
+	exec flock -o -w 1800 "${TMPDIR:-/tmp}/falcon-cluster-tests.lock" \
+		"${BASH:-/bin/sh}" "$0" "$@"
+fi
+
 # s_need_slurm - skip unless root and the Slurm, munge and MariaDB binaries
 # are installed.
 s_need_slurm() {
