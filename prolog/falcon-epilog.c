@@ -165,8 +165,8 @@ static int run(void)
 		json_object_put(o);
 	}
 	falcon_err_clear();
-	if ((rv = fp_decompose(g.conf, g.job.id, g.deadline, check[0] ? check : NULL, &q)) !=
-	    FALCON_OK) {
+	if ((rv = fp_decompose(g.conf, g.job.id, g.job.node, g.lease.id, g.deadline,
+			       check[0] ? check : NULL, &q)) != FALCON_OK) {
 		if (reason[0] == '\0')
 			snprintf(reason, sizeof(reason), "falcon: job %u: decompose: %s", g.job.id,
 				 falcon_errmsg());

@@ -82,8 +82,8 @@ static void rollback(void)
 	if (g.composed) {
 		remove_devices();
 		/* falcond gets the reserve even when the prolog's own time ran out */
-		if (fp_decompose(g.conf, g.job.id, falcon_now_ms() + RESERVE_MS, "rolled back",
-				 NULL) != FALCON_OK)
+		if (fp_decompose(g.conf, g.job.id, g.job.node, g.lease.id,
+				 falcon_now_ms() + RESERVE_MS, "rolled back", NULL) != FALCON_OK)
 			falcon_error("rollback: decompose job %u: %s (falcond's reconcile will "
 				     "reclaim the lease)", g.job.id, falcon_errmsg());
 		g.composed = false;

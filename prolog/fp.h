@@ -96,14 +96,17 @@ const char *fp_type_str(fp_type_t t);
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
 			long long deadline, struct fp_lease *out, bool *job_error);
 /*
- * fp_decompose - close the job's leases; *quarantined (may be NULL) gets
+ * fp_decompose - give back the job's lease on node: lease (its id; NULL or
+ * "" = looked up with fp_lease_of()), never every lease of the job (the
+ * job's other nodes keep theirs).  *quarantined (may be NULL) gets
  * falcond's count of devices it could not detach.  No lease is FALCON_OK.
  * check (NULL = none) is the job's check verdict, recorded by falcond in
  * each device's history (at most 127 characters are sent).  Retries
- * transient errors like fp_compose.
+ * transient errors like fp_compose, never past deadline (falcon_now_ms()).
  */
-falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long long deadline,
-			  const char *check, int *quarantined);
+falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
+			  const char *lease, long long deadline, const char *check,
+			  int *quarantined);
 /* fp_quarantine - POST /v1/quarantine for one device. */
 falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
 			   const char *reason);

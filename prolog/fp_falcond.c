@@ -129,28 +129,53 @@ falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job
 	return rv;
 }
 
-falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, long long deadline,
-			  const char *check, int *quarantined)
+falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
+			  const char *lease, long long deadline, const char *check,
+			  int *quarantined)
 {
 	struct falcon_client *cl = NULL;
 	json_object *body = NULL, *resp = NULL, *q;
+	struct fp_lease found;
+	char id[sizeof(found.id)] = "";
 	falcon_err_t rv = FALCON_ERR_TIMEOUT;
 	int n;
 
 	if (quarantined)
 		*quarantined = 0;
+	if (lease != NULL)
+		falcon_strlcpy(id, lease, sizeof(id));
 	for (n = 0; n <= conf->chassis_retries; n++) {
 		long long t0;
 
 		if (n > 0 && !backoff(n - 1, deadline))
 			break;
+		if (id[0] == '\0') {
+			/* by lease, never {"job_id"}: that closes the leases of
+			 * the job's other nodes too */
+			rv = fp_lease_of(conf, job, node, &found);
+			if (rv == FALCON_ERR_NOTFOUND) {
+				rv = FALCON_OK; /* no lease: nothing to give back */
+				break;
+			}
+			if (rv != FALCON_OK) {
+				if (!transient(rv))
+					break;
+				falcon_warn("job %u: decompose (try %d of %d): %s: %s", job, n + 1,
+					    conf->chassis_retries + 1, falcon_strerror(rv),
+					    falcon_errmsg());
+				continue;
+			}
+			falcon_strlcpy(id, found.id, sizeof(id));
+		}
 		t0 = fp_now_us();
 		body = json_object_new_object();
-		json_object_object_add(body, "job_id", json_object_new_int64(job));
+		json_object_object_add(body, "lease", json_object_new_string(id));
 		if (check != NULL && *check != '\0')
 			json_object_object_add(body, "check", json_object_new_string_len(
 						       check, (int)strnlen(check, 127)));
 		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+			json_object_put(resp);
+			resp = NULL;
 			rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, &resp);
 			falcon_client_free(cl);
 			cl = NULL;
