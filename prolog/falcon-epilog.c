@@ -198,7 +198,6 @@ int main(int argc, char **argv)
 	const char *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
 	falcon_log_level_t level = FALCON_LOG_INFO;
 	long long t_start = fp_now_us();
-	long id;
 	int c, rc;
 
 	falcon_log_init("falcon-epilog");
@@ -217,29 +216,12 @@ int main(int argc, char **argv)
 	}
 	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
 	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);
-	if (optind != argc || jobs == NULL ||
-	    falcon_strtol(jobs, 10, 1, UINT32_MAX, &id) != FALCON_OK) {
-		falcon_error("no job: set SLURM_JOB_ID or give --job (%s)",
-			     jobs ? falcon_errmsg() : "unset");
+	if (optind != argc) {
+		usage(stderr);
 		return 2;
 	}
-	g.job.id = (uint32_t)id;
-	if (node == NULL) {
-		char h[256] = "";
-
-		gethostname(h, sizeof(h) - 1);
-		h[strcspn(h, ".")] = '\0';
-		falcon_strlcpy(g.job.node, h, sizeof(g.job.node));
-	} else {
-		falcon_strlcpy(g.job.node, node, sizeof(g.job.node));
-	}
-	if (falcon_conf_load(falcon_conf_path(cfg), &g.conf) != FALCON_OK) {
-		char reason[512];
-
-		snprintf(reason, sizeof(reason), "falcon: falcon.conf: %s", falcon_errmsg());
-		fp_slurm_drain(&g.job, reason);
-		return 1;
-	}
+	if ((rc = fp_start(jobs, node, cfg, &g.job, &g.conf)) != 0)
+		return rc;
 	g.deadline = falcon_now_ms() + g.conf->epilog_timeout * 1000LL - 2000;
 	rc = run();
 	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld remove_us=%lld rc=%d",

@@ -84,6 +84,16 @@ falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);
 /* fp_rmtree - remove dir and the regular files in it (one level). */
 void fp_rmtree(const char *dir);
 const char *fp_type_str(fp_type_t t);
+/*
+ * fp_start - what a prolog/epilog run is for: job->id from jobs
+ * ($SLURM_JOB_ID or --job, 1..UINT32_MAX), job->node from node (NULL = the
+ * short host name), *conf from falcon.conf at cfg (NULL = the default
+ * path; caller frees with falcon_conf_free()).  Returns 0; 2 when the job
+ * id is missing or bad (logged); 1 when falcon.conf does not load (logged,
+ * the node drained with "falcon: falcon.conf: <detail>", *conf NULL).
+ */
+int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
+	     struct falcon_conf **conf);
 
 /* ---- fp_falcond.c ---- */
 

@@ -43,6 +43,38 @@ char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t
 	return w < 0 || (size_t)w >= n ? NULL : buf;
 }
 
+int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
+	     struct falcon_conf **conf)
+{
+	long id;
+
+	*conf = NULL;
+	if (jobs == NULL || falcon_strtol(jobs, 10, 1, UINT32_MAX, &id) != FALCON_OK) {
+		falcon_error("no job: set SLURM_JOB_ID or give --job (%s)",
+			     jobs ? falcon_errmsg() : "unset");
+		return 2;
+	}
+	job->id = (uint32_t)id;
+	if (node == NULL) {
+		char h[256] = "";
+
+		gethostname(h, sizeof(h) - 1);
+		h[strcspn(h, ".")] = '\0';
+		falcon_strlcpy(job->node, h, sizeof(job->node));
+	} else {
+		falcon_strlcpy(job->node, node, sizeof(job->node));
+	}
+	if (falcon_conf_load(falcon_conf_path(cfg), conf) != FALCON_OK) {
+		char reason[512];
+
+		snprintf(reason, sizeof(reason), "falcon: falcon.conf: %s", falcon_errmsg());
+		fp_slurm_drain(job, reason);
+		*conf = NULL;
+		return 1;
+	}
+	return 0;
+}
+
 const char *fp_type_str(fp_type_t t)
 {
 	return t == FP_GPU ? "GPU" : t == FP_NVME ? "NVMe" : "other";
