@@ -353,6 +353,9 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 		    (rv = jstr(e, ctx, "device", dev, sizeof(dev))) != FALCON_OK ||
 		    (rv = jarr(e, ctx, "history", &ea)) != FALCON_OK)
 			return rv;
+		/* a second entry would append past FD_HIST_MAX */
+		if (hist_of(lg, ch, dev, false) != NULL)
+			return falcon_err_set(FALCON_ERR_PARSE, "%s: %s/%s listed twice", ctx, ch, dev);
 		h = hist_of(lg, ch, dev, true);
 		if (h == NULL)
 			return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");

@@ -199,6 +199,54 @@ START_TEST(ledger_two_leases_one_device)
 }
 END_TEST
 
+/* A device listed twice in "devices", each with FD_HIST_MAX entries: the
+ * second used to be appended past the end of the device's history. */
+START_TEST(ledger_device_twice)
+{
+	const char *dir = make_tmpdir("hist2");
+	struct fd_ledger *lg = NULL;
+	json_object *o, *devs;
+	const char *s;
+	char path[4200];
+	int k, j;
+
+	o = json_object_new_object();
+	devs = json_object_new_array();
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "seq", json_object_new_int(0));
+	json_object_object_add(o, "leases", json_object_new_array());
+	json_object_object_add(o, "quarantine", json_object_new_array());
+	for (k = 0; k < 2; k++) {
+		json_object *e = json_object_new_object(), *h = json_object_new_array();
+
+		json_object_object_add(e, "chassis", json_object_new_string("c1"));
+		json_object_object_add(e, "device", json_object_new_string("drawer1_slot1"));
+		for (j = 0; j < FD_HIST_MAX; j++) {
+			json_object *y = json_object_new_object();
+
+			json_object_object_add(y, "job_id", json_object_new_int(j + 1));
+			json_object_object_add(y, "lease", json_object_new_string("L-1"));
+			json_object_object_add(y, "host", json_object_new_string("n1"));
+			json_object_object_add(y, "attached", json_object_new_int(1));
+			json_object_object_add(y, "detached", json_object_new_int(2));
+			json_object_object_add(y, "result", json_object_new_string("released"));
+			json_object_array_add(h, y);
+		}
+		json_object_object_add(e, "history", h);
+		json_object_array_add(devs, e);
+	}
+	json_object_object_add(o, "devices", devs);
+	s = json_object_to_json_string(o);
+	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_ERR_PARSE);
+	ck_assert_ptr_null(lg);
+	ck_assert_msg(strstr(falcon_errmsg(), "devices[1]: c1/drawer1_slot1 listed twice") != NULL,
+		      "%s", falcon_errmsg());
+	json_object_put(o);
+}
+END_TEST
+
 /* --------------------------------------------------------- placement */
 
 /* drawer 1: 8 GPUs; drawer 2: slots 1-6 GPUs, 7-8 NVMe */
@@ -389,6 +437,7 @@ int main(void)
 	tcase_add_test(tc, ledger_crash_safe);
 	tcase_add_loop_test(tc, ledger_corrupted, 0, (int)ARRAY_SIZE(corrupted));
 	tcase_add_test(tc, ledger_two_leases_one_device);
+	tcase_add_test(tc, ledger_device_twice);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("placement");
