@@ -377,6 +377,7 @@ int main(int argc, char **argv)
 	struct MHD_Daemon *d = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl = 0;
+	size_t nleases;
 	struct passwd *pw;
 	sigset_t set;
 	int opt, sig, rc = 1, verbose = 0;
@@ -427,6 +428,8 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (reconcile && fd_reconcile(&g_st, NULL) != FALCON_OK)
 		falcon_warn("start-up %s", falcon_errmsg());
+	/* counted before the first request thread can change the ledger */
+	nleases = g_st.ledger->nleases;
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 			     0, NULL, NULL, handler, NULL,
@@ -441,8 +444,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
-		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis,
-		    g_st.ledger->nleases);
+		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis, nleases);
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;
