@@ -748,3 +748,21 @@ falcon_err_t falcon_be_fail_with_rollback(falcon_err_t err, const char *first_ms
 	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* errmsg is overwritten */
 	return falcon_err_set(err, "%s; rollback failed, state unknown: %s", first_msg, why);
 }
+
+bool falcon_be_err_definite(falcon_err_t rv)
+{
+	return rv == FALCON_ERR_INVAL || rv == FALCON_ERR_NOTFOUND ||
+	       rv == FALCON_ERR_CONFLICT || rv == FALCON_ERR_AUTH ||
+	       rv == FALCON_ERR_PERM || rv == FALCON_ERR_UNSUPPORTED ||
+	       rv == FALCON_ERR_PRECONDITION;
+}
+
+falcon_err_t falcon_be_detach_result(falcon_err_t rv)
+{
+	char why[1024];
+
+	if (rv != FALCON_ERR_CONFLICT)
+		return rv;
+	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* errmsg is overwritten */
+	return falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
+}

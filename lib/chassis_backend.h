@@ -138,4 +138,20 @@ void falcon_be_add_owner(struct falcon_device *dev, const char *owner);
 falcon_err_t falcon_be_fail_with_rollback(falcon_err_t err, const char *first_msg,
 					  falcon_err_t rb, const char *rb_what);
 
+/*
+ * falcon_be_err_definite - true for the errors after which the chassis is
+ * known not to have applied a change (4xx-class answers: INVAL, NOTFOUND,
+ * CONFLICT, AUTH, PERM, UNSUPPORTED, PRECONDITION); any other failure of an
+ * attach may have taken effect and is rolled back.
+ */
+bool falcon_be_err_definite(falcon_err_t rv);
+
+/*
+ * falcon_be_detach_result - the result of a detach given the change's rv:
+ * FALCON_ERR_CONFLICT becomes FALCON_ERR_CHASSIS "detach refused: <detail>"
+ * (taking a device away conflicts with nothing: the chassis refused, e.g. the
+ * host still uses it); anything else is returned unchanged.
+ */
+falcon_err_t falcon_be_detach_result(falcon_err_t rv);
+
 #endif /* FALCON_CHASSIS_BACKEND_H */

@@ -297,8 +297,11 @@ static const char *const places[] = {
 	[FALCON_PLACE_ANY] = "any",
 };
 
-/* The same words as conf.c's falcon_proto_place_str(); kept here so that the
- * protocol does not pull in the config parser (falcon-prolog, fuzzing). */
+/* The same words as conf.c's falcon_place_str()/falcon_place_from_str()
+ * (test_proto checks that they agree); kept here so that fuzz-falcond, which
+ * compiles proto.c without conf.c and its libcurl, links.  Unlike conf.c's,
+ * an out-of-range value prints as "any" and an unknown word is
+ * FALCON_ERR_PARSE (a request error, not a config error). */
 const char *falcon_proto_place_str(falcon_place_t p)
 {
 	return (unsigned)p < ARRAY_SIZE(places) ? places[p] : "any";

@@ -328,14 +328,6 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	return comp_verify(be, port, dev, add);
 }
 
-static bool definite(falcon_err_t rv)
-{
-	return rv == FALCON_ERR_INVAL || rv == FALCON_ERR_NOTFOUND ||
-	       rv == FALCON_ERR_CONFLICT || rv == FALCON_ERR_AUTH ||
-	       rv == FALCON_ERR_PERM || rv == FALCON_ERR_UNSUPPORTED ||
-	       rv == FALCON_ERR_PRECONDITION;
-}
-
 static falcon_err_t comp_attach(struct falcon_be *be, const char *port, const char *dev)
 {
 	char first[1024];
@@ -343,7 +335,7 @@ static falcon_err_t comp_attach(struct falcon_be *be, const char *port, const ch
 	falcon_err_t rv, rb;
 
 	rv = change(be, port, dev, true, &changed);
-	if (rv == FALCON_OK || definite(rv))
+	if (rv == FALCON_OK || falcon_be_err_definite(rv))
 		return rv;
 	/* the action may have taken effect: undo it so that an error always
 	 * means "not composed" */
@@ -357,18 +349,9 @@ static falcon_err_t comp_attach(struct falcon_be *be, const char *port, const ch
 
 static falcon_err_t comp_detach(struct falcon_be *be, const char *port, const char *dev)
 {
-	char why[1024];
 	bool changed;
-	falcon_err_t rv;
 
-	rv = change(be, port, dev, false, &changed);
-	if (rv == FALCON_ERR_CONFLICT) {
-		/* taking a device away conflicts with nothing: the chassis
-		 * refused (e.g. the host still uses it) */
-		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
-		rv = falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
-	}
-	return rv;
+	return falcon_be_detach_result(change(be, port, dev, false, &changed));
 }
 
 const struct falcon_be_ops falcon_be_composition = {

@@ -417,15 +417,6 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	return fabric_verify(be, port, dev, add);
 }
 
-/* Errors after which we know the zone was not changed by us. */
-static bool definite(falcon_err_t rv)
-{
-	return rv == FALCON_ERR_INVAL || rv == FALCON_ERR_NOTFOUND ||
-	       rv == FALCON_ERR_CONFLICT || rv == FALCON_ERR_AUTH ||
-	       rv == FALCON_ERR_PERM || rv == FALCON_ERR_UNSUPPORTED ||
-	       rv == FALCON_ERR_PRECONDITION;
-}
-
 static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const char *dev)
 {
 	char first[1024];
@@ -447,7 +438,7 @@ static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const 
 		json_object_put(ep);
 		falcon_err_set(rv, "%s", first);
 	}
-	if (rv == FALCON_OK || definite(rv))
+	if (rv == FALCON_OK || falcon_be_err_definite(rv))
 		return rv;
 	/* the PATCH may have been applied (a timeout, a dropped connection, a
 	 * failed read-back): take the device out again so that an error always
@@ -462,18 +453,9 @@ static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const 
 
 static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const char *dev)
 {
-	char why[1024];
 	bool changed;
-	falcon_err_t rv;
 
-	rv = change(be, port, dev, false, &changed);
-	if (rv == FALCON_ERR_CONFLICT) {
-		/* taking a device away conflicts with nothing: the chassis
-		 * refused (e.g. the host still uses it) */
-		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
-		rv = falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
-	}
-	return rv;
+	return falcon_be_detach_result(change(be, port, dev, false, &changed));
 }
 
 const struct falcon_be_ops falcon_be_fabric = {

@@ -148,7 +148,7 @@ void falcon_link_judge(const struct falcon_pcicfg_info *dev,
 		link->degraded = !low_power;
 		link->idle = low_power;
 	} else if (dev->cur_speed < cap_s) {
-		if (low_power || (kind == FALCON_DEV_GPU && dev->cur_speed == 1))
+		if (low_power || (kind == FALCON_PCI_GPU && dev->cur_speed == 1))
 			link->idle = true;
 		else
 			link->degraded = true;
@@ -478,12 +478,12 @@ static falcon_dev_kind_t kind_of(const struct falcon_pci_dev *x)
 {
 	if ((x->class_code >> 16) == 0x03 &&
 	    (x->vendor_id == 0x10de || x->vendor_id == 0x1002 || x->vendor_id == 0x8086))
-		return FALCON_DEV_GPU;
+		return FALCON_PCI_GPU;
 	if (x->class_code == FALCON_CLASS_NVME)
-		return FALCON_DEV_NVME;
+		return FALCON_PCI_NVME;
 	if (x->cfg.header_type == 1)
-		return FALCON_DEV_BRIDGE;
-	return FALCON_DEV_OTHER;
+		return FALCON_PCI_BRIDGE;
+	return FALCON_PCI_OTHER;
 }
 
 static falcon_err_t classify(struct falcon_topo *t, const char adapters[][FALCON_BDF_LEN],
@@ -525,13 +525,13 @@ static falcon_err_t classify(struct falcon_topo *t, const char adapters[][FALCON
 		if (x->parent >= 0)
 			port = &t->devs[x->parent].cfg;
 		falcon_link_judge(&x->cfg, port, x->kind, &x->link);
-		if (x->kind == FALCON_DEV_GPU) {
+		if (x->kind == FALCON_PCI_GPU) {
 			t->gpus[t->ngpus++] = (int)i;
 			if (x->location == FALCON_LOC_FALCON)
 				anyf = true;
 			else
 				anyl = true;
-		} else if (x->kind == FALCON_DEV_NVME) {
+		} else if (x->kind == FALCON_PCI_NVME) {
 			t->nvme[t->nnvme++] = (int)i;
 			if (x->location == FALCON_LOC_FALCON)
 				nvf = true;

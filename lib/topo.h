@@ -22,11 +22,14 @@
 
 struct json_object;
 
+/* What a PCI function is, from its class code and header type.  Prefix
+ * FALCON_PCI_ (not FALCON_DEV_: that is chassis.h's falcon_dev_type_t, the
+ * Redfish view of a slot) so both headers can be included together. */
 typedef enum {
-	FALCON_DEV_OTHER = 0,
-	FALCON_DEV_GPU,       /* class 0x03xx from NVIDIA 10de, AMD 1002 or Intel 8086 */
-	FALCON_DEV_NVME,      /* class 0x010802 */
-	FALCON_DEV_BRIDGE,    /* type 1 header: root port, switch port, other bridge */
+	FALCON_PCI_OTHER = 0,
+	FALCON_PCI_GPU,       /* class 0x03xx from NVIDIA 10de, AMD 1002 or Intel 8086 */
+	FALCON_PCI_NVME,      /* class 0x010802 */
+	FALCON_PCI_BRIDGE,    /* type 1 header: root port, switch port, other bridge */
 } falcon_dev_kind_t;
 
 typedef enum { FALCON_LOC_LOCAL = 0, FALCON_LOC_FALCON } falcon_loc_t;

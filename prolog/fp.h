@@ -3,9 +3,9 @@
  *
  * Split by what each file includes: fp_falcond.c (falcond client, which
  * pulls in lib/chassis.h), fp_topo.c (lib/topo.h) and fp_slurm.c
- * (libslurm).  lib/chassis.h and lib/topo.h both define FALCON_DEV_GPU and
- * FALCON_DEV_NVME, so no file may include both; this header includes
- * neither and has its own device type.
+ * (libslurm).  lib/chassis.h (FALCON_DEV_*) and lib/topo.h (FALCON_PCI_*)
+ * have separate device kinds; this header includes neither and has its
+ * own device type.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */

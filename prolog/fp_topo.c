@@ -52,9 +52,9 @@ static bool in_list(char (*l)[FALCON_BDF_LEN], size_t n, const char *bdf)
 
 static bool kind_is(const struct falcon_pci_dev *x, fp_type_t t)
 {
-	return (t == FP_GPU && x->kind == FALCON_DEV_GPU) ||
-	       (t == FP_NVME && x->kind == FALCON_DEV_NVME) ||
-	       (t == FP_OTHER && x->kind == FALCON_DEV_OTHER);
+	return (t == FP_GPU && x->kind == FALCON_PCI_GPU) ||
+	       (t == FP_NVME && x->kind == FALCON_PCI_NVME) ||
+	       (t == FP_OTHER && x->kind == FALCON_PCI_OTHER);
 }
 
 static bool ids_match(const struct falcon_pci_dev *x, const struct fp_dev *d)

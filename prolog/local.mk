@@ -4,8 +4,7 @@
 #
 # The glue is split in translation units by what they include: prolog/fp_falcond.c
 # talks to falcond (lib/falcond_client.h, which pulls in lib/chassis.h),
-# prolog/fp_topo.c reads the bus (lib/topo.h); the two headers both define
-# FALCON_DEV_GPU/FALCON_DEV_NVME and cannot share a file.
+# prolog/fp_topo.c reads the bus (lib/topo.h).
 
 lib_libfalcon_la_SOURCES += lib/hotplug.c lib/hotplug.h lib/jobtag.c lib/jobtag.h
 

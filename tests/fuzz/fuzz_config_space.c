@@ -47,9 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (size > FALCON_PCICFG_SIZE &&
 		    falcon_pcicfg_parse(data + FALCON_PCICFG_SIZE, size - FALCON_PCICFG_SIZE,
 					&port) == FALCON_OK)
-			falcon_link_judge(&dev, &port, FALCON_DEV_GPU, &link);
+			falcon_link_judge(&dev, &port, FALCON_PCI_GPU, &link);
 		else
-			falcon_link_judge(&dev, NULL, FALCON_DEV_NVME, &link);
+			falcon_link_judge(&dev, NULL, FALCON_PCI_NVME, &link);
 		if (link.degraded && link.idle)
 			__builtin_trap();
 	}

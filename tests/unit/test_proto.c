@@ -11,6 +11,7 @@
 
 #include "testutil.h"
 #include "lib/auth.h"
+#include "lib/conf.h"
 #include "lib/proto.h"
 #include "lib/util.h"
 
@@ -260,6 +261,29 @@ START_TEST(err_names)
 }
 END_TEST
 
+/* proto.c keeps its own place words (fuzz-falcond links no conf.c): they
+ * must be conf.c's, both ways, for every value and a mixed-case word. */
+START_TEST(place_words_match_conf)
+{
+	static const char *const words[] = { "pack", "spread", "any", "PACK", "Spread" };
+	falcon_place_t a, b;
+	size_t i;
+	int p;
+
+	for (p = FALCON_PLACE_PACK; p <= FALCON_PLACE_ANY; p++)
+		ck_assert_str_eq(falcon_proto_place_str((falcon_place_t)p),
+				 falcon_place_str((falcon_place_t)p));
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		ck_assert_int_eq(falcon_proto_place_from_str(words[i], &a), FALCON_OK);
+		ck_assert_int_eq(falcon_place_from_str(words[i], &b), FALCON_OK);
+		ck_assert_int_eq(a, b);
+	}
+	ck_assert_int_eq(falcon_proto_place_from_str("packed", &a), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_proto_place_from_str(NULL, &a), FALCON_ERR_PARSE);
+	ck_assert_int_ne(falcon_place_from_str("packed", &b), FALCON_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto");
@@ -272,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, device_unquarantine_no_reason);
 	tcase_add_test(tc, lease_round_trip);
 	tcase_add_test(tc, err_names);
+	tcase_add_test(tc, place_words_match_conf);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
 	tcase_add_test(tc, sha256_vector);

@@ -1229,6 +1229,24 @@ START_TEST(test_http_transport)
 }
 END_TEST
 
+/* The two backends share these: which errors skip the rollback of an
+ * attach, and what a refused detach becomes. */
+START_TEST(test_be_shared_results)
+{
+	ck_assert(falcon_be_err_definite(FALCON_ERR_CONFLICT));
+	ck_assert(falcon_be_err_definite(FALCON_ERR_PRECONDITION));
+	ck_assert(!falcon_be_err_definite(FALCON_ERR_CHASSIS));
+	ck_assert(!falcon_be_err_definite(FALCON_ERR_TIMEOUT));
+	ck_assert(!falcon_be_err_definite(FALCON_OK));
+
+	falcon_err_set(FALCON_ERR_CONFLICT, "HTTP 409 on drawer1_slot3");
+	ck_assert_int_eq(falcon_be_detach_result(FALCON_ERR_CONFLICT), FALCON_ERR_CHASSIS);
+	ck_assert_str_eq(falcon_errmsg(), "detach refused: HTTP 409 on drawer1_slot3");
+	ck_assert_int_eq(falcon_be_detach_result(FALCON_OK), FALCON_OK);
+	ck_assert_int_eq(falcon_be_detach_result(FALCON_ERR_NOTFOUND), FALCON_ERR_NOTFOUND);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("redfish");
@@ -1247,6 +1265,7 @@ int main(void)
 
 	tc = tcase_create("errors");
 	tcase_add_loop_test(tc, test_map_status, 0, ARRAY_SIZE(map_cases));
+	tcase_add_test(tc, test_be_shared_results);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <unistd.h>
 
+#include "chassis.h" /* with topo.h: the two device enums must not clash */
 #include "testutil.h"
 #include "topo.h"
 #include "util.h"
@@ -135,7 +136,7 @@ START_TEST(test_paper_classification)
 	ck_assert_uint_eq(t->nmissing, 0);
 	for (i = 0; i < t->ngpus; i++) {
 		d = &t->devs[t->gpus[i]];
-		ck_assert_int_eq(d->kind, FALCON_DEV_GPU);
+		ck_assert_int_eq(d->kind, FALCON_PCI_GPU);
 		nf += d->location == FALCON_LOC_FALCON;
 		/* local SXM2 10de:1db1, Falcon PCIe 10de:1db4 */
 		ck_assert_uint_eq(d->device_id, d->location == FALCON_LOC_FALCON ? 0x1db4 : 0x1db1);
@@ -145,8 +146,8 @@ START_TEST(test_paper_classification)
 	ck_assert_uint_eq(nf, 8);
 	ck_assert_int_eq(falcon_topo_find(t, "0000:01:00.0")->location, FALCON_LOC_LOCAL);
 	ck_assert_int_eq(falcon_topo_find(t, "6e:00.0")->location, FALCON_LOC_FALCON);
-	ck_assert_int_eq(falcon_topo_find(t, "6E:00.0")->kind, FALCON_DEV_NVME);
-	ck_assert_int_eq(falcon_topo_find(t, PAPER_ADAPTER)->kind, FALCON_DEV_BRIDGE);
+	ck_assert_int_eq(falcon_topo_find(t, "6E:00.0")->kind, FALCON_PCI_NVME);
+	ck_assert_int_eq(falcon_topo_find(t, PAPER_ADAPTER)->kind, FALCON_PCI_BRIDGE);
 	ck_assert_int_eq(falcon_topo_find(t, PAPER_ADAPTER)->location, FALCON_LOC_LOCAL);
 	ck_assert_int_eq(falcon_topo_find(t, "62:00.0")->adapter, 0);
 	ck_assert_int_eq(falcon_topo_find(t, "62:00.0")->numa_node, 0);
@@ -287,17 +288,17 @@ static const struct {
 	double max_gts;
 	int max_w;
 } links[] = {
-	{ 3, 16, 3, 16, 4, 16, 0, FALCON_DEV_GPU, false, false, 8.0, 16 },  /* V100 in Gen4 slot */
-	{ 4, 16, 3, 16, 4, 16, 0, FALCON_DEV_GPU, true, false, 16.0, 16 },  /* Gen3 in Gen4 */
-	{ 4, 16, 3, 8, 4, 16, 0, FALCON_DEV_GPU, true, false, 16.0, 16 },   /* Gen3 x8 */
-	{ 4, 16, 1, 16, 4, 16, 0, FALCON_DEV_GPU, false, true, 16.0, 16 },  /* idle GPU */
-	{ 4, 16, 1, 8, 4, 16, 0, FALCON_DEV_GPU, true, false, 16.0, 16 },   /* idle speed, lost lanes */
-	{ 4, 4, 1, 4, 4, 4, 0, FALCON_DEV_NVME, true, false, 16.0, 4 },     /* NVMe at Gen1: fault */
-	{ 4, 4, 1, 4, 4, 4, 3, FALCON_DEV_NVME, false, true, 16.0, 4 },     /* ... but in D3hot */
-	{ 4, 16, 4, 8, 4, 8, 0, FALCON_DEV_GPU, false, false, 16.0, 8 },    /* x16 card, x8 slot */
-	{ 4, 16, 3, 16, 3, 16, 0, FALCON_DEV_GPU, false, false, 8.0, 16 },  /* Gen3 port */
-	{ 4, 16, 0, 0, 4, 16, 0, FALCON_DEV_GPU, true, false, 16.0, 16 },   /* link down */
-	{ 4, 16, 2, 16, 0, 0, 0, FALCON_DEV_GPU, true, false, 16.0, 16 },   /* no port known */
+	{ 3, 16, 3, 16, 4, 16, 0, FALCON_PCI_GPU, false, false, 8.0, 16 },  /* V100 in Gen4 slot */
+	{ 4, 16, 3, 16, 4, 16, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },  /* Gen3 in Gen4 */
+	{ 4, 16, 3, 8, 4, 16, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },   /* Gen3 x8 */
+	{ 4, 16, 1, 16, 4, 16, 0, FALCON_PCI_GPU, false, true, 16.0, 16 },  /* idle GPU */
+	{ 4, 16, 1, 8, 4, 16, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },   /* idle speed, lost lanes */
+	{ 4, 4, 1, 4, 4, 4, 0, FALCON_PCI_NVME, true, false, 16.0, 4 },     /* NVMe at Gen1: fault */
+	{ 4, 4, 1, 4, 4, 4, 3, FALCON_PCI_NVME, false, true, 16.0, 4 },     /* ... but in D3hot */
+	{ 4, 16, 4, 8, 4, 8, 0, FALCON_PCI_GPU, false, false, 16.0, 8 },    /* x16 card, x8 slot */
+	{ 4, 16, 3, 16, 3, 16, 0, FALCON_PCI_GPU, false, false, 8.0, 16 },  /* Gen3 port */
+	{ 4, 16, 0, 0, 4, 16, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },   /* link down */
+	{ 4, 16, 2, 16, 0, 0, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },   /* no port known */
 };
 
 START_TEST(test_link_judge)
@@ -324,7 +325,7 @@ START_TEST(test_link_judge)
 	ck_assert_double_eq(l.max_speed_gts, links[_i].max_gts);
 	ck_assert_int_eq(l.max_width, links[_i].max_w);
 	dev.pcie_offset = 0;
-	falcon_link_judge(&dev, NULL, FALCON_DEV_GPU, &l);
+	falcon_link_judge(&dev, NULL, FALCON_PCI_GPU, &l);
 	ck_assert(!l.known && !l.degraded);
 }
 END_TEST
