@@ -49,6 +49,7 @@ static struct {
 	char check_status[16];
 	double busbw, algbw;
 	long long t_wait_us, t_tag_us, t_check_us;
+	char stuck[160];           /* rollback: the first device that would not come off */
 } g = { .busbw = -1, .algbw = -1 };
 
 static void usage(FILE *f)
@@ -60,11 +61,16 @@ static void usage(FILE *f)
 		"  SLURM_JOB_PARTITION, SLURM_JOB_UID/GID); no AdminComment, drain or cancel.\n");
 }
 
-/* remove_devices - take the lease's devices that are on the bus off again. */
-static void remove_devices(void)
+/*
+ * remove_devices - take the lease's devices that are on the bus off again.
+ * One still there after the wait is quarantined in falcond (as the epilog
+ * does: never handed out again until an administrator looks) and named in
+ * g.stuck; returns how many would not come off.
+ */
+static size_t remove_devices(void)
 {
 	const char *bdfs[FP_MAX_DEVS];
-	size_t i, n = 0;
+	size_t i, n = 0, stuck = 0;
 
 	for (i = 0; i < g.lease.n; i++)
 		if (g.lease.devs[i].bdf[0] != '\0') {
@@ -74,9 +80,26 @@ static void remove_devices(void)
 		}
 	if (n > 0 && falcon_hp_wait_gone(g.root, bdfs, n, 5000) != FALCON_OK)
 		falcon_warn("rollback: %s", falcon_errmsg());
+	for (i = 0; i < g.lease.n; i++) {
+		const struct fp_dev *d = &g.lease.devs[i];
+		char why[300];
+
+		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
+			continue;
+		snprintf(why, sizeof(why), "falcon-prolog job %u: %s still on %s's bus after "
+			 "remove at rollback", g.job.id, d->bdf, g.job.node);
+		falcon_error("%s; quarantined", why);
+		if (fp_quarantine(g.conf, d, why) != FALCON_OK)
+			falcon_error("quarantine %s %s: %s", d->chassis, d->id, falcon_errmsg());
+		if (stuck++ == 0)
+			snprintf(g.stuck, sizeof(g.stuck), "%s (%s) would not come off at rollback",
+				 d->bdf, d->id);
+	}
+	return stuck;
 }
 
-/* rollback - remove what appeared, give the lease back, forget the job dir. */
+/* rollback - remove what appeared, give the lease back, forget the job dir
+ * (kept, for the epilog, when a device would not come off: g.stuck). */
 static void rollback(void)
 {
 	if (g.composed) {
@@ -88,7 +111,7 @@ static void rollback(void)
 				     "reclaim the lease)", g.job.id, falcon_errmsg());
 		g.composed = false;
 	}
-	if (g.dir[0] != '\0')
+	if (g.dir[0] != '\0' && g.stuck[0] == '\0')
 		fp_rmtree(g.dir);
 }
 
@@ -105,19 +128,26 @@ static int fail_node(const char *fmt, ...)
 	vsnprintf(reason + w, sizeof(reason) - (size_t)w, fmt, ap);
 	va_end(ap);
 	rollback();
+	if (g.stuck[0] != '\0') {
+		w = (int)strlen(reason);
+		snprintf(reason + w, sizeof(reason) - (size_t)w, "; %s", g.stuck);
+	}
 	if (fp_slurm_drain(&g.job, reason) != FALCON_OK)
 		falcon_error("%s", falcon_errmsg());
 	return 1;
 }
 
 /* fail_job - the job's fault, not the node's: roll back, tag, cancel it.
- * Exit 0 only when the cancel went through (the job never runs short). */
+ * Exit 0 only when the cancel went through (the job never runs short).
+ * A device that would not come off at rollback is the node's: drained. */
 static int fail_job(const char *what, const char *detail)
 {
 	char tag[128];
 
 	falcon_error("job %u: %s: %s", g.job.id, what, detail);
 	rollback();
+	if (g.stuck[0] != '\0')
+		return fail_node("%s: %s", what, detail);
 	snprintf(tag, sizeof(tag), "falcon:error=%s", what);
 	if (fp_slurm_tag(&g.job, tag) != FALCON_OK)
 		falcon_warn("%s", falcon_errmsg());

@@ -42,11 +42,13 @@ if INTEGRATION_TESTS
 if HAVE_SLURM
 TESTS += tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
 	tests/integration/prolog-node2.sh
-# one job on two nodes: each node gives back only its own lease
-TESTS += tests/unit/prolog-multinode.sh
+# one job on two nodes: each node gives back only its own lease; a
+# rollback whose remove fails quarantines and drains
+TESTS += tests/unit/prolog-multinode.sh tests/unit/prolog-rollback.sh
 endif
 endif
-EXTRA_DIST += $(PROLOG_ITESTS) tests/unit/prolog-multinode.sh tests/bench/prolog
+EXTRA_DIST += $(PROLOG_ITESTS) tests/unit/prolog-multinode.sh tests/unit/prolog-rollback.sh \
+	tests/bench/prolog
 
 bench-prolog: all
 	$(SHELL) $(top_srcdir)/tests/bench/prolog
