@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "topo.h"
 #include "util.h"
 
 #define CFG_MAX_BYTES (1024 * 1024)
@@ -136,30 +137,21 @@ static falcon_err_t get_hex(struct json_object *v, const char *field, long max,
 static falcon_err_t get_bdf(struct json_object *v, const char *field, char *buf,
 			    unsigned *domain, unsigned *bus)
 {
-	unsigned dom = 0, b, dev, fn;
-	int n = 0;
-	const char *s;
+	char norm[FALCON_BDF_LEN];
+	unsigned dom, b;
 
-	if (v == NULL || !json_object_is_type(v, json_type_string))
-		goto bad;
-	s = json_object_get_string(v);
-	if (!(sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &b, &dev, &fn, &n) == 4 && s[n] == '\0')) {
-		n = 0;
-		dom = 0;
-		if (!(sscanf(s, "%2x:%2x.%1x%n", &b, &dev, &fn, &n) == 3 && s[n] == '\0'))
-			goto bad;
-	}
-	if (dev > 31 || fn > 7)
-		goto bad;
-	snprintf(buf, SIM_BDF_LEN, "%04x:%02x:%02x.%x", dom, b, dev, fn);
+	/* lib/topo's normaliser: DDDD:BB:DD.F or BB:DD.F, hex */
+	if (v == NULL || !json_object_is_type(v, json_type_string) ||
+	    falcon_bdf_normalise(json_object_get_string(v), norm) != FALCON_OK ||
+	    sscanf(norm, "%x:%x:", &dom, &b) != 2)
+		return falcon_err_set(FALCON_ERR_INVAL,
+				      "%s: expected a PCI address like \"0000:3b:00.0\"", field);
+	falcon_strlcpy(buf, norm, SIM_BDF_LEN);
 	if (domain != NULL)
 		*domain = dom;
 	if (bus != NULL)
 		*bus = b;
 	return FALCON_OK;
-bad:
-	return falcon_err_set(FALCON_ERR_INVAL, "%s: expected a PCI address like \"0000:3b:00.0\"",
-			      field);
 }
 
 static falcon_err_t get_link(struct json_object *v, const char *field,
