@@ -197,20 +197,48 @@ struct fd_state {
 	struct fd_hist_metric compose_lat, decompose_lat;
 };
 
-/* fd_state_init - open every chassis client; st->conf/ledger set by the caller. */
+/*
+ * fd_state_init - the locks and the chassis table (clients are opened on
+ * first use); st->conf and st->ledger are set by the caller and stay
+ * theirs.  FALCON_ERR_NOMEM.  fd_state_fini closes the clients and frees
+ * the table (not conf, not ledger).
+ */
 falcon_err_t fd_state_init(struct fd_state *st);
 void fd_state_fini(struct fd_state *st);
-/* fd_compose - the whole compose (see doc/falcond.8); *out = the lease. */
+/*
+ * fd_compose - the whole compose (see doc/falcond.8): policy, placement,
+ * attach, ledger commit; *out = a copy of the lease (caller's storage),
+ * answered only once the ledger write covering it is done.  Errors:
+ * FALCON_ERR_NOTFOUND (host not in falcon.conf), _POLICY, _NORESOURCE,
+ * _CONFLICT (the job already has another lease on the host), a chassis
+ * error, or FALCON_ERR_IO (ledger write); on any of them after the lease
+ * was recorded the attach is rolled back.  Thread-safe.
+ */
 falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 			struct falcon_lease *out);
-/* fd_decompose - close the job's leases (or one); *closed = {"closed":[...]} */
+/*
+ * fd_decompose - close one lease (r->lease) or every lease of r->job_id on
+ * every host; *closed (may be NULL; caller puts) = {"closed":[ids],
+ * "quarantined":N}, set on errors too.  FALCON_ERR_NOTFOUND when there is
+ * none, FALCON_ERR_IO when a ledger write failed.  Thread-safe.
+ */
 falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req *r,
 			  json_object **closed);
-/* fd_reconcile - ledger vs chassis vs Slurm; *report (may be NULL) = counts. */
+/*
+ * fd_reconcile - ledger vs chassis vs Slurm; *report (may be NULL; caller
+ * puts) = the counts.  FALCON_ERR_TRANSPORT when a chassis could not be
+ * read (the others are still reconciled).  Thread-safe.
+ */
 falcon_err_t fd_reconcile(struct fd_state *st, json_object **report);
+/*
+ * fd_quarantine / fd_unquarantine - take a device out of / back into the
+ * pool, committed before returning.  FALCON_ERR_NOTFOUND (no such chassis;
+ * unquarantine: not quarantined), FALCON_ERR_IO (ledger write).
+ */
 falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r);
 falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r);
-/* fd_status_json - pool, leases, quarantine; owners only of uid's jobs unless all. */
+/* fd_status_json - pool, leases, quarantine (a new object, caller puts);
+ * job, host, uid and partition only of uid's leases unless all. */
 json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all);
 /* fd_metrics_text - Prometheus text exposition format 0.0.4; caller frees. */
 char *fd_metrics_text(struct fd_state *st);
