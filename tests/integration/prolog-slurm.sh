@@ -7,8 +7,9 @@
 # AdminComment in sacct, a job cancelled while running, the chassis down at
 # prolog (node drained "falcon: ...", job requeued held, nothing leaked), an
 # epilog whose remove fails (node drained, device quarantined); the pool is
-# clean after each.  hybridGPUs/localGPUs need a gpu GRES with File= on the
-# node, which this cluster has not: prolog-direct.sh covers them.
+# clean after each.  The node has a gpu:8 GRES (cluster.sh --gpus 8, File=
+# stand-ins: the sim node1's eight local V100s), so gpu + falcon_gpu jobs
+# are hybridGPUs and gpu-only jobs localGPUs.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -34,7 +35,7 @@ EOS
 	chmod 0755 "$t_tmp/$p.sh"
 done
 s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
+	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8
 
 # p_pool_clean - wait (bounded) for the epilog to give everything back.
 p_pool_clean() {
@@ -72,6 +73,43 @@ tag=$(p_sacct "$jid")
 case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComment: $tag" ;; esac
 p_pool_clean
 t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
+
+# -- hybridGPUs: four of the node's own GPUs and four from the chassis
+jid=$(sbatch --parsable --gres=gpu:4,falcon_gpu:4 -L falcon1:4 -o "$t_tmp/job-%j.out" \
+	--wrap 'env | grep -E "^(CUDA_|FALCON_)" | sort')
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] ||
+	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+grep -q '^FALCON_TOPOLOGY=hybridGPUs$' "$t_tmp/job-$jid.out" ||
+	t_fail "hybrid task env: $(cat "$t_tmp/job-$jid.out")"
+[ "$(sed -n 's/^CUDA_VISIBLE_DEVICES=//p' "$t_tmp/job-$jid.out" | tr , '\n' | sort -u | wc -l)" = 8 ] ||
+	t_fail "hybrid CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
+tag=$(p_sacct "$jid")
+case $tag in *falcon:topo=hybridGPUs,l=4,f=4,*) ;; *) t_fail "hybrid AdminComment: $tag" ;; esac
+p_pool_clean
+t_ok "hybridGPUs job: 8 CUDA devices, sacct AdminComment '$tag', devices back"
+
+# -- localGPUs: the node's own GPUs only; nothing composed, still tagged
+jid=$(sbatch --parsable --gres=gpu:2 -o "$t_tmp/job-%j.out" \
+	--wrap 'env | grep -E "^(CUDA_|FALCON_)" | sort; cat "$FALCON_TOPOLOGY_FILE"; echo')
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] ||
+	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+grep -q '^FALCON_TOPOLOGY=localGPUs$' "$t_tmp/job-$jid.out" ||
+	t_fail "local task env: $(cat "$t_tmp/job-$jid.out")"
+[ "$(sed -n 's/^CUDA_VISIBLE_DEVICES=//p' "$t_tmp/job-$jid.out" | tr , '\n' | wc -l)" = 2 ] ||
+	t_fail "local CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
+sed -n '/^{/,$p' "$t_tmp/job-$jid.out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+sys.exit(0 if len(j["gpus"]) == 2 and all(g["location"] == "local" for g in j["gpus"]) else 1)' ||
+	t_fail "localGPUs topology.json: $(cat "$t_tmp/job-$jid.out")"
+grep -q "lease [^ ]*: job $jid on " "$t_tmp/falcond.log" &&
+	t_fail "falcond composed for the localGPUs job $jid: $(grep "job $jid" "$t_tmp/falcond.log")"
+tag=$(p_sacct "$jid")
+case $tag in *falcon:topo=localGPUs,l=2,check=*) ;; *) t_fail "local AdminComment: $tag" ;; esac
+p_pool_clean
+t_ok "localGPUs job: nothing composed, sacct AdminComment '$tag'"
 
 # -- falconNVMe; --falcon-check=off reaches the prolog through spank_falcon
 jid=$(sbatch --parsable --gres=falcon_nvme:1 --falcon-place=any --falcon-check=off \
