@@ -6,7 +6,9 @@
 # tree): falconGPUs and falconNVMe jobs with their environment and
 # AdminComment in sacct, a job cancelled while running, the chassis down at
 # prolog (node drained "falcon: ...", job requeued held, nothing leaked), an
-# epilog whose remove fails (node drained, device quarantined); the pool is
+# epilog whose remove fails (node drained, device quarantined), devices left
+# attached for a job that ended (falcond's reconcile asks slurmctld and
+# detaches them, a running job's stay); the pool is
 # clean after each.  The node has a gpu:8 GRES (cluster.sh --gpus 8, File=
 # stand-ins: the sim node1's eight local V100s), so gpu + falcon_gpu jobs
 # are hybridGPUs and gpu-only jobs localGPUs.
@@ -36,6 +38,10 @@ EOS
 done
 s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
 	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8
+# falcond again, now asking this cluster's slurmctld which jobs run
+# (slurm_load_jobs in its reconcile), as the quickstart runs it.
+fd_stop_falcond
+FD_NO_SLURM= fd_start_falcond
 
 # p_pool_clean - wait (bounded) for the epilog to give everything back.
 p_pool_clean() {
@@ -170,3 +176,27 @@ fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
 scontrol update nodename="$FP_HOST" state=resume
 p_pool_clean
 t_ok "stuck device cleared by the admin"
+
+# -- reconcile against slurmctld: devices attached for a job Slurm says has
+# ended (no epilog will give them back) are detached; a running job keeps its
+# own.
+done_jid=$jid
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$jid" RUNNING
+"$FALCONCTL" attach --job "$done_jid" --host "$FP_HOST" --gpus 2 >"$t_tmp/attach.out" ||
+	t_fail "falconctl attach for ended job $done_jid: $(tail -3 "$t_tmp/falcond.log")"
+[ "$(fd_sim c1 GET /admin/state | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin)["devices"] if d["owner"]))')" = 4 ] ||
+	t_fail "4 devices expected attached before reconcile"
+"$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
+[ "$(fd_json 'j["slurm_checked"]')" = True ] ||
+	t_fail "reconcile did not ask Slurm: $(cat "$t_tmp/out"; tail -5 "$t_tmp/falcond.log")"
+[ "$(fd_json 'j["closed_job_ended"]')" = 1 ] || t_fail "reconcile: $(cat "$t_tmp/out")"
+fd_sim c1 GET /admin/state >"$t_tmp/simstate.json"
+[ "$(python3 -c 'import json,sys; print(sum(1 for d in json.load(open(sys.argv[1]))["devices"] if d["owner"]))' "$t_tmp/simstate.json")" = 2 ] ||
+	t_fail "the running job $jid should keep its 2 devices: $(cat "$t_tmp/simstate.json")"
+grep -q "job $done_jid is not running; devices reclaimed" "$t_tmp/falcond.log" ||
+	t_fail "falcond log: $(tail -5 "$t_tmp/falcond.log")"
+scancel "$jid"
+s_wait_done "$jid"
+p_pool_clean
+t_ok "reconcile with slurmctld: job $done_jid's leftover devices detached, running job $jid kept its own"
