@@ -19,6 +19,10 @@
 #   --spank PATH         spank_falcon.so to name in plugstack.conf
 #   --spank-args "ARGS"  its plugstack arguments (key=value ...)
 #   --examples DIR       where slurm.conf.in & co. are (default ../examples)
+#   --gpus N             the node's own GPUs as a "gpu" GRES (Gres=gpu:N
+#                        beside falcon_gpu; gpu + falcon_gpu = hybridGPUs),
+#                        File= stand-in files STATE_DIR/dev/nvidia0..N-1;
+#                        default 0 = none
 #   --node2 NAME         a second slurmd, node NAME, in its own network
 #                        namespace (ip netns, a veth pair 10.77.N.1/.2) and
 #                        UTS namespace (hostname NAME); "" = none
@@ -156,7 +160,7 @@ cmd_status() {
 fill() {
 	sedscript=$state/.fill.sed
 	: >"$sedscript"
-	for v in CLUSTER NODE NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+	for v in CLUSTER NODE NODE_GRES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
 		EPILOG_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE; do
 		eval "val=\${t_$v}"
@@ -359,7 +363,7 @@ cmd_start() {
 	mkdir -p "$state"
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""
-	licenses=""; spank=""; spank_args=""; examples=""; node2=""
+	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""
 	load_saved
 	got_licenses=no
 	while [ $# -gt 0 ]; do
@@ -381,11 +385,13 @@ cmd_start() {
 		--spank-args) spank_args=$2 ;;
 		--examples) examples=$2 ;;
 		--node2) node2=$2 ;;
+		--gpus) printf '%s\n' "$2" | grep -Eqx '[0-9]+' || die "--gpus $2: expected a count"
+			gpus=$2 ;;
 		*) die "unknown option $1" ;;
 		esac
 		shift 2
 	done
-	: "${cluster:=falcon}" "${cpus:=8}" "${prolog_timeout:=120}"
+	: "${cluster:=falcon}" "${cpus:=8}" "${prolog_timeout:=120}" "${gpus:=0}"
 	: "${licenses:=falcon1:16}" "${examples:=$bin_dir/../examples}"
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
@@ -395,7 +401,7 @@ cmd_start() {
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_timeout licenses spank \
-			spank_args examples node2; do
+			spank_args examples node2 gpus; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -418,6 +424,8 @@ cmd_start() {
 
 	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool/$node"
 	t_CLUSTER=$cluster; t_NODE=$node; t_CTLD_PORT=$CTLD_PORT
+	t_NODE_GRES=falcon_gpu:16,falcon_nvme:2
+	[ "$gpus" = 0 ] || t_NODE_GRES="gpu:$gpus,$t_NODE_GRES"
 	# With a second node in its own namespace, slurmctld is reached on the
 	# veth address (it listens on all addresses); else on loopback.
 	t_CTLD_ADDR=127.0.0.1
@@ -442,6 +450,19 @@ cmd_start() {
 	(umask 077; fill "$examples/slurmdbd.conf.in" "$etc/slurmdbd.conf")
 	chmod 0600 "$etc/slurmdbd.conf"
 	cp "$examples/gres.conf" "$etc/gres.conf"
+	if [ "$gpus" != 0 ]; then
+		# Slurm 22.05's gres/gpu drops a gpu line without File= (even
+		# with Flags=CountOnly): name stand-in files, one per GPU, in
+		# the state directory.  Nothing opens them; Slurm hands their
+		# indices to the prolog as SLURM_JOB_GPUS.
+		mkdir -p "$state/dev"
+		i=0
+		while [ $i -lt "$gpus" ]; do
+			: >>"$state/dev/nvidia$i"; i=$((i + 1))
+		done
+		printf '%s\n' "# cluster.sh --gpus $gpus: the node's own GPUs (stand-in files)" \
+			"NodeName=$node Name=gpu File=$state/dev/nvidia[0-$((gpus - 1))]" >>"$etc/gres.conf"
+	fi
 	chmod 0644 "$slurm_conf" "$etc/plugstack.conf" "$etc/gres.conf"
 	conf_changed=no
 	[ "$old" = "$(cat "$slurm_conf" "$etc/plugstack.conf")" ] || conf_changed=yes

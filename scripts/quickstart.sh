@@ -226,13 +226,18 @@ else
 	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs)"
 fi
 
-# falcond: restarted when reinstalled or when falcon.conf changed.
+# falcond: restarted when reinstalled, when falcon.conf changed, or when an
+# older quickstart started it with --no-slurm.  It runs with the demo's
+# SLURM_CONF (exported above), so its reconcile (at start, on SIGHUP,
+# `falconctl reconcile`) asks this cluster's slurmctld which jobs run and
+# detaches devices left attached for a job that ended.
 if pid_alive falcond "$falcond_pid" && [ ! "$prefix/sbin/falcond" -nt "$falcond_pid" ] &&
-	[ "$old_conf" = "$(cat "$conf")" ]; then
+	[ "$old_conf" = "$(cat "$conf")" ] &&
+	! tr '\0' ' ' <"/proc/$(head -n1 "$falcond_pid" | tr -dc 0-9)/cmdline" | grep -q -- --no-slurm; then
 	say "  falcond already running (pid $(cat "$falcond_pid"))"
 else
 	stop_pid falcond "$falcond_pid" >/dev/null
-	setsid nohup "$prefix/sbin/falcond" -f "$conf" --no-slurm \
+	SLURM_CONF=$slurm_conf setsid nohup "$prefix/sbin/falcond" -f "$conf" \
 		</dev/null >>"$log/falcond.log" 2>&1 &
 	echo $! >"$falcond_pid"
 	i=0

@@ -91,8 +91,10 @@ ${1:-}
 EOC
 }
 
+# fd_start_falcond [ARGS] - falcond, --no-slurm unless FD_NO_SLURM is set
+# (empty: falcond asks the Slurm of $SLURM_CONF which jobs run).
 fd_start_falcond() {
-	"$FALCOND" -f "$FALCON_CONF" --no-slurm "$@" 2>>"$t_tmp/falcond.log" &
+	"$FALCOND" -f "$FALCON_CONF" ${FD_NO_SLURM---no-slurm} "$@" 2>>"$t_tmp/falcond.log" &
 	FD_PID=$!
 	echo $FD_PID > "$t_tmp/falcond.pid"
 	_fw=0

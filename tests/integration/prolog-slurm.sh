@@ -6,9 +6,12 @@
 # tree): falconGPUs and falconNVMe jobs with their environment and
 # AdminComment in sacct, a job cancelled while running, the chassis down at
 # prolog (node drained "falcon: ...", job requeued held, nothing leaked), an
-# epilog whose remove fails (node drained, device quarantined); the pool is
-# clean after each.  hybridGPUs/localGPUs need a gpu GRES with File= on the
-# node, which this cluster has not: prolog-direct.sh covers them.
+# epilog whose remove fails (node drained, device quarantined), devices left
+# attached for a job that ended (falcond's reconcile asks slurmctld and
+# detaches them, a running job's stay); the pool is
+# clean after each.  The node has a gpu:8 GRES (cluster.sh --gpus 8, File=
+# stand-ins: the sim node1's eight local V100s), so gpu + falcon_gpu jobs
+# are hybridGPUs and gpu-only jobs localGPUs.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -34,7 +37,11 @@ EOS
 	chmod 0755 "$t_tmp/$p.sh"
 done
 s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
+	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8
+# falcond again, now asking this cluster's slurmctld which jobs run
+# (slurm_load_jobs in its reconcile), as the quickstart runs it.
+fd_stop_falcond
+FD_NO_SLURM= fd_start_falcond
 
 # p_pool_clean - wait (bounded) for the epilog to give everything back.
 p_pool_clean() {
@@ -72,6 +79,43 @@ tag=$(p_sacct "$jid")
 case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComment: $tag" ;; esac
 p_pool_clean
 t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
+
+# -- hybridGPUs: four of the node's own GPUs and four from the chassis
+jid=$(sbatch --parsable --gres=gpu:4,falcon_gpu:4 -L falcon1:4 -o "$t_tmp/job-%j.out" \
+	--wrap 'env | grep -E "^(CUDA_|FALCON_)" | sort')
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] ||
+	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+grep -q '^FALCON_TOPOLOGY=hybridGPUs$' "$t_tmp/job-$jid.out" ||
+	t_fail "hybrid task env: $(cat "$t_tmp/job-$jid.out")"
+[ "$(sed -n 's/^CUDA_VISIBLE_DEVICES=//p' "$t_tmp/job-$jid.out" | tr , '\n' | sort -u | wc -l)" = 8 ] ||
+	t_fail "hybrid CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
+tag=$(p_sacct "$jid")
+case $tag in *falcon:topo=hybridGPUs,l=4,f=4,*) ;; *) t_fail "hybrid AdminComment: $tag" ;; esac
+p_pool_clean
+t_ok "hybridGPUs job: 8 CUDA devices, sacct AdminComment '$tag', devices back"
+
+# -- localGPUs: the node's own GPUs only; nothing composed, still tagged
+jid=$(sbatch --parsable --gres=gpu:2 -o "$t_tmp/job-%j.out" \
+	--wrap 'env | grep -E "^(CUDA_|FALCON_)" | sort; cat "$FALCON_TOPOLOGY_FILE"; echo')
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] ||
+	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+grep -q '^FALCON_TOPOLOGY=localGPUs$' "$t_tmp/job-$jid.out" ||
+	t_fail "local task env: $(cat "$t_tmp/job-$jid.out")"
+[ "$(sed -n 's/^CUDA_VISIBLE_DEVICES=//p' "$t_tmp/job-$jid.out" | tr , '\n' | wc -l)" = 2 ] ||
+	t_fail "local CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
+sed -n '/^{/,$p' "$t_tmp/job-$jid.out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+sys.exit(0 if len(j["gpus"]) == 2 and all(g["location"] == "local" for g in j["gpus"]) else 1)' ||
+	t_fail "localGPUs topology.json: $(cat "$t_tmp/job-$jid.out")"
+grep -q "lease [^ ]*: job $jid on " "$t_tmp/falcond.log" &&
+	t_fail "falcond composed for the localGPUs job $jid: $(grep "job $jid" "$t_tmp/falcond.log")"
+tag=$(p_sacct "$jid")
+case $tag in *falcon:topo=localGPUs,l=2,check=*) ;; *) t_fail "local AdminComment: $tag" ;; esac
+p_pool_clean
+t_ok "localGPUs job: nothing composed, sacct AdminComment '$tag'"
 
 # -- falconNVMe; --falcon-check=off reaches the prolog through spank_falcon
 jid=$(sbatch --parsable --gres=falcon_nvme:1 --falcon-place=any --falcon-check=off \
@@ -132,3 +176,27 @@ fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
 scontrol update nodename="$FP_HOST" state=resume
 p_pool_clean
 t_ok "stuck device cleared by the admin"
+
+# -- reconcile against slurmctld: devices attached for a job Slurm says has
+# ended (no epilog will give them back) are detached; a running job keeps its
+# own.
+done_jid=$jid
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$jid" RUNNING
+"$FALCONCTL" attach --job "$done_jid" --host "$FP_HOST" --gpus 2 >"$t_tmp/attach.out" ||
+	t_fail "falconctl attach for ended job $done_jid: $(tail -3 "$t_tmp/falcond.log")"
+[ "$(fd_sim c1 GET /admin/state | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin)["devices"] if d["owner"]))')" = 4 ] ||
+	t_fail "4 devices expected attached before reconcile"
+"$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
+[ "$(fd_json 'j["slurm_checked"]')" = True ] ||
+	t_fail "reconcile did not ask Slurm: $(cat "$t_tmp/out"; tail -5 "$t_tmp/falcond.log")"
+[ "$(fd_json 'j["closed_job_ended"]')" = 1 ] || t_fail "reconcile: $(cat "$t_tmp/out")"
+fd_sim c1 GET /admin/state >"$t_tmp/simstate.json"
+[ "$(python3 -c 'import json,sys; print(sum(1 for d in json.load(open(sys.argv[1]))["devices"] if d["owner"]))' "$t_tmp/simstate.json")" = 2 ] ||
+	t_fail "the running job $jid should keep its 2 devices: $(cat "$t_tmp/simstate.json")"
+grep -q "job $done_jid is not running; devices reclaimed" "$t_tmp/falcond.log" ||
+	t_fail "falcond log: $(tail -5 "$t_tmp/falcond.log")"
+scancel "$jid"
+s_wait_done "$jid"
+p_pool_clean
+t_ok "reconcile with slurmctld: job $done_jid's leftover devices detached, running job $jid kept its own"

@@ -4,7 +4,8 @@
 # too): it builds and installs the project, starts munged, MariaDB,
 # slurmdbd, slurmctld, slurmd, falcon-sim and falcond, runs
 # `sbatch --gres=falcon_gpu:4 examples/train.sh`; the test checks the
-# AdminComment tag it prints, its two last lines and STATE/env, runs it a
+# AdminComment tag it prints, its two last lines and STATE/env, that
+# falcond's reconcile asks the demo's slurmctld, runs it a
 # second time (daemons reused, build reused, a new job), then `--stop`, and
 # that no process named by a pid file under the state directory is left.
 # Root only (77 otherwise); takes a few minutes (a full build).
@@ -57,6 +58,13 @@ check_run() {
 run_qs 1
 tag=$(check_run 1)
 t_ok "first run: AdminComment '$tag', last lines and env file right"
+# falcond runs with the demo's SLURM_CONF, not --no-slurm: its reconcile
+# asks slurmctld which jobs run
+(unset SLURM_CONF FALCON_CONF; . "$demo/env"; falconctl reconcile --json) >"$t_tmp/rec.json" ||
+	t_fail "falconctl reconcile: $(cat "$t_tmp/rec.json")"
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["slurm_checked"] else 1)' \
+	"$t_tmp/rec.json" || t_fail "falcond's reconcile did not ask Slurm: $(cat "$t_tmp/rec.json")"
+t_ok "falcond's reconcile asks the demo's slurmctld"
 
 run_qs 2
 tag=$(check_run 2)
