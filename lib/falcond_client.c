@@ -90,7 +90,7 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 {
 	const char *js = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
 	size_t jlen = strlen(js);
-	struct curl_slist *hdrs = NULL;
+	struct curl_slist *hdrs = NULL, *h;
 	struct buf b = { NULL, 0 };
 	char *cred = NULL, *url = NULL, *hdr = NULL;
 	json_object *o = NULL, *e;
@@ -103,15 +103,26 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	rv = falcon_auth_sign(cl->socket, 0, method, path, js, jlen, &cred);
 	if (rv != FALCON_OK)
 		goto fail;
-	if (asprintf(&url, "%s%s", cl->url, path) < 0 ||
-	    asprintf(&hdr, "Authorization: " FALCON_AUTH_SCHEME " %s", cred) < 0) {
-		url = hdr = NULL;
+	/* asprintf leaves its pointer undefined on failure: reset only that one */
+	if (asprintf(&url, "%s%s", cl->url, path) < 0)
+		url = NULL;
+	if (url != NULL && asprintf(&hdr, "Authorization: " FALCON_AUTH_SCHEME " %s", cred) < 0)
+		hdr = NULL;
+	if (url == NULL || hdr == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call");
 		goto fail;
 	}
-	hdrs = curl_slist_append(hdrs, hdr);
-	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-	hdrs = curl_slist_append(hdrs, "Expect:");
+	/* a NULL from curl_slist_append keeps the old list: never send a
+	 * request without its Authorization header */
+	if ((h = curl_slist_append(hdrs, hdr)) != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Content-Type: application/json");
+	if (h != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Expect:");
+	if (h == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call: headers");
+		goto fail;
+	}
+	hdrs = h;
 	curl_easy_reset(cl->curl);
 	curl_easy_setopt(cl->curl, CURLOPT_URL, url);
 	curl_easy_setopt(cl->curl, CURLOPT_HTTPHEADER, hdrs);
