@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,8 @@ falcon_err_t falcon_read_file(const char *path, size_t max, char **buf, size_t *
 
 			if (b != NULL)
 				cap *= 2;
-			if (cap > max + 2)
+			/* max + 2 wraps for max >= SIZE_MAX - 1 ("no limit") */
+			if (max < SIZE_MAX - 2 && cap > max + 2)
 				cap = max + 2;
 			nb = realloc(b, cap);
 			if (nb == NULL) {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "falcon_err.h"
@@ -108,6 +109,16 @@ START_TEST(test_file_roundtrip_and_limits)
 	buf = NULL;
 	ck_assert_int_eq(falcon_read_file(path, 4, &buf, &len), FALCON_ERR_PARSE);
 	ck_assert_ptr_null(buf);
+	/* exactly max bytes is fine; SIZE_MAX ("no limit") once read nothing */
+	ck_assert_int_eq(falcon_read_file(path, 5, &buf, &len), FALCON_OK);
+	ck_assert_str_eq(buf, "hello");
+	free(buf);
+	buf = NULL;
+	ck_assert_int_eq(falcon_read_file(path, SIZE_MAX, &buf, &len), FALCON_OK);
+	ck_assert_str_eq(buf, "hello");
+	ck_assert_uint_eq(len, 5);
+	free(buf);
+	buf = NULL;
 	ck_assert_int_eq(falcon_read_file("/nonexistent/x", 4, &buf, &len),
 			 FALCON_ERR_NOTFOUND);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/nonexistent/x"));
