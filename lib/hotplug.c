@@ -145,8 +145,12 @@ bool falcon_hp_present(const char *root, const char *bdf)
 falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
 			    const char *what)
 {
-	long long end = falcon_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	long long end = falcon_now_ms();
 	long step_us = 1000;
+
+	/* a huge timeout_ms (LONG_MAX: "no limit") must not overflow end */
+	if (timeout_ms > 0)
+		end = timeout_ms > LLONG_MAX - end ? LLONG_MAX : end + timeout_ms;
 
 	for (;;) {
 		int r = cond(ctx);

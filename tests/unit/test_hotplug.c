@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,12 @@ static int never(void *p)
 	return 0;
 }
 
+/* done on the third call */
+static int third(void *p)
+{
+	return ++(*(int *)p) >= 3;
+}
+
 static int fails(void *p)
 {
 	(void)p;
@@ -195,6 +202,10 @@ START_TEST(test_wait_bounds)
 	ck_assert_int_eq(falcon_hp_wait(never, &calls, 20, "twenty"), FALCON_ERR_TIMEOUT);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "twenty"));
 	ck_assert_int_eq(falcon_hp_wait(fails, NULL, 1000, "x"), FALCON_ERR_PARSE);
+	/* no overflow of the deadline (UB that the sanitizer build traps) */
+	calls = 0;
+	ck_assert_int_eq(falcon_hp_wait(third, &calls, LONG_MAX, "long"), FALCON_OK);
+	ck_assert_int_eq(calls, 3);
 	ck_assert_int_eq(falcon_hp_wait_gone(root, bdfs, 1, 10), FALCON_ERR_TIMEOUT);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "0000:62:00.0 still on the bus"));
 	ck_assert_int_eq(falcon_hp_wait_gone(root, none, 1, 0), FALCON_OK);
