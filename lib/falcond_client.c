@@ -84,6 +84,39 @@ void falcon_client_free(struct falcon_client *cl)
 	free(cl);
 }
 
+falcon_err_t falcon_client_answer(const char *method, const char *path, long code,
+				  const char *body, json_object **resp)
+{
+	json_object *o, *e;
+	falcon_err_t rv;
+
+	o = body ? json_tokener_parse(body) : NULL;
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PROTOCOL, "falcond: %s %s: HTTP %ld with a body "
+				    "that is not a JSON object", method, path, code);
+		goto fail;
+	}
+	if (code < 200 || code > 299) {
+		const char *msg = json_object_object_get_ex(o, "error", &e) ? json_object_get_string(e) : "";
+
+		rv = falcon_proto_err_from_name(json_object_object_get_ex(o, "code", &e)
+							? json_object_get_string(e) : NULL);
+		/* a failed answer never reads as success, whatever it names */
+		if (rv == FALCON_OK)
+			rv = FALCON_ERR_PROTOCOL;
+		rv = falcon_err_set(rv, "falcond: %s %s: HTTP %ld: %s", method, path, code, msg);
+		goto fail;
+	}
+	if (resp) {
+		*resp = o;
+		o = NULL;
+	}
+	rv = FALCON_OK;
+fail:
+	json_object_put(o);
+	return rv;
+}
+
 falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 				const char *path, json_object *body, long *http,
 				json_object **resp)
@@ -93,7 +126,6 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	struct curl_slist *hdrs = NULL, *h;
 	struct buf b = { NULL, 0 };
 	char *cred = NULL, *url = NULL, *hdr = NULL;
-	json_object *o = NULL, *e;
 	falcon_err_t rv;
 	CURLcode cc;
 	long code = 0;
@@ -146,27 +178,8 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &code);
 	if (http)
 		*http = code;
-	o = b.p ? json_tokener_parse(b.p) : NULL;
-	if (o == NULL || !json_object_is_type(o, json_type_object)) {
-		rv = falcon_err_set(FALCON_ERR_PROTOCOL, "%s %s: HTTP %ld with a body that is not a JSON object",
-				    method, url, code);
-		goto fail;
-	}
-	if (code < 200 || code > 299) {
-		const char *msg = json_object_object_get_ex(o, "error", &e) ? json_object_get_string(e) : "";
-
-		rv = falcon_proto_err_from_name(json_object_object_get_ex(o, "code", &e)
-							? json_object_get_string(e) : NULL);
-		rv = falcon_err_set(rv, "falcond: %s %s: HTTP %ld: %s", method, path, code, msg);
-		goto fail;
-	}
-	if (resp) {
-		*resp = o;
-		o = NULL;
-	}
-	rv = FALCON_OK;
+	rv = falcon_client_answer(method, path, code, b.p, resp);
 fail:
-	json_object_put(o);
 	curl_slist_free_all(hdrs);
 	free(b.p);
 	free(hdr);
