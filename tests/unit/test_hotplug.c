@@ -111,6 +111,19 @@ START_TEST(test_rescan_remove)
 	ck_assert_int_eq(falcon_hp_remove(root, "0000:99:00.0"), FALCON_OK);
 	ck_assert_int_eq(falcon_hp_remove(root, "0000:99:00"), FALCON_ERR_INVAL);
 	ck_assert_int_eq(falcon_hp_remove(root, "0000:62/../.0"), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_hp_remove(root, "0000:62:00.8"), FALCON_ERR_INVAL);
+	/* an upper-case BDF once missed sysfs's lower-case name and was taken
+	 * for "removed already": the device stayed on the bus */
+	mkdirs(root, "bus/pci/devices/0000:3b:00.0");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:3b:00.0/remove", root);
+	put(path, "");
+	ck_assert(falcon_hp_present(root, "0000:3B:00.0"));
+	ck_assert(falcon_hp_present(root, "3b:00.0"));
+	ck_assert_int_eq(falcon_hp_remove(root, "0000:3B:00.0"), FALCON_OK);
+	ck_assert_int_eq(falcon_read_file(path, 16, &s, NULL), FALCON_OK);
+	ck_assert_str_eq(s, "1");
+	free(s);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:62:00.0/remove", root);
 	/* a remove file that cannot be written (a directory here) fails */
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
