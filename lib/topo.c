@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hotplug.h"
 #include "topo.h"
 #include "util.h"
 
@@ -552,7 +553,7 @@ fail:
 falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 			      size_t nadapters, struct falcon_topo **out)
 {
-	char path[PATH_LEN], probe[PATH_LEN];
+	char path[PATH_LEN];
 	char norm[FALCON_MAX_PORTS][FALCON_BDF_LEN];
 	struct falcon_topo *t = NULL;
 	struct stat st;
@@ -580,14 +581,12 @@ falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 				    errno ? strerror(errno) : "not a directory");
 		goto fail;
 	}
-	/* ROOT plays /sys; a ROOT that holds devices/ is a bus/pci itself */
-	if ((size_t)snprintf(probe, sizeof(probe), "%s/devices", root) >= sizeof(probe) ||
-	    (size_t)snprintf(path, sizeof(path), "%s/bus/pci", root) >= sizeof(path) - 64) {
+	/* ROOT plays /sys; a ROOT that holds devices/ but no bus/ is a bus/pci
+	 * itself (a real /sys has devices/ too) */
+	if (falcon_hp_busdir(root, path, sizeof(path) - 64) == NULL) {
 		rv = falcon_err_set(FALCON_ERR_INVAL, "sysfs root too long: %s", root);
 		goto fail;
 	}
-	if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))
-		falcon_strlcpy(path, root, sizeof(path));
 	errno = 0;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "sysfs root %s: no bus/pci directory "
