@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "hotplug.h"
-#include "topo.h"
 #include "util.h"
 
 const char *const falcon_hp_gpu_daemons[] = {

@@ -64,45 +64,6 @@ static const char *label_str(unsigned label)
 	return NULL;
 }
 
-falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
-{
-	unsigned dom = 0, bus, dev, fn;
-	size_t len = in ? strlen(in) : 0;
-	const char *p = in;
-	char c;
-	size_t i;
-
-	/* accepted: DDDD:BB:DD.F or BB:DD.F, hex digits only */
-	if (len != 12 && len != 7)
-		goto bad;
-	for (i = 0; i < len; i++) {
-		c = in[i];
-		if ((len == 12 && (i == 4 || i == 7)) || (len == 7 && i == 2)) {
-			if (c != ':')
-				goto bad;
-		} else if ((len == 12 && i == 10) || (len == 7 && i == 5)) {
-			if (c != '.')
-				goto bad;
-		} else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-			     (c >= 'A' && c <= 'F'))) {
-			goto bad;
-		}
-	}
-	if (len == 12) {
-		if (sscanf(p, "%4x:", &dom) != 1)
-			goto bad;
-		p += 5;
-	}
-	if (sscanf(p, "%2x:%2x.%1u", &bus, &dev, &fn) != 3 || dev > 31 || fn > 7)
-		goto bad;
-	snprintf(out, FALCON_BDF_LEN, "%04x:%02x:%02x.%u", dom & 0xffff, bus & 0xff,
-		 dev & 0x1f, fn & 7);
-	return FALCON_OK;
-bad:
-	return falcon_err_set(FALCON_ERR_INVAL, "BDF '%s': expected DDDD:BB:DD.F or BB:DD.F "
-			      "(hex, device <= 1f, function <= 7)", in ? in : "(null)");
-}
-
 /* Prefix this thread's error detail (falcon_errmsg() is overwritten by
  * falcon_err_set(), so copy it first). */
 static falcon_err_t err_prefix(falcon_err_t err, const char *prefix)
