@@ -425,48 +425,6 @@ static bool valid_hostport(const char *s)
 }
 
 /* One hex field of a PCI address: 1..maxlen hex digits, value <= max. */
-static bool hex_field(const char *s, size_t len, size_t maxlen, long max, long *v)
-{
-	char b[8];
-	size_t i;
-
-	if (len == 0 || len > maxlen || len >= sizeof(b))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	memcpy(b, s, len);
-	b[len] = '\0';
-	return falcon_strtol(b, 16, 0, max, v) == FALCON_OK;
-}
-
-/*
- * Normalise a PCI address "[DDDD:]BB:DD.F" (hex, any case) to
- * "dddd:bb:dd.f" as sysfs spells it.  Domain up to 5 hex digits (VMD
- * domains start at 0x10000), bus 00-ff, device 00-1f, function 0-7
- * (PCI Local Bus r3.0 sec 3.2.2.3.1).  Returns false when malformed.
- */
-static bool norm_bdf(const char *s, char out[FALCON_BDF_LEN])
-{
-	const char *dot = strrchr(s, '.'), *c2, *c1;
-	long dom = 0, bus, dev, fn;
-
-	if (dot == NULL)
-		return false;
-	c2 = memrchr(s, ':', (size_t)(dot - s));
-	if (c2 == NULL)
-		return false;
-	c1 = c2 > s ? memrchr(s, ':', (size_t)(c2 - s)) : NULL;
-	if (c1 != NULL && !hex_field(s, (size_t)(c1 - s), 5, 0xfffff, &dom))
-		return false;
-	if (!hex_field(c1 ? c1 + 1 : s, (size_t)(c2 - (c1 ? c1 + 1 : s)), 2, 0xff, &bus) ||
-	    !hex_field(c2 + 1, (size_t)(dot - c2 - 1), 2, 0x1f, &dev) ||
-	    !hex_field(dot + 1, strlen(dot + 1), 1, 7, &fn))
-		return false;
-	snprintf(out, FALCON_BDF_LEN, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
-	return true;
-}
-
 /* Split a ',' list in place; empty elements are an error (returns -1). */
 static int split_list(char *v, char **items, int max)
 {
@@ -655,7 +613,7 @@ ports_out:
 			goto adapters_out;
 		}
 		for (i = 0; i < n; i++) {
-			if (!norm_bdf(items[i], h->adapters[i])) {
+			if (falcon_bdf_normalise(items[i], h->adapters[i]) != FALCON_OK) {
 				rv = cfg_err(file, line, "%s: expected a PCI address "
 					     "[DDDD:]BB:DD.F, got '%s'",
 					     k->name, shown(items[i], b, sizeof(b)));

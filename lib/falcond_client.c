@@ -84,16 +84,48 @@ void falcon_client_free(struct falcon_client *cl)
 	free(cl);
 }
 
+falcon_err_t falcon_client_answer(const char *method, const char *path, long code,
+				  const char *body, json_object **resp)
+{
+	json_object *o, *e;
+	falcon_err_t rv;
+
+	o = body ? json_tokener_parse(body) : NULL;
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PROTOCOL, "falcond: %s %s: HTTP %ld with a body "
+				    "that is not a JSON object", method, path, code);
+		goto fail;
+	}
+	if (code < 200 || code > 299) {
+		const char *msg = json_object_object_get_ex(o, "error", &e) ? json_object_get_string(e) : "";
+
+		rv = falcon_proto_err_from_name(json_object_object_get_ex(o, "code", &e)
+							? json_object_get_string(e) : NULL);
+		/* a failed answer never reads as success, whatever it names */
+		if (rv == FALCON_OK)
+			rv = FALCON_ERR_PROTOCOL;
+		rv = falcon_err_set(rv, "falcond: %s %s: HTTP %ld: %s", method, path, code, msg);
+		goto fail;
+	}
+	if (resp) {
+		*resp = o;
+		o = NULL;
+	}
+	rv = FALCON_OK;
+fail:
+	json_object_put(o);
+	return rv;
+}
+
 falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 				const char *path, json_object *body, long *http,
 				json_object **resp)
 {
 	const char *js = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
 	size_t jlen = strlen(js);
-	struct curl_slist *hdrs = NULL;
+	struct curl_slist *hdrs = NULL, *h;
 	struct buf b = { NULL, 0 };
 	char *cred = NULL, *url = NULL, *hdr = NULL;
-	json_object *o = NULL, *e;
 	falcon_err_t rv;
 	CURLcode cc;
 	long code = 0;
@@ -103,15 +135,26 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	rv = falcon_auth_sign(cl->socket, 0, method, path, js, jlen, &cred);
 	if (rv != FALCON_OK)
 		goto fail;
-	if (asprintf(&url, "%s%s", cl->url, path) < 0 ||
-	    asprintf(&hdr, "Authorization: " FALCON_AUTH_SCHEME " %s", cred) < 0) {
-		url = hdr = NULL;
+	/* asprintf leaves its pointer undefined on failure: reset only that one */
+	if (asprintf(&url, "%s%s", cl->url, path) < 0)
+		url = NULL;
+	if (url != NULL && asprintf(&hdr, "Authorization: " FALCON_AUTH_SCHEME " %s", cred) < 0)
+		hdr = NULL;
+	if (url == NULL || hdr == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call");
 		goto fail;
 	}
-	hdrs = curl_slist_append(hdrs, hdr);
-	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-	hdrs = curl_slist_append(hdrs, "Expect:");
+	/* a NULL from curl_slist_append keeps the old list: never send a
+	 * request without its Authorization header */
+	if ((h = curl_slist_append(hdrs, hdr)) != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Content-Type: application/json");
+	if (h != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Expect:");
+	if (h == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call: headers");
+		goto fail;
+	}
+	hdrs = h;
 	curl_easy_reset(cl->curl);
 	curl_easy_setopt(cl->curl, CURLOPT_URL, url);
 	curl_easy_setopt(cl->curl, CURLOPT_HTTPHEADER, hdrs);
@@ -135,27 +178,8 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &code);
 	if (http)
 		*http = code;
-	o = b.p ? json_tokener_parse(b.p) : NULL;
-	if (o == NULL || !json_object_is_type(o, json_type_object)) {
-		rv = falcon_err_set(FALCON_ERR_PROTOCOL, "%s %s: HTTP %ld with a body that is not a JSON object",
-				    method, url, code);
-		goto fail;
-	}
-	if (code < 200 || code > 299) {
-		const char *msg = json_object_object_get_ex(o, "error", &e) ? json_object_get_string(e) : "";
-
-		rv = falcon_proto_err_from_name(json_object_object_get_ex(o, "code", &e)
-							? json_object_get_string(e) : NULL);
-		rv = falcon_err_set(rv, "falcond: %s %s: HTTP %ld: %s", method, path, code, msg);
-		goto fail;
-	}
-	if (resp) {
-		*resp = o;
-		o = NULL;
-	}
-	rv = FALCON_OK;
+	rv = falcon_client_answer(method, path, code, b.p, resp);
 fail:
-	json_object_put(o);
 	curl_slist_free_all(hdrs);
 	free(b.p);
 	free(hdr);

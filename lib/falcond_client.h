@@ -25,6 +25,17 @@ falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int ti
 void falcon_client_free(struct falcon_client *cl);
 
 /*
+ * falcon_client_answer - the answer half of falcon_client_call(): HTTP
+ * status code and the NUL-terminated body (NULL = none) of METHOD PATH.  A
+ * 2xx JSON object goes to *resp (may be NULL; caller puts); a non-2xx
+ * answer returns the error named by its {"code"}, FALCON_ERR_PROTOCOL when
+ * that is unknown, absent or "ok"; a body that is not a JSON object is
+ * FALCON_ERR_PROTOCOL.  *resp is untouched on error.
+ */
+falcon_err_t falcon_client_answer(const char *method, const char *path, long code,
+				  const char *body, json_object **resp);
+
+/*
  * falcon_client_call - one signed request: method "GET"/"POST", path
  * "/v1/...", body (NULL = none; serialised compactly).  On a 2xx answer
  * *resp (may be NULL) gets the parsed JSON object (caller puts).  A non-2xx

@@ -42,29 +42,6 @@ char *falcon_hp_busdir(const char *root, char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? NULL : buf;
 }
 
-/* bdf_ok - "DDDD:BB:DD.F" in hex: no '/' or ".." can sneak into a path. */
-static bool bdf_ok(const char *bdf)
-{
-	size_t i;
-
-	if (bdf == NULL || strlen(bdf) != 12)
-		return false;
-	for (i = 0; i < 12; i++) {
-		char c = bdf[i];
-
-		if (i == 4 || i == 7) {
-			if (c != ':')
-				return false;
-		} else if (i == 10) {
-			if (c != '.')
-				return false;
-		} else if (!isxdigit((unsigned char)c)) {
-			return false;
-		}
-	}
-	return true;
-}
-
 /* write_one - write "1" to path; FALCON_ERR_PCI with strerror on failure. */
 static falcon_err_t write_one(const char *path)
 {
@@ -103,18 +80,28 @@ falcon_err_t falcon_hp_rescan(const char *root)
 	return write_one(path);
 }
 
+/* canon - bdf in sysfs's spelling (falcon_bdf_normalise: lower-case hex,
+ * domain added; nothing else, so no '/' or ".." can sneak into a path). */
+static falcon_err_t canon(const char *bdf, char out[FALCON_BDF_LEN])
+{
+	if (falcon_bdf_normalise(bdf, out) != FALCON_OK)
+		return falcon_err_set(FALCON_ERR_INVAL, "BDF \"%s\": expected DDDD:BB:DD.F",
+				      bdf ? bdf : "(null)");
+	return FALCON_OK;
+}
+
 /* dev_path - BUSDIR/devices/BDF[/leaf] into buf (PATH_MAX). */
 static falcon_err_t dev_path(const char *root, const char *bdf, const char *leaf, char *buf)
 {
-	char bus[PATH_MAX];
+	char bus[PATH_MAX], norm[FALCON_BDF_LEN];
+	falcon_err_t rv;
 	int w;
 
-	if (!bdf_ok(bdf))
-		return falcon_err_set(FALCON_ERR_INVAL, "BDF \"%s\": expected DDDD:BB:DD.F",
-				      bdf ? bdf : "(null)");
+	if ((rv = canon(bdf, norm)) != FALCON_OK)
+		return rv;
 	if (falcon_hp_busdir(root, bus, sizeof(bus)) == NULL)
 		return falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
-	w = snprintf(buf, PATH_MAX, "%s/devices/%s%s%s", bus, bdf, leaf ? "/" : "",
+	w = snprintf(buf, PATH_MAX, "%s/devices/%s%s%s", bus, norm, leaf ? "/" : "",
 		     leaf ? leaf : "");
 	if (w < 0 || w >= PATH_MAX)
 		return falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
@@ -145,8 +132,12 @@ bool falcon_hp_present(const char *root, const char *bdf)
 falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
 			    const char *what)
 {
-	long long end = falcon_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	long long end = falcon_now_ms();
 	long step_us = 1000;
+
+	/* a huge timeout_ms (LONG_MAX: "no limit") must not overflow end */
+	if (timeout_ms > 0)
+		end = timeout_ms > LLONG_MAX - end ? LLONG_MAX : end + timeout_ms;
 
 	for (;;) {
 		int r = cond(ctx);
@@ -217,13 +208,14 @@ static falcon_err_t push(char **paths, size_t *npaths, size_t cap, const char *s
 falcon_err_t falcon_hp_dev_nodes(const char *root, const char *proc, const char *bdf,
 				 char **paths, size_t *npaths, size_t cap)
 {
-	char path[PATH_MAX], node[PATH_MAX], *info = NULL;
+	char path[PATH_MAX], node[PATH_MAX], norm[FALCON_BDF_LEN], *info = NULL;
 	falcon_err_t rv;
 	DIR *d = NULL;
 	struct dirent *de;
 	int w;
 
-	if ((rv = dev_path(root, bdf, "nvme", path)) != FALCON_OK)
+	if ((rv = canon(bdf, norm)) != FALCON_OK ||
+	    (rv = dev_path(root, norm, "nvme", path)) != FALCON_OK)
 		goto fail;
 	if ((d = opendir(path)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
@@ -235,7 +227,7 @@ falcon_err_t falcon_hp_dev_nodes(const char *root, const char *proc, const char 
 		}
 	}
 	w = snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/%s/information",
-		     proc ? proc : "/proc", bdf);
+		     proc ? proc : "/proc", norm);
 	if (w > 0 && (size_t)w < sizeof(path) &&
 	    falcon_read_file(path, 64 * 1024, &info, NULL) == FALCON_OK) {
 		const char *m = strstr(info, "Device Minor:");

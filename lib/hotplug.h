@@ -9,7 +9,9 @@
  * bus/pci directory that itself holds devices/; NULL = /sys), so that the
  * prolog runs the same code on a real host and against falcon-sim's host
  * tree, and a proc root (NULL = /proc) so that holder detection is tested
- * against a generated one.
+ * against a generated one.  A BDF is read as falcon_bdf_normalise() reads
+ * it (DDDD:BB:DD.F or BB:DD.F, hex in either case) and used in sysfs's
+ * lower-case spelling; anything else is FALCON_ERR_INVAL.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */

@@ -710,6 +710,7 @@ fail:
 static falcon_err_t take_body(struct falcon_rf *rf, const char *method, const char *url,
 			      struct falcon_rf_resp *resp)
 {
+	char why[1024];
 	size_t i;
 	falcon_err_t rv;
 
@@ -719,8 +720,11 @@ static falcon_err_t take_body(struct falcon_rf *rf, const char *method, const ch
 	if (i == rf->body_len)
 		return FALCON_OK;
 	rv = falcon_rf_parse(rf->body, rf->body_len, url, &resp->body);
-	if (rv != FALCON_OK)
-		falcon_err_set(rv, "%s %s", method, falcon_errmsg());
+	if (rv != FALCON_OK) {
+		/* copy first: the detail must not be formatted into itself */
+		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+		falcon_err_set(rv, "%s %s", method, why);
+	}
 	return rv;
 }
 

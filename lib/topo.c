@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hotplug.h"
 #include "topo.h"
 #include "util.h"
 
@@ -61,45 +62,6 @@ static const char *label_str(unsigned label)
 	case FALCON_TOPO_FALCONNVME: return "falconNVMe";
 	}
 	return NULL;
-}
-
-falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
-{
-	unsigned dom = 0, bus, dev, fn;
-	size_t len = in ? strlen(in) : 0;
-	const char *p = in;
-	char c;
-	size_t i;
-
-	/* accepted: DDDD:BB:DD.F or BB:DD.F, hex digits only */
-	if (len != 12 && len != 7)
-		goto bad;
-	for (i = 0; i < len; i++) {
-		c = in[i];
-		if ((len == 12 && (i == 4 || i == 7)) || (len == 7 && i == 2)) {
-			if (c != ':')
-				goto bad;
-		} else if ((len == 12 && i == 10) || (len == 7 && i == 5)) {
-			if (c != '.')
-				goto bad;
-		} else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-			     (c >= 'A' && c <= 'F'))) {
-			goto bad;
-		}
-	}
-	if (len == 12) {
-		if (sscanf(p, "%4x:", &dom) != 1)
-			goto bad;
-		p += 5;
-	}
-	if (sscanf(p, "%2x:%2x.%1u", &bus, &dev, &fn) != 3 || dev > 31 || fn > 7)
-		goto bad;
-	snprintf(out, FALCON_BDF_LEN, "%04x:%02x:%02x.%u", dom & 0xffff, bus & 0xff,
-		 dev & 0x1f, fn & 7);
-	return FALCON_OK;
-bad:
-	return falcon_err_set(FALCON_ERR_INVAL, "BDF '%s': expected DDDD:BB:DD.F or BB:DD.F "
-			      "(hex, device <= 1f, function <= 7)", in ? in : "(null)");
 }
 
 /* Prefix this thread's error detail (falcon_errmsg() is overwritten by
@@ -552,7 +514,7 @@ fail:
 falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 			      size_t nadapters, struct falcon_topo **out)
 {
-	char path[PATH_LEN], probe[PATH_LEN];
+	char path[PATH_LEN];
 	char norm[FALCON_MAX_PORTS][FALCON_BDF_LEN];
 	struct falcon_topo *t = NULL;
 	struct stat st;
@@ -580,14 +542,12 @@ falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 				    errno ? strerror(errno) : "not a directory");
 		goto fail;
 	}
-	/* ROOT plays /sys; a ROOT that holds devices/ is a bus/pci itself */
-	if ((size_t)snprintf(probe, sizeof(probe), "%s/devices", root) >= sizeof(probe) ||
-	    (size_t)snprintf(path, sizeof(path), "%s/bus/pci", root) >= sizeof(path) - 64) {
+	/* ROOT plays /sys; a ROOT that holds devices/ but no bus/ is a bus/pci
+	 * itself (a real /sys has devices/ too) */
+	if (falcon_hp_busdir(root, path, sizeof(path) - 64) == NULL) {
 		rv = falcon_err_set(FALCON_ERR_INVAL, "sysfs root too long: %s", root);
 		goto fail;
 	}
-	if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))
-		falcon_strlcpy(path, root, sizeof(path));
 	errno = 0;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "sysfs root %s: no bus/pci directory "

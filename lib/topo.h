@@ -19,6 +19,7 @@
 #include "conf.h"
 #include "falcon_err.h"
 #include "pcicfg.h"
+#include "util.h"
 
 struct json_object;
 
@@ -181,10 +182,6 @@ const char *falcon_loc_str(falcon_loc_t l);
  */
 falcon_err_t falcon_topo_to_json(const struct falcon_topo *topo, struct json_object **out);
 
-/*
- * falcon_bdf_normalise - "3B:00.0" or "0000:3b:00.0" into "0000:3b:00.0"
- * (out of FALCON_BDF_LEN bytes).  FALCON_ERR_INVAL when malformed.
- */
-falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN]);
+/* falcon_bdf_normalise(): see util.h (included above). */
 
 #endif /* FALCON_TOPO_H */

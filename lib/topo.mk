@@ -40,7 +40,7 @@ fuzz-topo: tests/pcigen$(EXEEXT)
 	$(CLANG) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
 		-o tests/fuzz/fuzz_config_space \
 		$(top_srcdir)/tests/fuzz/fuzz_config_space.c $(top_srcdir)/lib/pcicfg.c \
-		$(top_srcdir)/lib/topo.c $(top_srcdir)/lib/util.c \
+		$(top_srcdir)/lib/topo.c $(top_srcdir)/lib/hotplug.c $(top_srcdir)/lib/util.c \
 		$(top_srcdir)/lib/falcon_err.c $(PCI_LIBS) $(JSON_LIBS)
 	rm -rf tests/fuzz/seed-topo && tests/pcigen paper tests/fuzz/seed-topo
 	for d in tests/fuzz/seed-topo/bus/pci/devices/*; do \
@@ -55,8 +55,8 @@ CLEANFILES += tests/fuzz/fuzz_config_space
 check_PROGRAMS += tests/bench/topo
 # linked with only what discovery needs (not libfalcon.la and its libcurl,
 # munge, ...), so that its start-up compares with lspci's
-tests_bench_topo_SOURCES = tests/bench/topo.c lib/pcicfg.c lib/topo.c lib/util.c \
-	lib/falcon_err.c
+tests_bench_topo_SOURCES = tests/bench/topo.c lib/pcicfg.c lib/topo.c lib/hotplug.c \
+	lib/util.c lib/falcon_err.c
 tests_bench_topo_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS)
 tests_bench_topo_LDADD = $(PCI_LIBS) $(JSON_LIBS) -lm
 BENCH_TARGETS += bench-topo

@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,44 @@ bad:
 			      s ? s : "(null)", min, max);
 }
 
+/* hex_field - s[0..len) as 1..maxlen hex digits with a value <= max. */
+static bool hex_field(const char *s, size_t len, size_t maxlen, long max, long *v)
+{
+	char b[8];
+	size_t i;
+
+	if (len == 0 || len > maxlen || len >= sizeof(b))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	memcpy(b, s, len);
+	b[len] = '\0';
+	return falcon_strtol(b, 16, 0, max, v) == FALCON_OK;
+}
+
+falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
+{
+	const char *dot, *c2, *c1;
+	long dom = 0, bus, dev, fn;
+
+	if (in == NULL || (dot = strrchr(in, '.')) == NULL ||
+	    (c2 = memrchr(in, ':', (size_t)(dot - in))) == NULL)
+		goto bad;
+	c1 = c2 > in ? memrchr(in, ':', (size_t)(c2 - in)) : NULL;
+	if (c1 != NULL && !hex_field(in, (size_t)(c1 - in), 5, 0xfffff, &dom))
+		goto bad;
+	if (!hex_field(c1 ? c1 + 1 : in, (size_t)(c2 - (c1 ? c1 + 1 : in)), 2, 0xff, &bus) ||
+	    !hex_field(c2 + 1, (size_t)(dot - c2 - 1), 2, 0x1f, &dev) ||
+	    !hex_field(dot + 1, strlen(dot + 1), 1, 7, &fn))
+		goto bad;
+	snprintf(out, FALCON_BDF_LEN, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+	return FALCON_OK;
+bad:
+	return falcon_err_set(FALCON_ERR_INVAL, "BDF '%s': expected [DDDD:]BB:DD.F "
+			      "(hex, device <= 1f, function <= 7)", in ? in : "(null)");
+}
+
 size_t falcon_strlcpy(char *dst, const char *src, size_t n)
 {
 	size_t len = strlen(src);
@@ -86,7 +126,8 @@ falcon_err_t falcon_read_file(const char *path, size_t max, char **buf, size_t *
 
 			if (b != NULL)
 				cap *= 2;
-			if (cap > max + 2)
+			/* max + 2 wraps for max >= SIZE_MAX - 1 ("no limit") */
+			if (max < SIZE_MAX - 2 && cap > max + 2)
 				cap = max + 2;
 			nb = realloc(b, cap);
 			if (nb == NULL) {

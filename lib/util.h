@@ -12,6 +12,21 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+#ifndef FALCON_BDF_LEN
+#define FALCON_BDF_LEN 16        /* as conf.h: "0000:3b:00.0" + NUL, padded */
+#endif
+
+/*
+ * falcon_bdf_normalise - a PCI address "[DDDD:]BB:DD.F" (hex, any case)
+ * into "dddd:bb:dd.f" as sysfs spells it (out: FALCON_BDF_LEN bytes).
+ * Domain up to 5 hex digits (VMD domains start at 0x10000), bus 00-ff,
+ * device 00-1f, function 0-7 (PCI Local Bus r3.0 sec 3.2.2.3.1), each field
+ * of 1 to that many digits.  FALCON_ERR_INVAL (detail naming in) when
+ * malformed or NULL; out is untouched then.  The one BDF reader of the
+ * project (falcon.conf Adapters, topo, hotplug).
+ */
+falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN]);
+
 /*
  * falcon_strtol - parse the whole of s as a decimal integer (or 0x-prefixed
  * hex when base is 0 or 16) in [min, max] into *out.  Leading/trailing

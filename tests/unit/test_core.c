@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "falcon_err.h"
@@ -72,6 +73,43 @@ START_TEST(test_strtol_table)
 }
 END_TEST
 
+/* the one BDF reader (conf Adapters, topo, hotplug) */
+static const struct {
+	const char *in, *want; /* want NULL: FALCON_ERR_INVAL */
+} bdf_cases[] = {
+	{ "0000:3b:00.0", "0000:3b:00.0" },
+	{ "3B:00.0", "0000:3b:00.0" },
+	{ "0001:C3:1F.7", "0001:c3:1f.7" },
+	{ "10000:01:00.0", "10000:01:00.0" },  /* VMD domain */
+	{ "3b:0.1", "0000:3b:00.1" },
+	{ "0000:3b:20.0", NULL },               /* device > 1f */
+	{ "0000:3b:00.8", NULL },               /* function > 7 */
+	{ "100000:3b:00.0", NULL },
+	{ "0000:3b:00", NULL },
+	{ " 3b:00.0", NULL },
+	{ "3b:00.0 ", NULL },
+	{ "0000:62/../.0", NULL },
+	{ "0000-3b:00.0", NULL },
+	{ "3b00.0", NULL },
+	{ "", NULL },
+	{ NULL, NULL },
+};
+
+START_TEST(test_bdf_table)
+{
+	char out[FALCON_BDF_LEN] = "untouched";
+	falcon_err_t rv = falcon_bdf_normalise(bdf_cases[_i].in, out);
+
+	if (bdf_cases[_i].want != NULL) {
+		ck_assert_msg(rv == FALCON_OK, "%s: %s", bdf_cases[_i].in, falcon_errmsg());
+		ck_assert_str_eq(out, bdf_cases[_i].want);
+	} else {
+		ck_assert_int_eq(rv, FALCON_ERR_INVAL);
+		ck_assert_str_eq(out, "untouched");
+	}
+}
+END_TEST
+
 START_TEST(test_strtod)
 {
 	double d;
@@ -108,6 +146,16 @@ START_TEST(test_file_roundtrip_and_limits)
 	buf = NULL;
 	ck_assert_int_eq(falcon_read_file(path, 4, &buf, &len), FALCON_ERR_PARSE);
 	ck_assert_ptr_null(buf);
+	/* exactly max bytes is fine; SIZE_MAX ("no limit") once read nothing */
+	ck_assert_int_eq(falcon_read_file(path, 5, &buf, &len), FALCON_OK);
+	ck_assert_str_eq(buf, "hello");
+	free(buf);
+	buf = NULL;
+	ck_assert_int_eq(falcon_read_file(path, SIZE_MAX, &buf, &len), FALCON_OK);
+	ck_assert_str_eq(buf, "hello");
+	ck_assert_uint_eq(len, 5);
+	free(buf);
+	buf = NULL;
 	ck_assert_int_eq(falcon_read_file("/nonexistent/x", 4, &buf, &len),
 			 FALCON_ERR_NOTFOUND);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/nonexistent/x"));
@@ -151,6 +199,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_errmsg_detail);
 	tcase_add_loop_test(tc, test_strtol_table, 0, ARRAY_SIZE(strtol_cases));
 	tcase_add_test(tc, test_strtod);
+	tcase_add_loop_test(tc, test_bdf_table, 0, ARRAY_SIZE(bdf_cases));
 	tcase_add_test(tc, test_strlcpy_truncates);
 	tcase_add_test(tc, test_file_roundtrip_and_limits);
 	tcase_add_test(tc, test_log_prefix_and_levels);

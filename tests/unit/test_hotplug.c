@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,19 @@ START_TEST(test_rescan_remove)
 	ck_assert_int_eq(falcon_hp_remove(root, "0000:99:00.0"), FALCON_OK);
 	ck_assert_int_eq(falcon_hp_remove(root, "0000:99:00"), FALCON_ERR_INVAL);
 	ck_assert_int_eq(falcon_hp_remove(root, "0000:62/../.0"), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_hp_remove(root, "0000:62:00.8"), FALCON_ERR_INVAL);
+	/* an upper-case BDF once missed sysfs's lower-case name and was taken
+	 * for "removed already": the device stayed on the bus */
+	mkdirs(root, "bus/pci/devices/0000:3b:00.0");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:3b:00.0/remove", root);
+	put(path, "");
+	ck_assert(falcon_hp_present(root, "0000:3B:00.0"));
+	ck_assert(falcon_hp_present(root, "3b:00.0"));
+	ck_assert_int_eq(falcon_hp_remove(root, "0000:3B:00.0"), FALCON_OK);
+	ck_assert_int_eq(falcon_read_file(path, 16, &s, NULL), FALCON_OK);
+	ck_assert_str_eq(s, "1");
+	free(s);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:62:00.0/remove", root);
 	/* a remove file that cannot be written (a directory here) fails */
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
@@ -177,6 +191,12 @@ static int never(void *p)
 	return 0;
 }
 
+/* done on the third call */
+static int third(void *p)
+{
+	return ++(*(int *)p) >= 3;
+}
+
 static int fails(void *p)
 {
 	(void)p;
@@ -195,6 +215,10 @@ START_TEST(test_wait_bounds)
 	ck_assert_int_eq(falcon_hp_wait(never, &calls, 20, "twenty"), FALCON_ERR_TIMEOUT);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "twenty"));
 	ck_assert_int_eq(falcon_hp_wait(fails, NULL, 1000, "x"), FALCON_ERR_PARSE);
+	/* no overflow of the deadline (UB that the sanitizer build traps) */
+	calls = 0;
+	ck_assert_int_eq(falcon_hp_wait(third, &calls, LONG_MAX, "long"), FALCON_OK);
+	ck_assert_int_eq(calls, 3);
 	ck_assert_int_eq(falcon_hp_wait_gone(root, bdfs, 1, 10), FALCON_ERR_TIMEOUT);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "0000:62:00.0 still on the bus"));
 	ck_assert_int_eq(falcon_hp_wait_gone(root, none, 1, 0), FALCON_OK);

@@ -12,6 +12,7 @@
 #include "testutil.h"
 #include "lib/auth.h"
 #include "lib/conf.h"
+#include "lib/falcond_client.h"
 #include "lib/proto.h"
 #include "lib/util.h"
 
@@ -284,6 +285,42 @@ START_TEST(place_words_match_conf)
 }
 END_TEST
 
+/* How falcon_client_call reads falcond's answer (no munged needed). */
+static const struct {
+	long code;
+	const char *body;
+	falcon_err_t rv;
+} answers[] = {
+	{ 200, "{\"lease\":{}}", FALCON_OK },
+	{ 200, "[1]", FALCON_ERR_PROTOCOL },
+	{ 200, NULL, FALCON_ERR_PROTOCOL },
+	{ 502, "<html>bad gateway</html>", FALCON_ERR_PROTOCOL },
+	{ 409, "{\"error\":\"no free GPU\",\"code\":\"noresource\"}", FALCON_ERR_NORESOURCE },
+	{ 500, "{\"error\":\"x\",\"code\":\"nonsense\"}", FALCON_ERR_PROTOCOL },
+	{ 500, "{\"error\":\"x\"}", FALCON_ERR_PROTOCOL },
+	/* a failed answer that names "ok" once read as success */
+	{ 500, "{\"error\":\"x\",\"code\":\"ok\"}", FALCON_ERR_PROTOCOL },
+	{ 404, "{\"code\":\"ok\"}", FALCON_ERR_PROTOCOL },
+};
+
+START_TEST(client_answer)
+{
+	json_object *resp = NULL;
+	falcon_err_t rv;
+
+	rv = falcon_client_answer("POST", "/v1/decompose", answers[_i].code, answers[_i].body,
+				  &resp);
+	ck_assert_int_eq(rv, answers[_i].rv);
+	if (rv == FALCON_OK) {
+		ck_assert_ptr_nonnull(resp);
+		json_object_put(resp);
+	} else {
+		ck_assert_ptr_null(resp);
+		ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/v1/decompose"));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto");
@@ -297,6 +334,7 @@ int main(void)
 	tcase_add_test(tc, lease_round_trip);
 	tcase_add_test(tc, err_names);
 	tcase_add_test(tc, place_words_match_conf);
+	tcase_add_loop_test(tc, client_answer, 0, (int)ARRAY_SIZE(answers));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
 	tcase_add_test(tc, sha256_vector);

@@ -1148,6 +1148,11 @@ START_TEST(test_http_bodies)
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "larger than"));
 	ck_assert_int_eq(falcon_rf_get(rf, "/redfish/v1/notjson", &obj, NULL, 0), FALCON_ERR_PARSE);
 	ck_assert_ptr_null(obj);
+	/* the method prefixed to the parser's own detail, which is kept whole
+	 * (it was once formatted into the buffer it was read from) */
+	ck_assert_msg(strncmp(falcon_errmsg(), "GET http://", 11) == 0 &&
+		      strstr(falcon_errmsg(), "/redfish/v1/notjson: malformed JSON") != NULL,
+		      "detail: %s", falcon_errmsg());
 	ck_assert_int_eq(falcon_rf_get(rf, "/etc/passwd", &obj, NULL, 0), FALCON_ERR_INVAL);
 	falcon_rf_close(rf);
 	srv_stop();

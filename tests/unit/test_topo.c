@@ -659,6 +659,17 @@ START_TEST(test_err_adapters)
 	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_HYBRIDGPUS);
 	ck_assert_int_eq(falcon_topo_pair(t, 0, t->ndevs, NULL, NULL), FALCON_ERR_INVAL);
 	falcon_topo_free(t);
+	t = NULL;
+	/* a real /sys has devices/ too (system, virtual, pci0000:00...) next
+	 * to bus/: it is still a /sys, not a bus/pci (once "/sys/devices/
+	 * software: expected a device named DDDD:BB:DD.F" on every real host) */
+	FMT(bus_pci, "%s/devices", root);
+	ck_assert_int_eq(mkdir(bus_pci, 0755), 0);
+	FMT(bus_pci, "%s/devices/system", root);
+	ck_assert_int_eq(mkdir(bus_pci, 0755), 0);
+	ck_assert_int_eq(falcon_topo_scan(root, many, 1, &t), FALCON_OK);
+	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_HYBRIDGPUS);
+	falcon_topo_free(t);
 	falcon_topo_free(NULL);
 }
 END_TEST
