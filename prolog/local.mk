@@ -44,10 +44,10 @@ TESTS += tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
 	tests/integration/prolog-node2.sh
 # one job on two nodes: each node gives back only its own lease; a
 # rollback whose remove fails quarantines and drains
-TESTS += tests/unit/prolog-multinode.sh tests/unit/prolog-rollback.sh
+TESTS += tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh
 endif
 endif
-EXTRA_DIST += $(PROLOG_ITESTS) tests/unit/prolog-multinode.sh tests/unit/prolog-rollback.sh \
+EXTRA_DIST += $(PROLOG_ITESTS) tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh \
 	tests/bench/prolog
 
 bench-prolog: all
