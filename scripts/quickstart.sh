@@ -144,6 +144,13 @@ if [ -f config.status ]; then
 		"(run 'make distclean' there first)" >&2
 	exit 1
 fi
+# A build configured from another checkout would install that checkout's
+# code: start the build over when its source directory is not this one.
+if [ -f "$build/config.status" ] &&
+	! grep -qxF -- "srcdir='$top'" "$build/config.status"; then
+	say "  $build was configured from another source tree: rebuilding"
+	rm -rf "$build"
+fi
 mkdir -p "$build"
 if [ ! -f "$build/config.status" ] ||
 	! grep -qF -- "'--prefix=$prefix'" "$build/config.status"; then

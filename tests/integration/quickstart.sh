@@ -74,6 +74,15 @@ grep -q 'falcon-sim already running' "$t_tmp/qs-2.log" &&
 grep -q 'job 2 submitted' "$t_tmp/qs-2.log" || t_fail "second run: not a new job 2"
 t_ok "second run: build and daemons reused, new job 2 '$tag'"
 
+# Regression: a build directory configured from another checkout of the
+# project was reused, so the quickstart installed that checkout's code.
+sed -i "s|^srcdir='.*'\$|srcdir='$t_tmp/another-checkout'|" "$demo/build/config.status"
+run_qs 3
+tag=$(check_run 3)
+grep -q 'configured from another source tree: rebuilding' "$t_tmp/qs-3.log" ||
+	t_fail "third run reused a build configured from another source tree"
+t_ok "third run: a build from another checkout is redone, job 3 '$tag'"
+
 pids=""
 for f in $(find "$demo" -name '*.pid'); do
 	pids="$pids $(head -n 1 "$f" | tr -dc 0-9)"
