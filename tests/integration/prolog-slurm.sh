@@ -127,8 +127,13 @@ p_pool_clean
 t_ok "falconNVMe job: '$tag'"
 
 # -- a job cancelled while running gives its devices back
-jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+# RUNNING is reached at allocation, while the prolog (PrologFlags=Alloc) may
+# still be composing: wait for the batch script itself, which starts only
+# after the prolog has put the devices on the bus.
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null \
+	--wrap "echo started > '$t_tmp/cancel-started'; sleep 300")
 s_wait_state "$jid" RUNNING
+fd_wait_file "$t_tmp/cancel-started"
 [ "$(fd_sim c1 GET /admin/state | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin)["devices"] if d["present"]))')" = 2 ] ||
 	t_fail "2 devices expected on the bus while running"
 scancel "$jid"
@@ -155,8 +160,10 @@ scontrol update nodename="$FP_HOST" state=resume
 t_ok "chassis down: nothing leaked"
 
 # -- an epilog whose remove fails: node drained, device quarantined
-jid=$(sbatch --parsable --gres=falcon_gpu:1 -o /dev/null --wrap 'sleep 300')
+jid=$(sbatch --parsable --gres=falcon_gpu:1 -o /dev/null \
+	--wrap "echo started > '$t_tmp/stuck-started'; sleep 300")
 s_wait_state "$jid" RUNNING
+fd_wait_file "$t_tmp/stuck-started"
 bdf=$(fp_topo "$jid" 'j["gpus"][0]["bdf"]')
 rm -f "$SYSFS/node1/bus/pci/devices/$bdf/remove"
 mkdir "$SYSFS/node1/bus/pci/devices/$bdf/remove"
@@ -181,8 +188,10 @@ t_ok "stuck device cleared by the admin"
 # ended (no epilog will give them back) are detached; a running job keeps its
 # own.
 done_jid=$jid
-jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null \
+	--wrap "echo started > '$t_tmp/reconcile-started'; sleep 300")
 s_wait_state "$jid" RUNNING
+fd_wait_file "$t_tmp/reconcile-started"
 "$FALCONCTL" attach --job "$done_jid" --host "$FP_HOST" --gpus 2 >"$t_tmp/attach.out" ||
 	t_fail "falconctl attach for ended job $done_jid: $(tail -3 "$t_tmp/falcond.log")"
 [ "$(fd_sim c1 GET /admin/state | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin)["devices"] if d["owner"]))')" = 4 ] ||
