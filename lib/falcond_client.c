@@ -13,6 +13,7 @@
 
 #include "auth.h"
 #include "falcond_client.h"
+#include "redfish.h"
 #include "util.h"
 
 struct falcon_client {
@@ -54,13 +55,14 @@ falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int ti
 	if (url == NULL || strncmp(url, "http", 4) != 0)
 		return falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s': expected http(s)://HOST:PORT",
 				      url ? url : "(null)");
+	if (falcon_curl_global_init() != FALCON_OK)
+		return FALCON_ERR_TRANSPORT;
 	cl = calloc(1, sizeof(*cl));
 	if (cl == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
 	cl->url = strdup(url);
 	cl->socket = munge_socket ? strdup(munge_socket) : NULL;
 	cl->timeout_s = timeout_s > 0 ? timeout_s : 30;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	cl->curl = curl_easy_init();
 	if (cl->url == NULL || (munge_socket && cl->socket == NULL) || cl->curl == NULL) {
 		falcon_client_free(cl);

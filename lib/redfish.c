@@ -482,6 +482,15 @@ static void curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+falcon_err_t falcon_curl_global_init(void)
+{
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK)
+		return falcon_err_set(FALCON_ERR_TRANSPORT, "curl_global_init: %s",
+				      curl_easy_strerror(curl_init_rc));
+	return FALCON_OK;
+}
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
 	struct falcon_rf *rf = ctx;
@@ -885,12 +894,8 @@ falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf 
 	falcon_err_t rv;
 
 	*out = NULL;
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK) {
-		rv = falcon_err_set(FALCON_ERR_TRANSPORT, "curl_global_init: %s",
-				    curl_easy_strerror(curl_init_rc));
+	if ((rv = falcon_curl_global_init()) != FALCON_OK)
 		goto fail;
-	}
 	rf = calloc(1, sizeof(*rf));
 	if (rf == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_rf_open");

@@ -157,6 +157,15 @@ struct falcon_rf_opts {
 struct falcon_rf;
 
 /*
+ * falcon_curl_global_init - curl_global_init(CURL_GLOBAL_DEFAULT) once per
+ * process, thread-safe (pthread_once; libcurl's own call is not thread-safe
+ * before 7.84).  Every libcurl user in libfalcon (the Redfish client, the
+ * falcond client) calls it before curl_easy_init().  Returns FALCON_OK, or
+ * FALCON_ERR_TRANSPORT with libcurl's reason; the same result on every call.
+ */
+falcon_err_t falcon_curl_global_init(void);
+
+/*
  * falcon_rf_open - a client for opts->url.  Reads the credentials file
  * (errors as falcon_rf_read_credentials()) and, unless basic_auth, logs in:
  * POST /redfish/v1/SessionService/Sessions; a service without a
