@@ -273,7 +273,12 @@ static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis 
 	pthread_mutex_lock(&st->lock);
 	if (fd_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
 		st->quarantined_total++;
-	commit_locked(st);
+	/* Held in memory either way; if the ledger write fails, a restart
+	 * forgets the quarantine but finds the device attached without a lease
+	 * and its reconcile detaches (or quarantines) it again. */
+	if (commit_locked(st) != FALCON_OK)
+		falcon_error("%s/%s: quarantine not written to the ledger: %s",
+			     ch->cc->name, dev, falcon_errmsg());
 	pthread_mutex_unlock(&st->lock);
 	return rv;
 }
