@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -307,16 +308,14 @@ fail:
 	return rv;
 }
 
-/* Parse "DDDD:BB:DD.F" strictly (lower- or upper-case hex, ranges of the
- * PCI bus: device 0..31, function 0..7). */
+/* A BDF as sysfs spells it: "dddd:bb:dd.f", or "ddddd:bb:dd.f" for a VMD
+ * domain (see falcon_bdf_normalise); upper-case hex is accepted. */
 static falcon_err_t check_bdf(const char *bdf)
 {
-	unsigned dom, bus, dev, fn;
-	char tail;
+	char norm[FALCON_BDF_LEN];
 
-	if (bdf == NULL || strlen(bdf) != 12 ||
-	    sscanf(bdf, "%4x:%2x:%2x.%1u%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
-	    bdf[4] != ':' || bdf[7] != ':' || bdf[10] != '.' || dev > 31 || fn > 7)
+	if (bdf == NULL || falcon_bdf_normalise(bdf, norm) != FALCON_OK ||
+	    strcasecmp(norm, bdf) != 0)
 		return falcon_err_set(FALCON_ERR_INVAL, "BDF '%s': expected DDDD:BB:DD.F",
 				      bdf ? bdf : "(null)");
 	return FALCON_OK;

@@ -203,8 +203,10 @@ static falcon_err_t check_tree(const char *path, size_t *count)
 	while ((e = readdir(dir)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (strlen(e->d_name) != 12 ||
-		    falcon_bdf_normalise(e->d_name, bdf) != FALCON_OK) {
+		/* the kernel's spelling: 4 hex digits of domain, 5 for a
+		 * VMD domain (0x10000 and up) */
+		if (falcon_bdf_normalise(e->d_name, bdf) != FALCON_OK ||
+		    strcmp(bdf, e->d_name) != 0) {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s/%s: expected a device named "
 					    "DDDD:BB:DD.F", dirname, e->d_name);
 			goto fail;
@@ -323,7 +325,7 @@ static falcon_err_t libpci_read(const char *path, struct falcon_topo *t, size_t 
 		x->bus = d->bus;
 		x->dev = d->dev;
 		x->func = d->func;
-		snprintf(x->bdf, sizeof(x->bdf), "%04x:%02x:%02x.%u", x->domain & 0xffff,
+		snprintf(x->bdf, sizeof(x->bdf), "%04x:%02x:%02x.%u", x->domain & 0xfffff,
 			 x->bus & 0xff, x->dev & 0x1f, x->func & 7);
 		x->vendor_id = d->vendor_id;
 		x->device_id = d->device_id;

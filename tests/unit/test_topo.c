@@ -674,6 +674,34 @@ START_TEST(test_err_adapters)
 }
 END_TEST
 
+/* Regression: a host with Intel VMD has devices in domain 10000 and up,
+ * whose sysfs names have 5 domain digits; the scan refused the whole host. */
+START_TEST(test_vmd_domain)
+{
+	const char *root = gen("topo", "paper %R");
+	char cmd[8192];
+	struct falcon_topo *t;
+	const struct falcon_pci_dev *d;
+
+	FMT(cmd, "'%s/tests/pcigen' device '%s' 10000:00:02.0 8086:2030 060400 rp "
+		 "bus=00,01,01 && '%s/tests/pcigen' device '%s' 10000:01:00.0 144d:a80a "
+		 "010802 ep", FALCON_TEST_BUILDDIR, root, FALCON_TEST_BUILDDIR, root);
+	ck_assert_int_eq(system(cmd), 0);
+	t = scan(root, PAPER_ADAPTER);
+	ck_assert_uint_eq(t->ngpus, 16);
+	ck_assert_uint_eq(t->nnvme, 3);
+	d = falcon_topo_find(t, "10000:01:00.0");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_str_eq(d->bdf, "10000:01:00.0");
+	ck_assert_int_eq(d->kind, FALCON_PCI_NVME);
+	ck_assert_int_eq(d->location, FALCON_LOC_LOCAL);
+	/* domain 0's 01:00.0 (the paper host's local NVMe) is another device */
+	ck_assert_ptr_ne(falcon_topo_find(t, "0000:01:00.0"), d);
+	ck_assert_str_eq(falcon_topo_find(t, "0000:01:00.0")->bdf, "0000:01:00.0");
+	falcon_topo_free(t);
+}
+END_TEST
+
 START_TEST(test_bdf_normalise)
 {
 	char out[FALCON_BDF_LEN];
@@ -708,6 +736,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_labels, 0, (int)ARRAY_SIZE(labels));
 	tcase_add_loop_test(tc, test_link_judge, 0, (int)ARRAY_SIZE(links));
 	tcase_add_test(tc, test_bdf_normalise);
+	tcase_add_test(tc, test_vmd_domain);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tf, test_fixture_sys4028grtr);
 	tcase_add_test(tf, test_fixture_lenovo_cx7);
