@@ -214,11 +214,14 @@ static falcon_err_t nvme_devs(const char *path, json_object *nvme, char **out)
 		    !json_object_is_type(loc, json_type_string) ||
 		    strcmp(json_object_get_string(loc), "falcon") != 0)
 			continue;
-		if (!json_object_object_get_ex(e, "dev", &dev) ||
-		    !json_object_is_type(dev, json_type_string) ||
+		/* no "dev": no driver bound to it on this host (the prolog
+		 * warned); the task gets the others */
+		if (!json_object_object_get_ex(e, "dev", &dev))
+			continue;
+		if (!json_object_is_type(dev, json_type_string) ||
 		    json_object_get_string(dev)[0] != '/') {
-			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"nvme\"[%zu]: a falcon "
-					    "NVMe without \"dev\" (expected a /dev path)", path, i);
+			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"nvme\"[%zu]: \"dev\": "
+					    "expected a /dev path", path, i);
 			goto fail;
 		}
 		d = json_object_get_string(dev);

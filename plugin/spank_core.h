@@ -72,7 +72,8 @@ struct fsp_task_env {
 	char *topology_file;        /* RUNDIR/<jobid>/topology.json */
 	char *cuda_visible_devices; /* its "cuda_visible_devices"; NULL = absent */
 	char *topology;             /* its "topology" (Table III label); NULL = null */
-	char *nvme;                 /* "dev" of each "nvme" entry located "falcon",
+	char *nvme;                 /* "dev" of each "nvme" entry located "falcon"
+				     * that has one (none = no driver bound),
 				     * ','-joined; NULL = none */
 };
 
@@ -83,7 +84,8 @@ struct fsp_task_env {
  * devices); FALCON_ERR_PARSE when it is not JSON of the shape of the
  * project's topology contract (an object; "cuda_visible_devices" a string
  * of ','-separated indices 0-1023 or empty; "topology" a Table III label or
- * null; "nvme" an array of objects); FALCON_ERR_IO when it cannot be read.
+ * null; "nvme" an array of objects whose "dev", where present, is an absolute
+ * path); FALCON_ERR_IO when it cannot be read.
  */
 falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
 			       struct fsp_task_env *env);

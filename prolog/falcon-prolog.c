@@ -416,8 +416,16 @@ static void add_nvme_nodes(json_object *o)
 			if (!json_object_object_get_ex(e, "bdf", &b))
 				continue;
 			nvme_dev(json_object_get_string(b), dev, sizeof(dev));
-			if (dev[0] == '\0')
+			if (dev[0] == '\0') {
+				json_object *loc;
+
+				if (json_object_object_get_ex(e, "location", &loc) &&
+				    strcmp(json_object_get_string(loc), "falcon") == 0)
+					falcon_warn("job %u: falcon NVMe %s has no block device "
+						    "(no nvme driver bound?): FALCON_NVME leaves it out",
+						    g.job.id, json_object_get_string(b));
 				continue;
+			}
 			json_object_object_add(e, "dev", json_object_new_string(dev));
 			json_object_array_add(a, json_object_new_string(dev));
 		}
@@ -482,9 +490,14 @@ static int run(void)
 					    : fp_left(g.deadline - RESERVE_MS),
 				    "rescan");
 		g.t_wait_us = fp_now_us() - t0;
-		/* what was found goes to lease.json before anything else */
+		/* what was found goes to lease.json before anything else: the
+		 * epilog removes the BDFs it names */
 		o = fp_lease_json(&g.lease, g.job.node);
-		write_state("lease.json", o);
+		if (write_state("lease.json", o) != FALCON_OK && rv == FALCON_OK) {
+			json_object_put(o);
+			fp_unlock(lock);
+			return fail_node("%s", falcon_errmsg());
+		}
 		json_object_put(o);
 		if (rv != FALCON_OK) {
 			fp_unlock(lock);

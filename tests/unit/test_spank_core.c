@@ -227,7 +227,13 @@ static const struct {
 	{ "{\"topology\":\"ALL\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"nvme\":{}}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"nvme\":[3]}", FALCON_ERR_PARSE, NULL, NULL, NULL },
-	{ "{\"nvme\":[{\"location\":\"falcon\"}]}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	/* regression: a falcon NVMe without a driver bound has no "dev"; it
+	 * used to fail every task of a falconNVMe job */
+	{ "{\"nvme\":[{\"location\":\"falcon\"}]}", FALCON_OK, NULL, NULL, NULL },
+	{ "{\"nvme\":[{\"location\":\"falcon\"},"
+	  "{\"location\":\"falcon\",\"dev\":\"/dev/nvme2n1\"}]}",
+	  FALCON_OK, NULL, NULL, "/dev/nvme2n1" },
+	{ "{\"nvme\":[{\"location\":\"falcon\",\"dev\":7}]}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"nvme\":[{\"location\":\"falcon\",\"dev\":\"nvme1n1\"}]}",
 	  FALCON_ERR_PARSE, NULL, NULL, NULL },
 };
