@@ -33,6 +33,9 @@ static const struct {
 	{ "gres:falcon_gpu:0", FALCON_OK, 0, 0, 0 },
 	{ "gres:falcon_gpu:16", FALCON_OK, 16, 0, 0 },
 	{ "gres:falcon_gpu:17", FALCON_ERR_PARSE, 0, 0, 0 },
+	/* typed entries of one GRES add up; the sum is bounded too */
+	{ "gres:falcon_gpu:a100:8,gres:falcon_gpu:v100:8", FALCON_OK, 16, 0, 0 },
+	{ "gres:falcon_gpu:a100:8,gres:falcon_gpu:v100:9", FALCON_ERR_PARSE, 0, 0, 0 },
 	{ "gres:falcon_gpu:-1", FALCON_ERR_PARSE, 0, 0, 0 },
 	{ "gres:falcon_gpu:4x", FALCON_ERR_PARSE, 0, 0, 0 },
 	{ "gres:falcon_gpu:", FALCON_ERR_PARSE, 0, 0, 0 },

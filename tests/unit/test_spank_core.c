@@ -220,6 +220,8 @@ static const struct {
 	{ "[1,2]", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":\"0,,1\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":\"0,1,\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"0,1023\"}", FALCON_OK, "0,1023", NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"0,1024\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":\"0;rm -rf /\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":\"99999\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":[0,1]}", FALCON_ERR_PARSE, NULL, NULL, NULL },

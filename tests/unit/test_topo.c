@@ -299,6 +299,7 @@ static const struct {
 	{ 4, 16, 3, 16, 3, 16, 0, FALCON_PCI_GPU, false, false, 8.0, 16 },  /* Gen3 port */
 	{ 4, 16, 0, 0, 4, 16, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },   /* link down */
 	{ 4, 16, 2, 16, 0, 0, 0, FALCON_PCI_GPU, true, false, 16.0, 16 },   /* no port known */
+	{ 4, 2, 4, 1, 4, 2, 0, FALCON_PCI_NVME, true, false, 16.0, 2 },     /* x2 NVMe at x1 */
 };
 
 START_TEST(test_link_judge)
