@@ -178,6 +178,33 @@ START_TEST(lease_round_trip)
 }
 END_TEST
 
+/* A lease of exactly FALCON_PROTO_MAX_DEVS devices fits; one more is refused
+ * before anything is written past devs[] (the array is that long). */
+START_TEST(lease_devices_bound)
+{
+	struct falcon_lease l = { .job_id = 7, .ndevs = FALCON_PROTO_MAX_DEVS }, l2;
+	json_object *o, *a;
+	size_t i;
+
+	strcpy(l.id, "L-7");
+	strcpy(l.host, "n1");
+	strcpy(l.state, "active");
+	for (i = 0; i < FALCON_PROTO_MAX_DEVS; i++) {
+		strcpy(l.devs[i].chassis, "c1");
+		snprintf(l.devs[i].id, sizeof(l.devs[i].id), "drawer%zu_slot%zu", i / 8 + 1, i % 8 + 1);
+		strcpy(l.devs[i].port, "H1");
+	}
+	o = falcon_proto_lease_json(&l);
+	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_OK);
+	ck_assert_uint_eq(l2.ndevs, FALCON_PROTO_MAX_DEVS);
+	a = json_object_object_get(o, "devices");
+	json_object_array_add(a, json_object_get(json_object_array_get_idx(a, 0)));
+	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "devices"));
+	json_object_put(o);
+}
+END_TEST
+
 START_TEST(sha256_vector)
 {
 	char h[FALCON_SHA256_HEX_LEN];
@@ -332,6 +359,7 @@ int main(void)
 	tcase_add_loop_test(tc, device_bad, 0, (int)ARRAY_SIZE(bad_device));
 	tcase_add_test(tc, device_unquarantine_no_reason);
 	tcase_add_test(tc, lease_round_trip);
+	tcase_add_test(tc, lease_devices_bound);
 	tcase_add_test(tc, err_names);
 	tcase_add_test(tc, place_words_match_conf);
 	tcase_add_loop_test(tc, client_answer, 0, (int)ARRAY_SIZE(answers));
