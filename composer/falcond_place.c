@@ -29,7 +29,7 @@ falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
 
 	if (r->partition[0] != '\0')
 		snprintf(named.name, sizeof(named.name), "%s", r->partition);
-	return falcon_policy_check(&named, NULL, &req);
+	return falcon_policy_check(&named, NULL, NULL, &req);
 }
 
 const char *fd_port_for(const struct falcon_host_conf *h, int drawer,

@@ -50,6 +50,7 @@ static int broken_rule(const struct falcon_partition_conf *p, const struct falco
 
 /* other_partition - the first named partition of conf, not p, that takes req. */
 static const char *other_partition(const struct falcon_conf *conf,
+				   falcon_policy_known_fn known,
 				   const struct falcon_partition_conf *p,
 				   const struct falcon_job_req *req)
 {
@@ -62,7 +63,7 @@ static const char *other_partition(const struct falcon_conf *conf,
 
 		if (strcasecmp(q->name, "DEFAULT") == 0 || strcmp(q->name, p->name) == 0)
 			continue;
-		if (broken_rule(q, req) == R_OK)
+		if (broken_rule(q, req) == R_OK && (known == NULL || known(q->name)))
 			return q->name;
 	}
 	return NULL;
@@ -101,7 +102,7 @@ static void gpu_advice(unsigned refused, unsigned allow, char *buf, size_t n)
 }
 
 falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
-				 const struct falcon_conf *conf,
+				 const struct falcon_conf *conf, falcon_policy_known_fn known,
 				 const struct falcon_job_req *req)
 {
 	char allow[128], advice[200], other[FALCON_NAME_LEN + 32];
@@ -114,7 +115,7 @@ falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
 	if (falcon_topo_set_str(p->allow_topologies, allow, sizeof(allow)) == NULL ||
 	    allow[0] == '\0')
 		snprintf(allow, sizeof(allow), "none");
-	alt = other_partition(conf, p, req);
+	alt = other_partition(conf, known, p, req);
 	other[0] = '\0';
 	if (alt != NULL)
 		snprintf(other, sizeof(other), "use partition %s", alt);
@@ -148,8 +149,8 @@ falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
 	}
 }
 
-falcon_err_t falcon_policy_job(const struct falcon_conf *conf, const char *partition,
-			       const char *tres, char *const *env, size_t n,
+falcon_err_t falcon_policy_job(const struct falcon_conf *conf, falcon_policy_known_fn known,
+			       const char *partition, const char *tres, char *const *env, size_t n,
 			       struct falcon_job_req *req)
 {
 	struct falcon_job_req r;
@@ -175,7 +176,7 @@ falcon_err_t falcon_policy_job(const struct falcon_conf *conf, const char *parti
 	named = *falcon_conf_partition(conf, pname);
 	if (pname != NULL)
 		snprintf(named.name, sizeof(named.name), "%s", pname);
-	rv = falcon_policy_check(&named, conf, &r);
+	rv = falcon_policy_check(&named, conf, known, &r);
 fail:
 	return rv;
 }

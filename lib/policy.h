@@ -13,6 +13,7 @@
 #ifndef FALCON_POLICY_H
 #define FALCON_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "conf.h"
@@ -41,12 +42,15 @@ unsigned falcon_policy_topologies(const struct falcon_job_req *req);
  *   "partition gpu allows at most 8 falcon_gpu per node; asked 12
  *    (falcon.conf MaxFalconGPUs=8): ask for at most 8, or use partition big"
  * When conf is not NULL, the first other PartitionName= of conf (not
- * DEFAULT) whose policy accepts req is suggested ("or use partition X");
- * with conf NULL (falcond's re-check) the message has no such suggestion.
+ * DEFAULT) whose policy accepts req and for which known (NULL = any) says
+ * true (job_submit_falcon: Slurm has that partition) is suggested ("or use
+ * partition X"); with conf NULL (falcond's re-check) the message has no
+ * such suggestion.
  * FALCON_OK when req is allowed (a request of nothing always is).
  */
+typedef bool (*falcon_policy_known_fn)(const char *partition);
 falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
-				 const struct falcon_conf *conf,
+				 const struct falcon_conf *conf, falcon_policy_known_fn known,
 				 const struct falcon_job_req *req);
 
 /*
@@ -55,13 +59,14 @@ falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
  * falcon_tres_parse(), the falcon options of its SPANK environment (env[0..n),
  * NULL = none) with falcon_job_opts_parse() (an unknown --falcon-place or
  * --falcon-check word is refused: the prolog would fail on it), then
- * falcon_policy_check() against partition (NULL or "" = DEFAULT) of conf.
+ * falcon_policy_check() against partition (NULL or "" = DEFAULT) of conf
+ * (known: as there).
  * Returns FALCON_ERR_PARSE / FALCON_ERR_INVAL / FALCON_ERR_POLICY with the
  * message in falcon_errmsg() ("partition P: ..." for the first two);
  * *req (optional) gets the parsed request either way.
  */
-falcon_err_t falcon_policy_job(const struct falcon_conf *conf, const char *partition,
-			       const char *tres, char *const *env, size_t n,
+falcon_err_t falcon_policy_job(const struct falcon_conf *conf, falcon_policy_known_fn known,
+			       const char *partition, const char *tres, char *const *env, size_t n,
 			       struct falcon_job_req *req);
 
 /*

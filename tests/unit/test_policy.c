@@ -114,7 +114,7 @@ START_TEST(test_check)
 
 	snprintf(tres, sizeof(tres), "gres:falcon_gpu:%d,gres:falcon_nvme:%d,gres:gpu:%d",
 		 r.falcon_gpus, r.falcon_nvme, r.gpus);
-	rv = falcon_policy_job(c, check_cases[_i].part, tres, NULL, 0, &r);
+	rv = falcon_policy_job(c, NULL, check_cases[_i].part, tres, NULL, 0, &r);
 	ck_assert_msg(rv == check_cases[_i].rv, "%s: %s", tres, falcon_errmsg());
 	ck_assert_int_eq(r.falcon_gpus, check_cases[_i].fg);
 	if (check_cases[_i].msg != NULL) {
@@ -131,14 +131,32 @@ START_TEST(test_check_noconf)
 	struct falcon_conf *c = load();
 	struct falcon_job_req r = { 4, 0, 0 };
 
-	ck_assert_int_eq(falcon_policy_check(falcon_conf_partition(c, "small"), NULL, &r),
+	ck_assert_int_eq(falcon_policy_check(falcon_conf_partition(c, "small"), NULL, NULL, &r),
 			 FALCON_ERR_POLICY);
 	ck_assert_ptr_null(strstr(falcon_errmsg(), "use partition"));
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "does not allow falconGPUs"));
 	r.falcon_gpus = 16;
 	r.falcon_nvme = 16;
-	ck_assert_int_eq(falcon_policy_check(falcon_conf_partition(NULL, NULL), NULL, &r),
+	ck_assert_int_eq(falcon_policy_check(falcon_conf_partition(NULL, NULL), NULL, NULL, &r),
 			 FALCON_OK);
+	falcon_conf_free(c);
+}
+END_TEST
+
+static bool not_gpu(const char *partition)
+{
+	return strcmp(partition, "gpu") != 0;
+}
+
+/* known: only partitions Slurm has are suggested */
+START_TEST(test_check_known)
+{
+	struct falcon_conf *c = load();
+
+	ck_assert_int_eq(falcon_policy_job(c, not_gpu, "small", "gres:falcon_gpu:4,gres:gpu:1",
+					   NULL, 0, NULL), FALCON_ERR_POLICY);
+	ck_assert_str_eq(falcon_errmsg(), "partition small allows at most 2 falcon_gpu per node; "
+			 "asked 4 (falcon.conf MaxFalconGPUs=2); use partition big");
 	falcon_conf_free(c);
 }
 END_TEST
@@ -164,7 +182,7 @@ START_TEST(test_job)
 {
 	struct falcon_conf *c = load();
 	char *env[2] = { (char *)job_cases[_i].env, NULL };
-	falcon_err_t rv = falcon_policy_job(c, "gpu", job_cases[_i].tres, env, 1, NULL);
+	falcon_err_t rv = falcon_policy_job(c, NULL, "gpu", job_cases[_i].tres, env, 1, NULL);
 
 	ck_assert_msg(rv == job_cases[_i].rv, "%d: %s", _i, falcon_errmsg());
 	if (job_cases[_i].part_of_msg != NULL)
@@ -274,6 +292,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_topologies, 0, ARRAY_SIZE(topo_cases));
 	tcase_add_loop_test(tc, test_check, 0, ARRAY_SIZE(check_cases));
 	tcase_add_test(tc, test_check_noconf);
+	tcase_add_test(tc, test_check_known);
 	tcase_add_loop_test(tc, test_job, 0, ARRAY_SIZE(job_cases));
 	tcase_add_loop_test(tc, test_pool, 0, ARRAY_SIZE(pool_cases));
 	tcase_add_test(tc, test_pool_single);
