@@ -115,6 +115,40 @@ jid=$(sbatch --parsable -H -p small --gres=falcon_gpu:4 -o /dev/null --wrap true
 	t_fail "after the fix small should take falcon_gpu:4: $(cat "$t_tmp/sb.err")"
 scancel "$jid"
 t_ok "fixed falcon.conf reloaded: small takes falcon_gpu:4 now"
+# -- spank_falcon's early check in sbatch (allocator context): a client
+# slurm.conf whose plugstack names spank_falcon.so with conf=falcon.conf
+spank=$top_builddir/plugin/.libs/spank_falcon.so
+if [ -f "$spank" ]; then
+	printf 'required %s conf=%s\n' "$spank" "$FALCON_CONF" >"$t_tmp/client-plugstack.conf"
+	sed "s|^PlugStackConfig=.*|PlugStackConfig=$t_tmp/client-plugstack.conf|" "$SLURM_CONF" \
+		>"$t_tmp/client-slurm.conf"
+	printf '%s\n' "$good_conf" >"$FALCON_CONF.new" && mv "$FALCON_CONF.new" "$FALCON_CONF"
+	n_ctld=$(grep -c 'refused' "$s_state/log/slurmctld.log" || true)
+	want='spank_falcon: partition small allows at most 2 falcon_gpu per node; asked 3'
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch -p small --gres=gpu:1,falcon_gpu:3 \
+		-o /dev/null --wrap true >"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "spank_falcon let sbatch -p small --gres=gpu:1,falcon_gpu:3 through"
+	fi
+	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
+	# #SBATCH lines count too: sbatch has read them when the plugin asks
+	printf '#!/bin/sh\n#SBATCH -p small\n#SBATCH --gres=falcon_gpu:3,gpu:1\ntrue\n' >"$t_tmp/job.sh"
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch -o /dev/null "$t_tmp/job.sh" \
+		>"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "spank_falcon let a #SBATCH -p small falcon_gpu:3 job through"
+	fi
+	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
+	said=$(grep spank_falcon "$t_tmp/sb.err" | head -1)
+	[ "$(grep -c 'refused' "$s_state/log/slurmctld.log" || true)" = "$n_ctld" ] ||
+		t_fail "the job reached slurmctld: spank_falcon did not refuse it first"
+	# allowed ones pass through it (and job_submit_falcon adds the license)
+	jid=$(SLURM_CONF=$t_tmp/client-slurm.conf sbatch --parsable -H -p small \
+		--gres=gpu:1,falcon_gpu:2 -o /dev/null --wrap true 2>"$t_tmp/sb.err") ||
+		t_fail "spank_falcon refused an allowed job: $(cat "$t_tmp/sb.err")"
+	[ "$(licenses "$jid")" = c1:2 ] || t_fail "job $jid Licenses=$(licenses "$jid")"
+	scancel "$jid"
+	t_ok "spank_falcon refused it in sbatch (command line and #SBATCH): $said"
+fi
+
 p_k=0
 until (fp_pool_clean) 2>/dev/null; do
 	p_k=$((p_k + 1)); [ $p_k -lt 150 ] || fp_pool_clean
