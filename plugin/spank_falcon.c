@@ -138,7 +138,8 @@ fail:
  * gives no item for the job's --gres or --partition in allocator context;
  * sbatch, salloc and srun export their option struct "opt" and libslurmfull
  * exports slurm_option_get(), which returns what the command will send
- * (command line, #SBATCH lines, SBATCH_GRES/SBATCH_PARTITION) as strings.
+ * (command line, #SBATCH lines, SBATCH_GRES/SBATCH_PARTITION) as strings:
+ * gres, gpus-per-node and partition.
  * Both found by name at run time; when either is missing (another Slurm
  * version) the check is skipped, as it is without a readable falcon.conf
  * or without -p.  job_submit_falcon stays the authoritative check.
@@ -150,7 +151,7 @@ static int submit_check(spank_context_t context)
 	get_fn get = (get_fn)dlsym(RTLD_DEFAULT, "slurm_option_get");
 	xfree_fn xfree_p = (xfree_fn)dlsym(RTLD_DEFAULT, "slurm_xfree");
 	void *opt = dlsym(RTLD_DEFAULT, "opt");
-	char *gres = NULL, *part = NULL;
+	char *gres = NULL, *part = NULL, *gpn = NULL, tres[1024];
 	const char *conf = ctx.cfg.conf ? ctx.cfg.conf : falcon_conf_path(NULL);
 	falcon_err_t ferr;
 	int rv = 0;
@@ -162,8 +163,15 @@ static int submit_check(spank_context_t context)
 		return 0;
 	}
 	gres = get(opt, "gres");
+	gpn = get(opt, "gpus-per-node");
 	part = get(opt, "partition");
-	ferr = fsp_submit_check(conf, part, gres);
+	/* --gpus-per-node=N joins tres_per_node as gres:gpu:N, as Slurm does */
+	if (gpn != NULL && gpn[0] != '\0')
+		snprintf(tres, sizeof(tres), "gres:gpu:%s%s%s", gpn, gres ? "," : "",
+			 gres ? gres : "");
+	else
+		snprintf(tres, sizeof(tres), "%s", gres ? gres : "");
+	ferr = fsp_submit_check(conf, part, tres);
 	if (ferr == FALCON_ERR_CONFIG) {
 		falcon_verbose("%s: no early policy check", falcon_errmsg());
 	} else if (ferr != FALCON_OK) {
@@ -174,6 +182,8 @@ static int submit_check(spank_context_t context)
 		xfree_p((void **)&gres);
 	if (part != NULL)
 		xfree_p((void **)&part);
+	if (gpn != NULL)
+		xfree_p((void **)&gpn);
 	return rv;
 }
 

@@ -302,6 +302,8 @@ if [ -n "$job_submit_opt" ]; then
 		scancel "$jid" 2>/dev/null || true
 		fail "the policy of partition small (job $jid was accepted)" "$cluster/log/slurmctld.log"
 	fi
+	# spank_falcon says it first, in sbatch; job_submit_falcon would say
+	# the same in slurmctld
 	grep -q 'falcon: partition small' "$log/sbatch-small.log" ||
 		fail "the policy of partition small (no falcon message)" "$log/sbatch-small.log"
 	sed 's/^/  | /' "$log/sbatch-small.log"
