@@ -80,9 +80,9 @@ static void log_sink_slurm(falcon_log_level_t level, const char *line, void *arg
 
 int init(void)
 {
-	falcon_log_init("job_submit/falcon");
+	falcon_log_init("job_submit_falcon");
 	falcon_log_add_sink(log_sink_slurm, FALCON_LOG_DEBUG, NULL);
-	info("job_submit/falcon: loaded; falcon.conf %s", falcon_conf_path(NULL));
+	falcon_info("loaded; falcon.conf %s", falcon_conf_path(NULL));
 	return SLURM_SUCCESS;
 }
 
@@ -328,8 +328,7 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 	rv = judge(part, tres, env, nenv, old, job_desc->req_nodes, minn, maxn, submit_uid,
 		   &why, &lic);
 	if (rv != SLURM_SUCCESS) {
-		info("job_submit/falcon: job %u: modify refused: %s", job_ptr->job_id,
-		     why ? why : "");
+		falcon_info("job %u: modify refused: %s", job_ptr->job_id, why ? why : "");
 		goto out;
 	}
 	if (lic != NULL && IS_JOB_PENDING(job_ptr)) {

@@ -34,7 +34,7 @@ EOS
 done
 s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" --license c1:16 --gpus 8 \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
-grep -q 'job_submit/falcon: loaded' "$s_state/log/slurmctld.log" ||
+grep -q 'job_submit_falcon: loaded' "$s_state/log/slurmctld.log" ||
 	{ s_logs; t_fail "slurmctld did not load job_submit/falcon"; }
 
 # refused ARGS EXPECTED - sbatch ARGS must fail, its stderr holding EXPECTED.
@@ -100,6 +100,11 @@ grep -q "job $jid: modify refused: falcon: partition small does not allow falcon
 	"$s_state/log/slurmctld.log" || { s_logs; t_fail "no modify refusal in slurmctld.log"; }
 [ "$(squeue -h -j "$jid" -o %P)" = debug ] || t_fail "job moved: $(squeue -h -j "$jid" -o %P)"
 t_ok "scontrol update partition=small refused ($(cat "$t_tmp/upd.err"))"
+# a GRES change of the pending job: its license follows
+scontrol update jobid="$jid" gres=falcon_gpu:3 2>"$t_tmp/upd.err" ||
+	t_fail "scontrol update gres=falcon_gpu:3: $(cat "$t_tmp/upd.err")"
+[ "$(licenses "$jid")" = c1:3 ] || t_fail "after update gres: Licenses=$(licenses "$jid")"
+t_ok "scontrol update gres=falcon_gpu:3: Licenses=c1:3"
 scancel "$jid"
 
 # -- a broken falcon.conf: logged with file:line, the last good policy stays
