@@ -119,8 +119,9 @@ struct fd_slot {
 /*
  * fd_policy_check - the partition's policy (falcon.conf AllowTopologies,
  * MaxFalconGPUs, MaxFalconNVMe) against a compose request: FALCON_ERR_POLICY
- * with the rule in the detail, else FALCON_OK.  Labels: Table III of the
- * paper (falcon GPUs only = falconGPUs, with the node's GPUs = hybridGPUs).
+ * with the rule in the detail, else FALCON_OK.  falcon_policy_check() of
+ * lib/policy.h judges, so the message is job_submit_falcon's (without its
+ * "use partition X" advice); r->partition, when set, names the partition.
  */
 falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
 			     const struct falcon_compose_req *r);

@@ -7,11 +7,13 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "falcond.h"
+#include "lib/policy.h"
 #include "lib/util.h"
 
 #define MAX_DRAWERS 8 /* a Falcon 4016 has 2; room for bigger models */
@@ -20,31 +22,14 @@
 falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
 			     const struct falcon_compose_req *r)
 {
-	unsigned label;
+	/* the same judge and message as job_submit_falcon (lib/policy.c) */
+	struct falcon_job_req req = { .falcon_gpus = r->gpus, .falcon_nvme = r->nvme,
+				      .gpus = r->local_gpus };
+	struct falcon_partition_conf named = *p;
 
-	if (r->gpus > 0) {
-		label = r->local_gpus > 0 ? FALCON_TOPO_HYBRIDGPUS : FALCON_TOPO_FALCONGPUS;
-		if (!(p->allow_topologies & label))
-			return falcon_err_set(FALCON_ERR_POLICY,
-					      "partition %s: AllowTopologies does not allow %s",
-					      p->name, label == FALCON_TOPO_HYBRIDGPUS ? "hybridGPUs"
-										   : "falconGPUs");
-		if (p->max_falcon_gpus >= 0 && r->gpus > p->max_falcon_gpus)
-			return falcon_err_set(FALCON_ERR_POLICY,
-					      "partition %s: %d falcon GPUs asked, MaxFalconGPUs=%d",
-					      p->name, r->gpus, p->max_falcon_gpus);
-	}
-	if (r->nvme > 0) {
-		if (!(p->allow_topologies & FALCON_TOPO_FALCONNVME))
-			return falcon_err_set(FALCON_ERR_POLICY,
-					      "partition %s: AllowTopologies does not allow falconNVMe",
-					      p->name);
-		if (p->max_falcon_nvme >= 0 && r->nvme > p->max_falcon_nvme)
-			return falcon_err_set(FALCON_ERR_POLICY,
-					      "partition %s: %d falcon NVMe asked, MaxFalconNVMe=%d",
-					      p->name, r->nvme, p->max_falcon_nvme);
-	}
-	return FALCON_OK;
+	if (r->partition[0] != '\0')
+		snprintf(named.name, sizeof(named.name), "%s", r->partition);
+	return falcon_policy_check(&named, NULL, NULL, &req);
 }
 
 const char *fd_port_for(const struct falcon_host_conf *h, int drawer,

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "conf.h"
 #include "falcon_err.h"
+#include "policy.h"
 #include "spank_core.h"
 #include "util.h"
 
@@ -137,6 +139,35 @@ falcon_err_t fsp_config_parse(int ac, char **av, struct fsp_config *cfg)
 	}
 	if (rv != FALCON_OK)
 		fsp_config_free(cfg);
+	return rv;
+}
+
+falcon_err_t fsp_submit_check(const char *conf_path, const char *partitions,
+			      const char *gres)
+{
+	struct falcon_conf *conf = NULL;
+	char *list = NULL, *save = NULL, *part;
+	falcon_err_t rv = FALCON_OK;
+
+	if (partitions == NULL || partitions[0] == '\0' || gres == NULL || gres[0] == '\0' ||
+	    conf_path == NULL || access(conf_path, R_OK) != 0)
+		goto out;
+	rv = falcon_conf_load(conf_path, &conf);
+	if (rv != FALCON_OK)
+		goto out;
+	list = strdup(partitions);
+	if (list == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "partition list");
+		goto out;
+	}
+	for (part = strtok_r(list, ",", &save); part != NULL; part = strtok_r(NULL, ",", &save)) {
+		rv = falcon_policy_job(conf, NULL, part, gres, NULL, 0, NULL);
+		if (rv != FALCON_OK)
+			goto out;
+	}
+out:
+	free(list);
+	falcon_conf_free(conf);
 	return rv;
 }
 

@@ -64,6 +64,22 @@ falcon_err_t fsp_config_parse(int ac, char **av, struct fsp_config *cfg);
  */
 falcon_err_t fsp_config_rundir(struct fsp_config *cfg);
 
+/*
+ * fsp_submit_check - the early policy check of sbatch/salloc/srun: the job's
+ * GRES request gres (as sbatch holds it: "gres:falcon_gpu:4,gres:gpu:2";
+ * NULL = none) judged by falcon_policy_job() against each partition of the
+ * comma list partitions, in the falcon.conf at conf_path.  The same judge
+ * and message as job_submit_falcon (which stays the authoritative check).
+ * Returns FALCON_OK when there is nothing to judge or it is allowed:
+ * partitions NULL or empty (Slurm's default partition is not known on the
+ * submit host), no GRES, or conf_path not readable (the submit host need
+ * not have falcon.conf).  FALCON_ERR_POLICY/PARSE with the message in
+ * falcon_errmsg() on refusal; FALCON_ERR_CONFIG when falcon.conf is there
+ * but broken (the caller only logs it).
+ */
+falcon_err_t fsp_submit_check(const char *conf_path, const char *partitions,
+			      const char *gres);
+
 /* fsp_config_free - free what cfg owns and zero it. */
 void fsp_config_free(struct fsp_config *cfg);
 

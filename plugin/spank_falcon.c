@@ -18,6 +18,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 
 #include <slurm/spank.h>
 
+#include "conf.h"
 #include "falcon_err.h"
 #include "log.h"
 #include "spank_core.h"
@@ -131,6 +133,61 @@ fail:
 }
 
 /*
+ * submit_check - the partition policy judged early, in sbatch/salloc (and
+ * srun outside an allocation), with job_submit_falcon's message.  SPANK
+ * gives no item for the job's --gres or --partition in allocator context;
+ * sbatch, salloc and srun export their option struct "opt" and libslurmfull
+ * exports slurm_option_get(), which returns what the command will send
+ * (command line, #SBATCH lines, SBATCH_GRES/SBATCH_PARTITION) as strings:
+ * gres, gpus-per-node and partition.
+ * Both found by name at run time; when either is missing (another Slurm
+ * version) the check is skipped, as it is without a readable falcon.conf
+ * or without -p.  job_submit_falcon stays the authoritative check.
+ */
+static int submit_check(spank_context_t context)
+{
+	typedef char *(*get_fn)(void *opt, const char *name);
+	typedef void (*xfree_fn)(void **p);
+	get_fn get = (get_fn)dlsym(RTLD_DEFAULT, "slurm_option_get");
+	xfree_fn xfree_p = (xfree_fn)dlsym(RTLD_DEFAULT, "slurm_xfree");
+	void *opt = dlsym(RTLD_DEFAULT, "opt");
+	char *gres = NULL, *part = NULL, *gpn = NULL, tres[1024];
+	const char *conf = ctx.cfg.conf ? ctx.cfg.conf : falcon_conf_path(NULL);
+	falcon_err_t ferr;
+	int rv = 0;
+
+	if (context == S_CTX_LOCAL && getenv("SLURM_JOB_ID") != NULL)
+		return 0; /* srun inside an allocation: the job was judged */
+	if (get == NULL || xfree_p == NULL || opt == NULL) {
+		falcon_debug("no slurm_option_get/opt in this process: no early policy check");
+		return 0;
+	}
+	gres = get(opt, "gres");
+	gpn = get(opt, "gpus-per-node");
+	part = get(opt, "partition");
+	/* --gpus-per-node=N joins tres_per_node as gres:gpu:N, as Slurm does */
+	if (gpn != NULL && gpn[0] != '\0')
+		snprintf(tres, sizeof(tres), "gres:gpu:%s%s%s", gpn, gres ? "," : "",
+			 gres ? gres : "");
+	else
+		snprintf(tres, sizeof(tres), "%s", gres ? gres : "");
+	ferr = fsp_submit_check(conf, part, tres);
+	if (ferr == FALCON_ERR_CONFIG) {
+		falcon_verbose("%s: no early policy check", falcon_errmsg());
+	} else if (ferr != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		rv = -1;
+	}
+	if (gres != NULL)
+		xfree_p((void **)&gres);
+	if (part != NULL)
+		xfree_p((void **)&part);
+	if (gpn != NULL)
+		xfree_p((void **)&gpn);
+	return rv;
+}
+
+/*
  * Allocator/local: settle each option (option, else environment, else
  * plugstack default) and hand it to the prolog as SPANK_FALCON_*.
  */
@@ -144,6 +201,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 
 	if (context != S_CTX_ALLOCATOR && context != S_CTX_LOCAL)
 		return 0;
+	if (submit_check(context) < 0)
+		goto fail;
 	for (opt = FSP_OPT_PLACE; opt <= FSP_OPT_CHECK; opt++) {
 		if (!ctx.given[opt]) {
 			env = getenv(fsp_option_env(opt));

@@ -18,6 +18,12 @@
 #   --license NAME:N     one Licenses= pool per option (default falcon1:16)
 #   --spank PATH         spank_falcon.so to name in plugstack.conf
 #   --spank-args "ARGS"  its plugstack arguments (key=value ...)
+#   --job-submit DIR     JobSubmitPlugins=falcon, DIR (where
+#                        job_submit_falcon.so is) added to Slurm's own
+#                        PluginDir; "" = none (default)
+#   --falcon-conf PATH   FALCON_CONF in slurmctld's environment (the
+#                        falcon.conf job_submit_falcon reads); default: the
+#                        caller's FALCON_CONF
 #   --examples DIR       where slurm.conf.in & co. are (default ../examples)
 #   --gpus N             the node's own GPUs as a "gpu" GRES (Gres=gpu:N
 #                        beside falcon_gpu; gpu + falcon_gpu = hybridGPUs),
@@ -100,6 +106,15 @@ wait_for() {
 	return 0
 }
 
+# slurm_plugindir - the directory of Slurm's own plugins (PluginDir's
+# default), found by one of them.
+slurm_plugindir() {
+	for d in /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm /usr/local/lib/slurm; do
+		[ -f "$d/select_cons_tres.so" ] && { echo "$d"; return 0; }
+	done
+	die "Slurm's plugin directory (select_cons_tres.so) not found"
+}
+
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
@@ -162,7 +177,7 @@ fill() {
 	: >"$sedscript"
 	for v in CLUSTER NODE NODE_GRES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
-		EPILOG_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE; do
+		EPILOG_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE; do
 		eval "val=\${t_$v}"
 		esc=$(printf '%s' "$val" | sed -e 's/[\\|&]/\\&/g')
 		printf 's|@%s@|%s|g\n' "$v" "$esc" >>"$sedscript"
@@ -267,7 +282,13 @@ start_slurmctld() {
 			die "scontrol reconfigure failed"
 		return 0
 	fi
-	SLURM_CONF=$slurm_conf slurmctld -i || die "slurmctld failed, see $log/slurmctld.log"
+	# FALCON_CONF: the falcon.conf job_submit_falcon reads
+	if [ -n "$falcon_conf" ]; then
+		FALCON_CONF=$falcon_conf SLURM_CONF=$slurm_conf slurmctld -i ||
+			die "slurmctld failed, see $log/slurmctld.log"
+	else
+		SLURM_CONF=$slurm_conf slurmctld -i || die "slurmctld failed, see $log/slurmctld.log"
+	fi
 	wait_for 60 slurmctld env SLURM_CONF="$slurm_conf" scontrol ping ||
 		die "slurmctld does not answer, see $log/slurmctld.log"
 	say "slurmctld running on 127.0.0.1:$CTLD_PORT"
@@ -364,6 +385,7 @@ cmd_start() {
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""
 	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""
+	job_submit=""; falcon_conf=""
 	load_saved
 	got_licenses=no
 	while [ $# -gt 0 ]; do
@@ -383,6 +405,8 @@ cmd_start() {
 			licenses="${licenses:+$licenses,}$2" ;;
 		--spank) spank=$2 ;;
 		--spank-args) spank_args=$2 ;;
+		--job-submit) job_submit=$2 ;;
+		--falcon-conf) falcon_conf=$2 ;;
 		--examples) examples=$2 ;;
 		--node2) node2=$2 ;;
 		--gpus) printf '%s\n' "$2" | grep -Eqx '[0-9]+' || die "--gpus $2: expected a count"
@@ -396,12 +420,12 @@ cmd_start() {
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
-	for f in "$prolog" "$epilog" "$spank"; do
+	for f in "$prolog" "$epilog" "$spank" "$job_submit" "$falcon_conf"; do
 		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_timeout licenses spank \
-			spank_args examples node2 gpus; do
+			spank_args examples node2 gpus job_submit falcon_conf; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -442,6 +466,14 @@ cmd_start() {
 	t_LICENSES_LINE="Licenses=$licenses"
 	t_LICENSE_TRES=$(printf '%s' "$licenses" | tr ',' '\n' | sed 's/:.*//; s/^/,license\//' | tr -d '\n')
 	t_SPANK_LINE="# (no plugin)"
+	t_PLUGINDIR_LINE="#PluginDir= (Slurm's own)"
+	t_JOB_SUBMIT_LINE="#JobSubmitPlugins=falcon (cluster.sh --job-submit DIR)"
+	if [ -n "$job_submit" ]; then
+		[ -f "$job_submit/job_submit_falcon.so" ] ||
+			die "--job-submit $job_submit: no job_submit_falcon.so there"
+		t_PLUGINDIR_LINE="PluginDir=$(slurm_plugindir):$job_submit"
+		t_JOB_SUBMIT_LINE="JobSubmitPlugins=falcon"
+	fi
 	[ -z "$spank" ] || t_SPANK_LINE="required $spank${spank_args:+ $spank_args}"
 
 	old=$(cat "$slurm_conf" "$etc/plugstack.conf" 2>/dev/null || true)

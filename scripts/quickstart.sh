@@ -3,8 +3,13 @@
 # as root, install the Debian packages needed, build and install
 # falcon-slurm into STATE/prefix, start a single-node Slurm cluster (munged,
 # MariaDB, slurmdbd, slurmctld, slurmd, with falcon-prolog/falcon-epilog and
-# spank_falcon), falcon-sim (the paper's chassis) and falcond, run
-# `sbatch --gres=falcon_gpu:4 examples/train.sh` and show what happened.
+# spank_falcon and job_submit_falcon), falcon-sim (the paper's chassis) and
+# falcond, show `sbatch -p small --gres=falcon_gpu:4` refused by the
+# partition's falcon.conf policy, run `sbatch --gres=falcon_gpu:4
+# examples/train.sh` (job_submit_falcon adds Licenses=falcon1:4) and show
+# what happened.  job_submit_falcon.so needs Slurm's source
+# (scripts/slurm-source.sh, cached in /var/cache/falcon-slurm); without
+# network the demo goes on without it and says so.
 #
 #   quickstart.sh          set up (or reuse) everything, run one job
 #   quickstart.sh --stop   stop every daemon it started (pid files)
@@ -152,10 +157,24 @@ if [ -f "$build/config.status" ] &&
 	rm -rf "$build"
 fi
 mkdir -p "$build"
+# Slurm's source of the installed version, for job_submit_falcon.so (the
+# partition policies at submit and the pool license): fetched once into
+# /var/cache/falcon-slurm.  Without it (no network) the demo runs without
+# the plugin and says so.
+slurm_src=""
+if slurm_src=$(scripts/slurm-source.sh 2>"$log/slurm-source.log"); then
+	say "  Slurm source for job_submit_falcon.so: $slurm_src"
+else
+	slurm_src=""
+	echo "$prog: WARNING: could not get Slurm's source ($(tail -n 1 "$log/slurm-source.log"));" \
+		"job_submit_falcon.so is NOT built: no partition policy at submit, licenses by hand" >&2
+fi
 if [ ! -f "$build/config.status" ] ||
-	! grep -qF -- "'--prefix=$prefix'" "$build/config.status"; then
+	! grep -qF -- "'--prefix=$prefix'" "$build/config.status" ||
+	! grep -qF -- "'--with-slurm-source=$slurm_src'" "$build/config.status"; then
 	(cd "$build" && "$top/configure" --prefix="$prefix" \
-		--with-slurm-plugindir="$prefix/lib/slurm") >"$log/configure.log" 2>&1 ||
+		--with-slurm-plugindir="$prefix/lib/slurm" \
+		--with-slurm-source="$slurm_src") >"$log/configure.log" 2>&1 ||
 		fail "configure" "$log/configure.log"
 fi
 stamp=$build/.quickstart-installed
@@ -170,6 +189,12 @@ else
 	say "  nothing changed: reusing $prefix ($("$prefix/bin/falconctl" --version 2>&1 | head -n1))"
 fi
 spank=$prefix/lib/slurm/spank_falcon.so
+job_submit_opt=""
+if [ -n "$slurm_src" ]; then
+	[ -f "$prefix/lib/slurm/job_submit_falcon.so" ] ||
+		fail "the install: $prefix/lib/slurm/job_submit_falcon.so is missing" "$log/make.log"
+	job_submit_opt=$prefix/lib/slurm
+fi
 for f in "$prefix/bin/falcon-sim" "$prefix/sbin/falcond" "$prefix/sbin/falcon-prolog" \
 	"$prefix/sbin/falcon-epilog" "$spank"; do
 	[ -e "$f" ] || fail "the install: $f is missing (is libslurm-dev installed?)" "$log/configure.log"
@@ -209,6 +234,7 @@ say "step 4/6: daemons"
 "$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
 	--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
 	--spank "$spank" --spank-args "conf=$conf" --license falcon1:9 \
+	--job-submit "$job_submit_opt" --falcon-conf "$conf" \
 	>"$log/cluster-start.log" 2>&1 ||
 	fail "starting the Slurm cluster (scripts/cluster.sh start $cluster)" "$log/cluster-start.log"
 sed -n 's/^cluster.sh: /  /p' "$log/cluster-start.log"
@@ -265,14 +291,34 @@ export SLURM_CONF FALCON_CONF PATH MANPATH
 EOE
 
 # ---- 5. the job -------------------------------------------------------------
-say "step 5/6: sbatch --gres=falcon_gpu:4 -L falcon1:4 examples/train.sh"
 export PATH="$prefix/bin:$prefix/sbin:$PATH"
 cd "$state/jobs"
-jid=$(sbatch --parsable --gres=falcon_gpu:4 -L falcon1:4 -o "$state/jobs/train-%j.out" \
+lic_opt=""
+if [ -n "$job_submit_opt" ]; then
+	# partition small: falcon.conf allows it at most 2 falcon_gpu per node
+	say "step 5/6: a job the partition policy refuses: sbatch -p small --gres=falcon_gpu:4"
+	if jid=$(sbatch --parsable -p small --gres=falcon_gpu:4 -o /dev/null --wrap true \
+		2>"$log/sbatch-small.log"); then
+		scancel "$jid" 2>/dev/null || true
+		fail "the policy of partition small (job $jid was accepted)" "$cluster/log/slurmctld.log"
+	fi
+	# spank_falcon says it first, in sbatch; job_submit_falcon would say
+	# the same in slurmctld
+	grep -q 'falcon: partition small' "$log/sbatch-small.log" ||
+		fail "the policy of partition small (no falcon message)" "$log/sbatch-small.log"
+	sed 's/^/  | /' "$log/sbatch-small.log"
+else
+	# without job_submit_falcon nobody adds the chassis pool license
+	lic_opt="-L falcon1:4"
+fi
+say "step 5/6: sbatch --gres=falcon_gpu:4${lic_opt:+ $lic_opt} examples/train.sh"
+# shellcheck disable=SC2086
+jid=$(sbatch --parsable --gres=falcon_gpu:4 $lic_opt -o "$state/jobs/train-%j.out" \
 	"$top/examples/train.sh" 2>"$log/sbatch.log") || fail "sbatch" "$log/sbatch.log"
 jid=${jid%%;*}
 out=$state/jobs/train-$jid.out
-say "  job $jid submitted; waiting (at most $job_timeout s)"
+say "  job $jid submitted ($(scontrol show job "$jid" | tr ' ' '\n' | grep '^Licenses=' ||
+	echo Licenses=none)${job_submit_opt:+, added by job_submit_falcon}); waiting (at most $job_timeout s)"
 job_state() {
 	s=$(squeue -h -j "$1" -o %T 2>/dev/null || true)
 	[ -n "$s" ] || s=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | cut -d' ' -f1)

@@ -2,6 +2,7 @@
 # scripts/test-all.sh - the README's test command and what .ci/run calls:
 # install what the tests need, then build and run every test tier.
 #
+#   0. scripts/slurm-source.sh: Slurm's source for job_submit_falcon.so
 #   1. build/       -Werror build; `make check`: unit tests (check) and the
 #                   integration tests (falcon-sim, munged, Slurm) as root
 #   2. build-asan/  the same sources with -fsanitize=address,undefined;
@@ -37,10 +38,22 @@ tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
 	sum_skip=$((sum_skip + ${s:-0}))
 }
 
+# Slurm's source of the installed version (cached in /var/cache/falcon-slurm)
+# for job_submit_falcon.so; without it the build goes on without the plugin.
+slurm_src=""
+if [ "$(id -u)" = 0 ] && slurm_src=$(scripts/slurm-source.sh); then
+	echo "test-all: Slurm source: $slurm_src"
+else
+	slurm_src=""
+	echo "test-all: WARNING: no Slurm source tree (scripts/slurm-source.sh failed or not root):" \
+		"job_submit_falcon.so is NOT built and tests/integration/slurm-submit.sh is skipped" >&2
+fi
+
 status=0
 echo "==== test-all: 1/3 -Werror build, unit + integration tests ===="
 rm -rf build && mkdir build
-(cd build && ../configure --enable-werror >configure.out 2>&1 || { cat configure.out; exit 1; }
+(cd build && ../configure --enable-werror ${slurm_src:+--with-slurm-source="$slurm_src"} \
+	>configure.out 2>&1 || { cat configure.out; exit 1; }
  tail -20 configure.out
  make -j"$jobs" >make.out 2>&1 || { cat make.out; exit 1; }
  make -j"$jobs" check) || status=1

@@ -5,8 +5,9 @@
 
 if INTEGRATION_TESTS
 TESTS += tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
-	tests/integration/slurm-node2.sh
+	tests/integration/slurm-node2.sh tests/integration/slurm-submit.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
-	tests/integration/slurm-node2.sh
+	tests/integration/slurm-node2.sh \
+	tests/integration/slurm-submit.sh

@@ -4,6 +4,8 @@
 # too): it builds and installs the project, starts munged, MariaDB,
 # slurmdbd, slurmctld, slurmd, falcon-sim and falcond, runs
 # `sbatch --gres=falcon_gpu:4 examples/train.sh`; the test checks the
+# refusal of `sbatch -p small --gres=falcon_gpu:4` and the license
+# job_submit_falcon adds (when Slurm's source could be fetched), the
 # AdminComment tag it prints, its two last lines and STATE/env, that
 # falcond's reconcile asks the demo's slurmctld, runs it a
 # second time (daemons reused, build reused, a new job), then `--stop`, and
@@ -42,6 +44,15 @@ check_run() {
 	grep -q '^check: ' "$_l" || t_fail "run $1: no check result"
 	grep -q 'drawer1_slot1 .* free ' "$_l" || t_fail "run $1: no falconctl status with free devices"
 	grep -q '^devices back in the pool' "$_l" || t_fail "run $1: devices not back in the pool"
+	# job_submit_falcon (unless Slurm's source could not be fetched, which
+	# the quickstart says loudly): small refuses 4 falcon GPUs, the
+	# license is added
+	if ! grep -q 'job_submit_falcon.so is NOT built' "$_l"; then
+		grep -q 'sbatch: error: [a-z_]*falcon: partition small allows at most 2 falcon_gpu per node; asked 4' "$_l" ||
+			t_fail "run $1: no falcon refusal of sbatch -p small --gres=falcon_gpu:4"
+		grep -q 'submitted (Licenses=falcon1:4, added by job_submit_falcon)' "$_l" ||
+			t_fail "run $1: Licenses=falcon1:4 not added"
+	fi
 	[ "$(tail -n 2 "$_l" | head -n 1)" = "SLURM_CONF=$demo/cluster/etc/slurm.conf" ] ||
 		t_fail "run $1: next-to-last line: $(tail -n 2 "$_l" | head -n 1)"
 	[ "$(tail -n 1 "$_l")" = "FALCON_CONF=$demo/etc/falcon.conf" ] ||

@@ -1,0 +1,25 @@
+# plugin/job_submit.mk - job_submit_falcon.so, slurmctld's job_submit/falcon
+# plugin (job_submit_falcon(8)): partition policies at submit and the
+# chassis pool license.  It includes slurmctld's internal headers, so it
+# is built only when configure is given --with-slurm-source=DIR (a
+# configured tree of the installed Slurm: scripts/slurm-source.sh).
+#
+# -iquote puts Slurm's tree before everything else for "..." includes: its
+# headers' #include "config.h" must find Slurm's config.h, not ours.
+
+if HAVE_SLURM_SOURCE
+jobsubmitdir = $(SLURM_PLUGINDIR)
+jobsubmit_LTLIBRARIES = plugin/job_submit_falcon.la
+plugin_job_submit_falcon_la_SOURCES = plugin/job_submit_falcon.c
+plugin_job_submit_falcon_la_CPPFLAGS = -iquote $(SLURM_SRC_DIR) -I$(top_srcdir)/lib
+plugin_job_submit_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS)
+# No -lslurm: info(), xmalloc() and slurmctld's own functions come from
+# slurmctld, which loads the module.
+plugin_job_submit_falcon_la_LIBADD = lib/libfalcon.la
+plugin_job_submit_falcon_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-Wl,--version-script=$(srcdir)/plugin/job_submit_falcon.map
+plugin_job_submit_falcon_la_DEPENDENCIES = lib/libfalcon.la \
+	$(srcdir)/plugin/job_submit_falcon.map
+endif
+EXTRA_DIST += plugin/job_submit_falcon.c plugin/job_submit_falcon.map
+dist_man_MANS += doc/job_submit_falcon.8

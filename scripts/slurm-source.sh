@@ -1,0 +1,97 @@
+#!/bin/sh
+# scripts/slurm-source.sh - Slurm's source tree of the INSTALLED Slurm
+# (Debian's slurm-wlm source package of the version dpkg has), unpacked and
+# configured just enough to compile a slurmctld plugin against it
+# (job_submit_falcon.so needs slurmctld's internal headers; a plugin built
+# against another version's structs would corrupt slurmctld's memory).
+#
+#   slurm-source.sh [CACHE_DIR]
+#
+# Prints the tree's path as its only line on stdout (for
+# `configure --with-slurm-source="$(scripts/slurm-source.sh)"`); progress
+# goes to stderr.  The tree is CACHE_DIR/slurm-wlm-<debian version>
+# (CACHE_DIR: $FALCON_SLURM_SOURCE_CACHE, else /var/cache/falcon-slurm) and is
+# reused by later runs (a stamp file marks a finished one).  Fetching needs
+# root, network access to the Debian mirror and dpkg-dev; when the
+# sources.list has no deb-src entry, a separate
+# /etc/apt/sources.list.d/falcon-slurm-src.sources (Types: deb-src, the
+# URIs/Suites/Components of the deb entries of debian.sources) is added and
+# `apt-get update` run; nothing else of the apt configuration is changed.
+# Exit status 1 with the reason on stderr when it cannot.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+set -eu
+
+prog=slurm-source.sh
+say() { echo "$prog: $*" >&2; }
+die() { echo "$prog: error: $*" >&2; exit 1; }
+
+case ${1:-} in -h|--help)
+	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
+esac
+cache=${1:-${FALCON_SLURM_SOURCE_CACHE:-/var/cache/falcon-slurm}}
+
+ver=$(dpkg-query -W -f='${source:Version}' libslurm-dev 2>/dev/null) ||
+	die "libslurm-dev is not installed (scripts/install-deps.sh)"
+[ -n "$ver" ] || die "dpkg-query gave no version of libslurm-dev"
+src=$(dpkg-query -W -f='${source:Package}' libslurm-dev)
+dir=$cache/$src-$ver
+stamp=$dir/.falcon-slurm-configured
+
+if [ -f "$stamp" ] && [ -f "$dir/src/slurmctld/slurmctld.h" ] && [ -f "$dir/config.h" ]; then
+	say "reusing $dir"
+	echo "$dir"
+	exit 0
+fi
+
+[ "$(id -u)" = 0 ] || die "not root: cannot fetch $src $ver (run as root, or give configure --with-slurm-source=DIR)"
+command -v dpkg-source >/dev/null 2>&1 || {
+	say "installing dpkg-dev (dpkg-source)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev >&2 ||
+		die "cannot install dpkg-dev"
+}
+
+# A deb-src entry: one-line sources.list or deb822 .sources files.
+has_src() {
+	grep -Eqs '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list \
+		/etc/apt/sources.list.d/*.list && return 0
+	grep -Eqs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources
+}
+fetch() { # fetch DIR - apt-get source into DIR
+	(cd "$1" && apt-get source -qq -o APT::Sandbox::User=root "$src=$ver") >&2
+}
+
+mkdir -p "$cache"
+tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+t0=$(date +%s)
+if ! has_src || ! fetch "$tmp"; then
+	if ! has_src; then
+		main=/etc/apt/sources.list.d/debian.sources
+		[ -f "$main" ] || die "no deb-src entry and no $main to derive one from"
+		say "adding /etc/apt/sources.list.d/falcon-slurm-src.sources (deb-src of $main)"
+		sed -n -e 's/^Types:.*/Types: deb-src/' -e '/^#/d' -e p "$main" \
+			>/etc/apt/sources.list.d/falcon-slurm-src.sources
+	fi
+	say "apt-get update"
+	apt-get update -qq >&2 || die "apt-get update failed (no network?)"
+	rm -rf "$tmp"/*
+	fetch "$tmp" || die "apt-get source $src=$ver failed (no network, or the mirror no longer has $ver)"
+fi
+t1=$(date +%s)
+up=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+[ -n "$up" ] && [ -f "$up/src/slurmctld/slurmctld.h" ] || die "apt-get source gave no Slurm tree in $tmp"
+say "fetched $src $ver in $((t1 - t0)) s; configuring (headers only)"
+# Only config.h and the generated headers are needed: no build, and the
+# optional parts left to their defaults (the structs slurmctld.h declares do
+# not depend on them; HAVE_FRONT_END is off as in Debian's build).
+(cd "$up" && ./configure --prefix=/usr --sysconfdir=/etc/slurm \
+	>"$tmp/configure.log" 2>&1) ||
+	{ tail -n 20 "$tmp/configure.log" >&2; die "Slurm's configure failed"; }
+t2=$(date +%s)
+mv "$tmp/configure.log" "$up/falcon-configure.log"
+rm -rf "$dir"
+mv "$up" "$dir"
+date -u +%FT%TZ >"$stamp"
+say "configured in $((t2 - t1)) s: $dir"
+echo "$dir"

@@ -1,0 +1,162 @@
+#!/bin/sh
+# slurm-submit.sh - job_submit_falcon.so in a real single-node cluster
+# (scripts/cluster.sh --job-submit; JobSubmitPlugins=falcon, FALCON_CONF in
+# slurmctld's environment) with falcon-prolog/epilog, falcond and
+# falcon-sim: falcon.conf policies that refuse topologies and counts make
+# sbatch fail with the falcon message (nothing composed: no lease, nothing
+# attached), accepted jobs get the chassis pool license (Licenses=c1:N)
+# added or corrected and run; a refused `scontrol update`; a broken
+# falcon.conf keeps the last good policy.  No spank_falcon here, so every
+# refusal is the job_submit plugin's.  Skips (77) when the plugin was not
+# built (configure without --with-slurm-source).
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+plugin_dir=$top_builddir/plugin/.libs
+[ -f "$plugin_dir/job_submit_falcon.so" ] ||
+	t_skip "job_submit_falcon.so not built (configure --with-slurm-source=\"\$(scripts/slurm-source.sh)\")"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+. "$top_srcdir/tests/integration/prolog-lib.sh"
+s_need_slurm
+fp_need
+FP_HOST=$(hostname -s)
+case $FP_HOST in node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
+fp_setup "PartitionName=small AllowTopologies=localGPUs,hybridGPUs MaxFalconGPUs=2
+PartitionName=debug MaxFalconGPUs=8 MaxFalconNVMe=1"
+good_conf=$(cat "$FALCON_CONF")
+
+for p in prolog epilog; do
+	cat >"$t_tmp/$p.sh" <<EOS
+#!/bin/sh
+exec "$top_builddir/prolog/falcon-$p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$p.log"
+EOS
+	chmod 0755 "$t_tmp/$p.sh"
+done
+s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" --license c1:16 --gpus 8 \
+	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
+grep -q 'job_submit_falcon: loaded' "$s_state/log/slurmctld.log" ||
+	{ s_logs; t_fail "slurmctld did not load job_submit/falcon"; }
+
+# refused ARGS EXPECTED - sbatch ARGS must fail, its stderr holding EXPECTED.
+refused() {
+	_want=$2
+	if sbatch --parsable $1 -o /dev/null --wrap true >"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "sbatch $1 was accepted (job $(cat "$t_tmp/sb.out")), expected: $_want"
+	fi
+	grep -qF -- "$_want" "$t_tmp/sb.err" ||
+		t_fail "sbatch $1: stderr lacks '$_want': $(cat "$t_tmp/sb.err")"
+	t_ok "sbatch $1 refused: $(grep -F -- "$_want" "$t_tmp/sb.err" | head -1)"
+}
+
+# licenses JOB - its Licenses= as scontrol shows it ("(null)" = none).
+licenses() { scontrol show job "$1" | tr ' ' '\n' | sed -n 's/^Licenses=//p'; }
+
+refused "-p small --gres=falcon_gpu:4" \
+	"falcon: partition small does not allow falconGPUs (falcon.conf AllowTopologies=localGPUs,hybridGPUs); add the node's own GPUs"
+refused "-p small --gres=gpu:2,falcon_gpu:4" \
+	"falcon: partition small allows at most 2 falcon_gpu per node; asked 4 (falcon.conf MaxFalconGPUs=2); use partition debug"
+refused "--gres=falcon_gpu:12" \
+	"falcon: partition debug allows at most 8 falcon_gpu per node; asked 12 (falcon.conf MaxFalconGPUs=8)"
+refused "-p small --gres=falcon_nvme:1" \
+	"falcon: partition small does not allow falconNVMe"
+refused "-p debug,small --gres=falcon_gpu:2" \
+	"falcon: partition small does not allow falconGPUs"
+refused "--gres=falcon_nvme:2" "asked 2 (falcon.conf MaxFalconNVMe=1)"
+[ -z "$(squeue -h -o %i)" ] || t_fail "refused jobs in the queue: $(squeue)"
+fp_pool_clean
+grep -q "lease [^ ]*: job" "$t_tmp/falcond.log" &&
+	t_fail "falcond composed for a refused job: $(grep lease "$t_tmp/falcond.log")"
+t_ok "refused jobs: none queued, nothing composed"
+
+# -- accepted: the pool license added (or corrected), the job runs
+jid=$(sbatch --parsable -p small --gres=gpu:2,falcon_gpu:2 -o /dev/null --wrap true) ||
+	t_fail "hybridGPUs job in small refused"
+[ "$(licenses "$jid")" = c1:2 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1:2"
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] ||
+	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+t_ok "small, gpu:2 + falcon_gpu:2: accepted, Licenses=c1:2, COMPLETED"
+
+jid=$(sbatch --parsable --gres=falcon_gpu:4,falcon_nvme:1 -L c1:1 -o /dev/null --wrap true) ||
+	t_fail "falcon_gpu:4,falcon_nvme:1 in debug refused"
+[ "$(licenses "$jid")" = c1:5 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1:5"
+s_wait_done "$jid"
+[ "$(s_job_state "$jid")" = COMPLETED ] || { s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+t_ok "debug, falcon_gpu:4 + falcon_nvme:1 with -L c1:1: Licenses corrected to c1:5, COMPLETED"
+
+jid=$(sbatch --parsable -p small --gres=gpu:1 -o /dev/null --wrap true) ||
+	t_fail "localGPUs job in small refused"
+case $(licenses "$jid") in ""|"(null)") ;; *) t_fail "local job got Licenses=$(licenses "$jid")" ;; esac
+s_wait_done "$jid"
+t_ok "small, gpu:1 (localGPUs): accepted without a license"
+
+# -- scontrol update of a held job: into a partition that refuses it
+jid=$(sbatch --parsable -H --gres=falcon_gpu:2 -o /dev/null --wrap true) || t_fail "held job"
+[ "$(licenses "$jid")" = c1:2 ] || t_fail "held job Licenses=$(licenses "$jid")"
+if scontrol update jobid="$jid" partition=small 2>"$t_tmp/upd.err"; then
+	t_fail "scontrol update partition=small of a falconGPUs job was accepted"
+fi
+grep -q "job $jid: modify refused: falcon: partition small does not allow falconGPUs" \
+	"$s_state/log/slurmctld.log" || { s_logs; t_fail "no modify refusal in slurmctld.log"; }
+[ "$(squeue -h -j "$jid" -o %P)" = debug ] || t_fail "job moved: $(squeue -h -j "$jid" -o %P)"
+t_ok "scontrol update partition=small refused ($(cat "$t_tmp/upd.err"))"
+# a GRES change of the pending job: its license follows
+scontrol update jobid="$jid" gres=falcon_gpu:3 2>"$t_tmp/upd.err" ||
+	t_fail "scontrol update gres=falcon_gpu:3: $(cat "$t_tmp/upd.err")"
+[ "$(licenses "$jid")" = c1:3 ] || t_fail "after update gres: Licenses=$(licenses "$jid")"
+t_ok "scontrol update gres=falcon_gpu:3: Licenses=c1:3"
+scancel "$jid"
+
+# -- a broken falcon.conf: logged with file:line, the last good policy stays
+printf '%s\nBogusKey=1\n' "$good_conf" >"$FALCON_CONF.new" && mv "$FALCON_CONF.new" "$FALCON_CONF"
+refused "-p small --gres=falcon_gpu:4" "falcon: partition small does not allow falconGPUs"
+grep -q "falcon.conf refused: $FALCON_CONF:[0-9]*: .*keeping the configuration loaded before" \
+	"$s_state/log/slurmctld.log" || { s_logs; t_fail "broken falcon.conf not logged with file:line"; }
+t_ok "broken falcon.conf: logged with file:line, previous policy kept"
+# fixed, with small now allowing 4: reloaded on its mtime
+printf '%s\n' "$good_conf" | sed 's/^PartitionName=small .*/PartitionName=small MaxFalconGPUs=4/' \
+	>"$FALCON_CONF.new" && mv "$FALCON_CONF.new" "$FALCON_CONF"
+jid=$(sbatch --parsable -H -p small --gres=falcon_gpu:4 -o /dev/null --wrap true 2>"$t_tmp/sb.err") ||
+	t_fail "after the fix small should take falcon_gpu:4: $(cat "$t_tmp/sb.err")"
+scancel "$jid"
+t_ok "fixed falcon.conf reloaded: small takes falcon_gpu:4 now"
+# -- spank_falcon's early check in sbatch (allocator context): a client
+# slurm.conf whose plugstack names spank_falcon.so with conf=falcon.conf
+spank=$top_builddir/plugin/.libs/spank_falcon.so
+if [ -f "$spank" ]; then
+	printf 'required %s conf=%s\n' "$spank" "$FALCON_CONF" >"$t_tmp/client-plugstack.conf"
+	sed "s|^PlugStackConfig=.*|PlugStackConfig=$t_tmp/client-plugstack.conf|" "$SLURM_CONF" \
+		>"$t_tmp/client-slurm.conf"
+	printf '%s\n' "$good_conf" >"$FALCON_CONF.new" && mv "$FALCON_CONF.new" "$FALCON_CONF"
+	n_ctld=$(grep -c 'refused' "$s_state/log/slurmctld.log" || true)
+	want='spank_falcon: partition small allows at most 2 falcon_gpu per node; asked 3'
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch -p small --gres=gpu:1,falcon_gpu:3 \
+		-o /dev/null --wrap true >"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "spank_falcon let sbatch -p small --gres=gpu:1,falcon_gpu:3 through"
+	fi
+	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
+	# #SBATCH lines count too: sbatch has read them when the plugin asks
+	printf '#!/bin/sh\n#SBATCH -p small\n#SBATCH --gres=falcon_gpu:3,gpu:1\ntrue\n' >"$t_tmp/job.sh"
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch -o /dev/null "$t_tmp/job.sh" \
+		>"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "spank_falcon let a #SBATCH -p small falcon_gpu:3 job through"
+	fi
+	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
+	said=$(grep spank_falcon "$t_tmp/sb.err" | head -1)
+	[ "$(grep -c 'refused' "$s_state/log/slurmctld.log" || true)" = "$n_ctld" ] ||
+		t_fail "the job reached slurmctld: spank_falcon did not refuse it first"
+	# allowed ones pass through it (and job_submit_falcon adds the license)
+	jid=$(SLURM_CONF=$t_tmp/client-slurm.conf sbatch --parsable -H -p small \
+		--gres=gpu:1,falcon_gpu:2 -o /dev/null --wrap true 2>"$t_tmp/sb.err") ||
+		t_fail "spank_falcon refused an allowed job: $(cat "$t_tmp/sb.err")"
+	[ "$(licenses "$jid")" = c1:2 ] || t_fail "job $jid Licenses=$(licenses "$jid")"
+	scancel "$jid"
+	t_ok "spank_falcon refused it in sbatch (command line and #SBATCH): $said"
+fi
+
+p_k=0
+until (fp_pool_clean) 2>/dev/null; do
+	p_k=$((p_k + 1)); [ $p_k -lt 150 ] || fp_pool_clean
+	sleep 0.2
+done
+t_ok "pool clean"
