@@ -82,8 +82,27 @@ stop_pid() {
 	say "stopped $1 (pid $p)"
 }
 
+# free_port - a free TCP port below the kernel's ephemeral range: the demo
+# keeps its ports across runs, and a port from that range can be taken
+# meanwhile as the local end of any outgoing connection (then falcon-sim or
+# falcond cannot bind it when restarted).
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 -c '
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    p = random.randrange(min(20000, lo - 1000), lo)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+else:
+    raise SystemExit("no free port below %d" % lo)'
 }
 
 cmd_stop() {
