@@ -1,0 +1,12 @@
+# composer/report.mk - falconctl report (accounting per topology): the pure
+# part in lib/report.c, its unit test, the cluster test and the bench.
+
+lib_libfalcon_la_SOURCES += lib/report.c lib/report.h
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_report
+TESTS += tests/unit/test_report
+tests_unit_test_report_SOURCES = tests/unit/test_report.c tests/unit/testutil.h
+tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_report_LDADD = $(UNIT_LDADD)
+endif
