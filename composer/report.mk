@@ -10,3 +10,7 @@ tests_unit_test_report_SOURCES = tests/unit/test_report.c tests/unit/testutil.h
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
 endif
+
+composer_falconctl_SOURCES += composer/falconctl_report.c
+composer_falconctl_CFLAGS += $(SLURM_CFLAGS)
+composer_falconctl_LDADD += $(SLURM_LIBS)
