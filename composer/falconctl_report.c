@@ -346,8 +346,16 @@ out:
 		slurm_list_iterator_destroy(it);
 	if (jobs)
 		slurm_list_destroy(jobs);
-	if (cond)
-		slurmdb_destroy_job_cond(cond);
+	if (cond) {
+		/* not slurmdb_destroy_job_cond(): it xfree()s what calloc() gave */
+		if (cond->cluster_list)
+			slurm_list_destroy(cond->cluster_list);
+		if (cond->partition_list)
+			slurm_list_destroy(cond->partition_list);
+		if (cond->userid_list)
+			slurm_list_destroy(cond->userid_list);
+		free(cond);
+	}
 	if (db)
 		slurmdb_connection_close(&db);
 	return rc;

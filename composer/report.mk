@@ -14,3 +14,8 @@ endif
 composer_falconctl_SOURCES += composer/falconctl_report.c
 composer_falconctl_CFLAGS += $(SLURM_CFLAGS)
 composer_falconctl_LDADD += $(SLURM_LIBS)
+
+if INTEGRATION_TESTS
+TESTS += tests/integration/report.sh
+endif
+EXTRA_DIST += tests/integration/report.sh
