@@ -19,3 +19,10 @@ if INTEGRATION_TESTS
 TESTS += tests/integration/report.sh
 endif
 EXTRA_DIST += tests/integration/report.sh
+
+# Bench (by hand, root): report over 100k synthetic slurmdbd jobs vs sacct.
+EXTRA_DIST += tests/bench/report
+BENCH_TARGETS += bench-report
+bench-report: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/report
