@@ -808,6 +808,14 @@ static double nice_max(double v)
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
 }
 
+/* nticks - grid intervals for an axis to nice_max(): round steps */
+static size_t nticks(double vmax)
+{
+	double m = vmax / pow(10, floor(log10(vmax)));
+
+	return m > 2.01 ? 5 : 4; /* 2.5, 5, 10: steps of 0.5, 1, 2; 1, 2: 0.25, 0.5 */
+}
+
 static void svg_text(FILE *f, double x, double y, const char *anchor, const char *extra,
 		     const char *s)
 {
@@ -821,7 +829,7 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 {
 	const double left = 90, cw = 720, ch = 220, bar_gap = 0.25;
 	const char *topos[64];
-	size_t nt = 0, nw = 0, i, k;
+	size_t nt = 0, nw = 0, i, k, ticks;
 	double y0, vmax = 0, x, gw, bw;
 	char buf[160], a[32], b[32];
 	double height;
@@ -835,7 +843,7 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 		if (i == 0 || strcmp(r->rel[i].workload, r->rel[i - 1].workload) != 0)
 			nw++;
 	}
-	height = 60 + ch + 90 + 40 + ch + 110;
+	height = 60 + ch + 90 + 40 + ch + 50;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -856,14 +864,14 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 		if (r->groups[i].gpuh_local > vmax)
 			vmax = r->groups[i].gpuh_local;
 	}
-	vmax = nice_max(vmax);
+	vmax = nice_max(vmax * 1.12); /* room for the labels above the tallest bar */
 	fprintf(f, "<g class=\"chart\" id=\"gpu-hours\">\n");
-	for (k = 0; k <= 4; k++) {
-		double yy = y0 + ch - ch * (double)k / 4;
+	for (k = 0, ticks = nticks(vmax); k <= ticks; k++) {
+		double yy = y0 + ch - ch * (double)k / (double)ticks;
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 			left, yy, left + cw, yy);
-		snprintf(buf, sizeof(buf), "%g", vmax * (double)k / 4);
+		snprintf(buf, sizeof(buf), "%g", vmax * (double)k / (double)ticks);
 		svg_text(f, left - 6, yy + 4, "end", NULL, buf);
 	}
 	fprintf(f, "<text x=\"30\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 30 %.1f)\">"
@@ -886,7 +894,7 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 				y0 + ch - hgt, bw, hgt, col[k]);
 			xml(f, g->key);
 			fprintf(f, ": %.2f %s GPU-hours</title></rect>\n", vals[k], cls[k]);
-			snprintf(buf, sizeof(buf), "%.1f", vals[k]);
+			snprintf(buf, sizeof(buf), vals[k] >= 100 ? "%.0f" : "%.3g", vals[k]);
 			svg_text(f, x + bw * (double)k + bw / 2, y0 + ch - hgt - 4, "middle",
 				 " font-size=\"10\"", buf);
 		}
@@ -914,14 +922,14 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 	for (i = 0; i < r->nrel; i++)
 		if (r->rel[i].rel > vmax)
 			vmax = r->rel[i].rel;
-	vmax = nice_max(vmax < 1 ? 1 : vmax);
+	vmax = nice_max(vmax < 1 ? 1.12 : vmax * 1.12);
 	fprintf(f, "<g class=\"chart\" id=\"relative\">\n");
-	for (k = 0; k <= 4; k++) {
-		double yy = y0 + ch - ch * (double)k / 4;
+	for (k = 0, ticks = nticks(vmax); k <= ticks; k++) {
+		double yy = y0 + ch - ch * (double)k / (double)ticks;
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 			left, yy, left + cw, yy);
-		snprintf(buf, sizeof(buf), "%gx", vmax * (double)k / 4);
+		snprintf(buf, sizeof(buf), "%gx", vmax * (double)k / (double)ticks);
 		svg_text(f, left - 6, yy + 4, "end", NULL, buf);
 	}
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
