@@ -9,6 +9,13 @@ TESTS += tests/unit/test_report
 tests_unit_test_report_SOURCES = tests/unit/test_report.c tests/unit/testutil.h
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
+check_PROGRAMS += tests/unit/test_history
+TESTS += tests/unit/test_history
+tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/testutil.h \
+	composer/falcond.h composer/falcond_ledger.c composer/falcond_history.c \
+	composer/falcond_history.h
+tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_history_LDADD = $(UNIT_LDADD) $(PTHREAD_LIBS)
 endif
 
 composer_falconctl_SOURCES += composer/falconctl_report.c
