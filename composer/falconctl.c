@@ -28,6 +28,7 @@ static const struct {
 	{ "reconcile",    falconctl_reconcile,    "reconcile ledger, chassis and Slurm now (falcond)" },
 	{ "quarantine",   falconctl_quarantine,   "take a device out of service (falcond)" },
 	{ "unquarantine", falconctl_unquarantine, "put a quarantined device back (falcond)" },
+	{ "report",       falconctl_report,       "accounting per topology (slurmdbd, falcond)" },
 };
 
 static void usage(FILE *f)

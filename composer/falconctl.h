@@ -23,5 +23,6 @@ int falconctl_detach(int argc, char **argv);        /* falconctl_falcond.c */
 int falconctl_reconcile(int argc, char **argv);     /* falconctl_falcond.c */
 int falconctl_quarantine(int argc, char **argv);    /* falconctl_falcond.c */
 int falconctl_unquarantine(int argc, char **argv);  /* falconctl_falcond.c */
+int falconctl_report(int argc, char **argv);        /* falconctl_report.c */
 
 #endif /* FALCONCTL_H */

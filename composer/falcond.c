@@ -23,6 +23,7 @@
 #include <microhttpd.h>
 
 #include "falcond.h"
+#include "falcond_history.h"
 #include "lib/auth.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -93,7 +94,8 @@ struct route {
 	int id;
 };
 
-enum { R_COMPOSE, R_DECOMPOSE, R_STATUS, R_QUAR, R_UNQUAR, R_RECONCILE, R_HEALTH, R_METRICS };
+enum { R_COMPOSE, R_DECOMPOSE, R_STATUS, R_QUAR, R_UNQUAR, R_RECONCILE, R_HEALTH, R_METRICS,
+       R_HISTORY };
 
 static const struct route routes[] = {
 	{ "POST", "/v1/compose", PRIV, R_COMPOSE },
@@ -104,6 +106,7 @@ static const struct route routes[] = {
 	{ "POST", "/v1/reconcile", PRIV, R_RECONCILE },
 	{ "GET", "/v1/health", OPEN, R_HEALTH },
 	{ "GET", "/metrics", OPEN, R_METRICS },
+	{ "GET", "/v1/history", AUTH, R_HISTORY },
 };
 
 static bool privileged(uid_t uid)
@@ -210,6 +213,13 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		pthread_mutex_unlock(&st->lock);
 		return answer_json(c, 200, o);
 	}
+	case R_HISTORY:
+		rv = fd_history_request(st, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "start"),
+					MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "end"),
+					uid, privileged(uid), &o);
+		if (rv != FALCON_OK)
+			return answer_err(c, rv, falcon_errmsg());
+		return answer_json(c, 200, o);
 	case R_METRICS: {
 		char *t = fd_metrics_text(st);
 
@@ -407,7 +417,8 @@ int main(int argc, char **argv)
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
-	if (fd_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK) {
+	if (fd_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
+	    fd_history_open(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
@@ -460,6 +471,7 @@ out:
 		MHD_stop_daemon(d);
 	if (g_st.ch)
 		fd_state_fini(&g_st);
+	fd_history_close();
 	fd_ledger_free(g_st.ledger);
 	falcon_conf_free(g_st.conf);
 	return rc;

@@ -17,24 +17,27 @@ tests_unit_test_proto_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
 tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
-	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c
+	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c \
+	composer/falcond_history.c composer/falcond_history.h
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(UNIT_LDADD)
 endif
 
 sbin_PROGRAMS += composer/falcond
 composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
-	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c
+	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c \
+	composer/falcond_history.c composer/falcond_history.h
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = lib/libfalcon.la $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
 
 if INTEGRATION_TESTS
 TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
-	tests/integration/falcond-faults.sh
+	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
-	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh
+	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
+	tests/integration/falcond-history.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "falcond.h"
+#include "falcond_history.h"
 #include "lib/util.h"
 
 #define LEDGER_VERSION 1
@@ -204,8 +205,11 @@ void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
 
 	for (i = h ? h->n : 0; i-- > 0;)
 		if (strcmp(h->h[i].lease, lease) == 0 && h->h[i].detached_ms == 0) {
+			const struct falcon_lease *l = fd_ledger_lease(lg, lease);
+
 			h->h[i].detached_ms = fd_now_ms();
 			falcon_strlcpy(h->h[i].result, result, sizeof(h->h[i].result));
+			fd_history_closed(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
 			return;
 		}
 }

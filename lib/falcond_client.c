@@ -127,14 +127,20 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	size_t jlen = strlen(js);
 	struct curl_slist *hdrs = NULL, *h;
 	struct buf b = { NULL, 0 };
-	char *cred = NULL, *url = NULL, *hdr = NULL;
+	char *cred = NULL, *url = NULL, *hdr = NULL, *spath = NULL;
 	falcon_err_t rv;
 	CURLcode cc;
 	long code = 0;
 
 	if (http)
 		*http = 0;
-	rv = falcon_auth_sign(cl->socket, 0, method, path, js, jlen, &cred);
+	/* the credential binds the path without its query: the server sees the
+	 * query apart (read-only routes take their parameters there) */
+	if ((spath = strndup(path, strcspn(path, "?"))) == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call");
+		goto fail;
+	}
+	rv = falcon_auth_sign(cl->socket, 0, method, spath, js, jlen, &cred);
 	if (rv != FALCON_OK)
 		goto fail;
 	/* asprintf leaves its pointer undefined on failure: reset only that one */
@@ -187,6 +193,7 @@ fail:
 	free(hdr);
 	free(url);
 	free(cred);
+	free(spath);
 	return rv;
 }
 

@@ -37,7 +37,8 @@ falcon_err_t falcon_client_answer(const char *method, const char *path, long cod
 
 /*
  * falcon_client_call - one signed request: method "GET"/"POST", path
- * "/v1/...", body (NULL = none; serialised compactly).  On a 2xx answer
+ * "/v1/..." (a "?query" part is sent but not bound by the credential),
+ * body (NULL = none; serialised compactly).  On a 2xx answer
  * *resp (may be NULL) gets the parsed JSON object (caller puts).  A non-2xx
  * answer returns the code named by its {"code"} (falcon_err_name), with the
  * daemon's "error" text in the detail; no answer is FALCON_ERR_TRANSPORT or

@@ -314,3 +314,86 @@ char *falcon_tag_find(const char *comment, char *buf, size_t n)
 	buf[l] = '\0';
 	return buf;
 }
+
+/* vocab - the static spelling of v (len bytes) among words[], NULL if none. */
+static const char *vocab(const char *v, size_t len, const char *const *words)
+{
+	for (; *words != NULL; words++)
+		if (strlen(*words) == len && memcmp(*words, v, len) == 0)
+			return *words;
+	return NULL;
+}
+
+falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out)
+{
+	static const char *const topos[] = { "localGPUs", "hybridGPUs", "falconGPUs", NULL };
+	static const char *const nvmes[] = { "falcon", "local", NULL };
+	static const char *const checks[] = { "pass", "warn", "fail", "skipped", "error", "off",
+					      NULL };
+	const char *p, *end;
+	int blen = 0;
+	long at;
+
+	memset(out, 0, sizeof(*out));
+	out->busbw = -1;
+	out->algbw = -1;
+	if (comment == NULL || (at = next_tag(comment, 0)) < 0)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "AdminComment: no falcon: tag");
+	p = comment + at + strlen(FALCON_TAG_PREFIX);
+	end = comment + at + token_len(comment + at);
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *kend = comma ? comma : end, *eq = memchr(p, '=', (size_t)(kend - p));
+		size_t klen = eq ? (size_t)(eq - p) : (size_t)(kend - p);
+		size_t vlen = eq ? (size_t)(kend - eq - 1) : 0;
+		const char *v = eq ? eq + 1 : kend;
+		char num[32];
+
+		blen = (int)(kend - p);
+#define KEY(k) (klen == sizeof(k) - 1 && memcmp(p, k, klen) == 0)
+		if (KEY("topo") || KEY("nvme") || KEY("check")) {
+			const char *w = vocab(v, vlen, KEY("topo") ? topos : KEY("nvme") ? nvmes
+										  : checks);
+
+			if (w == NULL)
+				goto bad;
+			if (KEY("topo"))
+				out->topo = w;
+			else if (KEY("nvme"))
+				out->nvme = w;
+			else
+				out->check = w;
+		} else if (KEY("l") || KEY("f")) {
+			long n;
+
+			if (vlen >= sizeof(num))
+				goto bad;
+			memcpy(num, v, vlen);
+			num[vlen] = '\0';
+			if (falcon_strtol(num, 10, 0, FALCON_TRES_MAX, &n) != FALCON_OK)
+				goto bad;
+			*(KEY("l") ? &out->local_gpus : &out->falcon_gpus) = (int)n;
+		} else if (KEY("busbw") || KEY("algbw")) {
+			double d;
+
+			if (vlen >= sizeof(num))
+				goto bad;
+			memcpy(num, v, vlen);
+			num[vlen] = '\0';
+			if (falcon_strtod(num, 0, 1e6, &d) != FALCON_OK)
+				goto bad;
+			*(KEY("busbw") ? &out->busbw : &out->algbw) = d;
+		} else if (KEY("link")) {
+			out->degraded = vlen == 8 && memcmp(v, "degraded", 8) == 0;
+		}
+#undef KEY
+		p = comma ? comma + 1 : end;
+	}
+	return FALCON_OK;
+bad:
+	memset(out, 0, sizeof(*out));
+	out->busbw = -1;
+	out->algbw = -1;
+	return falcon_err_set(FALCON_ERR_PARSE, "AdminComment tag: \"%.*s\": unexpected value",
+			      blen > 64 ? 64 : blen, p);
+}

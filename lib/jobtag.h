@@ -100,4 +100,19 @@ falcon_err_t falcon_tag_merge(const char *old, const char *tag, char **out);
  */
 char *falcon_tag_find(const char *comment, char *buf, size_t n);
 
+/*
+ * falcon_tag_parse - the falcon tag of an AdminComment (the whole comment
+ * or the tag alone; the first "falcon:" token counts, as in
+ * falcon_tag_find()) into *out, the inverse of falcon_tag_build().  The
+ * string fields of *out point to static strings (never into comment):
+ * topo one of localGPUs/hybridGPUs/falconGPUs, nvme falcon/local, check
+ * pass/warn/fail/skipped/error/off; an absent key leaves NULL, 0, -1 (busbw,
+ * algbw) or false.  Unknown keys are skipped (a later tag version may add
+ * some); a known key with a value outside its vocabulary, or a count /
+ * bandwidth that falcon_strtol/_strtod refuse (counts 0..FALCON_TRES_MAX,
+ * GB/s 0..1e6), is FALCON_ERR_PARSE naming it.  FALCON_ERR_NOTFOUND when
+ * comment (NULL allowed) holds no tag.  *out is reset first in every case.
+ */
+falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out);
+
 #endif /* FALCON_JOBTAG_H */

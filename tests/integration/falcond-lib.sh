@@ -37,7 +37,9 @@ fd_start_munged() {
 		--log-file="$M/log" --seed-file="$M/seed" --force ||
 		t_fail "munged did not start: $(cat "$M/log" 2>/dev/null)"
 	fd_wait_file "$M/pid"
-	t_on_exit "kill \$(cat '$M/pid') 2>/dev/null || true"
+	# wait (5 s at most) for munged to write its seed file and go: the
+	# directory is removed right after the hooks
+	t_on_exit "_mp=\$(cat '$M/pid'); kill \$_mp 2>/dev/null; _mw=0; while kill -0 \$_mp 2>/dev/null && [ \$_mw -lt 50 ]; do sleep 0.1; _mw=\$((_mw + 1)); done"
 	# the socket's directory must be reachable for the nobody test
 	chmod 755 "$t_tmp" "$M"
 	MUNGE_SOCK=$M/sock
