@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "falcond_history.h"
+#include "lib/jobtag.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -355,14 +356,24 @@ void fd_history_close(void)
 	pthread_mutex_unlock(&h.lock);
 }
 
-/* check_of - the check verdict in a result "released; check: X[...]". */
+/* check_of - the check verdict in a result "released; check: X[...]",
+ * where X is a verdict word or falcon-epilog's AdminComment tag, whose
+ * "check=" field holds it (lib/jobtag.h). */
 static void check_of(const char *result, char *out, size_t n)
 {
-	const char *p = strstr(result, "check: ");
+	const char *p = strstr(result, "check: "), *q;
 
 	out[0] = '\0';
 	if (p != NULL) {
 		p += 7;
+		if (strncmp(p, FALCON_TAG_PREFIX, strlen(FALCON_TAG_PREFIX)) == 0) {
+			for (q = strstr(p, "check="); q != NULL; q = strstr(q + 1, "check="))
+				if (q[-1] == ':' || q[-1] == ',')
+					break;
+			if (q == NULL)
+				return; /* a tag without a verdict: no check ran */
+			p = q + 6;
+		}
 		snprintf(out, n, "%.*s", (int)strcspn(p, " ;,:"), p);
 	}
 }

@@ -899,7 +899,7 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 				 " font-size=\"10\"", buf);
 		}
 		svg_text(f, x + bw, y0 + ch + 16, "middle", NULL, g->key);
-		snprintf(buf, sizeof(buf), "%zu jobs", g->jobs);
+		snprintf(buf, sizeof(buf), "%zu job%s", g->jobs, g->jobs == 1 ? "" : "s");
 		svg_text(f, x + bw, y0 + ch + 30, "middle", " font-size=\"10\" fill=\"#555\"", buf);
 	}
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",

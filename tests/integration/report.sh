@@ -42,10 +42,9 @@ sub() {
 	_j=$(sbatch --parsable -o /dev/null "$@") || t_fail "sbatch $*"
 	jobs="$jobs${jobs:+,}$_j"
 	s_wait_done "$_j"
-	# the prolog must have run (its tag is in sacct); the batch step itself
-	# may fail (spank_falcon refuses a falcon NVMe without a /dev path in
-	# falcon-sim's topology.json): the job is accounted either way
-	case $(s_job_state "$_j") in COMPLETED|FAILED) ;; *)
+	# every job runs to its end; regression: a falconNVMe job FAILED, as
+	# spank_falcon refused falcon-sim's NVMe (no driver: no /dev path)
+	case $(s_job_state "$_j") in COMPLETED) ;; *)
 		tail -20 "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $_j ($*): $(s_job_state "$_j")";;
 	esac
 }

@@ -41,7 +41,11 @@ static void cycle(struct fd_ledger *lg, int n, long uid)
 
 	ck_assert_int_eq(fd_ledger_add_lease(lg, &l), FALCON_OK);
 	ck_assert_int_eq(fd_ledger_hist_open(lg, &l, &l.devs[0]), FALCON_OK);
-	fd_ledger_hist_close(lg, l.id, &l.devs[0], n == 3 ? "released; check: fail" : "released");
+	/* falcon-epilog sends its AdminComment tag as the check text */
+	fd_ledger_hist_close(lg, l.id, &l.devs[0],
+			     n == 3 ? "released; check: fail"
+			     : n == 4 ? "released; check: falcon:topo=falconGPUs,f=1,check=warn,algbw=9.5"
+				      : "released");
 	fd_ledger_remove_lease(lg, l.id);
 }
 
@@ -67,6 +71,19 @@ static size_t count(json_object *o, const char *key, int64_t want)
 	for (i = 0; i < json_object_array_length(a); i++)
 		if (key == NULL || (json_object_object_get_ex(json_object_array_get_idx(a, i), key, &v) &&
 				    json_object_get_int64(v) == want))
+			n++;
+	return n;
+}
+
+static size_t count_str(json_object *o, const char *key, const char *want)
+{
+	json_object *a, *v;
+	size_t i, n = 0;
+
+	ck_assert(json_object_object_get_ex(o, "entries", &a));
+	for (i = 0; i < json_object_array_length(a); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(a, i), key, &v) &&
+		    strcmp(json_object_get_string(v), want) == 0)
 			n++;
 	return n;
 }
@@ -99,6 +116,9 @@ START_TEST(history_write_query_recover)
 	ck_assert_int_eq(fd_history_request(&st, "0", NULL, 0, true, &o), FALCON_OK);
 	ck_assert_uint_eq(count(o, NULL, 0), 41);
 	ck_assert_uint_eq(count(o, "released", 0), 1); /* the open one */
+	/* the verdict, from a plain word or from the tag's check= */
+	ck_assert_uint_eq(count_str(o, "check", "fail"), 1);
+	ck_assert_uint_eq(count_str(o, "check", "warn"), 1);
 	json_object_put(o);
 	/* uid 7: its closed lease 5 and its open lease 99 only */
 	ck_assert_int_eq(fd_history_request(&st, NULL, NULL, 7, false, &o), FALCON_OK);
