@@ -64,7 +64,8 @@ struct fd_ledger {
  * with fd_ledger_free()).  A missing file is an empty ledger; an unreadable,
  * malformed or inconsistent one (a device in two leases) is
  * FALCON_ERR_PARSE naming the file and what is wrong: falcond then refuses
- * to start rather than forget leases.
+ * to start rather than forget leases.  A seq below a lease id "L-N" found
+ * in it is raised to N with a warning (ids are never handed out twice).
  */
 falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out);
 void fd_ledger_free(struct fd_ledger *lg);
@@ -233,7 +234,8 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report);
 /*
  * fd_quarantine / fd_unquarantine - take a device out of / back into the
  * pool, committed before returning.  FALCON_ERR_NOTFOUND (no such chassis;
- * unquarantine: not quarantined), FALCON_ERR_IO (ledger write).
+ * unquarantine: not quarantined), FALCON_ERR_IO (ledger write: the change
+ * is undone in memory too, so that the pool is what the file says).
  */
 falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r);
 falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r);

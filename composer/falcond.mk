@@ -31,10 +31,11 @@ composer_falcond_LDADD = lib/libfalcon.la $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LI
 
 if INTEGRATION_TESTS
 TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
-	tests/integration/falcond-faults.sh
+	tests/integration/falcond-faults.sh tests/integration/falcond-ledger.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
-	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh
+	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
+	tests/integration/falcond-ledger.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

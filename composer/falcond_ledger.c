@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "falcond.h"
+#include "lib/log.h"
 #include "lib/util.h"
 
 #define LEDGER_VERSION 1
@@ -294,6 +295,43 @@ static falcon_err_t jarr(json_object *o, const char *ctx, const char *key, json_
 	return FALCON_OK;
 }
 
+/* lease_num - N of a lease id "L-N" as fd_compose makes them, else 0. */
+static unsigned long long lease_num(const char *id)
+{
+	long n;
+
+	if (strncmp(id, "L-", 2) != 0 || falcon_strtol(id + 2, 10, 0, LONG_MAX, &n) != FALCON_OK)
+		return 0;
+	return (unsigned long long)n;
+}
+
+/*
+ * check_seq - ledger.seq is the last lease number handed out, so no lease
+ * id "L-N" in the ledger (leases, device history) may have N > seq: a new
+ * lease would reuse an id.  Such a file was edited or restored by hand;
+ * repaired to the highest N found, with a warning (refusing to start would
+ * take composition away from the whole cluster over a counter that can be
+ * set right without losing anything).
+ */
+static void check_seq(struct fd_ledger *lg)
+{
+	unsigned long long max = lg->seq, n;
+	size_t i, j;
+
+	for (i = 0; i < lg->nleases; i++)
+		if ((n = lease_num(lg->leases[i].id)) > max)
+			max = n;
+	for (i = 0; i < lg->nhist; i++)
+		for (j = 0; j < lg->hist[i].n; j++)
+			if ((n = lease_num(lg->hist[i].h[j].lease)) > max)
+				max = n;
+	if (max == lg->seq)
+		return;
+	falcon_warn("ledger.seq is %llu but the ledger names lease L-%llu: new lease ids "
+		    "continue after L-%llu", lg->seq, max, max);
+	lg->seq = max;
+}
+
 falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 {
 	json_object *a;
@@ -376,6 +414,7 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 			h->n++;
 		}
 	}
+	check_seq(lg);
 	return FALCON_OK;
 }
 

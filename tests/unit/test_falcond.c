@@ -199,6 +199,65 @@ START_TEST(ledger_two_leases_one_device)
 }
 END_TEST
 
+/* ledger.seq below a lease id in the file (a ledger edited or restored by
+ * hand): raised so that the next lease id is new.  {seq in the file, lease
+ * id, history lease id, seq expected after load} */
+static const struct {
+	long long seq;
+	const char *lease, *hist;
+	unsigned long long want;
+} seqcases[] = {
+	{ 3, "L-7", NULL, 7 },      /* a lease above seq */
+	{ 3, "L-2", "L-12", 12 },   /* only the history names a higher id */
+	{ 9, "L-7", "L-8", 9 },     /* consistent: kept */
+	{ 0, "job-5", NULL, 0 },    /* not an id falcond makes: ignored */
+};
+
+START_TEST(ledger_seq_below_ids)
+{
+	const char *dir = make_tmpdir("seq");
+	struct fd_ledger *lg = NULL;
+	struct falcon_lease l = mk_lease(1, "n1", 1);
+	json_object *o, *a, *devs;
+	const char *s;
+	char path[4200];
+
+	snprintf(l.id, sizeof(l.id), "%s", seqcases[_i].lease);
+	o = json_object_new_object();
+	a = json_object_new_array();
+	devs = json_object_new_array();
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "seq", json_object_new_int64(seqcases[_i].seq));
+	json_object_array_add(a, falcon_proto_lease_json(&l));
+	json_object_object_add(o, "leases", a);
+	json_object_object_add(o, "quarantine", json_object_new_array());
+	if (seqcases[_i].hist != NULL) {
+		json_object *e = json_object_new_object(), *h = json_object_new_array();
+		json_object *y = json_object_new_object();
+
+		json_object_object_add(e, "chassis", json_object_new_string("c1"));
+		json_object_object_add(e, "device", json_object_new_string("drawer2_slot8"));
+		json_object_object_add(y, "job_id", json_object_new_int(1));
+		json_object_object_add(y, "lease", json_object_new_string(seqcases[_i].hist));
+		json_object_object_add(y, "host", json_object_new_string("n1"));
+		json_object_object_add(y, "attached", json_object_new_int(1));
+		json_object_object_add(y, "detached", json_object_new_int(2));
+		json_object_object_add(y, "result", json_object_new_string("released"));
+		json_object_array_add(h, y);
+		json_object_object_add(e, "history", h);
+		json_object_array_add(devs, e);
+	}
+	json_object_object_add(o, "devices", devs);
+	s = json_object_to_json_string(o);
+	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK);
+	ck_assert_uint_eq(lg->seq, seqcases[_i].want);
+	fd_ledger_free(lg);
+	json_object_put(o);
+}
+END_TEST
+
 /* A device listed twice in "devices", each with FD_HIST_MAX entries: the
  * second used to be appended past the end of the device's history. */
 START_TEST(ledger_device_twice)
@@ -438,6 +497,7 @@ int main(void)
 	tcase_add_loop_test(tc, ledger_corrupted, 0, (int)ARRAY_SIZE(corrupted));
 	tcase_add_test(tc, ledger_two_leases_one_device);
 	tcase_add_test(tc, ledger_device_twice);
+	tcase_add_loop_test(tc, ledger_seq_below_ids, 0, (int)ARRAY_SIZE(seqcases));
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("placement");
