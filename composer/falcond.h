@@ -46,6 +46,8 @@ struct fd_devhist {
 	char device[FALCON_NAME_LEN];
 	size_t n;
 	struct fd_hist h[FD_HIST_MAX]; /* oldest first */
+	char *text;                    /* this entry's JSON as last written (owned),
+					* NULL after a change: see fd_ledger_text */
 };
 
 struct fd_ledger {
@@ -77,6 +79,14 @@ void fd_ledger_free(struct fd_ledger *lg);
 falcon_err_t fd_ledger_save(struct fd_ledger *lg);
 /* fd_ledger_json / fd_ledger_from_json - the file's form (new object / parse). */
 json_object *fd_ledger_json(const struct fd_ledger *lg);
+/*
+ * fd_ledger_text - the file's text: the same bytes as fd_ledger_json()
+ * printed with JSON_C_TO_STRING_PLAIN, made from each device history's
+ * text kept since its last change (the history is most of the file and a
+ * commit changes a few devices of it).  A new string (caller frees), NULL
+ * when out of memory.
+ */
+char *fd_ledger_text(struct fd_ledger *lg);
 falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg);
 
 /* Lookups: pointers into the ledger, valid until it changes; NULL = none. */

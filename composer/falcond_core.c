@@ -222,11 +222,8 @@ static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long w
 		}
 		{
 			unsigned long long target = st->gen;
-			json_object *o = fd_ledger_json(st->ledger);
-			char *text = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
-				       : NULL;
+			char *text = fd_ledger_text(st->ledger);
 
-			json_object_put(o);
 			st->saving = true;
 			pthread_mutex_unlock(&st->lock);
 			rv = text ? falcon_write_file_atomic(st->ledger->path, text, strlen(text), 0600)

@@ -30,11 +30,15 @@ long long fd_now_ms(void)
 
 void fd_ledger_free(struct fd_ledger *lg)
 {
+	size_t i;
+
 	if (lg == NULL)
 		return;
 	free(lg->path);
 	free(lg->leases);
 	free(lg->quar);
+	for (i = 0; i < lg->nhist; i++)
+		free(lg->hist[i].text);
 	free(lg->hist);
 	free(lg);
 }
@@ -188,6 +192,8 @@ falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease
 		memmove(&h->h[0], &h->h[1], (FD_HIST_MAX - 1) * sizeof(h->h[0]));
 		h->n--;
 	}
+	free(h->text);
+	h->text = NULL;
 	e = &h->h[h->n++];
 	memset(e, 0, sizeof(*e));
 	e->job_id = l->job_id;
@@ -207,17 +213,44 @@ void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
 		if (strcmp(h->h[i].lease, lease) == 0 && h->h[i].detached_ms == 0) {
 			h->h[i].detached_ms = fd_now_ms();
 			falcon_strlcpy(h->h[i].result, result, sizeof(h->h[i].result));
+			free(h->text);
+			h->text = NULL;
 			return;
 		}
 }
 
-json_object *fd_ledger_json(const struct fd_ledger *lg)
+/* devhist_json - one "devices" entry of the file (a new object). */
+static json_object *devhist_json(const struct fd_devhist *dh)
+{
+	json_object *e = json_object_new_object(), *ea = json_object_new_array();
+	size_t j;
+
+	json_object_object_add(e, "chassis", json_object_new_string(dh->chassis));
+	json_object_object_add(e, "device", json_object_new_string(dh->device));
+	for (j = 0; j < dh->n; j++) {
+		const struct fd_hist *x = &dh->h[j];
+		json_object *y = json_object_new_object();
+
+		json_object_object_add(y, "job_id", json_object_new_int64(x->job_id));
+		json_object_object_add(y, "lease", json_object_new_string(x->lease));
+		json_object_object_add(y, "host", json_object_new_string(x->host));
+		json_object_object_add(y, "attached", json_object_new_int64(x->attached_ms));
+		json_object_object_add(y, "detached", json_object_new_int64(x->detached_ms));
+		json_object_object_add(y, "result", json_object_new_string(x->result));
+		json_object_array_add(ea, y);
+	}
+	json_object_object_add(e, "history", ea);
+	return e;
+}
+
+/* ledger_head - the file's object without the device histories ("devices"
+ * last, empty). */
+static json_object *ledger_head(const struct fd_ledger *lg)
 {
 	json_object *o = json_object_new_object();
 	json_object *a = json_object_new_array();
 	json_object *q = json_object_new_array();
-	json_object *h = json_object_new_array();
-	size_t i, j;
+	size_t i;
 
 	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
 	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
@@ -234,28 +267,68 @@ json_object *fd_ledger_json(const struct fd_ledger *lg)
 		json_object_array_add(q, e);
 	}
 	json_object_object_add(o, "quarantine", q);
-	for (i = 0; i < lg->nhist; i++) {
-		json_object *e = json_object_new_object(), *ea = json_object_new_array();
-
-		json_object_object_add(e, "chassis", json_object_new_string(lg->hist[i].chassis));
-		json_object_object_add(e, "device", json_object_new_string(lg->hist[i].device));
-		for (j = 0; j < lg->hist[i].n; j++) {
-			const struct fd_hist *x = &lg->hist[i].h[j];
-			json_object *y = json_object_new_object();
-
-			json_object_object_add(y, "job_id", json_object_new_int64(x->job_id));
-			json_object_object_add(y, "lease", json_object_new_string(x->lease));
-			json_object_object_add(y, "host", json_object_new_string(x->host));
-			json_object_object_add(y, "attached", json_object_new_int64(x->attached_ms));
-			json_object_object_add(y, "detached", json_object_new_int64(x->detached_ms));
-			json_object_object_add(y, "result", json_object_new_string(x->result));
-			json_object_array_add(ea, y);
-		}
-		json_object_object_add(e, "history", ea);
-		json_object_array_add(h, e);
-	}
-	json_object_object_add(o, "devices", h);
+	json_object_object_add(o, "devices", json_object_new_array());
 	return o;
+}
+
+json_object *fd_ledger_json(const struct fd_ledger *lg)
+{
+	json_object *o = ledger_head(lg), *h;
+	size_t i;
+
+	if (o == NULL || !json_object_object_get_ex(o, "devices", &h))
+		return o;
+	for (i = 0; i < lg->nhist; i++)
+		json_object_array_add(h, devhist_json(&lg->hist[i]));
+	return o;
+}
+
+char *fd_ledger_text(struct fd_ledger *lg)
+{
+	static const char tail[] = "\"devices\":[]}";
+	json_object *o = ledger_head(lg);
+	const char *head = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : NULL;
+	size_t hlen = head ? strlen(head) : 0, len, i;
+	char *text = NULL, *p;
+
+	/* head ends with "devices":[]}: the histories go between the brackets */
+	if (head == NULL || hlen < sizeof(tail) - 1 ||
+	    strcmp(head + hlen - (sizeof(tail) - 1), tail) != 0)
+		goto fail;
+	len = hlen + 1;
+	for (i = 0; i < lg->nhist; i++) {
+		struct fd_devhist *dh = &lg->hist[i];
+
+		if (dh->text == NULL) {
+			json_object *e = devhist_json(dh);
+			const char *t = e ? json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN)
+					  : NULL;
+
+			dh->text = t ? strdup(t) : NULL;
+			json_object_put(e);
+			if (dh->text == NULL)
+				goto fail;
+		}
+		len += strlen(dh->text) + 1;
+	}
+	text = malloc(len);
+	if (text == NULL)
+		goto fail;
+	p = text;
+	memcpy(p, head, hlen - 2); /* up to and with '[' */
+	p += hlen - 2;
+	for (i = 0; i < lg->nhist; i++) {
+		size_t n = strlen(lg->hist[i].text);
+
+		if (i > 0)
+			*p++ = ',';
+		memcpy(p, lg->hist[i].text, n);
+		p += n;
+	}
+	memcpy(p, "]}", 3);
+fail:
+	json_object_put(o);
+	return text;
 }
 
 /* Field getters for the ledger file: a missing or mistyped field names itself. */
@@ -475,14 +548,12 @@ fail:
 
 falcon_err_t fd_ledger_save(struct fd_ledger *lg)
 {
-	json_object *o = fd_ledger_json(lg);
-	const char *s;
+	char *s = fd_ledger_text(lg);
 	falcon_err_t rv;
 
-	if (o == NULL)
+	if (s == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: save");
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	rv = falcon_write_file_atomic(lg->path, s, strlen(s), 0600);
-	json_object_put(o);
+	free(s);
 	return rv;
 }

@@ -199,6 +199,59 @@ START_TEST(ledger_two_leases_one_device)
 }
 END_TEST
 
+/* fd_ledger_text (kept history texts) gives the bytes of fd_ledger_json,
+ * after each kind of change, including one made after a text was kept. */
+static void same_text(struct fd_ledger *lg)
+{
+	json_object *o = fd_ledger_json(lg);
+	char *t = fd_ledger_text(lg);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	free(t);
+	json_object_put(o);
+}
+
+START_TEST(ledger_text_kept)
+{
+	struct fd_ledger *lg = calloc(1, sizeof(*lg));
+	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
+	json_object *o;
+
+	ck_assert_ptr_nonnull(lg);
+	same_text(lg); /* empty */
+	lg->seq = 2;
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l1), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
+	same_text(lg);
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l2, &l2.devs[0]), FALCON_OK);
+	same_text(lg);
+	fd_ledger_hist_close(lg, l1.id, &l1.devs[1], "released; check: \"ok\"");
+	fd_ledger_remove_lease(lg, l1.id);
+	same_text(lg);
+	ck_assert_int_eq(fd_ledger_quarantine(lg, "c1", "drawer2_slot8", "detach failed"), FALCON_OK);
+	same_text(lg);
+	/* and it reads back */
+	o = fd_ledger_json(lg);
+	{
+		struct fd_ledger *back = calloc(1, sizeof(*back));
+		char *t = fd_ledger_text(lg);
+		json_object *p = json_tokener_parse(t);
+
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(fd_ledger_from_json(p, back), FALCON_OK);
+		ck_assert_uint_eq(back->nhist, lg->nhist);
+		json_object_put(p);
+		free(t);
+		fd_ledger_free(back);
+	}
+	json_object_put(o);
+	fd_ledger_free(lg);
+}
+END_TEST
+
 /* ledger.seq below a lease id in the file (a ledger edited or restored by
  * hand): raised so that the next lease id is new.  {seq in the file, lease
  * id, history lease id, seq expected after load} */
@@ -498,6 +551,7 @@ int main(void)
 	tcase_add_test(tc, ledger_two_leases_one_device);
 	tcase_add_test(tc, ledger_device_twice);
 	tcase_add_loop_test(tc, ledger_seq_below_ids, 0, (int)ARRAY_SIZE(seqcases));
+	tcase_add_test(tc, ledger_text_kept);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("placement");
