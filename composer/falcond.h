@@ -46,6 +46,8 @@ struct fd_devhist {
 	char device[FALCON_NAME_LEN];
 	size_t n;
 	struct fd_hist h[FD_HIST_MAX]; /* oldest first */
+	char *text;                    /* this entry's JSON as last written (owned),
+					* NULL after a change: see fd_ledger_text */
 };
 
 struct fd_ledger {
@@ -64,7 +66,8 @@ struct fd_ledger {
  * with fd_ledger_free()).  A missing file is an empty ledger; an unreadable,
  * malformed or inconsistent one (a device in two leases) is
  * FALCON_ERR_PARSE naming the file and what is wrong: falcond then refuses
- * to start rather than forget leases.
+ * to start rather than forget leases.  A seq below a lease id "L-N" found
+ * in it is raised to N with a warning (ids are never handed out twice).
  */
 falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out);
 void fd_ledger_free(struct fd_ledger *lg);
@@ -76,6 +79,14 @@ void fd_ledger_free(struct fd_ledger *lg);
 falcon_err_t fd_ledger_save(struct fd_ledger *lg);
 /* fd_ledger_json / fd_ledger_from_json - the file's form (new object / parse). */
 json_object *fd_ledger_json(const struct fd_ledger *lg);
+/*
+ * fd_ledger_text - the file's text: the same bytes as fd_ledger_json()
+ * printed with JSON_C_TO_STRING_PLAIN, made from each device history's
+ * text kept since its last change (the history is most of the file and a
+ * commit changes a few devices of it).  A new string (caller frees), NULL
+ * when out of memory.
+ */
+char *fd_ledger_text(struct fd_ledger *lg);
 falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg);
 
 /* Lookups: pointers into the ledger, valid until it changes; NULL = none. */
@@ -234,7 +245,8 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report);
 /*
  * fd_quarantine / fd_unquarantine - take a device out of / back into the
  * pool, committed before returning.  FALCON_ERR_NOTFOUND (no such chassis;
- * unquarantine: not quarantined), FALCON_ERR_IO (ledger write).
+ * unquarantine: not quarantined), FALCON_ERR_IO (ledger write: the change
+ * is undone in memory too, so that the pool is what the file says).
  */
 falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r);
 falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r);

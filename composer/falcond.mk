@@ -33,11 +33,13 @@ composer_falcond_LDADD = lib/libfalcon.la $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LI
 
 if INTEGRATION_TESTS
 TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
-	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh
+	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
+	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
-	tests/integration/falcond-history.sh
+	tests/integration/falcond-history.sh tests/integration/falcond-ledger.sh \
+	tests/integration/falcond-zone.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

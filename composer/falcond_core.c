@@ -201,16 +201,15 @@ static const char *host_of_port(const struct falcon_conf *conf, const char *chas
 }
 
 /*
- * commit_locked - make every ledger change made so far durable (st->lock
- * held on entry and on return; dropped while writing).  Group commit: the
- * thread that finds no write in progress writes the whole ledger as it is
- * (falcon_write_file_atomic: temp, fsync, rename, fsync of the directory)
- * for everyone who changed it before; the others wait for that write.
- * FALCON_ERR_IO (logged) when the write covering this change failed.
+ * commit_upto_locked - make every ledger change up to generation want
+ * durable (st->lock held on entry and on return; dropped while writing).
+ * Group commit: the thread that finds no write in progress writes the whole
+ * ledger as it is (falcon_write_file_atomic: temp, fsync, rename, fsync of
+ * the directory) for everyone who changed it before; the others wait for
+ * that write.  FALCON_ERR_IO (logged) when the write covering want failed.
  */
-static falcon_err_t commit_locked(struct fd_state *st)
+static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long want)
 {
-	unsigned long long want = ++st->gen;
 	falcon_err_t rv = FALCON_OK;
 
 	while (st->saved_gen < want) {
@@ -223,11 +222,8 @@ static falcon_err_t commit_locked(struct fd_state *st)
 		}
 		{
 			unsigned long long target = st->gen;
-			json_object *o = fd_ledger_json(st->ledger);
-			char *text = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
-				       : NULL;
+			char *text = fd_ledger_text(st->ledger);
 
-			json_object_put(o);
 			st->saving = true;
 			pthread_mutex_unlock(&st->lock);
 			rv = text ? falcon_write_file_atomic(st->ledger->path, text, strlen(text), 0600)
@@ -247,6 +243,13 @@ static falcon_err_t commit_locked(struct fd_state *st)
 		}
 	}
 	return FALCON_OK;
+}
+
+/* commit_locked - a new ledger change (the caller's, made under st->lock)
+ * made durable: commit_upto_locked() of a new generation. */
+static falcon_err_t commit_locked(struct fd_state *st)
+{
+	return commit_upto_locked(st, ++st->gen);
 }
 
 /*
@@ -366,6 +369,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	falcon_err_t rv;
 	bool locked = false, recorded = false;
 	size_t i, attached = 0;
+	unsigned long long gen;
 
 	if (h == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "compose: host %s is not in falcon.conf",
@@ -385,13 +389,27 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	}
 	pthread_mutex_lock(&ch->lock);
 	locked = true;
-	/* the same job on the same host again (a prolog retry): the same lease */
+	/* the same job on the same host again (a prolog retry): the same lease,
+	 * answered only once the write that made it active is durable (it
+	 * became active at a generation <= st->gen, see step 3) */
 	pthread_mutex_lock(&st->lock);
 	old = fd_ledger_job_host(st->ledger, r->job_id, r->host);
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
 	    (int)old->ndevs == r->gpus + r->nvme) {
-		*out = *old;
-		rv = FALCON_OK;
+		unsigned long long want = st->gen;
+
+		falcon_strlcpy(l.id, old->id, sizeof(l.id));
+		pthread_mutex_unlock(&ch->lock);
+		locked = false;
+		rv = commit_upto_locked(st, want);
+		/* the write failed, or the lease was rolled back meanwhile */
+		old = rv == FALCON_OK ? fd_ledger_lease(st->ledger, l.id) : NULL;
+		if (old != NULL && strcmp(old->state, "active") == 0)
+			*out = *old;
+		else if (rv == FALCON_OK)
+			rv = falcon_err_set(FALCON_ERR_IO, "compose: lease %s of job %u was rolled "
+					    "back before it was written", l.id, r->job_id);
+		old = &l; /* answered */
 	} else if (old != NULL) {
 		rv = falcon_err_set(FALCON_ERR_CONFLICT, "compose: job %u already has lease %s (%s) on %s",
 				    r->job_id, old->id, old->state, r->host);
@@ -495,20 +513,22 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 			goto fail;
 		}
 	}
-	/* 3. active in memory; the chassis is free for the next request while
-	 * this one waits for its ledger write (group commit) */
+	/* 3. active in memory, at a new generation (a repeated compose that
+	 * finds it waits for that one); the chassis is free for the next
+	 * request while this one waits for its ledger write (group commit) */
 	pthread_mutex_lock(&st->lock);
 	old = fd_ledger_lease(st->ledger, l.id);
 	falcon_strlcpy(old->state, "active", sizeof(old->state));
 	for (i = 0; i < l.ndevs; i++)
 		fd_ledger_hist_open(st->ledger, old, &old->devs[i]);
 	*out = *old;
+	gen = ++st->gen;
 	pthread_mutex_unlock(&st->lock);
 	pthread_mutex_unlock(&ch->lock);
 	locked = false;
 	/* 4. acknowledge only once it is written */
 	pthread_mutex_lock(&st->lock);
-	rv = commit_locked(st);
+	rv = commit_upto_locked(st, gen);
 	pthread_mutex_unlock(&st->lock);
 	if (rv != FALCON_OK) {
 		pthread_mutex_lock(&ch->lock);
@@ -783,31 +803,63 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
 
 falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r)
 {
+	const char *reason = r->reason[0] ? r->reason : "by an administrator";
+	struct fd_quarantine before, *q;
+	bool existed;
 	falcon_err_t rv;
 
 	if (chassis_of(st, r->chassis) == NULL)
 		return falcon_err_set(FALCON_ERR_NOTFOUND, "quarantine: no chassis %s", r->chassis);
 	pthread_mutex_lock(&st->lock);
-	rv = fd_ledger_quarantine(st->ledger, r->chassis, r->device,
-				  r->reason[0] ? r->reason : "by an administrator");
-	if (rv == FALCON_OK)
+	q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+	existed = q != NULL;
+	if (existed)
+		before = *q;
+	rv = fd_ledger_quarantine(st->ledger, r->chassis, r->device, reason);
+	if (rv == FALCON_OK) {
+		struct fd_quarantine after = *fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+
 		rv = commit_locked(st);
+		q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+		/* Not written: the caller is told so, and the device goes back
+		 * to what the file says (unless another request changed the
+		 * entry meanwhile: then that one's answer stands) */
+		if (rv != FALCON_OK && q != NULL && q->since_ms == after.since_ms &&
+		    strcmp(q->reason, after.reason) == 0) {
+			if (existed)
+				*q = before;
+			else
+				fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
+		}
+	}
 	if (rv == FALCON_OK)
 		st->quarantined_total++;
 	pthread_mutex_unlock(&st->lock);
 	if (rv == FALCON_OK)
-		falcon_info("%s/%s quarantined: %s", r->chassis, r->device, r->reason);
+		falcon_info("%s/%s quarantined: %s", r->chassis, r->device, reason);
 	return rv;
 }
 
 falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r)
 {
+	struct fd_quarantine *q, before;
 	falcon_err_t rv;
 
 	pthread_mutex_lock(&st->lock);
+	q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+	if (q != NULL)
+		before = *q;
 	rv = fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
-	if (rv == FALCON_OK)
+	if (rv == FALCON_OK) {
 		rv = commit_locked(st);
+		/* not written: the device stays quarantined, as the file says */
+		if (rv != FALCON_OK &&
+		    fd_ledger_quarantined(st->ledger, before.chassis, before.device) == NULL &&
+		    fd_ledger_quarantine(st->ledger, before.chassis, before.device,
+					 before.reason) == FALCON_OK)
+			fd_ledger_quarantined(st->ledger, before.chassis, before.device)->since_ms =
+				before.since_ms;
+	}
 	pthread_mutex_unlock(&st->lock);
 	if (rv == FALCON_OK)
 		falcon_info("%s/%s back in the pool", r->chassis, r->device);

@@ -16,6 +16,7 @@
 
 #include "falcond.h"
 #include "falcond_history.h"
+#include "lib/log.h"
 #include "lib/util.h"
 
 #define LEDGER_VERSION 1
@@ -30,11 +31,15 @@ long long fd_now_ms(void)
 
 void fd_ledger_free(struct fd_ledger *lg)
 {
+	size_t i;
+
 	if (lg == NULL)
 		return;
 	free(lg->path);
 	free(lg->leases);
 	free(lg->quar);
+	for (i = 0; i < lg->nhist; i++)
+		free(lg->hist[i].text);
 	free(lg->hist);
 	free(lg);
 }
@@ -188,6 +193,8 @@ falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease
 		memmove(&h->h[0], &h->h[1], (FD_HIST_MAX - 1) * sizeof(h->h[0]));
 		h->n--;
 	}
+	free(h->text);
+	h->text = NULL;
 	e = &h->h[h->n++];
 	memset(e, 0, sizeof(*e));
 	e->job_id = l->job_id;
@@ -210,17 +217,44 @@ void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
 			h->h[i].detached_ms = fd_now_ms();
 			falcon_strlcpy(h->h[i].result, result, sizeof(h->h[i].result));
 			fd_history_closed(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
+			free(h->text);
+			h->text = NULL;
 			return;
 		}
 }
 
-json_object *fd_ledger_json(const struct fd_ledger *lg)
+/* devhist_json - one "devices" entry of the file (a new object). */
+static json_object *devhist_json(const struct fd_devhist *dh)
+{
+	json_object *e = json_object_new_object(), *ea = json_object_new_array();
+	size_t j;
+
+	json_object_object_add(e, "chassis", json_object_new_string(dh->chassis));
+	json_object_object_add(e, "device", json_object_new_string(dh->device));
+	for (j = 0; j < dh->n; j++) {
+		const struct fd_hist *x = &dh->h[j];
+		json_object *y = json_object_new_object();
+
+		json_object_object_add(y, "job_id", json_object_new_int64(x->job_id));
+		json_object_object_add(y, "lease", json_object_new_string(x->lease));
+		json_object_object_add(y, "host", json_object_new_string(x->host));
+		json_object_object_add(y, "attached", json_object_new_int64(x->attached_ms));
+		json_object_object_add(y, "detached", json_object_new_int64(x->detached_ms));
+		json_object_object_add(y, "result", json_object_new_string(x->result));
+		json_object_array_add(ea, y);
+	}
+	json_object_object_add(e, "history", ea);
+	return e;
+}
+
+/* ledger_head - the file's object without the device histories ("devices"
+ * last, empty). */
+static json_object *ledger_head(const struct fd_ledger *lg)
 {
 	json_object *o = json_object_new_object();
 	json_object *a = json_object_new_array();
 	json_object *q = json_object_new_array();
-	json_object *h = json_object_new_array();
-	size_t i, j;
+	size_t i;
 
 	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
 	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
@@ -237,28 +271,68 @@ json_object *fd_ledger_json(const struct fd_ledger *lg)
 		json_object_array_add(q, e);
 	}
 	json_object_object_add(o, "quarantine", q);
-	for (i = 0; i < lg->nhist; i++) {
-		json_object *e = json_object_new_object(), *ea = json_object_new_array();
-
-		json_object_object_add(e, "chassis", json_object_new_string(lg->hist[i].chassis));
-		json_object_object_add(e, "device", json_object_new_string(lg->hist[i].device));
-		for (j = 0; j < lg->hist[i].n; j++) {
-			const struct fd_hist *x = &lg->hist[i].h[j];
-			json_object *y = json_object_new_object();
-
-			json_object_object_add(y, "job_id", json_object_new_int64(x->job_id));
-			json_object_object_add(y, "lease", json_object_new_string(x->lease));
-			json_object_object_add(y, "host", json_object_new_string(x->host));
-			json_object_object_add(y, "attached", json_object_new_int64(x->attached_ms));
-			json_object_object_add(y, "detached", json_object_new_int64(x->detached_ms));
-			json_object_object_add(y, "result", json_object_new_string(x->result));
-			json_object_array_add(ea, y);
-		}
-		json_object_object_add(e, "history", ea);
-		json_object_array_add(h, e);
-	}
-	json_object_object_add(o, "devices", h);
+	json_object_object_add(o, "devices", json_object_new_array());
 	return o;
+}
+
+json_object *fd_ledger_json(const struct fd_ledger *lg)
+{
+	json_object *o = ledger_head(lg), *h;
+	size_t i;
+
+	if (o == NULL || !json_object_object_get_ex(o, "devices", &h))
+		return o;
+	for (i = 0; i < lg->nhist; i++)
+		json_object_array_add(h, devhist_json(&lg->hist[i]));
+	return o;
+}
+
+char *fd_ledger_text(struct fd_ledger *lg)
+{
+	static const char tail[] = "\"devices\":[]}";
+	json_object *o = ledger_head(lg);
+	const char *head = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : NULL;
+	size_t hlen = head ? strlen(head) : 0, len, i;
+	char *text = NULL, *p;
+
+	/* head ends with "devices":[]}: the histories go between the brackets */
+	if (head == NULL || hlen < sizeof(tail) - 1 ||
+	    strcmp(head + hlen - (sizeof(tail) - 1), tail) != 0)
+		goto fail;
+	len = hlen + 1;
+	for (i = 0; i < lg->nhist; i++) {
+		struct fd_devhist *dh = &lg->hist[i];
+
+		if (dh->text == NULL) {
+			json_object *e = devhist_json(dh);
+			const char *t = e ? json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN)
+					  : NULL;
+
+			dh->text = t ? strdup(t) : NULL;
+			json_object_put(e);
+			if (dh->text == NULL)
+				goto fail;
+		}
+		len += strlen(dh->text) + 1;
+	}
+	text = malloc(len);
+	if (text == NULL)
+		goto fail;
+	p = text;
+	memcpy(p, head, hlen - 2); /* up to and with '[' */
+	p += hlen - 2;
+	for (i = 0; i < lg->nhist; i++) {
+		size_t n = strlen(lg->hist[i].text);
+
+		if (i > 0)
+			*p++ = ',';
+		memcpy(p, lg->hist[i].text, n);
+		p += n;
+	}
+	memcpy(p, "]}", 3);
+fail:
+	json_object_put(o);
+	return text;
 }
 
 /* Field getters for the ledger file: a missing or mistyped field names itself. */
@@ -296,6 +370,43 @@ static falcon_err_t jarr(json_object *o, const char *ctx, const char *key, json_
 	if (!json_object_object_get_ex(o, key, out) || !json_object_is_type(*out, json_type_array))
 		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected an array", ctx, key);
 	return FALCON_OK;
+}
+
+/* lease_num - N of a lease id "L-N" as fd_compose makes them, else 0. */
+static unsigned long long lease_num(const char *id)
+{
+	long n;
+
+	if (strncmp(id, "L-", 2) != 0 || falcon_strtol(id + 2, 10, 0, LONG_MAX, &n) != FALCON_OK)
+		return 0;
+	return (unsigned long long)n;
+}
+
+/*
+ * check_seq - ledger.seq is the last lease number handed out, so no lease
+ * id "L-N" in the ledger (leases, device history) may have N > seq: a new
+ * lease would reuse an id.  Such a file was edited or restored by hand;
+ * repaired to the highest N found, with a warning (refusing to start would
+ * take composition away from the whole cluster over a counter that can be
+ * set right without losing anything).
+ */
+static void check_seq(struct fd_ledger *lg)
+{
+	unsigned long long max = lg->seq, n;
+	size_t i, j;
+
+	for (i = 0; i < lg->nleases; i++)
+		if ((n = lease_num(lg->leases[i].id)) > max)
+			max = n;
+	for (i = 0; i < lg->nhist; i++)
+		for (j = 0; j < lg->hist[i].n; j++)
+			if ((n = lease_num(lg->hist[i].h[j].lease)) > max)
+				max = n;
+	if (max == lg->seq)
+		return;
+	falcon_warn("ledger.seq is %llu but the ledger names lease L-%llu: new lease ids "
+		    "continue after L-%llu", lg->seq, max, max);
+	lg->seq = max;
 }
 
 falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
@@ -380,6 +491,7 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 			h->n++;
 		}
 	}
+	check_seq(lg);
 	return FALCON_OK;
 }
 
@@ -440,14 +552,12 @@ fail:
 
 falcon_err_t fd_ledger_save(struct fd_ledger *lg)
 {
-	json_object *o = fd_ledger_json(lg);
-	const char *s;
+	char *s = fd_ledger_text(lg);
 	falcon_err_t rv;
 
-	if (o == NULL)
+	if (s == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: save");
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	rv = falcon_write_file_atomic(lg->path, s, strlen(s), 0600);
-	json_object_put(o);
+	free(s);
 	return rv;
 }

@@ -136,6 +136,7 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 		goto fail;
 	ch->be.get = falcon_rf_get;
 	ch->be.send = falcon_rf_send;
+	ch->be.send_resp = falcon_rf_send_resp;
 	ch->be.ctx = ch->rf;
 	*out = ch;
 	ch = NULL;
@@ -164,6 +165,7 @@ void falcon_chassis_close(struct falcon_chassis *ch)
 {
 	if (ch == NULL)
 		return;
+	falcon_be_zcache_clear(&ch->be);
 	falcon_rf_close(ch->rf);
 	free(ch);
 }

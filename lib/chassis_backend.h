@@ -24,6 +24,25 @@
 
 struct falcon_be;
 
+/*
+ * A zone as this client last read or wrote it, with an ETag: the next
+ * change PATCHes from it with If-Match instead of reading the zone first; a
+ * 412 (someone else changed the zone) drops it and the zone is read again.
+ * Only zones with an ETag are kept (without If-Match a stale copy could
+ * undo another writer's change).
+ */
+#define FALCON_BE_ZCACHE 8
+struct falcon_be_zone {
+	char path[FALCON_RF_PATH_LEN];   /* "" = unused */
+	char etag[FALCON_RF_ETAG_LEN];
+	struct json_object *obj;         /* the zone (owned) */
+	const char **eps;                /* its Links.Endpoints, into obj */
+	size_t neps;
+};
+
+/* falcon_be_zcache_clear - forget every cached zone (frees them). */
+void falcon_be_zcache_clear(struct falcon_be *be);
+
 struct falcon_be_ops {
 	const char *name; /* "redfish-fabric", "redfish-composition" */
 	falcon_err_t (*inventory)(struct falcon_be *be, struct falcon_inventory *inv);
@@ -42,6 +61,9 @@ struct falcon_be {
 	const struct falcon_be_ops *ops;
 	falcon_rf_get_fn get;
 	falcon_rf_send_fn send;          /* NULL: read-only (a mockup directory) */
+	/* a change whose answer is read (NULL: every change is read back
+	 * with a GET); set for HTTP clients */
+	falcon_rf_send_resp_fn send_resp;
 	void *ctx;
 	int retries;                     /* re-reads after 412 */
 	long budget;                     /* fetches left in this operation */
@@ -54,6 +76,8 @@ struct falcon_be {
 	/* redfish-composition */
 	char blocks[FALCON_RF_PATH_LEN];
 	char systems[FALCON_RF_PATH_LEN];
+	/* redfish-fabric: the zones as last seen by this client (rf_fabric.c) */
+	struct falcon_be_zone zcache[FALCON_BE_ZCACHE];
 };
 
 /*

@@ -1008,6 +1008,31 @@ falcon_err_t falcon_rf_send(void *ctx, const char *method, const char *path,
 	return rv;
 }
 
+falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path,
+				 struct json_object *body, const char *if_match,
+				 struct json_object **out, char *etag, size_t etag_len)
+{
+	struct falcon_rf_resp resp;
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (etag != NULL && etag_len > 0)
+		etag[0] = '\0';
+	rv = falcon_rf_request(ctx, method, path, body, if_match, &resp);
+	if (rv != FALCON_OK)
+		return rv;
+	if (etag != NULL && etag_len > 0) {
+		if (resp.etag[0] != '\0')
+			falcon_strlcpy(etag, resp.etag, etag_len);
+		else if (resp.body != NULL)
+			body_etag(resp.body, etag, etag_len);
+	}
+	*out = resp.body;
+	resp.body = NULL;
+	falcon_rf_resp_free(&resp);
+	return FALCON_OK;
+}
+
 const char *falcon_rf_session_path(const struct falcon_rf *rf)
 {
 	return rf->session;

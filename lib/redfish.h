@@ -55,6 +55,19 @@ typedef falcon_err_t (*falcon_rf_send_fn)(void *ctx, const char *method,
 					  const char *path,
 					  struct json_object *body,
 					  const char *if_match);
+/*
+ * A change whose answer is kept: as falcon_rf_send_fn; on FALCON_OK *out
+ * gets the response body when there is one (a PATCH answered 200 with the
+ * resource as it is now; NULL for 204 or an empty body; caller puts it) and
+ * etag (may be NULL) the answer's ETag header, else the body's @odata.etag
+ * ("" if none).
+ */
+typedef falcon_err_t (*falcon_rf_send_resp_fn)(void *ctx, const char *method,
+					       const char *path,
+					       struct json_object *body,
+					       const char *if_match,
+					       struct json_object **out,
+					       char *etag, size_t etag_len);
 
 /* ---- pure functions ---- */
 
@@ -210,6 +223,10 @@ falcon_err_t falcon_rf_get(void *ctx, const char *path, struct json_object **out
 			   char *etag, size_t etag_len);
 falcon_err_t falcon_rf_send(void *ctx, const char *method, const char *path,
 			    struct json_object *body, const char *if_match);
+/* falcon_rf_send_resp - the falcon_rf_send_resp_fn of a struct falcon_rf. */
+falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path,
+				 struct json_object *body, const char *if_match,
+				 struct json_object **out, char *etag, size_t etag_len);
 
 /* falcon_rf_session_path - the session being used, "" for none (tests). */
 const char *falcon_rf_session_path(const struct falcon_rf *rf);

@@ -5,7 +5,12 @@
  * PATCHing the zone's Links.Endpoints with the device's endpoint added, with
  * If-Match on the zone's ETag; a 412 (someone else changed the zone) makes
  * us re-read the zone and try again, a bounded number of times, so that two
- * writers never lose each other's change.  Every change is read back.
+ * writers never lose each other's change.  Every change is read back: from
+ * the PATCH's answer when the service returns the zone (200), else with a
+ * GET (204).  The zone as last seen (with its ETag) is kept per client
+ * (struct falcon_be_zone), so that the next change of the same zone is one
+ * PATCH with If-Match on it: a 412 means another writer (an administrator,
+ * another tool) changed the zone, which is then read again.
  *
  * Reference: DMTF Redfish Resource and Schema Guide (DSP2046) 2023.3,
  * Fabric, Zone (ZoneOfEndpoints, Links.Endpoints), Endpoint
@@ -270,6 +275,71 @@ static falcon_err_t paths_of(struct falcon_be *be, const char *port, const char 
 	return FALCON_OK;
 }
 
+/* ---- the zone cache (struct falcon_be_zone) ---- */
+
+static void zone_forget(struct falcon_be_zone *z)
+{
+	free(z->eps);
+	json_object_put(z->obj);
+	memset(z, 0, sizeof(*z));
+}
+
+void falcon_be_zcache_clear(struct falcon_be *be)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(be->zcache); i++)
+		zone_forget(&be->zcache[i]);
+}
+
+static struct falcon_be_zone *zone_cached(struct falcon_be *be, const char *zpath)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(be->zcache); i++)
+		if (be->zcache[i].path[0] != '\0' && strcmp(be->zcache[i].path, zpath) == 0)
+			return &be->zcache[i];
+	return NULL;
+}
+
+static void zone_uncache(struct falcon_be *be, const char *zpath)
+{
+	struct falcon_be_zone *z = zone_cached(be, zpath);
+
+	if (z != NULL)
+		zone_forget(z);
+}
+
+/*
+ * zone_keep - remember zone (a new reference is taken) as zpath's state
+ * with etag; a zone without an ETag, or whose endpoint list does not parse,
+ * is forgotten instead.
+ */
+static void zone_keep(struct falcon_be *be, const char *zpath, struct json_object *zone,
+		      const char *etag)
+{
+	struct falcon_be_zone *z = zone_cached(be, zpath);
+	size_t i;
+
+	if (z == NULL)
+		for (i = 0; i < ARRAY_SIZE(be->zcache) && z == NULL; i++)
+			if (be->zcache[i].path[0] == '\0')
+				z = &be->zcache[i];
+	if (z == NULL)
+		z = &be->zcache[0]; /* more zones than slots: reuse one */
+	zone_forget(z);
+	if (etag == NULL || etag[0] == '\0' || strlen(zpath) >= sizeof(z->path) ||
+	    strlen(etag) >= sizeof(z->etag))
+		return;
+	if (falcon_be_link_list(zone, "Endpoints", true, zpath, &z->eps, &z->neps) != FALCON_OK) {
+		memset(z, 0, sizeof(*z));
+		return;
+	}
+	z->obj = json_object_get(zone);
+	falcon_strlcpy(z->path, zpath, sizeof(z->path));
+	falcon_strlcpy(z->etag, etag, sizeof(z->etag));
+}
+
 /* GET the zone: its object, ETag and endpoint list (pointers into *zone). */
 static falcon_err_t zone_read(struct falcon_be *be, const char *port, const char *zpath,
 			      struct json_object **zone, char *etag, const char ***eps,
@@ -292,13 +362,21 @@ static falcon_err_t zone_read(struct falcon_be *be, const char *port, const char
 	if (rv != FALCON_OK) {
 		json_object_put(*zone);
 		*zone = NULL;
+		zone_uncache(be, zpath);
+		return rv;
 	}
+	zone_keep(be, zpath, *zone, etag);
 	return rv;
 }
 
-/* PATCH zpath with Links.Endpoints = eps (+ dpath when add, - dpath else). */
+/*
+ * PATCH zpath with Links.Endpoints = eps (+ dpath when add, - dpath else).
+ * *answer (may be NULL) gets the zone the service answered with (NULL when
+ * it sent none, or when be has no send_resp), new_etag its ETag.
+ */
 static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const char **eps,
-			       size_t n, const char *dpath, bool add, const char *etag)
+			       size_t n, const char *dpath, bool add, const char *etag,
+			       struct json_object **answer, char *new_etag)
 {
 	struct json_object *body = json_object_new_object();
 	struct json_object *links = json_object_new_object();
@@ -334,7 +412,19 @@ static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const ch
 	}
 	if (etag[0] == '\0')
 		falcon_debug("PATCH %s: the zone has no ETag: sent without If-Match", zpath);
-	rv = falcon_be_send(be, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL);
+	if (answer != NULL && be->send_resp != NULL) {
+		if (be->budget <= 0) {
+			rv = falcon_err_set(FALCON_ERR_PROTOCOL,
+					    "PATCH %s: more than %ld requests in one operation",
+					    zpath, be->max_fetches);
+			goto fail;
+		}
+		be->budget--;
+		rv = be->send_resp(be->ctx, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL,
+				   answer, new_etag, FALCON_RF_ETAG_LEN);
+	} else {
+		rv = falcon_be_send(be, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL);
+	}
 fail:
 	json_object_put(arr);
 	json_object_put(links);
@@ -367,18 +457,55 @@ static falcon_err_t fabric_verify(struct falcon_be *be, const char *port, const 
 }
 
 /*
+ * readback_answer - the read-back from a PATCH's answer: FALCON_OK when it
+ * is the zone and lists (add) / does not list dev, FALCON_ERR_CHASSIS when
+ * it says otherwise, FALCON_ERR_NOTFOUND when the answer is no zone (then
+ * read the zone).  The zone is kept as zpath's state (with new_etag).
+ */
+static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath, const char *dpath,
+				    bool add, struct json_object *answer, const char *new_etag)
+{
+	const char **eps = NULL;
+	const char *id;
+	size_t n;
+	falcon_err_t rv;
+
+	id = answer != NULL ? falcon_rf_str(answer, "@odata.id") : NULL;
+	if (id == NULL || !falcon_rf_path_eq(id, zpath) ||
+	    falcon_rf_obj(answer, "Links") == NULL ||
+	    falcon_be_link_list(answer, "Endpoints", true, zpath, &eps, &n) != FALCON_OK) {
+		zone_uncache(be, zpath);
+		return FALCON_ERR_NOTFOUND;
+	}
+	if (list_has(eps, n, dpath) != add) {
+		zone_uncache(be, zpath);
+		rv = falcon_err_set(FALCON_ERR_CHASSIS, "read-back: zone %s %s %s (PATCH answer)",
+				    zpath, add ? "does not list" : "still lists", dpath);
+	} else {
+		zone_keep(be, zpath, answer, new_etag);
+		rv = FALCON_OK;
+	}
+	free(eps);
+	return rv;
+}
+
+/*
  * Add (add) or remove dev in port's zone with If-Match, re-reading on 412 at
  * most be->retries times, then read back.  *changed: a PATCH was accepted.
+ * The zone is taken from the cache when this client has it with an ETag (a
+ * 412 then only drops the stale copy: it does not count as a retry).
  */
 static falcon_err_t change(struct falcon_be *be, const char *port, const char *dev,
 			   bool add, bool *changed)
 {
 	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
-	char etag[FALCON_RF_ETAG_LEN];
-	struct json_object *zone = NULL;
+	char etag[FALCON_RF_ETAG_LEN], new_etag[FALCON_RF_ETAG_LEN];
+	struct json_object *zone = NULL, *answer = NULL;
+	struct falcon_be_zone *z;
 	const char **eps = NULL;
 	size_t n;
 	int attempt;
+	bool cached;
 	falcon_err_t rv;
 
 	*changed = false;
@@ -386,22 +513,45 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	if (rv != FALCON_OK)
 		return rv;
 	for (attempt = 0; ; attempt++) {
-		rv = zone_read(be, port, zpath, &zone, etag, &eps, &n);
-		if (rv != FALCON_OK)
-			return rv;
-		if (list_has(eps, n, dpath) == add) {
-			falcon_verbose("%s: %s already %s zone %s", __func__, dev,
-				       add ? "in" : "not in", zpath);
-			rv = FALCON_OK;
-		} else {
-			rv = zone_patch(be, zpath, eps, n, dpath, add, etag);
+		z = be->send_resp != NULL ? zone_cached(be, zpath) : NULL;
+		cached = z != NULL && list_has(z->eps, z->neps, dpath) != add;
+		if (cached) {
+			/* our copy says a change is needed: PATCH from it; a copy
+			 * that says "nothing to do" is not trusted (read again) */
+			falcon_strlcpy(etag, z->etag, sizeof(etag));
+			rv = zone_patch(be, zpath, z->eps, z->neps, dpath, add, etag, &answer,
+					new_etag);
 			*changed = rv == FALCON_OK;
+		} else {
+			rv = zone_read(be, port, zpath, &zone, etag, &eps, &n);
+			if (rv != FALCON_OK) {
+				zone_uncache(be, zpath);
+				return rv;
+			}
+			if (list_has(eps, n, dpath) == add) {
+				falcon_verbose("%s: %s already %s zone %s", __func__, dev,
+					       add ? "in" : "not in", zpath);
+				rv = FALCON_OK;
+			} else {
+				rv = zone_patch(be, zpath, eps, n, dpath, add, etag, &answer, new_etag);
+				*changed = rv == FALCON_OK;
+			}
+			free(eps);
+			eps = NULL;
+			json_object_put(zone);
+			zone = NULL;
 		}
-		free(eps);
-		eps = NULL;
-		json_object_put(zone);
-		zone = NULL;
-		if (rv != FALCON_ERR_PRECONDITION || attempt >= be->retries)
+		if (rv != FALCON_OK)
+			zone_uncache(be, zpath);
+		if (rv != FALCON_ERR_PRECONDITION)
+			break;
+		if (cached) {
+			falcon_verbose("PATCH %s: the zone changed since this client saw it (412): "
+				       "reading it", zpath);
+			attempt--;
+			continue;
+		}
+		if (attempt >= be->retries)
 			break;
 		falcon_verbose("PATCH %s: stale ETag (412): re-reading the zone (retry %d of %d)",
 			       zpath, attempt + 1, be->retries);
@@ -414,6 +564,12 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	}
 	if (rv != FALCON_OK)
 		return rv;
+	if (*changed) {
+		rv = readback_answer(be, zpath, dpath, add, answer, new_etag);
+		json_object_put(answer);
+		if (rv != FALCON_ERR_NOTFOUND)
+			return rv;
+	}
 	return fabric_verify(be, port, dev, add);
 }
 

@@ -199,6 +199,118 @@ START_TEST(ledger_two_leases_one_device)
 }
 END_TEST
 
+/* fd_ledger_text (kept history texts) gives the bytes of fd_ledger_json,
+ * after each kind of change, including one made after a text was kept. */
+static void same_text(struct fd_ledger *lg)
+{
+	json_object *o = fd_ledger_json(lg);
+	char *t = fd_ledger_text(lg);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	free(t);
+	json_object_put(o);
+}
+
+START_TEST(ledger_text_kept)
+{
+	struct fd_ledger *lg = calloc(1, sizeof(*lg));
+	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
+	json_object *o;
+
+	ck_assert_ptr_nonnull(lg);
+	same_text(lg); /* empty */
+	lg->seq = 2;
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l1), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
+	same_text(lg);
+	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_hist_open(lg, &l2, &l2.devs[0]), FALCON_OK);
+	same_text(lg);
+	fd_ledger_hist_close(lg, l1.id, &l1.devs[1], "released; check: \"ok\"");
+	fd_ledger_remove_lease(lg, l1.id);
+	same_text(lg);
+	ck_assert_int_eq(fd_ledger_quarantine(lg, "c1", "drawer2_slot8", "detach failed"), FALCON_OK);
+	same_text(lg);
+	/* and it reads back */
+	o = fd_ledger_json(lg);
+	{
+		struct fd_ledger *back = calloc(1, sizeof(*back));
+		char *t = fd_ledger_text(lg);
+		json_object *p = json_tokener_parse(t);
+
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(fd_ledger_from_json(p, back), FALCON_OK);
+		ck_assert_uint_eq(back->nhist, lg->nhist);
+		json_object_put(p);
+		free(t);
+		fd_ledger_free(back);
+	}
+	json_object_put(o);
+	fd_ledger_free(lg);
+}
+END_TEST
+
+/* ledger.seq below a lease id in the file (a ledger edited or restored by
+ * hand): raised so that the next lease id is new.  {seq in the file, lease
+ * id, history lease id, seq expected after load} */
+static const struct {
+	long long seq;
+	const char *lease, *hist;
+	unsigned long long want;
+} seqcases[] = {
+	{ 3, "L-7", NULL, 7 },      /* a lease above seq */
+	{ 3, "L-2", "L-12", 12 },   /* only the history names a higher id */
+	{ 9, "L-7", "L-8", 9 },     /* consistent: kept */
+	{ 0, "job-5", NULL, 0 },    /* not an id falcond makes: ignored */
+};
+
+START_TEST(ledger_seq_below_ids)
+{
+	const char *dir = make_tmpdir("seq");
+	struct fd_ledger *lg = NULL;
+	struct falcon_lease l = mk_lease(1, "n1", 1);
+	json_object *o, *a, *devs;
+	const char *s;
+	char path[4200];
+
+	snprintf(l.id, sizeof(l.id), "%s", seqcases[_i].lease);
+	o = json_object_new_object();
+	a = json_object_new_array();
+	devs = json_object_new_array();
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "seq", json_object_new_int64(seqcases[_i].seq));
+	json_object_array_add(a, falcon_proto_lease_json(&l));
+	json_object_object_add(o, "leases", a);
+	json_object_object_add(o, "quarantine", json_object_new_array());
+	if (seqcases[_i].hist != NULL) {
+		json_object *e = json_object_new_object(), *h = json_object_new_array();
+		json_object *y = json_object_new_object();
+
+		json_object_object_add(e, "chassis", json_object_new_string("c1"));
+		json_object_object_add(e, "device", json_object_new_string("drawer2_slot8"));
+		json_object_object_add(y, "job_id", json_object_new_int(1));
+		json_object_object_add(y, "lease", json_object_new_string(seqcases[_i].hist));
+		json_object_object_add(y, "host", json_object_new_string("n1"));
+		json_object_object_add(y, "attached", json_object_new_int(1));
+		json_object_object_add(y, "detached", json_object_new_int(2));
+		json_object_object_add(y, "result", json_object_new_string("released"));
+		json_object_array_add(h, y);
+		json_object_object_add(e, "history", h);
+		json_object_array_add(devs, e);
+	}
+	json_object_object_add(o, "devices", devs);
+	s = json_object_to_json_string(o);
+	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
+	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK);
+	ck_assert_uint_eq(lg->seq, seqcases[_i].want);
+	fd_ledger_free(lg);
+	json_object_put(o);
+}
+END_TEST
+
 /* A device listed twice in "devices", each with FD_HIST_MAX entries: the
  * second used to be appended past the end of the device's history. */
 START_TEST(ledger_device_twice)
@@ -438,6 +550,8 @@ int main(void)
 	tcase_add_loop_test(tc, ledger_corrupted, 0, (int)ARRAY_SIZE(corrupted));
 	tcase_add_test(tc, ledger_two_leases_one_device);
 	tcase_add_test(tc, ledger_device_twice);
+	tcase_add_loop_test(tc, ledger_seq_below_ids, 0, (int)ARRAY_SIZE(seqcases));
+	tcase_add_test(tc, ledger_text_kept);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("placement");

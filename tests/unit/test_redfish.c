@@ -671,7 +671,8 @@ static struct srv {
 	int force_412;             /* answer 412 this many times (another writer) */
 	bool conflict;             /* PATCH -> 409 */
 	int apply_then_500;        /* PATCH/POST applied, then 500, this many times */
-	int patches, posts, deletes_session, logins;
+	bool patch_204;            /* answer a PATCH 204 without the zone */
+	int patches, posts, deletes_session, logins, zone_gets;
 	char last_if_match[128], last_token[128], last_authz[128];
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -768,6 +769,7 @@ static enum MHD_Result srv_handle(struct MHD_Connection *c, const char *url,
 		return srv_reply(c, 200, "<html>hello</html>", NULL, NULL, NULL);
 	snprintf(etag, sizeof(etag), "\"%d\"", S.etag);
 	if (!strcmp(url, ZONES "/H1") && !strcmp(method, "GET")) {
+		S.zone_gets++;
 		zone_body(body, sizeof(body));
 		return srv_reply(c, 200, body, etag, NULL, NULL);
 	}
@@ -801,6 +803,8 @@ static enum MHD_Result srv_handle(struct MHD_Connection *c, const char *url,
 		S.etag++;
 		if (S.apply_then_500 > 0 && S.apply_then_500--)
 			return srv_reply(c, 500, RF_ERR("Lost the answer."), NULL, NULL, NULL);
+		if (S.patch_204)
+			return srv_reply(c, 204, "", NULL, NULL, NULL);
 		zone_body(body, sizeof(body));
 		snprintf(etag, sizeof(etag), "\"%d\"", S.etag);
 		return srv_reply(c, 200, body, etag, NULL, NULL);
@@ -874,7 +878,8 @@ static void srv_start(void)
 	S.force_412 = 0;
 	S.conflict = false;
 	S.apply_then_500 = 0;
-	S.patches = S.posts = S.deletes_session = S.logins = 0;
+	S.patch_204 = false;
+	S.patches = S.posts = S.deletes_session = S.logins = S.zone_gets = 0;
 	pthread_mutex_unlock(&S.lock);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	S.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, srv_cb, NULL,
@@ -999,6 +1004,52 @@ START_TEST(test_http_basic_auth)
 }
 END_TEST
 
+/*
+ * The zone kept between changes: a change is one PATCH with If-Match on the
+ * ETag of the zone as this client last saw it, read back from the PATCH's
+ * answer; a zone changed behind its back (412) is read again and the other
+ * writer's endpoint kept; a 204 answer is read back with a GET.
+ */
+START_TEST(test_http_zone_kept)
+{
+	struct falcon_chassis *ch;
+
+	srv_start();
+	ch = open_chassis(FALCON_BACKEND_FABRIC, NULL, false);
+	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot1"), FALCON_OK);
+	ck_assert_int_eq(S.zone_gets, 1); /* the first read; the read-back is the answer */
+	ck_assert_int_eq(S.patches, 1);
+	ck_assert_int_eq(falcon_chassis_detach(ch, "H1", "drawer1_slot1"), FALCON_OK);
+	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot2"), FALCON_OK);
+	ck_assert_int_eq(S.zone_gets, 1); /* no GET at all */
+	ck_assert_int_eq(S.patches, 3);
+	ck_assert_str_eq(S.last_if_match, "\"3\"");
+	/* an administrator adds drawer1_slot3 behind this client's back */
+	pthread_mutex_lock(&S.lock);
+	snprintf(S.eps[S.neps++], sizeof(S.eps[0]), EPS "/drawer1_slot3");
+	S.etag++;
+	pthread_mutex_unlock(&S.lock);
+	ck_assert_msg(falcon_chassis_detach(ch, "H1", "drawer1_slot2") == FALCON_OK, "%s",
+		      falcon_errmsg());
+	ck_assert_int_eq(S.patches, 5);   /* 412 on the kept zone, then from a read */
+	ck_assert_int_eq(S.zone_gets, 2);
+	ck_assert_int_eq(S.neps, 2);      /* the administrator's change is kept */
+	ck_assert_str_eq(S.eps[0], EPS "/hostport1_H1");
+	ck_assert_str_eq(S.eps[1], EPS "/drawer1_slot3");
+	/* a service that answers 204: read back with a GET */
+	S.patch_204 = true;
+	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot1"), FALCON_OK);
+	ck_assert_int_eq(S.patches, 6);
+	ck_assert_int_eq(S.zone_gets, 3);
+	ck_assert_int_eq(falcon_chassis_detach(ch, "H1", "drawer1_slot1"), FALCON_OK);
+	ck_assert_int_eq(S.patches, 7);
+	ck_assert_int_eq(S.zone_gets, 4);
+	ck_assert_int_eq(S.neps, 2);
+	falcon_chassis_close(ch);
+	srv_stop();
+}
+END_TEST
+
 START_TEST(test_http_etag_retry)
 {
 	struct falcon_chassis *ch;
@@ -1020,11 +1071,12 @@ START_TEST(test_http_etag_retry)
 	ck_assert_int_eq(S.neps, 1);
 	ck_assert_int_eq(falcon_chassis_detach(ch, "H1", "drawer1_slot1"), FALCON_OK);
 	ck_assert_int_eq(S.patches, 4);
-	/* writers that never stop: bounded, then PRECONDITION */
+	/* writers that never stop: bounded, then PRECONDITION (the first
+	 * PATCH goes from the zone this client kept: its 412 is not a retry) */
 	S.force_412 = 1000;
 	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot1"),
 			 FALCON_ERR_PRECONDITION);
-	ck_assert_int_eq(S.patches, 4 + 1 + FALCON_BE_RETRIES);
+	ck_assert_int_eq(S.patches, 4 + 1 + 1 + FALCON_BE_RETRIES);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "The ETag is stale."));
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "gave up after 5 re-reads"));
 	ck_assert_int_eq(S.neps, 1);
@@ -1291,6 +1343,7 @@ int main(void)
 	tcase_add_test(tc, test_http_session_refused);
 	tcase_add_test(tc, test_http_basic_auth);
 	tcase_add_test(tc, test_http_etag_retry);
+	tcase_add_test(tc, test_http_zone_kept);
 	tcase_add_test(tc, test_http_conflict);
 	tcase_add_test(tc, test_http_rollback);
 	tcase_add_test(tc, test_http_composition);
