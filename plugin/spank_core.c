@@ -143,7 +143,7 @@ falcon_err_t fsp_config_parse(int ac, char **av, struct fsp_config *cfg)
 }
 
 falcon_err_t fsp_submit_check(const char *conf_path, const char *partitions,
-			      const char *gres)
+			      const char *gres, falcon_policy_known_fn known)
 {
 	struct falcon_conf *conf = NULL;
 	char *list = NULL, *save = NULL, *part;
@@ -161,7 +161,7 @@ falcon_err_t fsp_submit_check(const char *conf_path, const char *partitions,
 		goto out;
 	}
 	for (part = strtok_r(list, ",", &save); part != NULL; part = strtok_r(NULL, ",", &save)) {
-		rv = falcon_policy_job(conf, NULL, part, gres, NULL, 0, NULL);
+		rv = falcon_policy_job(conf, known, part, gres, NULL, 0, NULL);
 		if (rv != FALCON_OK)
 			goto out;
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "falcon_err.h"
+#include "policy.h"
 
 #define FSP_DEFAULT_RUNDIR "/run/falcon"
 #define FSP_WORD_LEN 16
@@ -70,15 +71,17 @@ falcon_err_t fsp_config_rundir(struct fsp_config *cfg);
  * NULL = none) judged by falcon_policy_job() against each partition of the
  * comma list partitions, in the falcon.conf at conf_path.  The same judge
  * and message as job_submit_falcon (which stays the authoritative check).
+ * known (NULL = any) says which partitions Slurm has, so that the message
+ * suggests only those (see falcon_policy_check()).
  * Returns FALCON_OK when there is nothing to judge or it is allowed:
- * partitions NULL or empty (Slurm's default partition is not known on the
- * submit host), no GRES, or conf_path not readable (the submit host need
- * not have falcon.conf).  FALCON_ERR_POLICY/PARSE with the message in
- * falcon_errmsg() on refusal; FALCON_ERR_CONFIG when falcon.conf is there
- * but broken (the caller only logs it).
+ * partitions NULL or empty (the caller passes Slurm's default partition
+ * when it could learn it), no GRES, or conf_path not readable (the submit
+ * host need not have falcon.conf).  FALCON_ERR_POLICY/PARSE with the
+ * message in falcon_errmsg() on refusal; FALCON_ERR_CONFIG when
+ * falcon.conf is there but broken (the caller only logs it).
  */
 falcon_err_t fsp_submit_check(const char *conf_path, const char *partitions,
-			      const char *gres);
+			      const char *gres, falcon_policy_known_fn known);
 
 /* fsp_config_free - free what cfg owns and zero it. */
 void fsp_config_free(struct fsp_config *cfg);

@@ -24,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "conf.h"
@@ -132,6 +135,59 @@ fail:
 	return rv;
 }
 
+/* Slurm's partitions as slurmctld answered (NULL = not asked or no answer). */
+static partition_info_msg_t *parts;
+
+/* part_known - does Slurm have partition name?  (true when unknown) */
+static bool part_known(const char *name)
+{
+	uint32_t i;
+
+	if (parts == NULL)
+		return true;
+	for (i = 0; i < parts->record_count; i++)
+		if (parts->partition_array[i].name != NULL &&
+		    strcmp(parts->partition_array[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * load_parts - ask slurmctld for its partitions (one RPC, only for a job
+ * that asks for GRES): which ones exist, for the message's suggestion, and
+ * the Default=YES one for a job without -p.  slurm_load_partitions() is
+ * libslurm's public API, taken from the command's own libslurmfull (a SPANK
+ * plugin does not link libslurm).  Returns the default partition's name
+ * (points into parts) or NULL.
+ */
+static const char *load_parts(void)
+{
+	typedef int (*load_fn)(time_t, partition_info_msg_t **, uint16_t);
+	load_fn load = (load_fn)dlsym(RTLD_DEFAULT, "slurm_load_partitions");
+	uint32_t i;
+
+	if (parts == NULL && (load == NULL || load((time_t)0, &parts, SHOW_ALL) != 0)) {
+		falcon_verbose("slurm_load_partitions %s: partitions not known",
+			       load ? "failed" : "not in this process");
+		parts = NULL;
+		return NULL;
+	}
+	for (i = 0; i < parts->record_count; i++)
+		if (parts->partition_array[i].flags & PART_FLAG_DEFAULT)
+			return parts->partition_array[i].name;
+	return NULL;
+}
+
+static void free_parts(void)
+{
+	typedef void (*free_fn)(partition_info_msg_t *);
+	free_fn fr = (free_fn)dlsym(RTLD_DEFAULT, "slurm_free_partition_info_msg");
+
+	if (parts != NULL && fr != NULL)
+		fr(parts);
+	parts = NULL;
+}
+
 /*
  * submit_check - the partition policy judged early, in sbatch/salloc (and
  * srun outside an allocation), with job_submit_falcon's message.  SPANK
@@ -141,8 +197,10 @@ fail:
  * (command line, #SBATCH lines, SBATCH_GRES/SBATCH_PARTITION) as strings:
  * gres, gpus-per-node and partition.
  * Both found by name at run time; when either is missing (another Slurm
- * version) the check is skipped, as it is without a readable falcon.conf
- * or without -p.  job_submit_falcon stays the authoritative check.
+ * version) the check is skipped, as it is without a readable falcon.conf.
+ * A job asking for GRES costs one slurm_load_partitions() RPC (load_parts):
+ * the default partition for a job without -p, and the partitions that may
+ * be suggested.  job_submit_falcon stays the authoritative check.
  */
 static int submit_check(spank_context_t context)
 {
@@ -171,7 +229,15 @@ static int submit_check(spank_context_t context)
 			 gres ? gres : "");
 	else
 		snprintf(tres, sizeof(tres), "%s", gres ? gres : "");
-	ferr = fsp_submit_check(conf, part, tres);
+	if (tres[0] != '\0' && access(conf, R_OK) == 0) {
+		const char *dflt = load_parts();
+
+		/* no -p: Slurm's default partition, when slurmctld said */
+		ferr = fsp_submit_check(conf, part && part[0] ? part : dflt, tres, part_known);
+	} else {
+		ferr = FALCON_OK; /* nothing asked, or no falcon.conf here */
+	}
+	free_parts();
 	if (ferr == FALCON_ERR_CONFIG) {
 		falcon_verbose("%s: no early policy check", falcon_errmsg());
 	} else if (ferr != FALCON_OK) {

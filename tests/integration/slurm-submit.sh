@@ -135,6 +135,9 @@ if [ -f "$spank" ]; then
 		t_fail "spank_falcon let sbatch -p small --gres=gpu:1,falcon_gpu:3 through"
 	fi
 	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
+	# it suggests only partitions Slurm has (falcon.conf also has warnp)
+	grep -q "$want.*; use partition debug\$" "$t_tmp/sb.err" ||
+		t_fail "spank_falcon's suggestion: $(cat "$t_tmp/sb.err")"
 	# #SBATCH lines count too: sbatch has read them when the plugin asks
 	printf '#!/bin/sh\n#SBATCH -p small\n#SBATCH --gres=falcon_gpu:3,gpu:1\ntrue\n' >"$t_tmp/job.sh"
 	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch -o /dev/null "$t_tmp/job.sh" \
@@ -142,6 +145,13 @@ if [ -f "$spank" ]; then
 		t_fail "spank_falcon let a #SBATCH -p small falcon_gpu:3 job through"
 	fi
 	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
+	# no -p: judged in Slurm's default partition (debug: at most 8)
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch --gres=falcon_gpu:12 \
+		-o /dev/null --wrap true >"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "spank_falcon let sbatch --gres=falcon_gpu:12 (default partition) through"
+	fi
+	grep -q 'spank_falcon: partition debug allows at most 8 falcon_gpu per node; asked 12' \
+		"$t_tmp/sb.err" || t_fail "no spank_falcon message for the default partition: $(cat "$t_tmp/sb.err")"
 	said=$(grep spank_falcon "$t_tmp/sb.err" | head -1)
 	[ "$(grep -c 'refused' "$s_state/log/slurmctld.log" || true)" = "$n_ctld" ] ||
 		t_fail "the job reached slurmctld: spank_falcon did not refuse it first"
