@@ -57,6 +57,20 @@ static json_object *line(const char *chassis, const char *device, const struct f
 	return o;
 }
 
+/* reset_locked - close the file and free what h holds (h.lock held). */
+static void reset_locked(void)
+{
+	if (h.fd >= 0)
+		close(h.fd);
+	h.fd = -1;
+	free(h.path);
+	free(h.old_path);
+	free(h.dir);
+	free(h.buf);
+	h.path = h.old_path = h.dir = h.buf = NULL;
+	h.len = h.cap = 0;
+}
+
 /* queue_locked - append text and a newline to the queue (h.lock held). */
 static bool queue_locked(const char *text)
 {
@@ -315,17 +329,8 @@ falcon_err_t fd_history_open(const char *state_dir, const struct fd_ledger *lg)
 	}
 	rv = FALCON_OK;
 fail:
-	if (rv != FALCON_OK) {
-		if (h.fd >= 0)
-			close(h.fd);
-		h.fd = -1;
-		free(h.path);
-		free(h.old_path);
-		free(h.dir);
-		free(h.buf);
-		h.path = h.old_path = h.dir = h.buf = NULL;
-		h.len = h.cap = 0;
-	}
+	if (rv != FALCON_OK)
+		reset_locked();
 	pthread_mutex_unlock(&h.lock);
 	free(seen[0]);
 	free(seen[1]);
@@ -345,14 +350,7 @@ void fd_history_close(void)
 	pthread_join(h.thread, NULL);
 	pthread_mutex_lock(&h.lock);
 	h.open = false;
-	close(h.fd);
-	h.fd = -1;
-	free(h.path);
-	free(h.old_path);
-	free(h.dir);
-	free(h.buf);
-	h.path = h.old_path = h.dir = h.buf = NULL;
-	h.len = h.cap = 0;
+	reset_locked();
 	pthread_mutex_unlock(&h.lock);
 }
 
