@@ -453,9 +453,13 @@ else
 fi
 
 echo
+echo "---- falconctl report --start today (accounting per topology, from slurmdbd)"
+falconctl report --start today 2>"$log/falconctl.log" || fail "falconctl report" "$log/falconctl.log"
+
+echo
 echo "Logs: $log/ (falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
 	"and $cluster/log/ (Slurm)."
-echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo"
+echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo; falconctl report"
 echo "Stop: $0 --stop"
 echo "SLURM_CONF=$slurm_conf"
 echo "FALCON_CONF=$conf"
