@@ -30,7 +30,7 @@ unsigned falcon_policy_topologies(const struct falcon_job_req *req)
 }
 
 /* The first rule of p that req breaks: 0 = none, else its number 1-4. */
-enum { R_OK = 0, R_GPU_TOPO, R_GPU_MAX, R_NVME_TOPO, R_NVME_MAX };
+enum { RULE_OK = 0, R_GPU_TOPO, R_GPU_MAX, R_NVME_TOPO, R_NVME_MAX };
 
 static int broken_rule(const struct falcon_partition_conf *p, const struct falcon_job_req *req)
 {
@@ -45,7 +45,7 @@ static int broken_rule(const struct falcon_partition_conf *p, const struct falco
 		return R_NVME_TOPO;
 	if (p->max_falcon_nvme >= 0 && req->falcon_nvme > p->max_falcon_nvme)
 		return R_NVME_MAX;
-	return R_OK;
+	return RULE_OK;
 }
 
 /* other_partition - the first named partition of conf, not p, that takes req. */
@@ -63,7 +63,7 @@ static const char *other_partition(const struct falcon_conf *conf,
 
 		if (strcasecmp(q->name, "DEFAULT") == 0 || strcmp(q->name, p->name) == 0)
 			continue;
-		if (broken_rule(q, req) == R_OK && (known == NULL || known(q->name)))
+		if (broken_rule(q, req) == RULE_OK && (known == NULL || known(q->name)))
 			return q->name;
 	}
 	return NULL;
@@ -110,7 +110,7 @@ falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
 	unsigned gpu;
 	int rule = broken_rule(p, req);
 
-	if (rule == R_OK)
+	if (rule == RULE_OK)
 		return FALCON_OK;
 	if (falcon_topo_set_str(p->allow_topologies, allow, sizeof(allow)) == NULL ||
 	    allow[0] == '\0')
