@@ -63,36 +63,7 @@ munge_dir=$state/munge
 db_dir=$state/mysql
 slurm_conf=$etc/slurm.conf
 bin_dir=$(cd "$(dirname "$0")" && pwd)
-
-# pid_alive NAME PIDFILE - true when PIDFILE names a live process whose
-# command line contains NAME (so a recycled pid is not taken for ours).
-pid_alive() {
-	[ -s "$2" ] || return 1
-	p=$(head -n1 "$2" 2>/dev/null | tr -dc 0-9)
-	[ -n "$p" ] && [ -r "/proc/$p/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- "$1"
-}
-
-# stop_one NAME PIDFILE - TERM, wait up to 20 s, then KILL.
-stop_one() {
-	if ! pid_alive "$1" "$2"; then
-		rm -f "$2"
-		return 0
-	fi
-	p=$(head -n1 "$2" 2>/dev/null | tr -dc 0-9)
-	kill -TERM "$p" 2>/dev/null || true
-	i=0
-	while pid_alive "$1" "$2" && [ $i -lt 200 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	if pid_alive "$1" "$2"; then
-		say "$1 (pid $p) did not stop in 20 s: killing it"
-		kill -KILL "$p" 2>/dev/null || true
-		sleep 0.2
-	fi
-	rm -f "$2"
-	say "stopped $1"
-}
+. "$bin_dir/daemon-lib.sh"
 
 # wait_for SECONDS WHAT CMD... - run CMD every 0.2 s until it succeeds.
 wait_for() {
@@ -141,11 +112,11 @@ load_saved() {
 cmd_stop() {
 	load_saved
 	if [ -n "$node2" ]; then
-		stop_one slurmd "$(pidfile_of slurmd2)"
+		stop_pid slurmd "$(pidfile_of slurmd2)"
 		netns_down
 	fi
 	for d in $daemons; do
-		stop_one "$d" "$(pidfile_of $d)"
+		stop_pid "$d" "$(pidfile_of $d)"
 	done
 }
 

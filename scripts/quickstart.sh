@@ -27,6 +27,7 @@ set -eu
 prog=quickstart
 cd "$(dirname "$0")/.."
 top=$(pwd)
+. "$top/scripts/daemon-lib.sh"
 state=${FALCON_DEMO_DIR:-/var/tmp/falcon-demo}
 case $state in /*) ;; *) state=$(pwd)/$state ;; esac
 prefix=$state/prefix
@@ -52,34 +53,6 @@ fail() {
 
 usage() {
 	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"
-}
-
-# pid_alive NAME PIDFILE - PIDFILE names a live process running NAME.
-pid_alive() {
-	[ -s "$2" ] || return 1
-	p=$(head -n1 "$2" 2>/dev/null | tr -dc 0-9)
-	[ -n "$p" ] && [ -r "/proc/$p/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- "$1"
-}
-
-# stop_pid NAME PIDFILE - TERM, wait up to 20 s, then KILL; prints what it did.
-stop_pid() {
-	if ! pid_alive "$1" "$2"; then
-		rm -f "$2"
-		return 0
-	fi
-	p=$(head -n1 "$2" | tr -dc 0-9)
-	kill -TERM "$p" 2>/dev/null || true
-	i=0
-	while pid_alive "$1" "$2" && [ $i -lt 200 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	if pid_alive "$1" "$2"; then
-		kill -KILL "$p" 2>/dev/null || true
-		sleep 0.2
-	fi
-	rm -f "$2"
-	say "stopped $1 (pid $p)"
 }
 
 # free_port - a free TCP port below the kernel's ephemeral range: the demo
