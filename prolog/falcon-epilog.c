@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,39 +187,10 @@ drain:
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "job", required_argument, NULL, 'j' },
-		{ "node", required_argument, NULL, 'n' }, { "proc", required_argument, NULL, 'P' },
-		{ "no-slurm", no_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
-	falcon_log_level_t level = FALCON_LOG_INFO;
 	long long t_start = fp_now_us();
-	int c, rc;
+	int rc;
 
-	falcon_log_init("falcon-epilog");
-	while ((c = getopt_long(argc, argv, "c:j:n:vhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': cfg = optarg; break;
-		case 'j': jobs = optarg; break;
-		case 'n': node = optarg; break;
-		case 'P': g.proc = optarg; break;
-		case 'S': g.job.no_slurm = true; break;
-		case 'v': level = level < FALCON_LOG_DEBUG ? level + 1 : level; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("falcon-epilog %s\n", PACKAGE_VERSION); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
-	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	if ((rc = fp_start(jobs, node, cfg, &g.job, &g.conf)) != 0)
+	if ((rc = fp_main_start(argc, argv, "falcon-epilog", usage, &g.proc, &g.job, &g.conf)) >= 0)
 		return rc;
 	g.deadline = falcon_now_ms() + g.conf->epilog_timeout * 1000LL - 2000;
 	rc = run();

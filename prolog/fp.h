@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <json-c/json.h>
@@ -94,6 +95,18 @@ const char *fp_type_str(fp_type_t t);
  */
 int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
 	     struct falcon_conf **conf);
+/*
+ * fp_main_start - the start both programs share: falcon_log_init(prog),
+ * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
+ * -v/--verbose (repeatable), -h/--help, -V/--version, and --proc DIR when
+ * proc is non-NULL (*proc gets it, else left as it is); the stderr and
+ * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
+ * defaults.  usage(f) prints the program's usage.  Returns -1 when the
+ * program should go on (*conf loaded, caller frees it), else its exit
+ * code: 0 after --help/--version, 2 on a usage error, fp_start()'s.
+ */
+int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
+		  const char **proc, struct fp_job *job, struct falcon_conf **conf);
 
 /* ---- fp_falcond.c ---- */
 

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,51 @@ int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job 
 		return 1;
 	}
 	return 0;
+}
+
+int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
+		  const char **proc, struct fp_job *job, struct falcon_conf **conf)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "job", required_argument, NULL, 'j' },
+		{ "node", required_argument, NULL, 'n' }, { "proc", required_argument, NULL, 'P' },
+		{ "no-slurm", no_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
+	falcon_log_level_t level = FALCON_LOG_INFO;
+	int c;
+
+	*conf = NULL;
+	falcon_log_init(prog);
+	while ((c = getopt_long(argc, argv, "c:j:n:vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': cfg = optarg; break;
+		case 'j': jobs = optarg; break;
+		case 'n': node = optarg; break;
+		case 'S': job->no_slurm = true; break;
+		case 'v': level = level < FALCON_LOG_DEBUG ? level + 1 : level; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("%s %s\n", prog, PACKAGE_VERSION); return 0;
+		case 'P':
+			if (proc == NULL) { /* falcon-prolog has no --proc */
+				usage(stderr);
+				return 2;
+			}
+			*proc = optarg;
+			break;
+		default: usage(stderr); return 2;
+		}
+	}
+	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
+	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	c = fp_start(jobs, node, cfg, job, conf);
+	return c != 0 ? c : -1;
 }
 
 const char *fp_type_str(fp_type_t t)

@@ -212,3 +212,22 @@ fp_epilog 114 node1 FALCON_TRES_PER_NODE=gres/gpu:1
 [ $FP_RC = 0 ] && [ ! -e "$t_tmp/run/114" ] ||
 	t_fail "epilog of a local job with falcond down: $(cat "$t_tmp/epilog-114.log")"
 t_ok "falcond down: a job without falcon GRES is not held up"
+
+# -- the shared start (fp_main_start): usage errors exit 2 and do nothing;
+# a falcon.conf that does not load exits 1 (the node would be drained)
+for args in "--bogus" "--proc /proc" "extra-arg"; do
+	rc=0; SLURM_JOB_ID=120 "$PROLOG" -c "$FALCON_CONF" --no-slurm $args \
+		>"$t_tmp/usage.out" 2>&1 || rc=$?
+	[ $rc = 2 ] && grep -q '^usage: falcon-prolog' "$t_tmp/usage.out" ||
+		t_fail "falcon-prolog $args: rc $rc: $(cat "$t_tmp/usage.out")"
+done
+rc=0; env -u SLURM_JOB_ID "$EPILOG" -c "$FALCON_CONF" --no-slurm >"$t_tmp/usage.out" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q 'no job: set SLURM_JOB_ID or give --job' "$t_tmp/usage.out" ||
+	t_fail "falcon-epilog without a job: rc $rc: $(cat "$t_tmp/usage.out")"
+printf 'BogusKey=1\n' >"$t_tmp/bad.conf"
+rc=0; "$EPILOG" -c "$t_tmp/bad.conf" -j 121 -n node1 --no-slurm >"$t_tmp/usage.out" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q "draining node1: falcon: falcon.conf: .*bad.conf:1: unknown key 'BogusKey'" "$t_tmp/usage.out" ||
+	t_fail "falcon-epilog with a broken falcon.conf: rc $rc: $(cat "$t_tmp/usage.out")"
+[ "$("$EPILOG" --version)" = "falcon-epilog $(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")" ] ||
+	t_fail "falcon-epilog --version: $("$EPILOG" --version)"
+t_ok "usage errors exit 2, a broken falcon.conf exits 1, --version says the version"
