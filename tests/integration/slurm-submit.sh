@@ -123,6 +123,7 @@ t_ok "fixed falcon.conf reloaded: small takes falcon_gpu:4 now"
 # -- spank_falcon's early check in sbatch (allocator context): a client
 # slurm.conf whose plugstack names spank_falcon.so with conf=falcon.conf
 spank=$top_builddir/plugin/.libs/spank_falcon.so
+[ -f "$spank" ] || t_fail "no $spank: spank_falcon was not built"
 if [ -f "$spank" ]; then
 	printf 'required %s conf=%s\n' "$spank" "$FALCON_CONF" >"$t_tmp/client-plugstack.conf"
 	sed "s|^PlugStackConfig=.*|PlugStackConfig=$t_tmp/client-plugstack.conf|" "$SLURM_CONF" \
