@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "falconctl.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static const struct {
 	const char *name;

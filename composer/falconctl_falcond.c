@@ -1,7 +1,7 @@
 /*
  * falconctl_falcond.c - the falconctl subcommands that talk to falcond:
  * status, attach, detach, reconcile, quarantine, unquarantine.  Each request
- * is signed with munge (lib/auth.h) by the falcond client (lib/falcond_client.h).
+ * is signed with munge (lib/api/auth.h) by the falcond client (lib/api/falcond_client.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "falconctl.h"
-#include "lib/conf.h"
-#include "lib/falcond_client.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "core/conf.h"
+#include "api/falcond_client.h"
+#include "core/log.h"
+#include "core/util.h"
 
 struct opts {
 	const char *config;

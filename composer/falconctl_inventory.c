@@ -16,10 +16,10 @@
 #include <json-c/json.h>
 
 #include "falconctl.h"
-#include "lib/chassis.h"
-#include "lib/conf.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "chassis/chassis.h"
+#include "core/conf.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static void usage(FILE *f)
 {

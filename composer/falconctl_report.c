@@ -1,9 +1,9 @@
 /*
  * falconctl_report.c - falconctl report: accounting per topology.  Jobs come
  * from slurmdbd through libslurmdb (slurmdb_jobs_get, as sacct reads them),
- * the topology from the falcon tag of their AdminComment (lib/jobtag.h),
+ * the topology from the falcon tag of their AdminComment (lib/core/jobtag.h),
  * the device history from falcond (GET /v1/history); the aggregation and
- * the output formats are lib/report.c.
+ * the output formats are composer/report.c.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -23,11 +23,11 @@
 #include <json-c/json.h>
 
 #include "falconctl.h"
-#include "lib/conf.h"
-#include "lib/falcond_client.h"
-#include "lib/log.h"
-#include "lib/report.h"
-#include "lib/util.h"
+#include "core/conf.h"
+#include "api/falcond_client.h"
+#include "core/log.h"
+#include "composer/report.h"
+#include "core/util.h"
 
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>

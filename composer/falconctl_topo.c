@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "falconctl.h"
-#include "lib/conf.h"
-#include "lib/log.h"
-#include "lib/topo.h"
-#include "lib/util.h"
+#include "core/conf.h"
+#include "core/log.h"
+#include "pci/topo.h"
+#include "core/util.h"
 
 static void usage(FILE *f)
 {

@@ -24,9 +24,9 @@
 
 #include "falcond.h"
 #include "falcond_history.h"
-#include "lib/auth.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "api/auth.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static struct fd_state g_st;
 

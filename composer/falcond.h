@@ -15,9 +15,9 @@
 
 #include <json-c/json.h>
 
-#include "lib/chassis.h"
-#include "lib/conf.h"
-#include "lib/proto.h"
+#include "chassis/chassis.h"
+#include "core/conf.h"
+#include "api/proto.h"
 
 /* ---------------------------------------------------------------- ledger */
 
@@ -131,7 +131,7 @@ struct fd_slot {
  * fd_policy_check - the partition's policy (falcon.conf AllowTopologies,
  * MaxFalconGPUs, MaxFalconNVMe) against a compose request: FALCON_ERR_POLICY
  * with the rule in the detail, else FALCON_OK.  falcon_policy_check() of
- * lib/policy.h judges, so the message is job_submit_falcon's (without its
+ * lib/core/policy.h judges, so the message is job_submit_falcon's (without its
  * "use partition X" advice); r->partition, when set, names the partition.
  */
 falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,

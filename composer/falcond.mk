@@ -1,26 +1,15 @@
-# composer/falcond.mk - falcond (the composer daemon), its API library parts
-# (munge request binding, request/response bodies, the client) and tests.
-
-lib_libfalcon_la_SOURCES += \
-	lib/auth.c lib/auth.h \
-	lib/proto.c lib/proto.h \
-	lib/falcond_client.c lib/falcond_client.h
-lib_libfalcon_la_CFLAGS += $(CRYPTO_CFLAGS)
-lib_libfalcon_la_LIBADD += $(CRYPTO_LIBS)
+# composer/falcond.mk - falcond (the composer daemon) and its tests.  The
+# API it serves (munge binding, bodies, the client) is lib/api.
 
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/test_proto
-TESTS += tests/unit/test_proto
-tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
-tests_unit_test_proto_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_proto_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
 tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
 	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c \
 	composer/falcond_history.c composer/falcond_history.h
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_falcond_LDADD = $(UNIT_LDADD)
+tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(CHECK_LIBS)
 endif
 
 sbin_PROGRAMS += composer/falcond
@@ -29,7 +18,8 @@ composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_history.c composer/falcond_history.h
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
-composer_falcond_LDADD = lib/libfalcon.la $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
+composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
 
 if INTEGRATION_TESTS
 TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
@@ -49,18 +39,6 @@ examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
 	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
 	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
 
-# libFuzzer over request parsing (make fuzz-falcond; FUZZ_SECONDS, default 600).
-FUZZ_TARGETS += fuzz-falcond
-EXTRA_DIST += tests/fuzz/fuzz_request.c tests/fuzz/seeds-request
-fuzz-falcond: config.h
-	@mkdir -p tests/fuzz/corpus-request
-	$(CLANG) $(FUZZ_CFLAGS) $(JSON_CFLAGS) $(CRYPTO_CFLAGS) -o tests/fuzz/fuzz_request \
-	  $(srcdir)/tests/fuzz/fuzz_request.c $(srcdir)/lib/proto.c $(srcdir)/lib/auth.c \
-	  $(srcdir)/lib/falcon_err.c $(srcdir)/lib/util.c $(JSON_LIBS) $(CRYPTO_LIBS) $(MUNGE_LIBS)
-	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  tests/fuzz/corpus-request $(srcdir)/tests/fuzz/seeds-request
-CLEANFILES += tests/fuzz/fuzz_request
-
 # Soak (by hand): 500 crash cycles, 1000 fault cycles.
 SOAK_TARGETS += soak-falcond
 soak-falcond: all
@@ -73,7 +51,8 @@ soak-falcond: all
 noinst_PROGRAMS += tests/bench/bench_falcond
 tests_bench_bench_falcond_SOURCES = tests/bench/bench_falcond.c
 tests_bench_bench_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MUNGE_CFLAGS) $(PTHREAD_CFLAGS)
-tests_bench_bench_falcond_LDADD = lib/libfalcon.la $(PTHREAD_LIBS)
+tests_bench_bench_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(PTHREAD_LIBS)
 EXTRA_DIST += tests/bench/falcond
 BENCH_TARGETS += bench-falcond
 bench-falcond: tests/bench/bench_falcond

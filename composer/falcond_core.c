@@ -33,8 +33,8 @@
 #endif
 
 #include "falcond.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 const double fd_buckets[FD_NBUCKETS] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
 					 0.5, 1, 2.5, 5, 10, INFINITY };

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "falcond_history.h"
-#include "lib/jobtag.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "core/jobtag.h"
+#include "core/log.h"
+#include "core/util.h"
 
 /* The writer: lines queued in buf (under lock), written by the thread. */
 static struct {
@@ -356,7 +356,7 @@ void fd_history_close(void)
 
 /* check_of - the check verdict in a result "released; check: X[...]",
  * where X is a verdict word or falcon-epilog's AdminComment tag, whose
- * "check=" field holds it (lib/jobtag.h). */
+ * "check=" field holds it (lib/core/jobtag.h). */
 static void check_of(const char *result, char *out, size_t n)
 {
 	const char *p = strstr(result, "check: "), *q;

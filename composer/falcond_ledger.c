@@ -16,8 +16,8 @@
 
 #include "falcond.h"
 #include "falcond_history.h"
-#include "lib/log.h"
-#include "lib/util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 #define LEDGER_VERSION 1
 

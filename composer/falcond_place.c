@@ -13,8 +13,8 @@
 #include <strings.h>
 
 #include "falcond.h"
-#include "lib/policy.h"
-#include "lib/util.h"
+#include "core/policy.h"
+#include "core/util.h"
 
 #define MAX_DRAWERS 8 /* a Falcon 4016 has 2; room for bigger models */
 #define ADVANCED_HOSTS_PER_DRAWER 3 /* advanced mode: up to 3 hosts share a drawer */
@@ -22,7 +22,7 @@
 falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
 			     const struct falcon_compose_req *r)
 {
-	/* the same judge and message as job_submit_falcon (lib/policy.c) */
+	/* the same judge and message as job_submit_falcon (lib/core/policy.c) */
 	struct falcon_job_req req = { .falcon_gpus = r->gpus, .falcon_nvme = r->nvme,
 				      .gpus = r->local_gpus };
 	struct falcon_partition_conf named = *p;

@@ -15,10 +15,10 @@ plugin_job_submit_falcon_la_CPPFLAGS = -iquote $(SLURM_SRC_DIR) -I$(top_srcdir)/
 plugin_job_submit_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS)
 # No -lslurm: info(), xmalloc() and slurmctld's own functions come from
 # slurmctld, which loads the module.
-plugin_job_submit_falcon_la_LIBADD = lib/libfalcon.la
+plugin_job_submit_falcon_la_LIBADD = $(LIBFALCON_CORE)
 plugin_job_submit_falcon_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugin/job_submit_falcon.map
-plugin_job_submit_falcon_la_DEPENDENCIES = lib/libfalcon.la \
+plugin_job_submit_falcon_la_DEPENDENCIES = $(LIBFALCON_CORE) \
 	$(srcdir)/plugin/job_submit_falcon.map
 endif
 EXTRA_DIST += plugin/job_submit_falcon.c plugin/job_submit_falcon.map

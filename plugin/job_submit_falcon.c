@@ -6,7 +6,7 @@
  * falcon message as err_msg on refusal; and the chassis pool license
  * (Licenses=<ChassisName>) added, counting the job's falcon devices.
  *
- * Glue only: the judge, the pool and the license merge are lib/policy.c.
+ * Glue only: the judge, the pool and the license merge are lib/core/policy.c.
  *
  * Built against Slurm's source tree (--with-slurm-source): its internal
  * headers (slurmctld.h) are compiled with Slurm's own config.h, so this
@@ -37,11 +37,11 @@
 #include "src/slurmctld/slurmctld.h"
 #pragma GCC diagnostic pop
 
-#include "conf.h"
-#include "falcon_err.h"
-#include "jobtag.h"
-#include "log.h"
-#include "policy.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
+#include "core/jobtag.h"
+#include "core/log.h"
+#include "core/policy.h"
 
 const char plugin_name[] = "falcon-slurm partition policies and chassis pool licenses";
 const char plugin_type[] = "job_submit/falcon";

@@ -9,10 +9,10 @@ plugin_spank_falcon_la_SOURCES = plugin/spank_falcon.c \
 plugin_spank_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
 # No -lslurm: slurm_info() and spank_*() come from the process that loads
 # the module (srun, sbatch, slurmstepd).
-plugin_spank_falcon_la_LIBADD = lib/libfalcon.la
+plugin_spank_falcon_la_LIBADD = $(LIBFALCON_CORE) $(JSON_LIBS)
 plugin_spank_falcon_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugin/spank_falcon.map
-plugin_spank_falcon_la_DEPENDENCIES = lib/libfalcon.la $(srcdir)/plugin/spank_falcon.map
+plugin_spank_falcon_la_DEPENDENCIES = $(LIBFALCON_CORE) $(srcdir)/plugin/spank_falcon.map
 endif
 EXTRA_DIST += plugin/spank_falcon.map
 
@@ -22,7 +22,7 @@ TESTS += tests/unit/test_spank_core
 tests_unit_test_spank_core_SOURCES = tests/unit/test_spank_core.c \
 	tests/unit/testutil.h plugin/spank_core.c plugin/spank_core.h
 tests_unit_test_spank_core_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/plugin
-tests_unit_test_spank_core_LDADD = $(UNIT_LDADD)
+tests_unit_test_spank_core_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)
 endif
 
 dist_man_MANS += doc/spank_falcon.8

@@ -15,11 +15,11 @@
 
 #include <json-c/json.h>
 
-#include "conf.h"
-#include "falcon_err.h"
-#include "policy.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
+#include "core/policy.h"
 #include "spank_core.h"
-#include "util.h"
+#include "core/util.h"
 
 #define TOPOLOGY_MAX_BYTES (1024 * 1024)
 #define CUDA_INDEX_MAX 1023

@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "falcon_err.h"
-#include "policy.h"
+#include "core/falcon_err.h"
+#include "core/policy.h"
 
 #define FSP_DEFAULT_RUNDIR "/run/falcon"
 #define FSP_WORD_LEN 16

@@ -30,9 +30,9 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "conf.h"
-#include "falcon_err.h"
-#include "log.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
+#include "core/log.h"
 #include "spank_core.h"
 
 SPANK_PLUGIN(spank_falcon, 1);

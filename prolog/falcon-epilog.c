@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "fp.h"
-#include "hotplug.h"
-#include "log.h"
-#include "util.h"
+#include "pci/hotplug.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static struct {
 	struct falcon_conf *conf;

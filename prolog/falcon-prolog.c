@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "fp.h"
-#include "hotplug.h"
-#include "log.h"
-#include "util.h"
+#include "pci/hotplug.h"
+#include "core/log.h"
+#include "core/util.h"
 
 #define RESERVE_MS 5000 /* kept back from PrologTimeout for rollback */
 

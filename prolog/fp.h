@@ -2,8 +2,8 @@
  * fp.h - the glue shared by falcon-prolog and falcon-epilog.
  *
  * Split by what each file includes: fp_falcond.c (falcond client, which
- * pulls in lib/chassis.h), fp_topo.c (lib/topo.h) and fp_slurm.c
- * (libslurm).  lib/chassis.h (FALCON_DEV_*) and lib/topo.h (FALCON_PCI_*)
+ * pulls in lib/chassis/chassis.h), fp_topo.c (lib/pci/topo.h) and fp_slurm.c
+ * (libslurm).  lib/chassis/chassis.h (FALCON_DEV_*) and lib/pci/topo.h (FALCON_PCI_*)
  * have separate device kinds; this header includes neither and has its
  * own device type.
  *
@@ -20,9 +20,9 @@
 
 #include <json-c/json.h>
 
-#include "conf.h"
-#include "falcon_err.h"
-#include "jobtag.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
+#include "core/jobtag.h"
 
 #define FP_MAX_DEVS 32   /* FALCON_PROTO_MAX_DEVS */
 #define FP_MAX_GPUS 64   /* GPUs of one host */

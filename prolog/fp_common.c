@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "fp.h"
-#include "log.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 long fp_left(long long deadline)
 {

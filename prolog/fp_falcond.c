@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "falcond_client.h"
+#include "api/falcond_client.h"
 #include "fp.h"
-#include "log.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 long long fp_falcond_us;
 

@@ -16,8 +16,8 @@
 #include <slurm/slurm_errno.h>
 
 #include "fp.h"
-#include "log.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 long long fp_slurm_us;
 

@@ -1,5 +1,5 @@
 /*
- * fp_topo.c - the prolog's view of the bus through lib/topo: which
+ * fp_topo.c - the prolog's view of the bus through lib/pci/topo: which
  * function is which lease device, and the job's topology (see fp.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "fp.h"
-#include "log.h"
-#include "topo.h"
-#include "util.h"
+#include "core/log.h"
+#include "pci/topo.h"
+#include "core/util.h"
 
 long long fp_scan_us;
 

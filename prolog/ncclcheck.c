@@ -34,9 +34,9 @@
 #include <nccl.h>
 #pragma GCC diagnostic pop
 
-#include "log.h"
+#include "core/log.h"
 #include "ncclcheck_core.h"
-#include "util.h"
+#include "core/util.h"
 
 #ifndef NC_NCCL_LIBS
 #define NC_NCCL_LIBS ""         /* configure's NCCL_LIBS: "-L/usr/local/cuda/lib64 ..." */

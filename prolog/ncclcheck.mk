@@ -20,7 +20,7 @@ prolog_falcon_ncclcheck_SOURCES = prolog/ncclcheck.c
 prolog_falcon_ncclcheck_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CUDA_CFLAGS) \
 	$(NCCL_CFLAGS) $(PTHREAD_CFLAGS) \
 	-DNC_NCCL_LIBS='"$(NCCL_LIBS)"'
-prolog_falcon_ncclcheck_LDADD = prolog/libncclcheck.la lib/libfalcon.la $(CUDA_LIBS) \
+prolog_falcon_ncclcheck_LDADD = prolog/libncclcheck.la $(LIBFALCON_CORE) $(CUDA_LIBS) \
 	$(PTHREAD_LIBS) -ldl -lm
 endif
 dist_man_MANS += doc/falcon-ncclcheck.1
@@ -30,7 +30,7 @@ check_PROGRAMS += tests/unit/test_ncclcheck
 TESTS += tests/unit/test_ncclcheck
 tests_unit_test_ncclcheck_SOURCES = tests/unit/test_ncclcheck.c
 tests_unit_test_ncclcheck_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/prolog
-tests_unit_test_ncclcheck_LDADD = prolog/libncclcheck.la $(UNIT_LDADD)
+tests_unit_test_ncclcheck_LDADD = prolog/libncclcheck.la $(LIBFALCON_CORE) $(CHECK_LIBS)
 endif
 
 if INTEGRATION_TESTS

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
+#include "core/conf.h"
 #include "ncclcheck_core.h"
-#include "util.h"
+#include "core/util.h"
 
 #define MiB ((size_t)1 << 20)
 

@@ -16,8 +16,8 @@
 
 #include <json-c/json.h>
 
-#include "conf.h"
-#include "falcon_err.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
 
 #define NC_MAX_GPUS 32          /* 16 Falcon slots + local GPUs, with room */
 #define NC_MAX_PAIRS (NC_MAX_GPUS * (NC_MAX_GPUS - 1) / 2)

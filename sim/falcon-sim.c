@@ -25,9 +25,9 @@
 
 #include <microhttpd.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "sim_server.h"
-#include "util.h"
+#include "core/util.h"
 
 #define MAX_BODY (1024 * 1024)
 

@@ -6,7 +6,7 @@ sim_falcon_sim_SOURCES = \
 	sim/sim_config.c sim/sim_model.c sim/sim_redfish.c sim/sim_host.c
 sim_falcon_sim_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(PCI_CFLAGS) \
 	$(PTHREAD_CFLAGS)
-sim_falcon_sim_LDADD = lib/libfalcon.la $(JSON_LIBS) $(MHD_LIBS) $(PTHREAD_LIBS)
+sim_falcon_sim_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(JSON_LIBS) $(MHD_LIBS) $(PTHREAD_LIBS)
 dist_man_MANS += doc/falcon-sim.1
 EXTRA_DIST += examples/falcon-sim.json
 
@@ -16,7 +16,7 @@ TESTS += tests/unit/test_sim
 tests_unit_test_sim_SOURCES = tests/unit/test_sim.c tests/unit/testutil.h \
 	sim/sim.h sim/sim_config.c sim/sim_model.c
 tests_unit_test_sim_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/sim
-tests_unit_test_sim_LDADD = $(UNIT_LDADD) $(JSON_LIBS)
+tests_unit_test_sim_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)
 endif
 
 SIM_TESTS = \
@@ -38,7 +38,7 @@ fuzz-sim-config:
 	$(CLANG) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) -I$(top_srcdir)/sim $(JSON_CFLAGS) \
 		-o tests/fuzz/fuzz_sim_config $(top_srcdir)/tests/fuzz/fuzz_sim_config.c \
 		$(top_srcdir)/sim/sim_config.c $(top_srcdir)/sim/sim_model.c \
-		$(top_srcdir)/lib/util.c $(top_srcdir)/lib/falcon_err.c $(JSON_LIBS)
+		$(addprefix $(top_srcdir)/,$(CORE_SRCS)) $(JSON_LIBS) -lm
 	cp $(top_srcdir)/examples/falcon-sim.json tests/fuzz/corpus-sim-config/example.json
 	tests/fuzz/fuzz_sim_config -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
 		tests/fuzz/corpus-sim-config

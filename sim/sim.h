@@ -7,7 +7,7 @@
  * server (falcon-sim.c, sim_redfish.c) and the host side (sim_host.c) sit
  * on top of them.
  *
- * Naming (lib/chassis.h): host ports "H1".."H4", devices "drawer<D>_slot<S>".
+ * Naming (lib/chassis/chassis.h): host ports "H1".."H4", devices "drawer<D>_slot<S>".
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -19,7 +19,7 @@
 
 #include <json-c/json.h>
 
-#include "falcon_err.h"
+#include "core/falcon_err.h"
 
 #define SIM_DRAWERS 2          /* Falcon 4016: 2 drawers ... */
 #define SIM_SLOTS 8            /* ... of 8 PCIe Gen4 slots */

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "sim.h"
-#include "topo.h"
-#include "util.h"
+#include "pci/topo.h"
+#include "core/util.h"
 
 #define CFG_MAX_BYTES (1024 * 1024)
 
@@ -140,7 +140,7 @@ static falcon_err_t get_bdf(struct json_object *v, const char *field, char *buf,
 	char norm[FALCON_BDF_LEN];
 	unsigned dom, b;
 
-	/* lib/topo's normaliser: DDDD:BB:DD.F or BB:DD.F, hex */
+	/* lib/pci/topo's normaliser: DDDD:BB:DD.F or BB:DD.F, hex */
 	if (v == NULL || !json_object_is_type(v, json_type_string) ||
 	    falcon_bdf_normalise(json_object_get_string(v), norm) != FALCON_OK ||
 	    sscanf(norm, "%x:%x:", &dom, &b) != 2)

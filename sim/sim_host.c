@@ -31,10 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "pcicfg.h"
+#include "core/log.h"
+#include "pci/pcicfg.h"
 #include "sim_server.h"
-#include "util.h"
+#include "core/util.h"
 
 /* Broadcom PEX88096 (PCIe Gen4 switch of the Falcon 4016 drawers), pci.ids 1000:c010. */
 #define SWITCH_VENDOR 0x1000

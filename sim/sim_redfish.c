@@ -20,9 +20,9 @@
 #include <strings.h>
 #include <sys/random.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "sim_server.h"
-#include "util.h"
+#include "core/util.h"
 
 #define RF "/redfish/v1"
 #define MSG_BASE "Base.1.16."

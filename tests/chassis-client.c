@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/chassis.h"
-#include "lib/log.h"
-#include "lib/redfish.h"
-#include "lib/util.h"
+#include "chassis/chassis.h"
+#include "core/log.h"
+#include "chassis/redfish.h"
+#include "core/util.h"
 
 static int result(falcon_err_t rv)
 {

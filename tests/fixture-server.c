@@ -29,10 +29,10 @@
 
 #include <microhttpd.h>
 
-#include "lib/falcon_err.h"
-#include "lib/log.h"
-#include "lib/redfish.h"
-#include "lib/util.h"
+#include "core/falcon_err.h"
+#include "core/log.h"
+#include "chassis/redfish.h"
+#include "core/util.h"
 
 static const char *mock_dir;
 

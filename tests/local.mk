@@ -18,15 +18,6 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
 	$(CURL_CFLAGS) $(MUNGE_CFLAGS) \
 	-DFALCON_TEST_SRCDIR='"$(abs_top_srcdir)"' \
 	-DFALCON_TEST_BUILDDIR='"$(abs_top_builddir)"'
-UNIT_LDADD = lib/libfalcon.la $(CHECK_LIBS)
-
-if HAVE_CHECK
-check_PROGRAMS += tests/unit/test_core
-TESTS += tests/unit/test_core
-tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/testutil.h
-tests_unit_test_core_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_core_LDADD = $(UNIT_LDADD)
-endif
 
 EXTRA_DIST += tests/lib.sh
 

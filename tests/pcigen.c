@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcicfg.h"
+#include "pci/pcicfg.h"
 #include "pcihex.h"
-#include "util.h"
+#include "core/util.h"
 
 static int usage(void)
 {

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/falcond_client.h"
-#include "lib/util.h"
+#include "api/falcond_client.h"
+#include "core/util.h"
 
 #define MAX_CLIENTS 256
 #define MAX_HOSTS 64

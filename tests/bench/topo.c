@@ -1,7 +1,7 @@
 /*
  * topo.c (tests/bench/topo) - discovery time of a 16-GPU host with 4
  * switches: our discovery (this program's --scan mode, a process linking
- * only lib/pcicfg, lib/topo and libpci/json-c: falcon_topo_scan() plus the
+ * only lib/pcicfg, lib/pci/topo and libpci/json-c: falcon_topo_scan() plus the
  * JSON on stdout) against `lspci -A linux-sysfs -O sysfs.path=ROOT -t` on
  * the same generated tree, both run as processes in this run, interleaved,
  * REPS times each; prints the medians and their ratio (goal <= 1.0).
@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topo.h"
-#include "util.h"
+#include "pci/topo.h"
+#include "core/util.h"
 
 static double now_us(void)
 {

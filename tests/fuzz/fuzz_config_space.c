@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcicfg.h"
-#include "topo.h"
+#include "pci/pcicfg.h"
+#include "pci/topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,9 +19,9 @@
 
 #include <json-c/json.h>
 
-#include "chassis.h"
-#include "chassis_backend.h"
-#include "redfish.h"
+#include "chassis/chassis.h"
+#include "chassis/chassis_backend.h"
+#include "chassis/redfish.h"
 
 #define MAX_RECORDS 256
 

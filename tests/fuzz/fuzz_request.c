@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/auth.h"
-#include "lib/proto.h"
+#include "api/auth.h"
+#include "api/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# chassis-sim.sh - the chassis client (lib/chassis.h, through
+# chassis-sim.sh - the chassis client (lib/chassis/chassis.h, through
 # tests/chassis-client) against falcon-sim on an ephemeral loopback port,
 # with both backends: attach/detach with read-back, idempotence, conflicts
 # (409), mode limits, stale ETags (412, re-read and retried, no lost

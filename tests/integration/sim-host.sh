@@ -133,7 +133,7 @@ lsp -nn -s b5:00.0 | grep -q 'Non-Volatile memory controller \[0108\]: .*\[8086:
 lsp -vv -s b5:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x4' || t_fail "NVMe LnkSta"
 t_ok "Falcon NVMe via composition"
 
-# lib/topo (falconctl topo) reads the same tree: hybridGPUs + falconNVMe,
+# lib/pci/topo (falconctl topo) reads the same tree: hybridGPUs + falconNVMe,
 # the two Falcon GPUs (drawer 1 slots 3-4) under one switch (F-F PIX).
 FALCONCTL=$top_builddir/composer/falconctl
 if "$FALCONCTL" topo --help >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 /*
- * test_conf.c - unit tests of lib/conf.c, the falcon.conf(5) parser.
+ * test_conf.c - unit tests of lib/core/conf.c, the falcon.conf(5) parser.
  *
  * Inputs are written to files under make_tmpdir() and loaded with
  * falcon_conf_load(), the way the programs read them.
@@ -12,9 +12,9 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "core/conf.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 /* ---------------------------------------------------------------- */
 /* Helpers */
@@ -403,6 +403,19 @@ static const struct {
 	{ "ChassisName=c Url=ftp://c/\n", 1, "Url: expected an http:// or https:// URL",
 	  "got 'ftp://c/'" },
 	{ "ChassisName=c Url=falcon1\n", 1, "Url: expected", NULL },
+	/* lib/core checks URLs without libcurl: each part of the authority */
+	{ "ChassisName=c Url=http://\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http:///redfish\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://:8000/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://c:0/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://c:65536/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://c:/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://c:80x/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://user@c/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://[]:80/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://[::1/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://[::1]x/\n", 1, "Url: expected", NULL },
+	{ "ChassisName=c Url=http://c\x01/\n", 1, "Url: expected", NULL },
 	{ "ChassisName=c Url=http://c/ Backend=ipmi\n", 1,
 	  "Backend: expected redfish-fabric|redfish-composition, got 'ipmi'", NULL },
 	{ "ChassisName=c Url=http://c/ Mode=shared\n", 1, "Mode: expected standard|advanced",

@@ -1,5 +1,5 @@
 /*
- * test_core.c - unit tests of lib/falcon_err, lib/log and lib/util.
+ * test_core.c - unit tests of lib/core: falcon_err, log and util.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "falcon_err.h"
-#include "log.h"
+#include "core/falcon_err.h"
+#include "core/log.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 START_TEST(test_strerror_covers_every_code)
 {

@@ -15,7 +15,7 @@
 
 #include "testutil.h"
 #include "composer/falcond.h"
-#include "lib/util.h"
+#include "core/util.h"
 
 /* ------------------------------------------------------------ ledger */
 

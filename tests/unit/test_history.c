@@ -15,7 +15,7 @@
 #include "testutil.h"
 #include "composer/falcond.h"
 #include "composer/falcond_history.h"
-#include "lib/util.h"
+#include "core/util.h"
 
 static struct falcon_lease lease(int n, long uid)
 {

@@ -1,5 +1,5 @@
 /*
- * test_hotplug.c - lib/hotplug against generated trees: a sysfs root made
+ * test_hotplug.c - lib/pci/hotplug against generated trees: a sysfs root made
  * by lib/pcicfg (rescan/remove files, devices that appear from another
  * thread the way falcon-sim makes them appear), and a proc root with
  * fd links and comm files for holder detection.
@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hotplug.h"
-#include "pcicfg.h"
+#include "pci/hotplug.h"
+#include "pci/pcicfg.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 /* paths below are built from a temporary directory of known short length */
 #pragma GCC diagnostic ignored "-Wformat-truncation"

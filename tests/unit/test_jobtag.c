@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobtag.h"
+#include "core/jobtag.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 static const struct {
 	const char *tres;

@@ -12,7 +12,7 @@
 
 #include "ncclcheck_core.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 #define MiB ((size_t)1 << 20)
 

@@ -17,9 +17,9 @@
 #include <pci/pci.h>
 #include <stdint.h>
 
-#include "pcicfg.h"
+#include "pci/pcicfg.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 #include "../pcihex.h"
 
 static const struct {

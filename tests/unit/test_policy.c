@@ -1,5 +1,5 @@
 /*
- * test_policy.c - lib/policy.c table driven: Table III labels of a
+ * test_policy.c - lib/core/policy.c table driven: Table III labels of a
  * request, partition policies from a real falcon.conf text (refusals and
  * their messages, the "use partition" advice, DEFAULT), whole jobs (GRES +
  * SPANK environment), the chassis pool of a job's hosts, and the license
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
+#include "core/policy.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 static const char conf_text[] =
 	"ChassisName=c1 Url=http://127.0.0.1:1/\n"

@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "lib/auth.h"
-#include "lib/conf.h"
-#include "lib/falcond_client.h"
-#include "lib/proto.h"
-#include "lib/util.h"
+#include "api/auth.h"
+#include "core/conf.h"
+#include "api/falcond_client.h"
+#include "api/proto.h"
+#include "core/util.h"
 
 struct bad {
 	const char *body;

@@ -1,6 +1,6 @@
 /*
- * test_redfish.c - unit tests of the chassis client (lib/redfish.c,
- * lib/chassis.c, lib/rf_fabric.c, lib/rf_composition.c):
+ * test_redfish.c - unit tests of the chassis client (lib/chassis/redfish.c,
+ * lib/chassis/chassis.c, lib/chassis/rf_fabric.c, lib/chassis/rf_composition.c):
  *   - inventories of DMTF's own mockups read from disk (skipped without
  *     ../shared);
  *   - the HTTP status + Redfish body -> falcon_err_t table;
@@ -26,12 +26,12 @@
 #include <json-c/json.h>
 #include <microhttpd.h>
 
-#include "chassis.h"
-#include "chassis_backend.h"
-#include "log.h"
-#include "redfish.h"
+#include "chassis/chassis.h"
+#include "chassis/chassis_backend.h"
+#include "core/log.h"
+#include "chassis/redfish.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 /* ------------------------------------------------------------------ */
 /* DMTF mockups from disk                                               */

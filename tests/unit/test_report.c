@@ -14,9 +14,9 @@
 
 #include <json-c/json.h>
 
-#include "report.h"
+#include "composer/report.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 static time_t mk(int y, int mo, int d, int h, int mi, int s)
 {

@@ -16,7 +16,7 @@
 
 #include "spank_core.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 /* ---- option words ------------------------------------------------------ */
 

@@ -1,5 +1,5 @@
 /*
- * test_topo.c - unit tests of lib/topo on sysfs trees read by real libpci:
+ * test_topo.c - unit tests of lib/pci/topo on sysfs trees read by real libpci:
  * the paper's host built by tests/pcigen (lib/pcicfg), trees rebuilt from
  * the real dumps in fixtures/pci, and every bad input.
  *
@@ -10,10 +10,10 @@
 #include <json-c/json.h>
 #include <unistd.h>
 
-#include "chassis.h" /* with topo.h: the two device enums must not clash */
+#include "chassis/chassis.h" /* with topo.h: the two device enums must not clash */
 #include "testutil.h"
-#include "topo.h"
-#include "util.h"
+#include "pci/topo.h"
+#include "core/util.h"
 
 #define PAPER_ADAPTER "0000:5e:00.0"
 

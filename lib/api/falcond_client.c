@@ -1,0 +1,295 @@
+/*
+ * falcond_client.c - the falcond API client (see falcond_client.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "api/auth.h"
+#include "api/falcond_client.h"
+#include "chassis/redfish.h"
+#include "core/util.h"
+
+struct falcon_client {
+	char *url;          /* without trailing '/' */
+	char *socket;       /* NULL = libmunge default */
+	long timeout_s;
+	CURL *curl;
+};
+
+struct buf {
+	char *p;
+	size_t n;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ctx)
+{
+	struct buf *b = ctx;
+	size_t add = size * nmemb;
+	char *np;
+
+	if (b->n + add > 4u * 1024 * 1024) /* bound what a peer can make us hold */
+		return 0;
+	np = realloc(b->p, b->n + add + 1);
+	if (np == NULL)
+		return 0;
+	memcpy(np + b->n, ptr, add);
+	b->p = np;
+	b->n += add;
+	b->p[b->n] = '\0';
+	return add;
+}
+
+falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int timeout_s,
+			       struct falcon_client **out)
+{
+	struct falcon_client *cl;
+	size_t l;
+
+	if (url == NULL || strncmp(url, "http", 4) != 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s': expected http(s)://HOST:PORT",
+				      url ? url : "(null)");
+	if (falcon_curl_global_init() != FALCON_OK)
+		return FALCON_ERR_TRANSPORT;
+	cl = calloc(1, sizeof(*cl));
+	if (cl == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
+	cl->url = strdup(url);
+	cl->socket = munge_socket ? strdup(munge_socket) : NULL;
+	cl->timeout_s = timeout_s > 0 ? timeout_s : 30;
+	cl->curl = curl_easy_init();
+	if (cl->url == NULL || (munge_socket && cl->socket == NULL) || cl->curl == NULL) {
+		falcon_client_free(cl);
+		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
+	}
+	l = strlen(cl->url);
+	while (l > 0 && cl->url[l - 1] == '/')
+		cl->url[--l] = '\0';
+	*out = cl;
+	return FALCON_OK;
+}
+
+void falcon_client_free(struct falcon_client *cl)
+{
+	if (cl == NULL)
+		return;
+	if (cl->curl)
+		curl_easy_cleanup(cl->curl);
+	free(cl->url);
+	free(cl->socket);
+	free(cl);
+}
+
+falcon_err_t falcon_client_answer(const char *method, const char *path, long code,
+				  const char *body, json_object **resp)
+{
+	json_object *o, *e;
+	falcon_err_t rv;
+
+	o = body ? json_tokener_parse(body) : NULL;
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PROTOCOL, "falcond: %s %s: HTTP %ld with a body "
+				    "that is not a JSON object", method, path, code);
+		goto fail;
+	}
+	if (code < 200 || code > 299) {
+		const char *msg = json_object_object_get_ex(o, "error", &e) ? json_object_get_string(e) : "";
+
+		rv = falcon_proto_err_from_name(json_object_object_get_ex(o, "code", &e)
+							? json_object_get_string(e) : NULL);
+		/* a failed answer never reads as success, whatever it names */
+		if (rv == FALCON_OK)
+			rv = FALCON_ERR_PROTOCOL;
+		rv = falcon_err_set(rv, "falcond: %s %s: HTTP %ld: %s", method, path, code, msg);
+		goto fail;
+	}
+	if (resp) {
+		*resp = o;
+		o = NULL;
+	}
+	rv = FALCON_OK;
+fail:
+	json_object_put(o);
+	return rv;
+}
+
+falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
+				const char *path, json_object *body, long *http,
+				json_object **resp)
+{
+	const char *js = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
+	size_t jlen = strlen(js);
+	struct curl_slist *hdrs = NULL, *h;
+	struct buf b = { NULL, 0 };
+	char *cred = NULL, *url = NULL, *hdr = NULL, *spath = NULL;
+	falcon_err_t rv;
+	CURLcode cc;
+	long code = 0;
+
+	if (http)
+		*http = 0;
+	/* the credential binds the path without its query: the server sees the
+	 * query apart (read-only routes take their parameters there) */
+	if ((spath = strndup(path, strcspn(path, "?"))) == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call");
+		goto fail;
+	}
+	rv = falcon_auth_sign(cl->socket, 0, method, spath, js, jlen, &cred);
+	if (rv != FALCON_OK)
+		goto fail;
+	/* asprintf leaves its pointer undefined on failure: reset only that one */
+	if (asprintf(&url, "%s%s", cl->url, path) < 0)
+		url = NULL;
+	if (url != NULL && asprintf(&hdr, "Authorization: " FALCON_AUTH_SCHEME " %s", cred) < 0)
+		hdr = NULL;
+	if (url == NULL || hdr == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call");
+		goto fail;
+	}
+	/* a NULL from curl_slist_append keeps the old list: never send a
+	 * request without its Authorization header */
+	if ((h = curl_slist_append(hdrs, hdr)) != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Content-Type: application/json");
+	if (h != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Expect:");
+	if (h == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call: headers");
+		goto fail;
+	}
+	hdrs = h;
+	curl_easy_reset(cl->curl);
+	curl_easy_setopt(cl->curl, CURLOPT_URL, url);
+	curl_easy_setopt(cl->curl, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(cl->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(cl->curl, CURLOPT_TIMEOUT, cl->timeout_s);
+	curl_easy_setopt(cl->curl, CURLOPT_CONNECTTIMEOUT, cl->timeout_s < 5 ? cl->timeout_s : 5L);
+	curl_easy_setopt(cl->curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(cl->curl, CURLOPT_WRITEDATA, &b);
+	if (strcmp(method, "GET") != 0) {
+		curl_easy_setopt(cl->curl, CURLOPT_CUSTOMREQUEST, method);
+		curl_easy_setopt(cl->curl, CURLOPT_POSTFIELDS, js);
+		curl_easy_setopt(cl->curl, CURLOPT_POSTFIELDSIZE, (long)jlen);
+	}
+	cc = curl_easy_perform(cl->curl);
+	if (cc != CURLE_OK) {
+		rv = falcon_err_set(cc == CURLE_OPERATION_TIMEDOUT ? FALCON_ERR_TIMEOUT
+								   : FALCON_ERR_TRANSPORT,
+				    "%s %s: %s", method, url, curl_easy_strerror(cc));
+		goto fail;
+	}
+	curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (http)
+		*http = code;
+	rv = falcon_client_answer(method, path, code, b.p, resp);
+fail:
+	curl_slist_free_all(hdrs);
+	free(b.p);
+	free(hdr);
+	free(url);
+	free(cred);
+	free(spath);
+	return rv;
+}
+
+falcon_err_t falcon_client_compose(struct falcon_client *cl,
+				   const struct falcon_compose_req *req,
+				   struct falcon_lease *lease)
+{
+	json_object *body = falcon_proto_compose_json(req), *resp = NULL, *l;
+	falcon_err_t rv;
+
+	if (body == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "compose");
+	rv = falcon_client_call(cl, "POST", "/v1/compose", body, NULL, &resp);
+	if (rv == FALCON_OK) {
+		if (json_object_object_get_ex(resp, "lease", &l))
+			rv = falcon_proto_lease_from_json(l, lease);
+		else
+			rv = falcon_err_set(FALCON_ERR_PROTOCOL, "compose: answer without a lease");
+	}
+	json_object_put(body);
+	json_object_put(resp);
+	return rv;
+}
+
+falcon_err_t falcon_client_decompose(struct falcon_client *cl, uint32_t job_id,
+				     const char *lease_id)
+{
+	return falcon_client_decompose_check(cl, job_id, lease_id, NULL);
+}
+
+falcon_err_t falcon_client_decompose_check(struct falcon_client *cl, uint32_t job_id,
+					   const char *lease_id, const char *check)
+{
+	json_object *body = json_object_new_object();
+	falcon_err_t rv;
+
+	if (body == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "decompose");
+	if (job_id > 0)
+		json_object_object_add(body, "job_id", json_object_new_int64(job_id));
+	else
+		json_object_object_add(body, "lease", json_object_new_string(lease_id ? lease_id : ""));
+	if (check != NULL)
+		json_object_object_add(body, "check", json_object_new_string(check));
+	rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, NULL);
+	json_object_put(body);
+	return rv;
+}
+
+falcon_err_t falcon_client_status(struct falcon_client *cl, json_object **out)
+{
+	return falcon_client_call(cl, "GET", "/v1/status", NULL, NULL, out);
+}
+
+static falcon_err_t device_call(struct falcon_client *cl, const char *path,
+				const char *chassis, const char *device, const char *reason)
+{
+	json_object *body = json_object_new_object();
+	falcon_err_t rv;
+
+	if (body == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s", path);
+	json_object_object_add(body, "chassis", json_object_new_string(chassis ? chassis : ""));
+	json_object_object_add(body, "device", json_object_new_string(device ? device : ""));
+	if (reason)
+		json_object_object_add(body, "reason", json_object_new_string(reason));
+	rv = falcon_client_call(cl, "POST", path, body, NULL, NULL);
+	json_object_put(body);
+	return rv;
+}
+
+falcon_err_t falcon_client_quarantine(struct falcon_client *cl, const char *chassis,
+				      const char *device, const char *reason)
+{
+	return device_call(cl, "/v1/quarantine", chassis, device, reason);
+}
+
+falcon_err_t falcon_client_unquarantine(struct falcon_client *cl, const char *chassis,
+					const char *device)
+{
+	return device_call(cl, "/v1/unquarantine", chassis, device, NULL);
+}
+
+falcon_err_t falcon_client_reconcile(struct falcon_client *cl, json_object **out)
+{
+	json_object *body = json_object_new_object();
+	falcon_err_t rv;
+
+	if (body == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "reconcile");
+	rv = falcon_client_call(cl, "POST", "/v1/reconcile", body, NULL, out);
+	json_object_put(body);
+	return rv;
+}
+
+falcon_err_t falcon_client_health(struct falcon_client *cl, json_object **out)
+{
+	return falcon_client_call(cl, "GET", "/v1/health", NULL, NULL, out);
+}

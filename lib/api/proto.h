@@ -1,0 +1,125 @@
+/*
+ * proto.h - request and response bodies of the falcond API (JSON, json-c),
+ * shared by falcond, falconctl and falcon-prolog.
+ *
+ *   POST /v1/compose    {"job_id":N,"host":"node1","gpus":N,"nvme":N,
+ *                        "place":"pack|spread|any","partition":"p",
+ *                        "uid":N,"local_gpus":N}  -> lease
+ *   POST /v1/decompose  {"job_id":N} or {"lease":"L-..."}, optional "check":"text"
+ *                        -> {"closed":[lease ids],"quarantined":N}
+ *   POST /v1/quarantine {"chassis":"c1","device":"drawer1_slot3","reason":"..."}
+ *   POST /v1/unquarantine {"chassis":"c1","device":"drawer1_slot3"}
+ *   errors              {"error":"detail","code":"<falcon_err_name>"}
+ *
+ * A lease: {"id","job_id","uid","host","partition","place","state",
+ *           "created","devices":[{"chassis","id","port","drawer","slot","type",
+ *           "vendor_id","device_id","serial"}]}; times in ms since the epoch.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_PROTO_H
+#define FALCON_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "chassis/chassis.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
+
+#define FALCON_PROTO_MAX_BODY (64 * 1024) /* bytes; larger bodies are 413 */
+#define FALCON_PROTO_MAX_DEVS 32          /* 2 drawers x 8 slots, twice over */
+#define FALCON_LEASE_ID_LEN 48
+
+struct falcon_compose_req {
+	uint32_t job_id;            /* Slurm job id, >= 1 */
+	char host[FALCON_NAME_LEN]; /* HostName= in falcon.conf */
+	int gpus;                   /* falcon GPUs wanted, 0-16 */
+	int nvme;                   /* falcon NVMe wanted, 0-16 */
+	int local_gpus;             /* the job's own (node) GPUs, for the label */
+	bool place_set;             /* place given; else the partition's Place= */
+	falcon_place_t place;
+	char partition[FALCON_NAME_LEN]; /* "" = DEFAULT */
+	long uid;                   /* job owner's uid, -1 = not given */
+};
+
+struct falcon_decompose_req {
+	uint32_t job_id;                   /* 0 = by lease */
+	char lease[FALCON_LEASE_ID_LEN];   /* "" = by job */
+	char check[128];                   /* the job's check result for the history, "" = none */
+};
+
+struct falcon_device_req {
+	char chassis[FALCON_NAME_LEN];
+	char device[FALCON_NAME_LEN];      /* "drawer1_slot3" */
+	char reason[256];                  /* quarantine only; "" allowed */
+};
+
+struct falcon_lease_dev {
+	char chassis[FALCON_NAME_LEN];
+	char id[FALCON_NAME_LEN];          /* "drawer1_slot3" */
+	char port[FALCON_NAME_LEN];        /* host port it is attached to ("H1") */
+	int drawer, slot;
+	falcon_dev_type_t type;
+	char vendor_id[8], device_id[8];
+	char serial[64];
+};
+
+struct falcon_lease {
+	char id[FALCON_LEASE_ID_LEN];
+	uint32_t job_id;
+	long uid;                          /* -1 = unknown */
+	char host[FALCON_NAME_LEN];
+	char partition[FALCON_NAME_LEN];
+	falcon_place_t place;
+	char state[16];                    /* "composing", "active", "closing" */
+	long long created_ms;
+	size_t ndevs;
+	struct falcon_lease_dev devs[FALCON_PROTO_MAX_DEVS];
+};
+
+/*
+ * Parsers: body (len bytes, not necessarily NUL-terminated) into *out.
+ * Unknown keys, wrong types, out-of-range numbers and missing required
+ * fields are FALCON_ERR_PARSE with the field named in the detail
+ * ("compose: gpus: expected an integer in [0, 16]").
+ */
+falcon_err_t falcon_proto_parse_compose(const char *body, size_t len,
+					struct falcon_compose_req *out);
+falcon_err_t falcon_proto_parse_decompose(const char *body, size_t len,
+					  struct falcon_decompose_req *out);
+/* quarantine: reason_allowed true; unquarantine: false (reason is unknown). */
+falcon_err_t falcon_proto_parse_device(const char *body, size_t len, bool reason_allowed,
+				       struct falcon_device_req *out);
+
+/* Builders: new json objects (caller puts them), never NULL except on ENOMEM. */
+json_object *falcon_proto_compose_json(const struct falcon_compose_req *req);
+json_object *falcon_proto_lease_json(const struct falcon_lease *l);
+json_object *falcon_proto_error_json(falcon_err_t err, const char *detail);
+
+/*
+ * falcon_proto_lease_from_json - a lease object (as falcon_proto_lease_json
+ * writes it; also the ledger's form) into *out.  FALCON_ERR_PARSE naming
+ * the field on anything missing or malformed.
+ */
+falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *out);
+
+/* falcon_proto_dev_type_from_str - "GPU"/"NVMe"/"NIC"/"other" (case-insens.). */
+falcon_err_t falcon_proto_dev_type_from_str(const char *s, falcon_dev_type_t *out);
+/* falcon_proto_dev_type_str - the inverse; static, never NULL. */
+const char *falcon_proto_dev_type_str(falcon_dev_type_t t);
+
+/* falcon_proto_place_str / _from_str - "pack", "spread", "any" (static). */
+const char *falcon_proto_place_str(falcon_place_t p);
+falcon_err_t falcon_proto_place_from_str(const char *s, falcon_place_t *out);
+
+/* falcon_proto_err_from_name - falcon_err_name() inverse; unknown -> PROTOCOL. */
+falcon_err_t falcon_proto_err_from_name(const char *name);
+
+/* falcon_proto_http_status - HTTP status for an error code (200 for OK). */
+unsigned falcon_proto_http_status(falcon_err_t err);
+
+#endif /* FALCON_PROTO_H */

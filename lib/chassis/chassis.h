@@ -1,0 +1,163 @@
+/*
+ * chassis.h - the chassis client: one backend interface, two Redfish
+ * implementations (redfish-fabric: zones and endpoints, H3 Platform's model;
+ * redfish-composition: DMTF CompositionService with ResourceBlocks).
+ *
+ * Naming shared with falcon-sim (sim/):
+ *   - a host port is "H1".."H4"; with redfish-fabric its zone is
+ *     /redfish/v1/Fabrics/PCIe/Zones/H<n> and its endpoint
+ *     /redfish/v1/Fabrics/PCIe/Endpoints/hostport<n>_H<n>;
+ *   - a device in drawer D (1-2), slot S (1-8) is endpoint / resource block
+ *     "drawer<D>_slot<S>";
+ *   - with redfish-composition, a host port names the expandable
+ *     ComputerSystem /redfish/v1/Systems/<port>.
+ *
+ * The fabric path is configurable (struct falcon_chassis_opts.fabric): our
+ * chassis uses /redfish/v1/Fabrics/PCIe, DMTF's CXL mockup Fabrics/CXL; when
+ * not given it is discovered from the /redfish/v1/Fabrics members (the only
+ * one, else the one named PCIe, else the first).  Zones and Endpoints are
+ * the fabric's collections; a zone's id (last path segment) is its port.
+ *
+ * A client is not thread-safe: one per thread.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_CHASSIS_H
+#define FALCON_CHASSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/conf.h"
+#include "core/falcon_err.h"
+
+typedef enum {
+	FALCON_DEV_GPU = 0,
+	FALCON_DEV_NVME,
+	FALCON_DEV_NIC,
+	FALCON_DEV_OTHER,
+} falcon_dev_type_t;
+
+struct falcon_device {
+	char id[FALCON_NAME_LEN];  /* endpoint / resource block id: "drawer1_slot3" */
+	char odata_id[256];        /* its @odata.id */
+	char chassis[FALCON_NAME_LEN];
+	int drawer;                /* 1-based; 0 = unknown */
+	int slot;                  /* 1-based; 0 = unknown */
+	falcon_dev_type_t type;
+	char vendor_id[8];         /* lowercase hex "10de"; "" = not given */
+	char device_id[8];         /* lowercase hex "1db4"; "" = not given */
+	char serial[64];
+	char model[64];
+	char owner[FALCON_NAME_LEN]; /* host port ("H1") / system id, "" = free;
+				      * a shared device lists its owners "A,B" */
+	char state[32];            /* Redfish Status.State, e.g. "Enabled" */
+	char health[16];           /* Redfish Status.Health: "OK", "Warning", "Critical" */
+	/* added with the Redfish client */
+	char manufacturer[64];     /* Manufacturer, "" = not given */
+	char composition[32];      /* CompositionStatus.CompositionState
+				    * (redfish-composition), "" otherwise */
+};
+
+struct falcon_inventory {
+	size_t n;
+	struct falcon_device *devs; /* owned; free with falcon_inventory_free() */
+};
+
+struct falcon_chassis; /* opaque client handle */
+
+/*
+ * Explicit options of a client (falconctl inventory --url needs no
+ * falcon.conf).  Zero/NULL fields take the defaults noted.
+ */
+struct falcon_chassis_opts {
+	const char *name;             /* for messages and falcon_device.chassis
+				       * when the service names none; NULL = url */
+	const char *url;              /* http(s)://host[:port]; required */
+	falcon_backend_t backend;
+	const char *credentials_file; /* NULL = anonymous */
+	const char *ca_file;          /* NULL = system CA store */
+	bool insecure;                /* TLS verification off (warned) */
+	bool basic_auth;              /* basic auth instead of a Redfish session */
+	int timeout_s;                /* total per request; 0 = 10 */
+	int connect_timeout_s;        /* 0 = 5 */
+	const char *fabric;           /* redfish-fabric: the fabric's path,
+				       * NULL = discover from /redfish/v1/Fabrics */
+	int retries;                  /* re-reads after a 412; 0 = 5, -1 = none */
+};
+
+/*
+ * falcon_chassis_open_opts - a client from explicit options; errors as
+ * falcon_chassis_open().  *out is freed with falcon_chassis_close().
+ */
+falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
+				      struct falcon_chassis **out);
+
+/*
+ * falcon_chassis_open - a client for one ChassisName line.  Reads the
+ * credentials file (must be a regular file not readable by group/other:
+ * FALCON_ERR_PERM otherwise), sets up libcurl with connect/total timeouts
+ * and TLS verification (CAFile or the system store; Insecure=yes logs a
+ * warning).  Opens a Redfish session when credentials are given.  *out is
+ * freed with falcon_chassis_close().
+ */
+falcon_err_t falcon_chassis_open(const struct falcon_chassis_conf *cc,
+				 struct falcon_chassis **out);
+
+/* falcon_chassis_close - DELETE the Redfish session if any and free; NULL ok. */
+void falcon_chassis_close(struct falcon_chassis *ch);
+
+/*
+ * falcon_chassis_inventory - every device of the chassis with its owner.
+ * Fills *inv (caller frees with falcon_inventory_free()).
+ */
+falcon_err_t falcon_chassis_inventory(struct falcon_chassis *ch,
+				      struct falcon_inventory *inv);
+void falcon_inventory_free(struct falcon_inventory *inv);
+
+/* falcon_inventory_add - append a copy of dev to inv (which may be zeroed);
+ * FALCON_ERR_NOMEM. */
+falcon_err_t falcon_inventory_add(struct falcon_inventory *inv,
+				  const struct falcon_device *dev);
+
+/*
+ * falcon_chassis_attach / _detach - give device_id to host port `port` /
+ * take it back, then read back and verify.  redfish-fabric PATCHes the
+ * zone's Links.Endpoints with If-Match and retries on 412 (re-reading the
+ * zone); redfish-composition posts AddResourceBlock/RemoveResourceBlock and
+ * reads CompositionStatus back.  Errors: FALCON_ERR_CONFLICT (device in
+ * another zone), FALCON_ERR_NOTFOUND, FALCON_ERR_TIMEOUT, FALCON_ERR_SERVER,
+ * FALCON_ERR_TRANSPORT, FALCON_ERR_CHASSIS (refused), with the Redfish
+ * ExtendedInfo message in falcon_errmsg().  Detaching a device that is not
+ * attached to port is FALCON_OK (idempotent).
+ */
+falcon_err_t falcon_chassis_attach(struct falcon_chassis *ch, const char *port,
+				   const char *device_id);
+falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
+				   const char *device_id);
+
+/*
+ * falcon_chassis_verify - read back whether device_id is given to port
+ * (attached true) or not (false): FALCON_OK when it is as expected,
+ * FALCON_ERR_CHASSIS with what was found otherwise, transport errors as
+ * falcon_chassis_attach().
+ */
+falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
+				   const char *device_id, bool attached);
+
+/* falcon_chassis_backend_name - "redfish-fabric" / "redfish-composition". */
+const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
+
+/* falcon_dev_type_str - "GPU", "NVMe", "NIC", "other"; static. */
+const char *falcon_dev_type_str(falcon_dev_type_t t);
+
+struct json_object;
+/*
+ * falcon_device_to_json - one device as a JSON object (new reference, NULL
+ * on allocation failure): id, odata_id, chassis, drawer, slot, type,
+ * vendor_id, device_id, serial, model, manufacturer, owner (null when
+ * free), state, health, composition_state (composition backend only).
+ */
+struct json_object *falcon_device_to_json(const struct falcon_device *d);
+
+#endif /* FALCON_CHASSIS_H */

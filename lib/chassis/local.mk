@@ -1,0 +1,70 @@
+# lib/chassis/local.mk - libfalcon_chassis: the chassis client (Redfish
+# over libcurl + json-c: HTTP, Redfish JSON helpers, the mockup-directory
+# reader, the front end, the two backends).  Depends on lib/core only.
+# Also its unit tests, the mockup fixture server, integration tests against
+# DMTF's mockups and falcon-sim, the fuzzer and the benchmark.
+
+noinst_LTLIBRARIES += lib/chassis/libfalcon_chassis.la
+CHASSIS_SRCS = lib/chassis/redfish.c lib/chassis/chassis.c \
+	lib/chassis/rf_fabric.c lib/chassis/rf_composition.c
+lib_chassis_libfalcon_chassis_la_SOURCES = $(CHASSIS_SRCS) \
+	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_backend.h
+lib_chassis_libfalcon_chassis_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS)
+lib_chassis_libfalcon_chassis_la_LIBADD = $(JSON_LIBS) $(CURL_LIBS)
+
+# falconctl inventory is documented in doc/falconctl.1 (composer/local.mk).
+
+# A static HTTP server for DMTF mockup directories (libmicrohttpd).
+check_PROGRAMS += tests/fixture-server
+tests_fixture_server_SOURCES = tests/fixture-server.c
+tests_fixture_server_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
+tests_fixture_server_LDADD = $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) $(MHD_LIBS) \
+	$(PTHREAD_LIBS)
+
+EXTRA_DIST += tests/integration/chassis-mockup.sh
+if INTEGRATION_TESTS
+TESTS += tests/integration/chassis-mockup.sh
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_redfish
+TESTS += tests/unit/test_redfish
+tests_unit_test_redfish_SOURCES = tests/unit/test_redfish.c tests/unit/testutil.h
+tests_unit_test_redfish_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_redfish_LDADD = $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) $(CHECK_LIBS) \
+	$(MHD_LIBS) $(PTHREAD_LIBS)
+endif
+
+# Drives the client from shell tests and the benchmark.
+check_PROGRAMS += tests/chassis-client
+tests_chassis_client_SOURCES = tests/chassis-client.c
+tests_chassis_client_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)
+tests_chassis_client_LDADD = $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE)
+
+EXTRA_DIST += tests/integration/chassis-sim.sh
+if INTEGRATION_TESTS
+TESTS += tests/integration/chassis-sim.sh
+endif
+
+# libFuzzer over the Redfish response handling (by hand:
+# make fuzz-redfish FUZZ_SECONDS=600); seeds from DMTF's mockups.
+FUZZ_TARGETS += fuzz-redfish
+EXTRA_DIST += tests/fuzz/fuzz_redfish.c tests/fuzz/redfish-seeds.sh
+fuzz-redfish:
+	$(MKDIR_P) tests/fuzz/corpus-redfish
+	$(CLANG) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \
+		-o tests/fuzz/fuzz_redfish $(top_srcdir)/tests/fuzz/fuzz_redfish.c \
+		$(addprefix $(top_srcdir)/,$(CHASSIS_SRCS) $(CORE_SRCS)) \
+		$(JSON_LIBS) $(CURL_LIBS) -lpthread -lm
+	FALCON_SHARED="$${FALCON_SHARED:-$(abs_top_srcdir)/../shared}" \
+		$(SHELL) $(top_srcdir)/tests/fuzz/redfish-seeds.sh tests/fuzz/corpus-redfish
+	tests/fuzz/fuzz_redfish -max_total_time=$(FUZZ_SECONDS) -max_len=131072 \
+		-timeout=10 tests/fuzz/corpus-redfish
+CLEANFILES += tests/fuzz/fuzz_redfish
+
+# Round trips through the client against falcon-sim vs plain GETs (by hand:
+# make bench-sim [BENCH_N=2000]).
+BENCH_TARGETS += bench-sim
+EXTRA_DIST += tests/bench/sim
+bench-sim: sim/falcon-sim tests/chassis-client
+	top_builddir=$(abs_top_builddir) $(SHELL) $(top_srcdir)/tests/bench/sim

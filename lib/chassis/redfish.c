@@ -1,0 +1,1039 @@
+/*
+ * redfish.c - Redfish over libcurl and json-c: body parsing with a depth
+ * limit, HTTP/Redfish error mapping, a mockup-directory fetcher, the
+ * credentials file, and the HTTP client with sessions and ETags.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "core/log.h"
+#include "chassis/redfish.h"
+#include "core/util.h"
+
+/* ------------------------------------------------------------------ */
+/* pure functions                                                       */
+/* ------------------------------------------------------------------ */
+
+falcon_err_t falcon_rf_parse(const char *buf, size_t len, const char *what,
+			     struct json_object **out)
+{
+	struct json_tokener *tok = NULL;
+	struct json_object *obj = NULL;
+	enum json_tokener_error jerr;
+	size_t end;
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (len > FALCON_RF_MAX_BODY || len > INT_MAX) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: body of %zu bytes exceeds %u",
+				    what, len, FALCON_RF_MAX_BODY);
+		goto fail;
+	}
+	if (len == 0 || buf == NULL) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: empty body, expected a JSON object",
+				    what);
+		goto fail;
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: NUL byte in the JSON body", what);
+		goto fail;
+	}
+	tok = json_tokener_new_ex(FALCON_RF_MAX_DEPTH);
+	if (tok == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "%s: json_tokener_new_ex", what);
+		goto fail;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (jerr == json_tokener_continue) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: truncated JSON (%zu bytes)", what, len);
+		goto fail;
+	}
+	if (jerr != json_tokener_success || obj == NULL) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: malformed JSON at byte %zu: %s",
+				    what, json_tokener_get_parse_end(tok),
+				    json_tokener_error_desc(jerr));
+		goto fail;
+	}
+	for (end = json_tokener_get_parse_end(tok); end < len; end++)
+		if (!isspace((unsigned char)buf[end])) {
+			rv = falcon_err_set(FALCON_ERR_PARSE,
+					    "%s: trailing data after the JSON value at byte %zu",
+					    what, end);
+			goto fail;
+		}
+	if (!json_object_is_type(obj, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: expected a JSON object, got %s",
+				    what, json_type_to_name(json_object_get_type(obj)));
+		goto fail;
+	}
+	*out = obj;
+	obj = NULL;
+	rv = FALCON_OK;
+fail:
+	json_object_put(obj);
+	if (tok != NULL)
+		json_tokener_free(tok);
+	return rv;
+}
+
+const char *falcon_rf_str(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	if (obj == NULL || !json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+struct json_object *falcon_rf_obj(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	if (obj == NULL || !json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, key, &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return NULL;
+	return v;
+}
+
+struct json_object *falcon_rf_arr(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	if (obj == NULL || !json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, key, &v) ||
+	    !json_object_is_type(v, json_type_array))
+		return NULL;
+	return v;
+}
+
+bool falcon_rf_path_ok(const char *p)
+{
+	size_t i, n;
+
+	if (p == NULL)
+		return false;
+	n = strlen(p);
+	if (n >= FALCON_RF_PATH_LEN || strncmp(p, FALCON_RF_ROOT, strlen(FALCON_RF_ROOT)) != 0)
+		return false;
+	if (p[strlen(FALCON_RF_ROOT)] != '\0' && p[strlen(FALCON_RF_ROOT)] != '/' &&
+	    p[strlen(FALCON_RF_ROOT)] != '#')
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '?' ||
+		    c == '<' || c == '>' || c == '`' || c == '{' || c == '}' || c == '|' ||
+		    c == '^')
+			return false;
+	}
+	return strstr(p, "/..") == NULL && strstr(p, "//") == NULL;
+}
+
+const char *falcon_rf_link(struct json_object *obj, const char *key)
+{
+	const char *p = falcon_rf_str(falcon_rf_obj(obj, key), "@odata.id");
+
+	return falcon_rf_path_ok(p) ? p : NULL;
+}
+
+const char *falcon_rf_odata_id(struct json_object *obj, const char *what)
+{
+	const char *p = falcon_rf_str(obj, "@odata.id");
+
+	if (p == NULL) {
+		falcon_err_set(FALCON_ERR_PROTOCOL, "%s: no @odata.id string", what);
+		return NULL;
+	}
+	if (!falcon_rf_path_ok(p)) {
+		falcon_err_set(FALCON_ERR_PROTOCOL,
+			       "%s: @odata.id is not a path under " FALCON_RF_ROOT, what);
+		return NULL;
+	}
+	return p;
+}
+
+const char *falcon_rf_last_segment(const char *path, char *buf, size_t n)
+{
+	size_t len;
+	const char *s, *hash;
+
+	buf[0] = '\0';
+	hash = strchr(path, '#');
+	len = hash != NULL ? (size_t)(hash - path) : strlen(path);
+	while (len > 0 && path[len - 1] == '/')
+		len--;
+	s = path + len;
+	while (s > path && s[-1] != '/')
+		s--;
+	if ((size_t)(path + len - s) < n) {
+		memcpy(buf, s, (size_t)(path + len - s));
+		buf[path + len - s] = '\0';
+	}
+	return buf;
+}
+
+bool falcon_rf_path_eq(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 0 && a[la - 1] == '/')
+		la--;
+	if (lb > 0 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && memcmp(a, b, la) == 0;
+}
+
+/* Copy s into buf replacing control and non-ASCII bytes by '?'. */
+static void copy_clean(char *buf, size_t n, const char *s, size_t slen)
+{
+	size_t i;
+
+	if (n == 0)
+		return;
+	for (i = 0; i < slen && i + 1 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+	}
+	buf[i] = '\0';
+}
+
+const char *falcon_rf_error_message(struct json_object *body, char *buf, size_t n)
+{
+	struct json_object *err = falcon_rf_obj(body, "error");
+	struct json_object *ext = falcon_rf_arr(err, "@Message.ExtendedInfo");
+	const char *msg = NULL;
+
+	if (n > 0)
+		buf[0] = '\0';
+	if (ext != NULL && json_object_array_length(ext) > 0)
+		msg = falcon_rf_str(json_object_array_get_idx(ext, 0), "Message");
+	if (msg == NULL)
+		msg = falcon_rf_str(err, "message");
+	if (msg == NULL || n == 0)
+		return NULL;
+	copy_clean(buf, n, msg, strlen(msg));
+	return buf;
+}
+
+static falcon_err_t status_err(long status)
+{
+	switch (status) {
+	case 401: return FALCON_ERR_AUTH;
+	case 403: return FALCON_ERR_PERM;
+	case 404: return FALCON_ERR_NOTFOUND;
+	case 408: return FALCON_ERR_TIMEOUT;
+	case 409: return FALCON_ERR_CONFLICT;
+	case 412: return FALCON_ERR_PRECONDITION;
+	case 405:
+	case 501: return FALCON_ERR_UNSUPPORTED;
+	case 429: return FALCON_ERR_SERVER;
+	default: break;
+	}
+	if (status >= 500 && status <= 599)
+		return FALCON_ERR_SERVER;
+	if (status >= 400 && status <= 499)
+		return FALCON_ERR_CHASSIS;
+	return FALCON_ERR_PROTOCOL;
+}
+
+falcon_err_t falcon_rf_map_status(long status, const char *body, size_t len,
+				  const char *method, const char *url)
+{
+	struct json_object *obj = NULL;
+	char msg[400];
+	falcon_err_t rv;
+
+	if (status >= 200 && status <= 299)
+		return FALCON_OK;
+	rv = status_err(status);
+	msg[0] = '\0';
+	if (body != NULL && len > 0) {
+		falcon_err_t saved_rv = rv;
+
+		if (falcon_rf_parse(body, len, url, &obj) == FALCON_OK &&
+		    falcon_rf_error_message(obj, msg, sizeof(msg)) != NULL) {
+			/* the Redfish message */
+		} else {
+			char excerpt[81];
+
+			copy_clean(excerpt, sizeof(excerpt), body, len);
+			snprintf(msg, sizeof(msg), "no Redfish error message; body: \"%s%s\"",
+				 excerpt, len > sizeof(excerpt) - 1 ? "..." : "");
+		}
+		rv = saved_rv;
+	} else {
+		snprintf(msg, sizeof(msg), "empty body");
+	}
+	json_object_put(obj);
+	return falcon_err_set(rv, "%s %s: HTTP %ld: %s", method, url, status, msg);
+}
+
+/* ------------------------------------------------------------------ */
+/* mockup directory                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The @odata.etag property of a resource, when it is a sane header value. */
+static void body_etag(struct json_object *obj, char *etag, size_t n)
+{
+	const char *e = falcon_rf_str(obj, "@odata.etag");
+	size_t i;
+
+	if (etag == NULL || n == 0)
+		return;
+	etag[0] = '\0';
+	if (e == NULL || strlen(e) >= n)
+		return;
+	for (i = 0; e[i] != '\0'; i++)
+		if ((unsigned char)e[i] < 0x20 || (unsigned char)e[i] >= 0x7f)
+			return;
+	falcon_strlcpy(etag, e, n);
+}
+
+falcon_err_t falcon_rf_dir_get(void *ctx, const char *path, struct json_object **out,
+			       char *etag, size_t etag_len)
+{
+	const char *dir = ctx;
+	char rel[FALCON_RF_PATH_LEN], file[4096];
+	char *buf = NULL;
+	size_t len = 0, n;
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (etag != NULL && etag_len > 0)
+		etag[0] = '\0';
+	if (!falcon_rf_path_ok(path)) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "'%s' is not a resource path", path);
+		goto fail;
+	}
+	falcon_strlcpy(rel, path + strlen(FALCON_RF_ROOT), sizeof(rel));
+	rel[strcspn(rel, "#")] = '\0';
+	n = strlen(rel);
+	while (n > 0 && rel[n - 1] == '/')
+		rel[--n] = '\0';
+	if ((size_t)snprintf(file, sizeof(file), "%s%s/index.json", dir, rel) >= sizeof(file)) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "%s: mockup path too long", path);
+		goto fail;
+	}
+	rv = falcon_read_file(file, FALCON_RF_MAX_BODY, &buf, &len);
+	if (rv == FALCON_ERR_NOTFOUND) {
+		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "GET %s: no %s", path, file);
+		goto fail;
+	}
+	if (rv != FALCON_OK)
+		goto fail;
+	rv = falcon_rf_parse(buf, len, file, out);
+	if (rv != FALCON_OK)
+		goto fail;
+	body_etag(*out, etag, etag_len);
+fail:
+	free(buf);
+	return rv;
+}
+
+/* ------------------------------------------------------------------ */
+/* credentials                                                          */
+/* ------------------------------------------------------------------ */
+
+falcon_err_t falcon_rf_read_credentials(const char *path, char *user, size_t ulen,
+					char *pass, size_t plen)
+{
+	char buf[1024];
+	struct stat st;
+	ssize_t r;
+	size_t len = 0, line;
+	char *colon;
+	int fd;
+	falcon_err_t rv;
+
+	user[0] = pass[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		rv = falcon_err_set(errno == ENOENT ? FALCON_ERR_NOTFOUND :
+				    errno == EACCES ? FALCON_ERR_PERM : FALCON_ERR_IO,
+				    "credentials file %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0) {
+		rv = falcon_err_set(FALCON_ERR_IO, "credentials file %s: fstat: %s", path,
+				    strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rv = falcon_err_set(FALCON_ERR_PERM,
+				    "credentials file %s: not a regular file (mode %06o)",
+				    path, (unsigned)st.st_mode);
+		goto out;
+	}
+	if ((st.st_mode & 077) != 0) {
+		rv = falcon_err_set(FALCON_ERR_PERM,
+				    "credentials file %s: mode %04o: must not be accessible "
+				    "by group or other (chmod 600)",
+				    path, (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		rv = falcon_err_set(FALCON_ERR_PERM,
+				    "credentials file %s: owned by uid %u, expected root or "
+				    "uid %u", path, (unsigned)st.st_uid, (unsigned)geteuid());
+		goto out;
+	}
+	while (len < sizeof(buf) - 1) {
+		r = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rv = falcon_err_set(FALCON_ERR_IO, "credentials file %s: read: %s",
+					    path, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	line = strcspn(buf, "\r\n");
+	if (line == len && len == sizeof(buf) - 1) {
+		rv = falcon_err_set(FALCON_ERR_CONFIG, "credentials file %s: line longer than %zu",
+				    path, sizeof(buf) - 2);
+		goto out;
+	}
+	buf[line] = '\0';
+	colon = strchr(buf, ':');
+	if (colon == NULL || colon == buf) {
+		rv = falcon_err_set(FALCON_ERR_CONFIG,
+				    "credentials file %s: expected one line \"user:password\"",
+				    path);
+		goto out;
+	}
+	*colon = '\0';
+	if (strlen(buf) >= ulen || strlen(colon + 1) >= plen) {
+		rv = falcon_err_set(FALCON_ERR_CONFIG,
+				    "credentials file %s: user or password too long", path);
+		goto out;
+	}
+	falcon_strlcpy(user, buf, ulen);
+	falcon_strlcpy(pass, colon + 1, plen);
+	rv = FALCON_OK;
+out:
+	explicit_bzero(buf, sizeof(buf));
+	if (fd >= 0)
+		close(fd);
+	return rv;
+}
+
+/* ------------------------------------------------------------------ */
+/* the HTTP client                                                      */
+/* ------------------------------------------------------------------ */
+
+#define RF_USER_LEN 256
+#define RF_PASS_LEN 256
+#define RF_TOKEN_LEN 512
+
+struct falcon_rf {
+	CURL *curl;
+	char base[512];             /* scheme://authority[/prefix], no trailing '/' */
+	char user[RF_USER_LEN];
+	char pass[RF_PASS_LEN];
+	bool have_creds;
+	bool basic;                 /* basic auth on every request */
+	char token[RF_TOKEN_LEN];   /* X-Auth-Token of our session, "" = none */
+	char session[FALCON_RF_PATH_LEN];
+	char *ca_file;
+	bool insecure;
+	long connect_timeout_ms;
+	long timeout_ms;
+	char errbuf[CURL_ERROR_SIZE];
+	/* the response being received */
+	char *body;
+	size_t body_len, body_cap;
+	bool body_overflow;
+	char hdr_etag[FALCON_RF_ETAG_LEN];
+	char hdr_location[FALCON_RF_PATH_LEN];
+	char hdr_token[RF_TOKEN_LEN];
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+falcon_err_t falcon_curl_global_init(void)
+{
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK)
+		return falcon_err_set(FALCON_ERR_TRANSPORT, "curl_global_init: %s",
+				      curl_easy_strerror(curl_init_rc));
+	return FALCON_OK;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	struct falcon_rf *rf = ctx;
+	size_t n = size * nmemb;
+
+	if (n > FALCON_RF_MAX_BODY - rf->body_len) {
+		rf->body_overflow = true;
+		return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
+	}
+	if (rf->body_len + n + 1 > rf->body_cap) {
+		size_t cap = rf->body_cap ? rf->body_cap : 8192;
+		char *p;
+
+		while (cap < rf->body_len + n + 1)
+			cap *= 2;
+		p = realloc(rf->body, cap);
+		if (p == NULL)
+			return 0;
+		rf->body = p;
+		rf->body_cap = cap;
+	}
+	memcpy(rf->body + rf->body_len, data, n);
+	rf->body_len += n;
+	rf->body[rf->body_len] = '\0';
+	return n;
+}
+
+/* Store a header value (already trimmed) if it is printable and fits. */
+static void keep_header(char *dst, size_t n, const char *v, size_t vlen)
+{
+	size_t i;
+
+	if (vlen >= n)
+		return;
+	for (i = 0; i < vlen; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] >= 0x7f)
+			return;
+	memcpy(dst, v, vlen);
+	dst[vlen] = '\0';
+}
+
+/* The path of a Location value: a path as is, or an absolute URL on our base. */
+static void keep_location(struct falcon_rf *rf, const char *v, size_t vlen)
+{
+	char tmp[FALCON_RF_PATH_LEN + 512];
+	size_t blen = strlen(rf->base);
+	const char *p = tmp;
+
+	tmp[0] = '\0';
+	keep_header(tmp, sizeof(tmp), v, vlen);
+	if (tmp[0] == '\0')
+		return;
+	if (strncmp(tmp, rf->base, blen) == 0)
+		p = tmp + blen;
+	if (falcon_rf_path_ok(p))
+		falcon_strlcpy(rf->hdr_location, p, sizeof(rf->hdr_location));
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	struct falcon_rf *rf = ctx;
+	size_t n = size * nmemb, nlen, vlen;
+	const char *colon, *v;
+
+	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+		/* a new response (after 1xx): forget the previous headers */
+		rf->hdr_etag[0] = rf->hdr_location[0] = rf->hdr_token[0] = '\0';
+		return n;
+	}
+	colon = memchr(data, ':', n);
+	if (colon == NULL)
+		return n;
+	nlen = (size_t)(colon - data);
+	v = colon + 1;
+	vlen = n - nlen - 1;
+	while (vlen > 0 && (*v == ' ' || *v == '\t')) {
+		v++;
+		vlen--;
+	}
+	while (vlen > 0 && (v[vlen - 1] == '\r' || v[vlen - 1] == '\n' ||
+			    v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+		vlen--;
+	if (nlen == 4 && strncasecmp(data, "ETag", 4) == 0)
+		keep_header(rf->hdr_etag, sizeof(rf->hdr_etag), v, vlen);
+	else if (nlen == 8 && strncasecmp(data, "Location", 8) == 0)
+		keep_location(rf, v, vlen);
+	else if (nlen == 12 && strncasecmp(data, "X-Auth-Token", 12) == 0)
+		keep_header(rf->hdr_token, sizeof(rf->hdr_token), v, vlen);
+	return n;
+}
+
+static falcon_err_t curl_err(struct falcon_rf *rf, CURLcode cc, const char *method,
+			     const char *url)
+{
+	const char *why = rf->errbuf[0] != '\0' ? rf->errbuf : curl_easy_strerror(cc);
+
+	switch (cc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return falcon_err_set(FALCON_ERR_TIMEOUT, "%s %s: %s", method, url, why);
+	case CURLE_WRITE_ERROR:
+		if (rf->body_overflow)
+			return falcon_err_set(FALCON_ERR_PROTOCOL,
+					      "%s %s: response body larger than %u bytes",
+					      method, url, FALCON_RF_MAX_BODY);
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s %s: %s", method, url, why);
+	case CURLE_OUT_OF_MEMORY:
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s %s: %s", method, url, why);
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+		return falcon_err_set(FALCON_ERR_INVAL, "%s %s: %s", method, url, why);
+	default:
+		/* refused, reset, resolve failures, empty reply, TLS, partial body */
+		return falcon_err_set(FALCON_ERR_TRANSPORT, "%s %s: %s", method, url, why);
+	}
+}
+
+#define SETOPT(opt, val)							\
+	do {									\
+		if (curl_easy_setopt(rf->curl, opt, val) != CURLE_OK) {		\
+			rv = falcon_err_set(FALCON_ERR_INVAL, "%s %s: curl option " \
+					    #opt " refused", method, url);	\
+			goto fail;						\
+		}								\
+	} while (0)
+
+/* One exchange, no retry.  Fills resp (status, body, headers) on any HTTP
+ * answer; returns the transport error otherwise. */
+static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const char *path,
+			     const char *payload, const char *if_match,
+			     bool with_auth, struct falcon_rf_resp *resp)
+{
+	struct curl_slist *hdrs = NULL, *h;
+	char url[sizeof(rf->base) + FALCON_RF_PATH_LEN];
+	char line[RF_TOKEN_LEN + 64];
+	CURLcode cc;
+	falcon_err_t rv;
+
+	memset(resp, 0, sizeof(*resp));
+	snprintf(url, sizeof(url), "%s%s", rf->base, path);
+	/* drop a '#fragment' (never sent over HTTP) */
+	url[strcspn(url, "#")] = '\0';
+	rf->body_len = 0;
+	rf->body_overflow = false;
+	rf->errbuf[0] = '\0';
+	rf->hdr_etag[0] = rf->hdr_location[0] = rf->hdr_token[0] = '\0';
+
+	curl_easy_reset(rf->curl); /* keeps live connections */
+	SETOPT(CURLOPT_URL, url);
+	SETOPT(CURLOPT_NOSIGNAL, 1L);
+	SETOPT(CURLOPT_ERRORBUFFER, rf->errbuf);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+	SETOPT(CURLOPT_FOLLOWLOCATION, 0L);
+	SETOPT(CURLOPT_CONNECTTIMEOUT_MS, rf->connect_timeout_ms);
+	SETOPT(CURLOPT_TIMEOUT_MS, rf->timeout_ms);
+	SETOPT(CURLOPT_WRITEFUNCTION, on_body);
+	SETOPT(CURLOPT_WRITEDATA, rf);
+	SETOPT(CURLOPT_HEADERFUNCTION, on_header);
+	SETOPT(CURLOPT_HEADERDATA, rf);
+	SETOPT(CURLOPT_USERAGENT, "falcon-slurm/" PACKAGE_VERSION);
+	if (rf->insecure) {
+		SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
+	} else {
+		SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
+		SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
+		if (rf->ca_file != NULL)
+			SETOPT(CURLOPT_CAINFO, rf->ca_file);
+	}
+	if (strcmp(method, "GET") == 0) {
+		SETOPT(CURLOPT_HTTPGET, 1L);
+	} else {
+		SETOPT(CURLOPT_CUSTOMREQUEST, method);
+		if (payload != NULL) {
+			SETOPT(CURLOPT_POSTFIELDS, payload);
+			SETOPT(CURLOPT_POSTFIELDSIZE, (long)strlen(payload));
+		}
+	}
+	if (with_auth && rf->basic && rf->have_creds) {
+		SETOPT(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		SETOPT(CURLOPT_USERNAME, rf->user);
+		SETOPT(CURLOPT_PASSWORD, rf->pass);
+	}
+
+	h = curl_slist_append(hdrs, "Accept: application/json");
+	if (h != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "OData-Version: 4.0");
+	if (h != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Expect:");
+	if (h != NULL && payload != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, "Content-Type: application/json");
+	if (h != NULL && if_match != NULL) {
+		hdrs = h;
+		snprintf(line, sizeof(line), "If-Match: %s", if_match);
+		h = curl_slist_append(hdrs, line);
+	}
+	if (h != NULL && with_auth && rf->token[0] != '\0') {
+		hdrs = h;
+		snprintf(line, sizeof(line), "X-Auth-Token: %s", rf->token);
+		h = curl_slist_append(hdrs, line);
+	}
+	if (h == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "%s %s: curl_slist_append", method, url);
+		goto fail;
+	}
+	hdrs = h;
+	SETOPT(CURLOPT_HTTPHEADER, hdrs);
+
+	cc = curl_easy_perform(rf->curl);
+	if (cc != CURLE_OK) {
+		rv = curl_err(rf, cc, method, url);
+		goto fail;
+	}
+	curl_easy_getinfo(rf->curl, CURLINFO_RESPONSE_CODE, &resp->status);
+	falcon_strlcpy(resp->etag, rf->hdr_etag, sizeof(resp->etag));
+	falcon_strlcpy(resp->location, rf->hdr_location, sizeof(resp->location));
+	rv = FALCON_OK;
+fail:
+	explicit_bzero(line, sizeof(line));
+	curl_slist_free_all(hdrs);
+	return rv;
+}
+
+/* Parse the received body into resp->body (2xx answers); empty is fine. */
+static falcon_err_t take_body(struct falcon_rf *rf, const char *method, const char *url,
+			      struct falcon_rf_resp *resp)
+{
+	char why[1024];
+	size_t i;
+	falcon_err_t rv;
+
+	for (i = 0; i < rf->body_len; i++)
+		if (!isspace((unsigned char)rf->body[i]))
+			break;
+	if (i == rf->body_len)
+		return FALCON_OK;
+	rv = falcon_rf_parse(rf->body, rf->body_len, url, &resp->body);
+	if (rv != FALCON_OK) {
+		/* copy first: the detail must not be formatted into itself */
+		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+		falcon_err_set(rv, "%s %s", method, why);
+	}
+	return rv;
+}
+
+static falcon_err_t login(struct falcon_rf *rf);
+
+falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
+			       const char *path, struct json_object *body,
+			       const char *if_match, struct falcon_rf_resp *resp)
+{
+	char url[sizeof(rf->base) + FALCON_RF_PATH_LEN];
+	const char *payload = NULL;
+	int attempt;
+	falcon_err_t rv;
+
+	memset(resp, 0, sizeof(*resp));
+	if (!falcon_rf_path_ok(path)) {
+		return falcon_err_set(FALCON_ERR_INVAL, "%s: '%s' is not a resource path",
+				      method, path);
+	}
+	if (if_match != NULL && strpbrk(if_match, "\r\n") != NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "%s %s: bad If-Match value", method, path);
+	if (body != NULL)
+		payload = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	snprintf(url, sizeof(url), "%s%s", rf->base, path);
+	for (attempt = 0; ; attempt++) {
+		rv = exchange(rf, method, path, payload, if_match, true, resp);
+		if (rv != FALCON_OK)
+			goto fail;
+		if (resp->status == 401 && attempt == 0 && rf->token[0] != '\0') {
+			/* the session expired or was deleted: log in once more */
+			falcon_verbose("%s %s: 401 with a session: logging in again", method, url);
+			rf->token[0] = rf->session[0] = '\0';
+			rv = login(rf);
+			if (rv != FALCON_OK)
+				goto fail;
+			continue;
+		}
+		break;
+	}
+	rv = falcon_rf_map_status(resp->status, rf->body, rf->body_len, method, url);
+	if (rv != FALCON_OK)
+		goto fail;
+	rv = take_body(rf, method, url, resp);
+	if (rv != FALCON_OK)
+		goto fail;
+	falcon_debug("%s %s: HTTP %ld", method, url, resp->status);
+	return FALCON_OK;
+fail:
+	falcon_rf_resp_free(resp);
+	return rv;
+}
+
+void falcon_rf_resp_free(struct falcon_rf_resp *resp)
+{
+	if (resp == NULL)
+		return;
+	json_object_put(resp->body);
+	memset(resp, 0, sizeof(*resp));
+}
+
+/* POST SessionService/Sessions with the credentials (DSP0266 sec 13.3.4). */
+static falcon_err_t login(struct falcon_rf *rf)
+{
+	static const char sessions[] = FALCON_RF_ROOT "/SessionService/Sessions";
+	struct json_object *req = NULL;
+	struct falcon_rf_resp resp = { 0 };
+	char url[sizeof(rf->base) + FALCON_RF_PATH_LEN];
+	const char *id;
+	falcon_err_t rv;
+
+	snprintf(url, sizeof(url), "%s%s", rf->base, sessions);
+	req = json_object_new_object();
+	if (req == NULL ||
+	    json_object_object_add(req, "UserName", json_object_new_string(rf->user)) != 0 ||
+	    json_object_object_add(req, "Password", json_object_new_string(rf->pass)) != 0) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "POST %s: building the request", url);
+		goto fail;
+	}
+	rv = exchange(rf, "POST", sessions,
+		      json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE),
+		      NULL, false, &resp);
+	if (rv != FALCON_OK)
+		goto fail;
+	if (resp.status == 404 || resp.status == 405 || resp.status == 501) {
+		falcon_verbose("POST %s: HTTP %ld: no SessionService; using basic auth",
+			       url, resp.status);
+		rf->basic = true;
+		rv = FALCON_OK;
+		goto fail;
+	}
+	rv = falcon_rf_map_status(resp.status, rf->body, rf->body_len, "POST", url);
+	if (rv != FALCON_OK)
+		goto fail;
+	if (rf->hdr_token[0] == '\0') {
+		rv = falcon_err_set(FALCON_ERR_PROTOCOL,
+				    "POST %s: HTTP %ld without an X-Auth-Token header",
+				    url, resp.status);
+		goto fail;
+	}
+	falcon_strlcpy(rf->token, rf->hdr_token, sizeof(rf->token));
+	if (resp.location[0] != '\0') {
+		falcon_strlcpy(rf->session, resp.location, sizeof(rf->session));
+	} else if (take_body(rf, "POST", url, &resp) == FALCON_OK &&
+		   (id = falcon_rf_str(resp.body, "@odata.id")) != NULL &&
+		   falcon_rf_path_ok(id)) {
+		falcon_strlcpy(rf->session, id, sizeof(rf->session));
+	}
+	if (rf->session[0] == '\0')
+		falcon_warn("POST %s: no Location for the new session: it will not be "
+			    "deleted on exit", url);
+	falcon_verbose("opened Redfish session %s", rf->session);
+	rv = FALCON_OK;
+fail:
+	falcon_rf_resp_free(&resp);
+	if (req != NULL) {
+		/* the password was copied into req: wipe the serialised form too */
+		const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		explicit_bzero((char *)s, strlen(s));
+		json_object_put(req);
+	}
+	return rv;
+}
+
+/* Split opts->url into rf->base: scheme://authority[/prefix] without a
+ * trailing '/' or '/redfish/v1'. */
+static falcon_err_t set_base(struct falcon_rf *rf, const char *url)
+{
+	size_t n;
+
+	if (url == NULL || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
+		return falcon_err_set(FALCON_ERR_INVAL,
+				      "chassis URL '%s': expected http://HOST[:PORT] or https://...",
+				      url ? url : "(null)");
+	if (strlen(url) >= sizeof(rf->base) || strpbrk(url, " \t\r\n\"\\?#") != NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "chassis URL '%s': too long or bad "
+				      "characters", url);
+	falcon_strlcpy(rf->base, url, sizeof(rf->base));
+	n = strlen(rf->base);
+	while (n > 0 && rf->base[n - 1] == '/')
+		rf->base[--n] = '\0';
+	if (n >= strlen(FALCON_RF_ROOT) &&
+	    strcmp(rf->base + n - strlen(FALCON_RF_ROOT), FALCON_RF_ROOT) == 0) {
+		n -= strlen(FALCON_RF_ROOT);
+		rf->base[n] = '\0';
+	}
+	if (strchr(rf->base, ':') == NULL || rf->base[strcspn(rf->base, ":") + 3] == '\0')
+		return falcon_err_set(FALCON_ERR_INVAL, "chassis URL '%s': no host", url);
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf **out)
+{
+	struct falcon_rf *rf = NULL;
+	falcon_err_t rv;
+
+	*out = NULL;
+	if ((rv = falcon_curl_global_init()) != FALCON_OK)
+		goto fail;
+	rf = calloc(1, sizeof(*rf));
+	if (rf == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_rf_open");
+		goto fail;
+	}
+	rv = set_base(rf, opts->url);
+	if (rv != FALCON_OK)
+		goto fail;
+	rf->connect_timeout_ms = opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms :
+				 FALCON_RF_CONNECT_TIMEOUT_MS;
+	rf->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : FALCON_RF_TIMEOUT_MS;
+	rf->insecure = opts->insecure;
+	rf->basic = opts->basic_auth;
+	if (opts->ca_file != NULL && (rf->ca_file = strdup(opts->ca_file)) == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_rf_open");
+		goto fail;
+	}
+	if (rf->insecure)
+		falcon_warn("%s: TLS certificate verification is OFF (insecure): the "
+			    "chassis cannot be authenticated", rf->base);
+	else if (opts->credentials_file != NULL && strncmp(rf->base, "http://", 7) == 0)
+		falcon_verbose("%s: credentials over plain http", rf->base);
+	rf->curl = curl_easy_init();
+	if (rf->curl == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "curl_easy_init");
+		goto fail;
+	}
+	if (opts->credentials_file != NULL) {
+		rv = falcon_rf_read_credentials(opts->credentials_file, rf->user,
+						sizeof(rf->user), rf->pass, sizeof(rf->pass));
+		if (rv != FALCON_OK)
+			goto fail;
+		rf->have_creds = true;
+		if (!rf->basic) {
+			rv = login(rf);
+			if (rv != FALCON_OK)
+				goto fail;
+		}
+	}
+	*out = rf;
+	rf = NULL;
+	rv = FALCON_OK;
+fail:
+	falcon_rf_close(rf);
+	return rv;
+}
+
+void falcon_rf_close(struct falcon_rf *rf)
+{
+	struct falcon_rf_resp resp;
+
+	if (rf == NULL)
+		return;
+	if (rf->curl != NULL && rf->token[0] != '\0' && rf->session[0] != '\0') {
+		/* errors are logged only: the session times out on the service */
+		if (exchange(rf, "DELETE", rf->session, NULL, NULL, true, &resp) != FALCON_OK)
+			falcon_verbose("closing session %s: %s", rf->session, falcon_errmsg());
+		else if (resp.status < 200 || resp.status > 299)
+			falcon_verbose("DELETE %s%s: HTTP %ld", rf->base, rf->session,
+				       resp.status);
+	}
+	if (rf->curl != NULL)
+		curl_easy_cleanup(rf->curl);
+	explicit_bzero(rf->pass, sizeof(rf->pass));
+	explicit_bzero(rf->token, sizeof(rf->token));
+	explicit_bzero(rf->hdr_token, sizeof(rf->hdr_token));
+	free(rf->ca_file);
+	free(rf->body);
+	free(rf);
+}
+
+falcon_err_t falcon_rf_get(void *ctx, const char *path, struct json_object **out,
+			   char *etag, size_t etag_len)
+{
+	struct falcon_rf *rf = ctx;
+	struct falcon_rf_resp resp;
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (etag != NULL && etag_len > 0)
+		etag[0] = '\0';
+	rv = falcon_rf_request(rf, "GET", path, NULL, NULL, &resp);
+	if (rv != FALCON_OK)
+		return rv;
+	if (resp.body == NULL) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "GET %s%s: HTTP %ld with an empty body",
+				    rf->base, path, resp.status);
+		falcon_rf_resp_free(&resp);
+		return rv;
+	}
+	if (etag != NULL && etag_len > 0) {
+		if (resp.etag[0] != '\0')
+			falcon_strlcpy(etag, resp.etag, etag_len);
+		else
+			body_etag(resp.body, etag, etag_len);
+	}
+	*out = resp.body;
+	resp.body = NULL;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_rf_send(void *ctx, const char *method, const char *path,
+			    struct json_object *body, const char *if_match)
+{
+	struct falcon_rf_resp resp;
+	falcon_err_t rv;
+
+	rv = falcon_rf_request(ctx, method, path, body, if_match, &resp);
+	falcon_rf_resp_free(&resp);
+	return rv;
+}
+
+falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path,
+				 struct json_object *body, const char *if_match,
+				 struct json_object **out, char *etag, size_t etag_len)
+{
+	struct falcon_rf_resp resp;
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (etag != NULL && etag_len > 0)
+		etag[0] = '\0';
+	rv = falcon_rf_request(ctx, method, path, body, if_match, &resp);
+	if (rv != FALCON_OK)
+		return rv;
+	if (etag != NULL && etag_len > 0) {
+		if (resp.etag[0] != '\0')
+			falcon_strlcpy(etag, resp.etag, etag_len);
+		else if (resp.body != NULL)
+			body_etag(resp.body, etag, etag_len);
+	}
+	*out = resp.body;
+	resp.body = NULL;
+	falcon_rf_resp_free(&resp);
+	return FALCON_OK;
+}
+
+const char *falcon_rf_session_path(const struct falcon_rf *rf)
+{
+	return rf->session;
+}

@@ -1,0 +1,234 @@
+/*
+ * redfish.h - a small Redfish HTTP client (libcurl + json-c) and the pure
+ * pieces of Redfish response handling that the chassis backends share.
+ *
+ * Two layers:
+ *   - pure functions, usable without a network (unit tests, the fuzzer):
+ *     falcon_rf_parse() turns a body into a JSON object with json-c's depth
+ *     limit, falcon_rf_map_status() turns an HTTP status and a Redfish error
+ *     body into a falcon_err_t with the Redfish message, small accessors that
+ *     never trust the type of a property, and a fetcher that reads a DMTF
+ *     mockup directory (path /redfish/v1/X -> DIR/X/index.json);
+ *   - struct falcon_rf: one libcurl easy handle (keep-alive) with connect and
+ *     total timeouts, TLS verification on by default, HTTP basic auth or a
+ *     Redfish session (X-Auth-Token, DELETEd on close), ETag capture and
+ *     If-Match.  A falcon_rf is not thread-safe: one per thread.
+ *
+ * Reference: DMTF DSP0266 (Redfish Specification) 1.20: sec 9.3.4 ETags and
+ * If-Match, sec 9.5 error responses ("error" with "@Message.ExtendedInfo"),
+ * sec 13.3.4 sessions (POST SessionService/Sessions, X-Auth-Token, Location).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_REDFISH_H
+#define FALCON_REDFISH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/falcon_err.h"
+
+struct json_object;
+
+#define FALCON_RF_ROOT "/redfish/v1"
+#define FALCON_RF_PATH_LEN 256            /* longest @odata.id we accept, with NUL */
+#define FALCON_RF_ETAG_LEN 128            /* longest ETag we keep, with NUL */
+#define FALCON_RF_MAX_BODY (16u << 20)    /* bytes of one response body */
+#define FALCON_RF_MAX_DEPTH 64            /* JSON nesting (json-c tokener depth) */
+#define FALCON_RF_CONNECT_TIMEOUT_MS 5000 /* default connect timeout */
+#define FALCON_RF_TIMEOUT_MS 10000        /* default total time of one request */
+
+/*
+ * How a backend reads one resource: *out gets a new JSON object (caller
+ * puts it with json_object_put()), etag (may be NULL) the resource's ETag
+ * from the header or, when absent, its @odata.etag property ("" if none).
+ * Errors as falcon_rf_map_status(), FALCON_ERR_PARSE for a malformed body.
+ */
+typedef falcon_err_t (*falcon_rf_get_fn)(void *ctx, const char *path,
+					 struct json_object **out,
+					 char *etag, size_t etag_len);
+/*
+ * How a backend changes one: method "PATCH", "POST" or "DELETE", body may be
+ * NULL, if_match may be NULL (no If-Match header).  FALCON_OK on 2xx.
+ */
+typedef falcon_err_t (*falcon_rf_send_fn)(void *ctx, const char *method,
+					  const char *path,
+					  struct json_object *body,
+					  const char *if_match);
+/*
+ * A change whose answer is kept: as falcon_rf_send_fn; on FALCON_OK *out
+ * gets the response body when there is one (a PATCH answered 200 with the
+ * resource as it is now; NULL for 204 or an empty body; caller puts it) and
+ * etag (may be NULL) the answer's ETag header, else the body's @odata.etag
+ * ("" if none).
+ */
+typedef falcon_err_t (*falcon_rf_send_resp_fn)(void *ctx, const char *method,
+					       const char *path,
+					       struct json_object *body,
+					       const char *if_match,
+					       struct json_object **out,
+					       char *etag, size_t etag_len);
+
+/* ---- pure functions ---- */
+
+/*
+ * falcon_rf_parse - parse len bytes of buf as one JSON object (the only
+ * top-level value a Redfish resource or error can be).  json-c's tokener
+ * with depth FALCON_RF_MAX_DEPTH; truncated input, trailing garbage, a NUL
+ * byte, too deep nesting or a top-level non-object is FALCON_ERR_PARSE with
+ * `what` (the URL or file) and json-c's reason in the detail.  *out is a new
+ * object owned by the caller.
+ */
+falcon_err_t falcon_rf_parse(const char *buf, size_t len, const char *what,
+			     struct json_object **out);
+
+/*
+ * falcon_rf_error_message - the human text of a Redfish error body
+ * (DSP0266 sec 9.5): error.@Message.ExtendedInfo[0].Message, else
+ * error.message, copied into buf (size n) with control characters replaced
+ * by '?'.  Returns buf, or NULL (buf = "") when the body has neither.
+ */
+const char *falcon_rf_error_message(struct json_object *body, char *buf, size_t n);
+
+/*
+ * falcon_rf_map_status - FALCON_OK for 2xx; otherwise the error for an HTTP
+ * status, with "METHOD URL: HTTP STATUS: MESSAGE" in falcon_errmsg(), where
+ * MESSAGE comes from the Redfish error body (body may be NULL or not JSON).
+ * 401 AUTH, 403 PERM, 404 NOTFOUND, 408 TIMEOUT, 409 CONFLICT,
+ * 412 PRECONDITION, 405/501 UNSUPPORTED, 429/5xx SERVER, other 4xx CHASSIS
+ * (the service refused the request), 1xx/3xx PROTOCOL.
+ */
+falcon_err_t falcon_rf_map_status(long status, const char *body, size_t len,
+				  const char *method, const char *url);
+
+/*
+ * Accessors that never trust a property's type: each returns NULL when obj
+ * is not an object, the key is absent, or the value has another type.
+ * falcon_rf_link() is obj[key]["@odata.id"] when it is a valid path.
+ */
+const char *falcon_rf_str(struct json_object *obj, const char *key);
+struct json_object *falcon_rf_obj(struct json_object *obj, const char *key);
+struct json_object *falcon_rf_arr(struct json_object *obj, const char *key);
+const char *falcon_rf_link(struct json_object *obj, const char *key);
+
+/*
+ * falcon_rf_odata_id - obj's @odata.id when it is a valid resource path;
+ * else NULL with FALCON_ERR_PROTOCOL set naming `what`.
+ */
+const char *falcon_rf_odata_id(struct json_object *obj, const char *what);
+
+/*
+ * falcon_rf_path_ok - whether p is a resource path we will request: starts
+ * with /redfish/v1, shorter than FALCON_RF_PATH_LEN, printable ASCII without
+ * blanks, quotes, backslashes or "..", no '?'.  A '#' fragment is allowed
+ * (and ignored when fetching).
+ */
+bool falcon_rf_path_ok(const char *p);
+
+/* falcon_rf_last_segment - the last '/'-separated segment of a path (no
+ * trailing '/', no '#' fragment) into buf; returns buf, "" when none. */
+const char *falcon_rf_last_segment(const char *path, char *buf, size_t n);
+
+/* falcon_rf_path_eq - paths equal ignoring one trailing '/'. */
+bool falcon_rf_path_eq(const char *a, const char *b);
+
+/*
+ * falcon_rf_dir_get - a falcon_rf_get_fn over a mockup directory ctx
+ * (const char *): /redfish/v1 -> DIR/index.json, /redfish/v1/X/Y ->
+ * DIR/X/Y/index.json ('#' fragment dropped).  FALCON_ERR_NOTFOUND when the
+ * file is absent, FALCON_ERR_PARSE when malformed.  Bodies are limited to
+ * FALCON_RF_MAX_BODY bytes.
+ */
+falcon_err_t falcon_rf_dir_get(void *ctx, const char *path, struct json_object **out,
+			       char *etag, size_t etag_len);
+
+/*
+ * falcon_rf_read_credentials - read "user:password" (first line; the
+ * password may contain ':') from path into user/pass.  The file must be a
+ * regular file owned by root or the effective user and not accessible by
+ * group or other: FALCON_ERR_PERM otherwise, naming the file and its mode.
+ * FALCON_ERR_NOTFOUND when absent, FALCON_ERR_CONFIG when empty, without a
+ * ':' or either part too long.
+ */
+falcon_err_t falcon_rf_read_credentials(const char *path, char *user, size_t ulen,
+					char *pass, size_t plen);
+
+/* ---- the HTTP client ---- */
+
+struct falcon_rf_opts {
+	const char *url;              /* http(s)://host[:port][/prefix]; a trailing
+				       * "/redfish/v1" is dropped */
+	const char *credentials_file; /* NULL = anonymous */
+	const char *ca_file;          /* NULL = libcurl's default CA store */
+	bool insecure;                /* no TLS verification (logged as a warning) */
+	bool basic_auth;              /* credentials as HTTP basic on every request
+				       * instead of a Redfish session */
+	int connect_timeout_ms;       /* 0 = FALCON_RF_CONNECT_TIMEOUT_MS */
+	int timeout_ms;               /* 0 = FALCON_RF_TIMEOUT_MS */
+};
+
+struct falcon_rf;
+
+/*
+ * falcon_curl_global_init - curl_global_init(CURL_GLOBAL_DEFAULT) once per
+ * process, thread-safe (pthread_once; libcurl's own call is not thread-safe
+ * before 7.84).  Every libcurl user in libfalcon (the Redfish client, the
+ * falcond client) calls it before curl_easy_init().  Returns FALCON_OK, or
+ * FALCON_ERR_TRANSPORT with libcurl's reason; the same result on every call.
+ */
+falcon_err_t falcon_curl_global_init(void);
+
+/*
+ * falcon_rf_open - a client for opts->url.  Reads the credentials file
+ * (errors as falcon_rf_read_credentials()) and, unless basic_auth, logs in:
+ * POST /redfish/v1/SessionService/Sessions; a service without a
+ * SessionService (404/405/501) falls back to basic auth.  Errors:
+ * FALCON_ERR_INVAL (bad URL), FALCON_ERR_AUTH (credentials refused),
+ * transport errors as falcon_rf_request().  *out is freed with
+ * falcon_rf_close().
+ */
+falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf **out);
+
+/* falcon_rf_close - DELETE the session (errors only logged) and free; NULL ok. */
+void falcon_rf_close(struct falcon_rf *rf);
+
+/* One response.  body is the parsed JSON (NULL for an empty body). */
+struct falcon_rf_resp {
+	long status;
+	struct json_object *body;
+	char etag[FALCON_RF_ETAG_LEN];   /* ETag header, "" if none */
+	char location[FALCON_RF_PATH_LEN]; /* Location header as a path, "" if none */
+};
+
+/* falcon_rf_resp_free - put the body and clear; safe on a zeroed resp. */
+void falcon_rf_resp_free(struct falcon_rf_resp *resp);
+
+/*
+ * falcon_rf_request - one request: method GET/PATCH/POST/DELETE on path (a
+ * resource path under /redfish/v1), body sent as JSON when non-NULL,
+ * If-Match: if_match when non-NULL.  Returns FALCON_OK on 2xx with *resp
+ * filled (caller frees with falcon_rf_resp_free()); otherwise the mapped
+ * error (falcon_rf_map_status(); libcurl's timeout is FALCON_ERR_TIMEOUT,
+ * connection and TLS failures FALCON_ERR_TRANSPORT, a body over
+ * FALCON_RF_MAX_BODY or not JSON FALCON_ERR_PROTOCOL/PARSE) and resp holds
+ * nothing to free.  With a session, a 401 logs in again once and retries.
+ */
+falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
+			       const char *path, struct json_object *body,
+			       const char *if_match, struct falcon_rf_resp *resp);
+
+/* falcon_rf_get / falcon_rf_send - the falcon_rf_get_fn / falcon_rf_send_fn
+ * of a struct falcon_rf (ctx). */
+falcon_err_t falcon_rf_get(void *ctx, const char *path, struct json_object **out,
+			   char *etag, size_t etag_len);
+falcon_err_t falcon_rf_send(void *ctx, const char *method, const char *path,
+			    struct json_object *body, const char *if_match);
+/* falcon_rf_send_resp - the falcon_rf_send_resp_fn of a struct falcon_rf. */
+falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path,
+				 struct json_object *body, const char *if_match,
+				 struct json_object **out, char *etag, size_t etag_len);
+
+/* falcon_rf_session_path - the session being used, "" for none (tests). */
+const char *falcon_rf_session_path(const struct falcon_rf *rf);
+
+#endif /* FALCON_REDFISH_H */

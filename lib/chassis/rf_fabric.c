@@ -1,0 +1,623 @@
+/*
+ * rf_fabric.c - the redfish-fabric backend (H3 Platform's model): a zone per
+ * host port under <fabric>/Zones/<port>, devices and host ports are
+ * Endpoints under <fabric>/Endpoints.  A device is given to a host by
+ * PATCHing the zone's Links.Endpoints with the device's endpoint added, with
+ * If-Match on the zone's ETag; a 412 (someone else changed the zone) makes
+ * us re-read the zone and try again, a bounded number of times, so that two
+ * writers never lose each other's change.  Every change is read back: from
+ * the PATCH's answer when the service returns the zone (200), else with a
+ * GET (204).  The zone as last seen (with its ETag) is kept per client
+ * (struct falcon_be_zone), so that the next change of the same zone is one
+ * PATCH with If-Match on it: a 412 means another writer (an administrator,
+ * another tool) changed the zone, which is then read again.
+ *
+ * Reference: DMTF Redfish Resource and Schema Guide (DSP2046) 2023.3,
+ * Fabric, Zone (ZoneOfEndpoints, Links.Endpoints), Endpoint
+ * (ConnectedEntities with EntityRole Initiator/Target, PciId); DSP0266
+ * sec 9.3.4 (If-Match, 412 Precondition Failed).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "chassis/chassis_backend.h"
+#include "core/log.h"
+#include "core/util.h"
+
+/* Fill be->fabric/zones/endpoints: configured, else discovered. */
+static falcon_err_t discover(struct falcon_be *be)
+{
+	static const char fabrics[] = FALCON_RF_ROOT "/Fabrics";
+	struct json_object *obj = NULL;
+	const char **m = NULL;
+	const char *pick, *z, *e;
+	char seg[FALCON_NAME_LEN];
+	size_t n, i;
+	falcon_err_t rv;
+
+	if (be->zones[0] != '\0' && be->endpoints[0] != '\0')
+		return FALCON_OK;
+	if (be->fabric[0] == '\0') {
+		rv = falcon_be_get(be, fabrics, &obj, NULL, 0);
+		if (rv != FALCON_OK)
+			goto fail;
+		rv = falcon_be_members(obj, fabrics, &m, &n);
+		if (rv != FALCON_OK)
+			goto fail;
+		if (n == 0) {
+			rv = falcon_err_set(FALCON_ERR_NOTFOUND, "%s: the service has no fabric",
+					    fabrics);
+			goto fail;
+		}
+		pick = m[0];
+		for (i = 0; n > 1 && i < n; i++)
+			if (!strcmp(falcon_rf_last_segment(m[i], seg, sizeof(seg)), "PCIe"))
+				pick = m[i];
+		if (strlen(pick) + sizeof("/Endpoints") > sizeof(be->fabric)) {
+			rv = falcon_err_set(FALCON_ERR_PROTOCOL, "%s: fabric path too long", fabrics);
+			goto fail;
+		}
+		falcon_strlcpy(be->fabric, pick, sizeof(be->fabric));
+		be->fabric[strcspn(be->fabric, "#")] = '\0';
+		free(m);
+		m = NULL;
+		json_object_put(obj);
+		obj = NULL;
+		falcon_verbose("using fabric %s (of %zu)", be->fabric, n);
+	}
+	rv = falcon_be_get(be, be->fabric, &obj, NULL, 0);
+	if (rv != FALCON_OK)
+		goto fail;
+	z = falcon_rf_link(obj, "Zones");
+	e = falcon_rf_link(obj, "Endpoints");
+	if (z != NULL && strchr(z, '#') == NULL)
+		falcon_strlcpy(be->zones, z, sizeof(be->zones));
+	else if ((size_t)snprintf(be->zones, sizeof(be->zones), "%s/Zones", be->fabric) >=
+		 sizeof(be->zones))
+		be->zones[0] = '\0';
+	if (e != NULL && strchr(e, '#') == NULL)
+		falcon_strlcpy(be->endpoints, e, sizeof(be->endpoints));
+	else if ((size_t)snprintf(be->endpoints, sizeof(be->endpoints), "%s/Endpoints",
+				  be->fabric) >= sizeof(be->endpoints))
+		be->endpoints[0] = '\0';
+	if (be->zones[0] == '\0' || be->endpoints[0] == '\0') {
+		rv = falcon_err_set(FALCON_ERR_PROTOCOL, "%s: fabric path too long", be->fabric);
+		goto fail;
+	}
+	rv = FALCON_OK;
+fail:
+	free(m);
+	json_object_put(obj);
+	return rv;
+}
+
+static bool list_has(const char **paths, size_t n, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (falcon_rf_path_eq(paths[i], p))
+			return true;
+	return false;
+}
+
+/* An endpoint of a host (a host port): an Initiator entity, or H3's name. */
+static bool is_host_endpoint(struct json_object *ep, const char *id)
+{
+	struct json_object *ents = falcon_rf_arr(ep, "ConnectedEntities");
+	size_t i, n = ents ? json_object_array_length(ents) : 0;
+
+	if (strncmp(id, "hostport", 8) == 0)
+		return true;
+	for (i = 0; i < n; i++) {
+		const char *role = falcon_rf_str(json_object_array_get_idx(ents, i), "EntityRole");
+
+		if (role != NULL && !strcmp(role, "Initiator"))
+			return true;
+	}
+	return false;
+}
+
+struct zone {
+	char id[FALCON_NAME_LEN];
+	struct json_object *obj;
+	const char **eps;
+	size_t neps;
+};
+
+static void zones_free(struct zone *zs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; zs != NULL && i < n; i++) {
+		free(zs[i].eps);
+		json_object_put(zs[i].obj);
+	}
+	free(zs);
+}
+
+/* Describe one device endpoint ep (at path) into dev. */
+static falcon_err_t endpoint_device(struct falcon_be *be, const char *path,
+				    struct json_object *ep, const struct zone *zs,
+				    size_t nz, struct falcon_device *dev)
+{
+	struct json_object *ents = falcon_rf_arr(ep, "ConnectedEntities");
+	const char *links[8];
+	size_t i, n, nl = 0;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->type = FALCON_DEV_OTHER;
+	falcon_be_describe(be, dev, path, ep);
+	falcon_be_pci_ids(dev, falcon_rf_obj(ep, "PciId"));
+	n = ents ? json_object_array_length(ents) : 0;
+	for (i = 0; i < n; i++) {
+		struct json_object *ent = json_object_array_get_idx(ents, i);
+		const char *et = falcon_rf_str(ent, "EntityType");
+		const char *l = falcon_rf_link(ent, "EntityLink");
+
+		falcon_be_pci_ids(dev, falcon_rf_obj(ent, "EntityPciId"));
+		if (et != NULL && !strcmp(et, "NetworkController") && dev->type == FALCON_DEV_OTHER)
+			dev->type = FALCON_DEV_NIC;
+		if (et != NULL && !strcmp(et, "DisplayController") && dev->type == FALCON_DEV_OTHER)
+			dev->type = FALCON_DEV_GPU;
+		if (l != NULL && nl < ARRAY_SIZE(links))
+			links[nl++] = l;
+	}
+	for (i = 0; i < nz; i++)
+		if (list_has(zs[i].eps, zs[i].neps, path))
+			falcon_be_add_owner(dev, zs[i].id);
+	if (dev->chassis[0] == '\0')
+		falcon_strlcpy(dev->chassis, be->chassis, sizeof(dev->chassis));
+	return falcon_be_enrich(be, dev, links, nl);
+}
+
+static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_inventory *inv)
+{
+	struct json_object *zc = NULL, *ec = NULL, *ep = NULL;
+	struct zone *zs = NULL;
+	const char **zm = NULL, **em = NULL;
+	size_t nz = 0, ne = 0, i;
+	struct falcon_device dev;
+	falcon_err_t rv;
+
+	rv = discover(be);
+	if (rv != FALCON_OK)
+		goto fail;
+	/* zones first: they say who owns what */
+	rv = falcon_be_get(be, be->zones, &zc, NULL, 0);
+	if (rv != FALCON_OK)
+		goto fail;
+	rv = falcon_be_members(zc, be->zones, &zm, &nz);
+	if (rv != FALCON_OK)
+		goto fail;
+	zs = calloc(nz ? nz : 1, sizeof(*zs));
+	if (zs == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "%s", be->zones);
+		goto fail;
+	}
+	for (i = 0; i < nz; i++) {
+		const char *id;
+
+		rv = falcon_be_get(be, zm[i], &zs[i].obj, NULL, 0);
+		if (rv != FALCON_OK)
+			goto fail;
+		id = falcon_rf_odata_id(zs[i].obj, zm[i]);
+		if (id == NULL) {
+			rv = FALCON_ERR_PROTOCOL;
+			goto fail;
+		}
+		falcon_rf_last_segment(id, zs[i].id, sizeof(zs[i].id));
+		rv = falcon_be_link_list(zs[i].obj, "Endpoints", true, zm[i], &zs[i].eps,
+					 &zs[i].neps);
+		if (rv != FALCON_OK)
+			goto fail;
+	}
+	rv = falcon_be_get(be, be->endpoints, &ec, NULL, 0);
+	if (rv != FALCON_OK)
+		goto fail;
+	rv = falcon_be_members(ec, be->endpoints, &em, &ne);
+	if (rv != FALCON_OK)
+		goto fail;
+	for (i = 0; i < ne; i++) {
+		const char *id;
+		char seg[FALCON_NAME_LEN];
+
+		rv = falcon_be_get(be, em[i], &ep, NULL, 0);
+		if (rv != FALCON_OK)
+			goto fail;
+		id = falcon_rf_odata_id(ep, em[i]);
+		if (id == NULL) {
+			rv = FALCON_ERR_PROTOCOL;
+			goto fail;
+		}
+		if (!is_host_endpoint(ep, falcon_rf_last_segment(id, seg, sizeof(seg)))) {
+			rv = endpoint_device(be, id, ep, zs, nz, &dev);
+			if (rv != FALCON_OK)
+				goto fail;
+			rv = falcon_inventory_add(inv, &dev);
+			if (rv != FALCON_OK)
+				goto fail;
+		}
+		json_object_put(ep);
+		ep = NULL;
+	}
+	rv = FALCON_OK;
+fail:
+	json_object_put(ep);
+	free(em);
+	json_object_put(ec);
+	zones_free(zs, nz);
+	free(zm);
+	json_object_put(zc);
+	return rv;
+}
+
+/* The paths of port's zone and dev's endpoint. */
+static falcon_err_t paths_of(struct falcon_be *be, const char *port, const char *dev,
+			     char *zpath, char *dpath)
+{
+	falcon_err_t rv = discover(be);
+
+	if (rv != FALCON_OK)
+		return rv;
+	if ((size_t)snprintf(zpath, FALCON_RF_PATH_LEN, "%s/%s", be->zones, port) >=
+	    FALCON_RF_PATH_LEN ||
+	    (size_t)snprintf(dpath, FALCON_RF_PATH_LEN, "%s/%s", be->endpoints, dev) >=
+	    FALCON_RF_PATH_LEN)
+		return falcon_err_set(FALCON_ERR_INVAL, "zone or endpoint path too long");
+	return FALCON_OK;
+}
+
+/* ---- the zone cache (struct falcon_be_zone) ---- */
+
+static void zone_forget(struct falcon_be_zone *z)
+{
+	free(z->eps);
+	json_object_put(z->obj);
+	memset(z, 0, sizeof(*z));
+}
+
+void falcon_be_zcache_clear(struct falcon_be *be)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(be->zcache); i++)
+		zone_forget(&be->zcache[i]);
+}
+
+static struct falcon_be_zone *zone_cached(struct falcon_be *be, const char *zpath)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(be->zcache); i++)
+		if (be->zcache[i].path[0] != '\0' && strcmp(be->zcache[i].path, zpath) == 0)
+			return &be->zcache[i];
+	return NULL;
+}
+
+static void zone_uncache(struct falcon_be *be, const char *zpath)
+{
+	struct falcon_be_zone *z = zone_cached(be, zpath);
+
+	if (z != NULL)
+		zone_forget(z);
+}
+
+/*
+ * zone_keep - remember zone (a new reference is taken) as zpath's state
+ * with etag; a zone without an ETag, or whose endpoint list does not parse,
+ * is forgotten instead.
+ */
+static void zone_keep(struct falcon_be *be, const char *zpath, struct json_object *zone,
+		      const char *etag)
+{
+	struct falcon_be_zone *z = zone_cached(be, zpath);
+	size_t i;
+
+	if (z == NULL)
+		for (i = 0; i < ARRAY_SIZE(be->zcache) && z == NULL; i++)
+			if (be->zcache[i].path[0] == '\0')
+				z = &be->zcache[i];
+	if (z == NULL)
+		z = &be->zcache[0]; /* more zones than slots: reuse one */
+	zone_forget(z);
+	if (etag == NULL || etag[0] == '\0' || strlen(zpath) >= sizeof(z->path) ||
+	    strlen(etag) >= sizeof(z->etag))
+		return;
+	if (falcon_be_link_list(zone, "Endpoints", true, zpath, &z->eps, &z->neps) != FALCON_OK) {
+		memset(z, 0, sizeof(*z));
+		return;
+	}
+	z->obj = json_object_get(zone);
+	falcon_strlcpy(z->path, zpath, sizeof(z->path));
+	falcon_strlcpy(z->etag, etag, sizeof(z->etag));
+}
+
+/* GET the zone: its object, ETag and endpoint list (pointers into *zone). */
+static falcon_err_t zone_read(struct falcon_be *be, const char *port, const char *zpath,
+			      struct json_object **zone, char *etag, const char ***eps,
+			      size_t *n)
+{
+	falcon_err_t rv;
+
+	*eps = NULL;
+	*n = 0;
+	rv = falcon_be_get(be, zpath, zone, etag, FALCON_RF_ETAG_LEN);
+	if (rv == FALCON_ERR_NOTFOUND) {
+		char why[512];
+
+		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+		return falcon_err_set(rv, "no zone for host port %s: %s", port, why);
+	}
+	if (rv != FALCON_OK)
+		return rv;
+	rv = falcon_be_link_list(*zone, "Endpoints", true, zpath, eps, n);
+	if (rv != FALCON_OK) {
+		json_object_put(*zone);
+		*zone = NULL;
+		zone_uncache(be, zpath);
+		return rv;
+	}
+	zone_keep(be, zpath, *zone, etag);
+	return rv;
+}
+
+/*
+ * PATCH zpath with Links.Endpoints = eps (+ dpath when add, - dpath else).
+ * *answer (may be NULL) gets the zone the service answered with (NULL when
+ * it sent none, or when be has no send_resp), new_etag its ETag.
+ */
+static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const char **eps,
+			       size_t n, const char *dpath, bool add, const char *etag,
+			       struct json_object **answer, char *new_etag)
+{
+	struct json_object *body = json_object_new_object();
+	struct json_object *links = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	falcon_err_t rv;
+	size_t i;
+	bool ok = body != NULL && links != NULL && arr != NULL;
+
+	for (i = 0; ok && i < n + (add ? 1 : 0); i++) {
+		const char *p = i < n ? eps[i] : dpath;
+		struct json_object *ref;
+
+		if (!add && falcon_rf_path_eq(p, dpath))
+			continue;
+		ref = json_object_new_object();
+		ok = ref != NULL &&
+		     json_object_object_add(ref, "@odata.id", json_object_new_string(p)) == 0 &&
+		     json_object_array_add(arr, ref) == 0;
+		if (!ok)
+			json_object_put(ref);
+	}
+	if (ok && json_object_object_add(links, "Endpoints", arr) == 0) {
+		arr = NULL;
+		ok = json_object_object_add(body, "Links", links) == 0;
+		if (ok)
+			links = NULL;
+	} else {
+		ok = false;
+	}
+	if (!ok) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "PATCH %s: building the body", zpath);
+		goto fail;
+	}
+	if (etag[0] == '\0')
+		falcon_debug("PATCH %s: the zone has no ETag: sent without If-Match", zpath);
+	if (answer != NULL && be->send_resp != NULL) {
+		if (be->budget <= 0) {
+			rv = falcon_err_set(FALCON_ERR_PROTOCOL,
+					    "PATCH %s: more than %ld requests in one operation",
+					    zpath, be->max_fetches);
+			goto fail;
+		}
+		be->budget--;
+		rv = be->send_resp(be->ctx, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL,
+				   answer, new_etag, FALCON_RF_ETAG_LEN);
+	} else {
+		rv = falcon_be_send(be, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL);
+	}
+fail:
+	json_object_put(arr);
+	json_object_put(links);
+	json_object_put(body);
+	return rv;
+}
+
+static falcon_err_t fabric_verify(struct falcon_be *be, const char *port, const char *dev,
+				  bool attached)
+{
+	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
+	char etag[FALCON_RF_ETAG_LEN];
+	struct json_object *zone = NULL;
+	const char **eps = NULL;
+	size_t n;
+	falcon_err_t rv;
+
+	rv = paths_of(be, port, dev, zpath, dpath);
+	if (rv != FALCON_OK)
+		return rv;
+	rv = zone_read(be, port, zpath, &zone, etag, &eps, &n);
+	if (rv != FALCON_OK)
+		return rv;
+	if (list_has(eps, n, dpath) != attached)
+		rv = falcon_err_set(FALCON_ERR_CHASSIS, "read-back: zone %s %s %s", zpath,
+				    attached ? "does not list" : "still lists", dpath);
+	free(eps);
+	json_object_put(zone);
+	return rv;
+}
+
+/*
+ * readback_answer - the read-back from a PATCH's answer: FALCON_OK when it
+ * is the zone and lists (add) / does not list dev, FALCON_ERR_CHASSIS when
+ * it says otherwise, FALCON_ERR_NOTFOUND when the answer is no zone (then
+ * read the zone).  The zone is kept as zpath's state (with new_etag).
+ */
+static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath, const char *dpath,
+				    bool add, struct json_object *answer, const char *new_etag)
+{
+	const char **eps = NULL;
+	const char *id;
+	size_t n;
+	falcon_err_t rv;
+
+	id = answer != NULL ? falcon_rf_str(answer, "@odata.id") : NULL;
+	if (id == NULL || !falcon_rf_path_eq(id, zpath) ||
+	    falcon_rf_obj(answer, "Links") == NULL ||
+	    falcon_be_link_list(answer, "Endpoints", true, zpath, &eps, &n) != FALCON_OK) {
+		zone_uncache(be, zpath);
+		return FALCON_ERR_NOTFOUND;
+	}
+	if (list_has(eps, n, dpath) != add) {
+		zone_uncache(be, zpath);
+		rv = falcon_err_set(FALCON_ERR_CHASSIS, "read-back: zone %s %s %s (PATCH answer)",
+				    zpath, add ? "does not list" : "still lists", dpath);
+	} else {
+		zone_keep(be, zpath, answer, new_etag);
+		rv = FALCON_OK;
+	}
+	free(eps);
+	return rv;
+}
+
+/*
+ * Add (add) or remove dev in port's zone with If-Match, re-reading on 412 at
+ * most be->retries times, then read back.  *changed: a PATCH was accepted.
+ * The zone is taken from the cache when this client has it with an ETag (a
+ * 412 then only drops the stale copy: it does not count as a retry).
+ */
+static falcon_err_t change(struct falcon_be *be, const char *port, const char *dev,
+			   bool add, bool *changed)
+{
+	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
+	char etag[FALCON_RF_ETAG_LEN], new_etag[FALCON_RF_ETAG_LEN];
+	struct json_object *zone = NULL, *answer = NULL;
+	struct falcon_be_zone *z;
+	const char **eps = NULL;
+	size_t n;
+	int attempt;
+	bool cached;
+	falcon_err_t rv;
+
+	*changed = false;
+	rv = paths_of(be, port, dev, zpath, dpath);
+	if (rv != FALCON_OK)
+		return rv;
+	for (attempt = 0; ; attempt++) {
+		z = be->send_resp != NULL ? zone_cached(be, zpath) : NULL;
+		cached = z != NULL && list_has(z->eps, z->neps, dpath) != add;
+		if (cached) {
+			/* our copy says a change is needed: PATCH from it; a copy
+			 * that says "nothing to do" is not trusted (read again) */
+			falcon_strlcpy(etag, z->etag, sizeof(etag));
+			rv = zone_patch(be, zpath, z->eps, z->neps, dpath, add, etag, &answer,
+					new_etag);
+			*changed = rv == FALCON_OK;
+		} else {
+			rv = zone_read(be, port, zpath, &zone, etag, &eps, &n);
+			if (rv != FALCON_OK) {
+				zone_uncache(be, zpath);
+				return rv;
+			}
+			if (list_has(eps, n, dpath) == add) {
+				falcon_verbose("%s: %s already %s zone %s", __func__, dev,
+					       add ? "in" : "not in", zpath);
+				rv = FALCON_OK;
+			} else {
+				rv = zone_patch(be, zpath, eps, n, dpath, add, etag, &answer, new_etag);
+				*changed = rv == FALCON_OK;
+			}
+			free(eps);
+			eps = NULL;
+			json_object_put(zone);
+			zone = NULL;
+		}
+		if (rv != FALCON_OK)
+			zone_uncache(be, zpath);
+		if (rv != FALCON_ERR_PRECONDITION)
+			break;
+		if (cached) {
+			falcon_verbose("PATCH %s: the zone changed since this client saw it (412): "
+				       "reading it", zpath);
+			attempt--;
+			continue;
+		}
+		if (attempt >= be->retries)
+			break;
+		falcon_verbose("PATCH %s: stale ETag (412): re-reading the zone (retry %d of %d)",
+			       zpath, attempt + 1, be->retries);
+	}
+	if (rv == FALCON_ERR_PRECONDITION) {
+		char why[512];
+
+		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+		return falcon_err_set(rv, "%s (gave up after %d re-reads)", why, be->retries);
+	}
+	if (rv != FALCON_OK)
+		return rv;
+	if (*changed) {
+		rv = readback_answer(be, zpath, dpath, add, answer, new_etag);
+		json_object_put(answer);
+		if (rv != FALCON_ERR_NOTFOUND)
+			return rv;
+	}
+	return fabric_verify(be, port, dev, add);
+}
+
+static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const char *dev)
+{
+	char first[1024];
+	bool changed;
+	falcon_err_t rv, rb;
+
+	rv = change(be, port, dev, true, &changed);
+	if (rv == FALCON_ERR_CHASSIS && !changed) {
+		/* a zone link to an endpoint that does not exist is a 400: tell
+		 * an unknown device apart from other refusals */
+		char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
+		struct json_object *ep = NULL;
+
+		falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+		if (paths_of(be, port, dev, zpath, dpath) == FALCON_OK &&
+		    falcon_be_get(be, dpath, &ep, NULL, 0) == FALCON_ERR_NOTFOUND)
+			return falcon_err_set(FALCON_ERR_NOTFOUND, "no device endpoint %s: %s",
+					      dpath, first);
+		json_object_put(ep);
+		falcon_err_set(rv, "%s", first);
+	}
+	if (rv == FALCON_OK || falcon_be_err_definite(rv))
+		return rv;
+	/* the PATCH may have been applied (a timeout, a dropped connection, a
+	 * failed read-back): take the device out again so that an error always
+	 * means "not attached" */
+	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+	be->budget = be->max_fetches;
+	rb = change(be, port, dev, false, &changed);
+	return falcon_be_fail_with_rollback(rv, first, rb,
+					    changed ? "removed from the zone again" :
+					    "the device is not in the zone");
+}
+
+static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const char *dev)
+{
+	bool changed;
+
+	return falcon_be_detach_result(change(be, port, dev, false, &changed));
+}
+
+const struct falcon_be_ops falcon_be_fabric = {
+	.name = "redfish-fabric",
+	.inventory = fabric_inventory,
+	.attach = fabric_attach,
+	.detach = fabric_detach,
+	.verify = fabric_verify,
+};

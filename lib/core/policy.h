@@ -1,0 +1,97 @@
+/*
+ * policy.h - a job's per-node falcon request judged against its
+ * partition's falcon.conf policy (AllowTopologies, MaxFalconGPUs,
+ * MaxFalconNVMe), and the chassis pool license it needs.  One judge and
+ * one message text for every place that checks: job_submit_falcon.so at
+ * submit (the authoritative check), spank_falcon.so in sbatch/salloc (an
+ * early courtesy), and falcond before it composes.
+ *
+ * Pure functions: no Slurm, no I/O.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_POLICY_H
+#define FALCON_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/conf.h"
+#include "core/falcon_err.h"
+#include "core/jobtag.h"
+
+/* Enough for every message falcon_policy_check() writes. */
+#define FALCON_POLICY_MSG_LEN 512
+
+/*
+ * falcon_policy_topologies - the Table III labels (FALCON_TOPO_* bits) a
+ * per-node request puts a job in, as DESIGN.md step 1 defines them:
+ * falcon_gpu only = falconGPUs, gpu + falcon_gpu = hybridGPUs, gpu only =
+ * localGPUs; falcon_nvme adds falconNVMe.  localNVMe is not a GRES and is
+ * never returned.  0 for a request of no GPU and no NVMe.
+ */
+unsigned falcon_policy_topologies(const struct falcon_job_req *req);
+
+/*
+ * falcon_policy_check - judge req (per node) against partition p.  Rules in
+ * this order, the first broken one wins: the GPU label is in
+ * AllowTopologies, falcon_gpu <= MaxFalconGPUs, falconNVMe is in
+ * AllowTopologies, falcon_nvme <= MaxFalconNVMe.  On refusal returns
+ * FALCON_ERR_POLICY with a message the user can act on in falcon_errmsg()
+ * (at most FALCON_POLICY_MSG_LEN bytes), e.g.
+ *   "partition gpu allows at most 8 falcon_gpu per node; asked 12
+ *    (falcon.conf MaxFalconGPUs=8): ask for at most 8, or use partition big"
+ * When conf is not NULL, the first other PartitionName= of conf (not
+ * DEFAULT) whose policy accepts req and for which known (NULL = any) says
+ * true (job_submit_falcon: Slurm has that partition) is suggested ("or use
+ * partition X"); with conf NULL (falcond's re-check) the message has no
+ * such suggestion.
+ * FALCON_OK when req is allowed (a request of nothing always is).
+ */
+typedef bool (*falcon_policy_known_fn)(const char *partition);
+falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
+				 const struct falcon_conf *conf, falcon_policy_known_fn known,
+				 const struct falcon_job_req *req);
+
+/*
+ * falcon_policy_job - everything job_submit_falcon judges of one job in
+ * one partition: tres (its tres_per_node, NULL = none) parsed with
+ * falcon_tres_parse(), the falcon options of its SPANK environment (env[0..n),
+ * NULL = none) with falcon_job_opts_parse() (an unknown --falcon-place or
+ * --falcon-check word is refused: the prolog would fail on it), then
+ * falcon_policy_check() against partition (NULL or "" = DEFAULT) of conf
+ * (known: as there).
+ * Returns FALCON_ERR_PARSE / FALCON_ERR_INVAL / FALCON_ERR_POLICY with the
+ * message in falcon_errmsg() ("partition P: ..." for the first two);
+ * *req (optional) gets the parsed request either way.
+ */
+falcon_err_t falcon_policy_job(const struct falcon_conf *conf, falcon_policy_known_fn known,
+			       const char *partition, const char *tres, char *const *env, size_t n,
+			       struct falcon_job_req *req);
+
+/*
+ * falcon_policy_pool - the chassis pool (ChassisName) a job on hosts[0..n)
+ * draws from, for its license: the chassis of every host of the list that
+ * falcon.conf names (HostName=; others are ignored), or, with n == 0 or no
+ * host known, the only ChassisName of conf.  *out points into conf.
+ * FALCON_ERR_NOTFOUND when conf defines no chassis (or none of the hosts'),
+ * FALCON_ERR_INVAL naming them when the hosts span several chassis (Slurm
+ * 22.05 has no "one of" license: a job there gets none added).
+ */
+falcon_err_t falcon_policy_pool(const struct falcon_conf *conf, const char *const *hosts,
+				size_t n, const char **out);
+
+/*
+ * falcon_license_merge - the job's license string old (NULL = none; Slurm
+ * 22.05 spelling "NAME[:COUNT]" joined by ',' or ';') with pool set to
+ * count: every entry of pool is removed (22.05 adds up repeated names) and
+ * "pool:count" appended; the other entries are kept in order, joined by
+ * ','.  count 0 removes pool.  *out is a new string (free()), NULL when
+ * nothing is left.  *changed (optional) tells whether the result differs
+ * from old as Slurm counts it.  FALCON_ERR_INVAL for an empty pool or a
+ * negative count, FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, char **out,
+				  bool *changed);
+
+#endif /* FALCON_POLICY_H */

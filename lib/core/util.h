@@ -1,0 +1,72 @@
+/*
+ * util.h - the one bounded number parser and small string helpers.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_UTIL_H
+#define FALCON_UTIL_H
+
+#include <stddef.h>
+
+#include "core/falcon_err.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef FALCON_BDF_LEN
+#define FALCON_BDF_LEN 16        /* as conf.h: "0000:3b:00.0" + NUL, padded */
+#endif
+
+/*
+ * falcon_bdf_normalise - a PCI address "[DDDD:]BB:DD.F" (hex, any case)
+ * into "dddd:bb:dd.f" as sysfs spells it (out: FALCON_BDF_LEN bytes).
+ * Domain up to 5 hex digits (VMD domains start at 0x10000), bus 00-ff,
+ * device 00-1f, function 0-7 (PCI Local Bus r3.0 sec 3.2.2.3.1), each field
+ * of 1 to that many digits.  FALCON_ERR_INVAL (detail naming in) when
+ * malformed or NULL; out is untouched then.  The one BDF reader of the
+ * project (falcon.conf Adapters, topo, hotplug).
+ */
+falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN]);
+
+/*
+ * falcon_strtol - parse the whole of s as a decimal integer (or 0x-prefixed
+ * hex when base is 0 or 16) in [min, max] into *out.  Leading/trailing
+ * blanks, an empty string, trailing garbage or a value out of range give
+ * FALCON_ERR_INVAL with a detail such as "'12x' is not an integer in [0, 8]".
+ * *out is untouched on error.
+ */
+falcon_err_t falcon_strtol(const char *s, int base, long min, long max, long *out);
+
+/*
+ * falcon_strtod - parse the whole of s as a finite decimal number in
+ * [min, max]; errors as falcon_strtol().
+ */
+falcon_err_t falcon_strtod(const char *s, double min, double max, double *out);
+
+/*
+ * falcon_strlcpy - copy src into dst of size n (n > 0), always terminated;
+ * returns strlen(src), so a result >= n means it was truncated.
+ */
+size_t falcon_strlcpy(char *dst, const char *src, size_t n);
+
+/*
+ * falcon_read_file - read at most max bytes of path into a NUL-terminated
+ * heap buffer (*buf, caller frees) and its length (*len, may be NULL).
+ * A file longer than max is FALCON_ERR_PARSE; open/read failures are
+ * FALCON_ERR_IO or FALCON_ERR_NOTFOUND (ENOENT), with path and strerror in
+ * the detail.
+ */
+falcon_err_t falcon_read_file(const char *path, size_t max, char **buf, size_t *len);
+
+/*
+ * falcon_write_file_atomic - write len bytes to path crash-safely: write a
+ * temporary file in the same directory with the given mode, fsync it,
+ * rename it over path, fsync the directory.  FALCON_ERR_IO on failure, with
+ * the temporary file removed.
+ */
+falcon_err_t falcon_write_file_atomic(const char *path, const void *data,
+				      size_t len, unsigned mode);
+
+/* falcon_now_ms - CLOCK_MONOTONIC in milliseconds, for bounded waits. */
+long long falcon_now_ms(void);
+
+#endif /* FALCON_UTIL_H */

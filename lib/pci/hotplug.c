@@ -1,0 +1,380 @@
+/*
+ * hotplug.c - sysfs rescan/remove, bounded waits and holder detection
+ * (see hotplug.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pci/hotplug.h"
+#include "core/util.h"
+
+const char *const falcon_hp_gpu_daemons[] = {
+	"nvidia-persistenced", "dcgm-exporter", "nv-hostengine", "nvidia-smi", NULL,
+};
+
+char *falcon_hp_busdir(const char *root, char *buf, size_t n)
+{
+	char probe[PATH_MAX];
+	struct stat st;
+	int w;
+
+	if (root == NULL || *root == '\0')
+		root = "/sys";
+	w = snprintf(probe, sizeof(probe), "%s/devices", root);
+	if (w > 0 && (size_t)w < sizeof(probe) && stat(probe, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    snprintf(probe, sizeof(probe), "%s/bus", root) > 0 && stat(probe, &st) != 0)
+		w = snprintf(buf, n, "%s", root);
+	else
+		w = snprintf(buf, n, "%s/bus/pci", root);
+	return w < 0 || (size_t)w >= n ? NULL : buf;
+}
+
+/* write_one - write "1" to path; FALCON_ERR_PCI with strerror on failure. */
+static falcon_err_t write_one(const char *path)
+{
+	falcon_err_t rv;
+	int fd, e;
+	ssize_t w;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rv = falcon_err_set(FALCON_ERR_PCI, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	w = write(fd, "1", 1);
+	e = errno;
+	if (close(fd) != 0 && w == 1) {
+		rv = falcon_err_set(FALCON_ERR_PCI, "%s: close: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (w != 1) {
+		rv = falcon_err_set(FALCON_ERR_PCI, "%s: write \"1\": %s", path,
+				    w < 0 ? strerror(e) : "short write");
+		goto fail;
+	}
+	rv = FALCON_OK;
+fail:
+	return rv;
+}
+
+falcon_err_t falcon_hp_rescan(const char *root)
+{
+	char bus[PATH_MAX], path[PATH_MAX];
+
+	if (falcon_hp_busdir(root, bus, sizeof(bus)) == NULL ||
+	    (size_t)snprintf(path, sizeof(path), "%s/rescan", bus) >= sizeof(path))
+		return falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
+	return write_one(path);
+}
+
+/* canon - bdf in sysfs's spelling (falcon_bdf_normalise: lower-case hex,
+ * domain added; nothing else, so no '/' or ".." can sneak into a path). */
+static falcon_err_t canon(const char *bdf, char out[FALCON_BDF_LEN])
+{
+	if (falcon_bdf_normalise(bdf, out) != FALCON_OK)
+		return falcon_err_set(FALCON_ERR_INVAL, "BDF \"%s\": expected DDDD:BB:DD.F",
+				      bdf ? bdf : "(null)");
+	return FALCON_OK;
+}
+
+/* dev_path - BUSDIR/devices/BDF[/leaf] into buf (PATH_MAX). */
+static falcon_err_t dev_path(const char *root, const char *bdf, const char *leaf, char *buf)
+{
+	char bus[PATH_MAX], norm[FALCON_BDF_LEN];
+	falcon_err_t rv;
+	int w;
+
+	if ((rv = canon(bdf, norm)) != FALCON_OK)
+		return rv;
+	if (falcon_hp_busdir(root, bus, sizeof(bus)) == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
+	w = snprintf(buf, PATH_MAX, "%s/devices/%s%s%s", bus, norm, leaf ? "/" : "",
+		     leaf ? leaf : "");
+	if (w < 0 || w >= PATH_MAX)
+		return falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_hp_remove(const char *root, const char *bdf)
+{
+	char path[PATH_MAX];
+	falcon_err_t rv;
+
+	if ((rv = dev_path(root, bdf, NULL, path)) != FALCON_OK)
+		return rv;
+	if (access(path, F_OK) != 0)
+		return FALCON_OK;
+	if ((rv = dev_path(root, bdf, "remove", path)) != FALCON_OK)
+		return rv;
+	return write_one(path);
+}
+
+bool falcon_hp_present(const char *root, const char *bdf)
+{
+	char path[PATH_MAX];
+
+	return dev_path(root, bdf, NULL, path) == FALCON_OK && access(path, F_OK) == 0;
+}
+
+falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
+			    const char *what)
+{
+	long long end = falcon_now_ms();
+	long step_us = 1000;
+
+	/* a huge timeout_ms (LONG_MAX: "no limit") must not overflow end */
+	if (timeout_ms > 0)
+		end = timeout_ms > LLONG_MAX - end ? LLONG_MAX : end + timeout_ms;
+
+	for (;;) {
+		int r = cond(ctx);
+		long long now;
+		struct timespec ts;
+
+		if (r > 0)
+			return FALCON_OK;
+		if (r < 0)
+			return (falcon_err_t)-r;
+		now = falcon_now_ms();
+		if (now >= end)
+			return falcon_err_set(FALCON_ERR_TIMEOUT, "%s: not done after %ld ms",
+					      what ? what : "wait", timeout_ms);
+		if (step_us / 1000 > end - now)
+			step_us = (long)(end - now) * 1000;
+		ts.tv_sec = step_us / 1000000;
+		ts.tv_nsec = (step_us % 1000000) * 1000;
+		nanosleep(&ts, NULL);
+		if (step_us < 10000)
+			step_us = step_us * 2 > 10000 ? 10000 : step_us * 2;
+	}
+}
+
+struct gone_ctx {
+	const char *root;
+	const char *const *bdfs;
+	size_t n;
+	const char *left;
+};
+
+static int gone_cond(void *p)
+{
+	struct gone_ctx *g = p;
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (falcon_hp_present(g->root, g->bdfs[i])) {
+			g->left = g->bdfs[i];
+			return 0;
+		}
+	return 1;
+}
+
+falcon_err_t falcon_hp_wait_gone(const char *root, const char *const *bdfs, size_t n,
+				 long timeout_ms)
+{
+	struct gone_ctx g = { .root = root, .bdfs = bdfs, .n = n, .left = NULL };
+	falcon_err_t rv = falcon_hp_wait(gone_cond, &g, timeout_ms, "remove");
+
+	if (rv == FALCON_ERR_TIMEOUT)
+		rv = falcon_err_set(FALCON_ERR_TIMEOUT, "%s still on the bus %ld ms after remove",
+				    g.left ? g.left : "?", timeout_ms);
+	return rv;
+}
+
+/* push - append a copy of s to paths. */
+static falcon_err_t push(char **paths, size_t *npaths, size_t cap, const char *s)
+{
+	if (*npaths >= cap)
+		return falcon_err_set(FALCON_ERR_INVAL, "device nodes: more than %zu", cap);
+	if ((paths[*npaths] = strdup(s)) == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "device nodes");
+	(*npaths)++;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_hp_dev_nodes(const char *root, const char *proc, const char *bdf,
+				 char **paths, size_t *npaths, size_t cap)
+{
+	char path[PATH_MAX], node[PATH_MAX], norm[FALCON_BDF_LEN], *info = NULL;
+	falcon_err_t rv;
+	DIR *d = NULL;
+	struct dirent *de;
+	int w;
+
+	if ((rv = canon(bdf, norm)) != FALCON_OK ||
+	    (rv = dev_path(root, norm, "nvme", path)) != FALCON_OK)
+		goto fail;
+	if ((d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (strncmp(de->d_name, "nvme", 4) != 0)
+				continue;
+			snprintf(node, sizeof(node), "/dev/%s", de->d_name);
+			if ((rv = push(paths, npaths, cap, node)) != FALCON_OK)
+				goto fail;
+		}
+	}
+	w = snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/%s/information",
+		     proc ? proc : "/proc", norm);
+	if (w > 0 && (size_t)w < sizeof(path) &&
+	    falcon_read_file(path, 64 * 1024, &info, NULL) == FALCON_OK) {
+		const char *m = strstr(info, "Device Minor:");
+		long minor;
+
+		if (m != NULL) {
+			char num[16];
+			size_t l;
+
+			m += strlen("Device Minor:");
+			m += strspn(m, " \t");
+			l = strspn(m, "0123456789");
+			if (l > 0 && l < sizeof(num)) {
+				memcpy(num, m, l);
+				num[l] = '\0';
+				if (falcon_strtol(num, 10, 0, 255, &minor) == FALCON_OK) {
+					snprintf(node, sizeof(node), "/dev/nvidia%ld", minor);
+					if ((rv = push(paths, npaths, cap, node)) != FALCON_OK)
+						goto fail;
+				}
+			}
+		}
+	}
+	falcon_err_clear();
+	rv = FALCON_OK;
+fail:
+	if (d != NULL)
+		closedir(d);
+	free(info);
+	return rv;
+}
+
+/* link_matches - link is one of paths, or one followed by a non-digit. */
+static const char *link_matches(const char *link, char *const *paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(paths[i]);
+
+		if (strncmp(link, paths[i], l) == 0 &&
+		    (link[l] == '\0' || !isdigit((unsigned char)link[l])))
+			return paths[i];
+	}
+	return NULL;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	const struct falcon_holder *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* read_comm - PROC/PID/comm without its newline into buf; "?" when unreadable. */
+static void read_comm(const char *proc, const char *pid, char *buf, size_t n)
+{
+	char path[PATH_MAX], *s = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s/comm", proc, pid);
+	if (falcon_read_file(path, 4096, &s, NULL) == FALCON_OK) {
+		s[strcspn(s, "\n")] = '\0';
+		falcon_strlcpy(buf, s, n);
+	} else {
+		falcon_strlcpy(buf, "?", n);
+	}
+	free(s);
+}
+
+falcon_err_t falcon_hp_holders(const char *proc, char *const *paths, size_t npaths,
+			       bool gpu_daemons, struct falcon_holder **out, size_t *nout)
+{
+	struct falcon_holder *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	falcon_err_t rv;
+	DIR *pd = NULL, *fdd = NULL;
+	struct dirent *de, *fe;
+
+	*out = NULL;
+	*nout = 0;
+	if (proc == NULL)
+		proc = "/proc";
+	if ((pd = opendir(proc)) == NULL) {
+		rv = falcon_err_set(FALCON_ERR_IO, "%s: %s", proc, strerror(errno));
+		goto fail;
+	}
+	while ((de = readdir(pd)) != NULL) {
+		char path[PATH_MAX], comm[32], what[128] = "";
+		long pid;
+		size_t k;
+
+		if (falcon_strtol(de->d_name, 10, 1, INT_MAX, &pid) != FALCON_OK)
+			continue;
+		read_comm(proc, de->d_name, comm, sizeof(comm));
+		if (gpu_daemons)
+			for (k = 0; falcon_hp_gpu_daemons[k] != NULL; k++)
+				if (strncmp(comm, falcon_hp_gpu_daemons[k], 15) == 0 && comm[0] != '\0')
+					snprintf(what, sizeof(what), "daemon %s",
+						 falcon_hp_gpu_daemons[k]);
+		if (what[0] == '\0' && npaths > 0) {
+			snprintf(path, sizeof(path), "%s/%s/fd", proc, de->d_name);
+			if ((fdd = opendir(path)) != NULL) {
+				while (what[0] == '\0' && (fe = readdir(fdd)) != NULL) {
+					char fp[PATH_MAX], link[PATH_MAX];
+					const char *m;
+					ssize_t l;
+
+					if (fe->d_name[0] == '.')
+						continue;
+					if ((size_t)snprintf(fp, sizeof(fp), "%s/%s", path,
+							     fe->d_name) >= sizeof(fp))
+						continue;
+					l = readlink(fp, link, sizeof(link) - 1);
+					if (l <= 0)
+						continue;
+					link[l] = '\0';
+					if ((m = link_matches(link, paths, npaths)) != NULL)
+						falcon_strlcpy(what, link, sizeof(what));
+				}
+				closedir(fdd);
+				fdd = NULL;
+			}
+		}
+		if (what[0] == '\0')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			if ((nv = realloc(v, cap * sizeof(*v))) == NULL) {
+				rv = falcon_err_set(FALCON_ERR_NOMEM, "holders");
+				goto fail;
+			}
+			v = nv;
+		}
+		v[n].pid = (pid_t)pid;
+		falcon_strlcpy(v[n].comm, comm, sizeof(v[n].comm));
+		falcon_strlcpy(v[n].what, what, sizeof(v[n].what));
+		n++;
+	}
+	if (n > 0)
+		qsort(v, n, sizeof(*v), pid_cmp);
+	*out = v;
+	*nout = n;
+	v = NULL;
+	rv = FALCON_OK;
+fail:
+	if (pd != NULL)
+		closedir(pd);
+	free(v);
+	return rv;
+}
