@@ -253,7 +253,7 @@ int falconctl_attach(int argc, char **argv)
 		printf("lease %s: job %u on %s\n", l.id, l.job_id, l.host);
 		for (i = 0; i < l.ndevs; i++)
 			printf("  %s/%s %s drawer %d slot %d -> %s\n", l.devs[i].chassis, l.devs[i].id,
-			       falcon_proto_dev_type_str(l.devs[i].type), l.devs[i].drawer,
+			       falcon_dev_type_str(l.devs[i].type), l.devs[i].drawer,
 			       l.devs[i].slot, l.devs[i].port);
 	}
 	return FALCONCTL_EXIT_OK;

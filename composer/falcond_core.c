@@ -890,7 +890,7 @@ json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all)
 			json_object_object_add(j, "drawer", json_object_new_int(d->drawer));
 			json_object_object_add(j, "slot", json_object_new_int(d->slot));
 			json_object_object_add(j, "type",
-					       json_object_new_string(falcon_proto_dev_type_str(d->type)));
+					       json_object_new_string(falcon_dev_type_str(d->type)));
 			json_object_object_add(j, "model", json_object_new_string(d->model));
 			json_object_object_add(j, "health", json_object_new_string(d->health));
 			json_object_object_add(j, "state", json_object_new_string(

@@ -127,7 +127,7 @@ static falcon_err_t pick_type(const struct fd_slot *slots, size_t n, const char 
 	if ((int)nc < want)
 		return falcon_err_set(FALCON_ERR_NORESOURCE,
 				      "%d %s wanted for host %s, %zu free and reachable (%s mode)",
-				      want, falcon_proto_dev_type_str(type), host, nc,
+				      want, falcon_dev_type_str(type), host, nc,
 				      mode == FALCON_MODE_STANDARD ? "standard" : "advanced");
 	sort_cands(cand, nc, slots);
 	for (i = 0; i < nc; i++)

@@ -320,31 +320,6 @@ falcon_err_t falcon_proto_place_from_str(const char *s, falcon_place_t *out)
 			      s ? s : "(null)");
 }
 
-static const char *const dev_types[] = {
-	[FALCON_DEV_GPU] = "GPU", [FALCON_DEV_NVME] = "NVMe",
-	[FALCON_DEV_NIC] = "NIC", [FALCON_DEV_OTHER] = "other",
-};
-
-const char *falcon_proto_dev_type_str(falcon_dev_type_t t)
-{
-	if ((unsigned)t >= ARRAY_SIZE(dev_types))
-		return "other";
-	return dev_types[t];
-}
-
-falcon_err_t falcon_proto_dev_type_from_str(const char *s, falcon_dev_type_t *out)
-{
-	size_t i;
-
-	for (i = 0; s != NULL && i < ARRAY_SIZE(dev_types); i++)
-		if (strcasecmp(s, dev_types[i]) == 0) {
-			*out = (falcon_dev_type_t)i;
-			return FALCON_OK;
-		}
-	return falcon_err_set(FALCON_ERR_PARSE, "device type '%s': expected GPU, NVMe, NIC or other",
-			      s ? s : "(null)");
-}
-
 json_object *falcon_proto_lease_json(const struct falcon_lease *l)
 {
 	json_object *o = json_object_new_object();
@@ -374,7 +349,7 @@ json_object *falcon_proto_lease_json(const struct falcon_lease *l)
 		json_object_object_add(j, "drawer", json_object_new_int(d->drawer));
 		json_object_object_add(j, "slot", json_object_new_int(d->slot));
 		json_object_object_add(j, "type",
-				       json_object_new_string(falcon_proto_dev_type_str(d->type)));
+				       json_object_new_string(falcon_dev_type_str(d->type)));
 		json_object_object_add(j, "vendor_id", json_object_new_string(d->vendor_id));
 		json_object_object_add(j, "device_id", json_object_new_string(d->device_id));
 		json_object_object_add(j, "serial", json_object_new_string(d->serial));
@@ -477,7 +452,7 @@ falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *o
 		    (rv = lget_name(v, "type", buf, sizeof(buf), false)) != FALCON_OK)
 			return rv;
 		d->slot = (int)x;
-		if ((rv = falcon_proto_dev_type_from_str(buf, &d->type)) != FALCON_OK ||
+		if ((rv = falcon_dev_type_from_str(buf, &d->type)) != FALCON_OK ||
 		    (rv = lget_name(v, "vendor_id", d->vendor_id, sizeof(d->vendor_id), true)) != FALCON_OK ||
 		    (rv = lget_name(v, "device_id", d->device_id, sizeof(d->device_id), true)) != FALCON_OK ||
 		    (rv = lget_text(v, "serial", d->serial, sizeof(d->serial))) != FALCON_OK)

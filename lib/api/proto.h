@@ -107,10 +107,6 @@ json_object *falcon_proto_error_json(falcon_err_t err, const char *detail);
  */
 falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *out);
 
-/* falcon_proto_dev_type_from_str - "GPU"/"NVMe"/"NIC"/"other" (case-insens.). */
-falcon_err_t falcon_proto_dev_type_from_str(const char *s, falcon_dev_type_t *out);
-/* falcon_proto_dev_type_str - the inverse; static, never NULL. */
-const char *falcon_proto_dev_type_str(falcon_dev_type_t t);
 
 /* falcon_proto_place_str / _from_str - "pack", "spread", "any" (static). */
 const char *falcon_proto_place_str(falcon_place_t p);

@@ -250,17 +250,6 @@ falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
 	return ch->be.ops->verify(&ch->be, port, device_id, attached);
 }
 
-const char *falcon_dev_type_str(falcon_dev_type_t t)
-{
-	switch (t) {
-	case FALCON_DEV_GPU: return "GPU";
-	case FALCON_DEV_NVME: return "NVMe";
-	case FALCON_DEV_NIC: return "NIC";
-	case FALCON_DEV_OTHER: break;
-	}
-	return "other";
-}
-
 static int add_str(struct json_object *o, const char *key, const char *v, bool null_if_empty)
 {
 	struct json_object *s;

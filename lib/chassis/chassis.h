@@ -29,14 +29,8 @@
 #include <stddef.h>
 
 #include "core/conf.h"
+#include "core/device.h"
 #include "core/falcon_err.h"
-
-typedef enum {
-	FALCON_DEV_GPU = 0,
-	FALCON_DEV_NVME,
-	FALCON_DEV_NIC,
-	FALCON_DEV_OTHER,
-} falcon_dev_type_t;
 
 struct falcon_device {
 	char id[FALCON_NAME_LEN];  /* endpoint / resource block id: "drawer1_slot3" */
@@ -148,8 +142,6 @@ falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
 /* falcon_chassis_backend_name - "redfish-fabric" / "redfish-composition". */
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
 
-/* falcon_dev_type_str - "GPU", "NVMe", "NIC", "other"; static. */
-const char *falcon_dev_type_str(falcon_dev_type_t t);
 
 struct json_object;
 /*

@@ -4,10 +4,10 @@
 # and job_submit plugins included.
 
 noinst_LTLIBRARIES += lib/core/libfalcon_core.la
-CORE_SRCS = lib/core/falcon_err.c lib/core/log.c lib/core/util.c \
+CORE_SRCS = lib/core/falcon_err.c lib/core/log.c lib/core/util.c lib/core/device.c \
 	lib/core/conf.c lib/core/jobtag.c lib/core/policy.c
 lib_core_libfalcon_core_la_SOURCES = $(CORE_SRCS) \
-	lib/core/falcon_err.h lib/core/log.h lib/core/util.h \
+	lib/core/falcon_err.h lib/core/log.h lib/core/util.h lib/core/device.h \
 	lib/core/conf.h lib/core/jobtag.h lib/core/policy.h
 lib_core_libfalcon_core_la_LIBADD = -lm
 
