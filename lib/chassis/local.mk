@@ -5,8 +5,8 @@
 # DMTF's mockups and falcon-sim, the fuzzer and the benchmark.
 
 noinst_LTLIBRARIES += lib/chassis/libfalcon_chassis.la
-CHASSIS_SRCS = lib/chassis/redfish.c lib/chassis/chassis.c \
-	lib/chassis/rf_fabric.c lib/chassis/rf_composition.c
+CHASSIS_SRCS = lib/chassis/rf_json.c lib/chassis/rf_dir.c lib/chassis/rf_http.c \
+	lib/chassis/chassis.c lib/chassis/rf_fabric.c lib/chassis/rf_composition.c
 lib_chassis_libfalcon_chassis_la_SOURCES = $(CHASSIS_SRCS) \
 	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_backend.h
 lib_chassis_libfalcon_chassis_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS)

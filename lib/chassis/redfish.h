@@ -2,17 +2,19 @@
  * redfish.h - a small Redfish HTTP client (libcurl + json-c) and the pure
  * pieces of Redfish response handling that the chassis backends share.
  *
- * Two layers:
- *   - pure functions, usable without a network (unit tests, the fuzzer):
- *     falcon_rf_parse() turns a body into a JSON object with json-c's depth
- *     limit, falcon_rf_map_status() turns an HTTP status and a Redfish error
- *     body into a falcon_err_t with the Redfish message, small accessors that
- *     never trust the type of a property, and a fetcher that reads a DMTF
- *     mockup directory (path /redfish/v1/X -> DIR/X/index.json);
- *   - struct falcon_rf: one libcurl easy handle (keep-alive) with connect and
- *     total timeouts, TLS verification on by default, HTTP basic auth or a
- *     Redfish session (X-Auth-Token, DELETEd on close), ETag capture and
- *     If-Match.  A falcon_rf is not thread-safe: one per thread.
+ * Three parts, none of which calls the others' callers:
+ *   - pure functions, usable without a network (unit tests, the fuzzer),
+ *     in rf_json.c: falcon_rf_parse() turns a body into a JSON object with
+ *     json-c's depth limit, falcon_rf_map_status() turns an HTTP status and
+ *     a Redfish error body into a falcon_err_t with the Redfish message,
+ *     small accessors that never trust the type of a property;
+ *   - rf_dir.c: a fetcher that reads a DMTF mockup directory (path
+ *     /redfish/v1/X -> DIR/X/index.json), over rf_json.c;
+ *   - rf_http.c: struct falcon_rf, one libcurl easy handle (keep-alive) with
+ *     connect and total timeouts, TLS verification on by default, HTTP basic
+ *     auth or a Redfish session (X-Auth-Token, DELETEd on close), ETag
+ *     capture and If-Match, over rf_json.c.  A falcon_rf is not thread-safe:
+ *     one per thread.
  *
  * Reference: DMTF DSP0266 (Redfish Specification) 1.20: sec 9.3.4 ETags and
  * If-Match, sec 9.5 error responses ("error" with "@Message.ExtendedInfo"),
@@ -69,7 +71,7 @@ typedef falcon_err_t (*falcon_rf_send_resp_fn)(void *ctx, const char *method,
 					       struct json_object **out,
 					       char *etag, size_t etag_len);
 
-/* ---- pure functions ---- */
+/* ---- pure functions (rf_json.c) ---- */
 
 /*
  * falcon_rf_parse - parse len bytes of buf as one JSON object (the only
@@ -133,6 +135,16 @@ const char *falcon_rf_last_segment(const char *path, char *buf, size_t n);
 bool falcon_rf_path_eq(const char *a, const char *b);
 
 /*
+ * falcon_rf_body_etag - obj's @odata.etag property (DSP0266 sec 9.3.4: the
+ * ETag of a resource when the service sends no ETag header) into etag (n
+ * bytes; nothing when etag is NULL or n is 0), when it is printable ASCII
+ * shorter than n; else etag = "".
+ */
+void falcon_rf_body_etag(struct json_object *obj, char *etag, size_t n);
+
+/* ---- the mockup directory (rf_dir.c) ---- */
+
+/*
  * falcon_rf_dir_get - a falcon_rf_get_fn over a mockup directory ctx
  * (const char *): /redfish/v1 -> DIR/index.json, /redfish/v1/X/Y ->
  * DIR/X/Y/index.json ('#' fragment dropped).  FALCON_ERR_NOTFOUND when the
@@ -141,6 +153,8 @@ bool falcon_rf_path_eq(const char *a, const char *b);
  */
 falcon_err_t falcon_rf_dir_get(void *ctx, const char *path, struct json_object **out,
 			       char *etag, size_t etag_len);
+
+/* ---- the HTTP client (rf_http.c) ---- */
 
 /*
  * falcon_rf_read_credentials - read "user:password" (first line; the
@@ -152,8 +166,6 @@ falcon_err_t falcon_rf_dir_get(void *ctx, const char *path, struct json_object *
  */
 falcon_err_t falcon_rf_read_credentials(const char *path, char *user, size_t ulen,
 					char *pass, size_t plen);
-
-/* ---- the HTTP client ---- */
 
 struct falcon_rf_opts {
 	const char *url;              /* http(s)://host[:port][/prefix]; a trailing
