@@ -1,14 +1,17 @@
 # lib/chassis/local.mk - libfalcon_chassis: the chassis client (Redfish
-# over libcurl + json-c: HTTP, Redfish JSON helpers, the mockup-directory
-# reader, the front end, the two backends).  Depends on lib/core only.
+# over libcurl + json-c), listed bottom-up: the Redfish JSON helpers, the
+# mockup-directory reader, the HTTP client; the layer both backends share;
+# the two backends; the front end.  Depends on lib/core only.
 # Also its unit tests, the mockup fixture server, integration tests against
 # DMTF's mockups and falcon-sim, the fuzzer and the benchmark.
 
 noinst_LTLIBRARIES += lib/chassis/libfalcon_chassis.la
 CHASSIS_SRCS = lib/chassis/rf_json.c lib/chassis/rf_dir.c lib/chassis/rf_http.c \
-	lib/chassis/chassis.c lib/chassis/rf_fabric.c lib/chassis/rf_composition.c
+	lib/chassis/chassis_common.c lib/chassis/chassis_describe.c \
+	lib/chassis/rf_fabric.c lib/chassis/rf_composition.c lib/chassis/chassis.c
 lib_chassis_libfalcon_chassis_la_SOURCES = $(CHASSIS_SRCS) \
-	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_backend.h
+	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_backend.h \
+	lib/chassis/chassis_common.h
 lib_chassis_libfalcon_chassis_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS)
 lib_chassis_libfalcon_chassis_la_LIBADD = $(JSON_LIBS) $(CURL_LIBS)
 

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "chassis/chassis_backend.h"
+#include "chassis/chassis_common.h"
 #include "core/log.h"
 #include "core/util.h"
 

@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 
 #include "chassis/chassis_backend.h"
+#include "chassis/chassis_common.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -284,7 +285,8 @@ static void zone_forget(struct falcon_be_zone *z)
 	memset(z, 0, sizeof(*z));
 }
 
-void falcon_be_zcache_clear(struct falcon_be *be)
+/* The client is closed: forget every cached zone (frees them). */
+static void fabric_close(struct falcon_be *be)
 {
 	size_t i;
 
@@ -620,4 +622,5 @@ const struct falcon_be_ops falcon_be_fabric = {
 	.attach = fabric_attach,
 	.detach = fabric_detach,
 	.verify = fabric_verify,
+	.close = fabric_close,
 };

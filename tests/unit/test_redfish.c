@@ -28,6 +28,7 @@
 
 #include "chassis/chassis.h"
 #include "chassis/chassis_backend.h"
+#include "chassis/chassis_common.h"
 #include "core/log.h"
 #include "chassis/redfish.h"
 #include "testutil.h"

@@ -1,0 +1,206 @@
+/*
+ * chassis_common.c - the layer below both Redfish backends (rf_fabric.c,
+ * rf_composition.c) and the front end (chassis.c): budgeted requests,
+ * collection members and link lists, ids, owners, the inventory array, and
+ * the outcome of a change (rollback, detach refusal).  Declared in
+ * lib/chassis/chassis_common.h.  Calls only lib/chassis/redfish.h and
+ * lib/core: never the front end or a backend.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "chassis/chassis_common.h"
+#include "core/log.h"
+#include "core/util.h"
+
+falcon_err_t falcon_be_get(struct falcon_be *be, const char *path,
+			   struct json_object **out, char *etag, size_t etag_len)
+{
+	*out = NULL;
+	if (be->budget <= 0)
+		return falcon_err_set(FALCON_ERR_PROTOCOL,
+				      "GET %s: more than %ld requests in one operation: the "
+				      "service's resources do not end", path, be->max_fetches);
+	be->budget--;
+	return be->get(be->ctx, path, out, etag, etag_len);
+}
+
+falcon_err_t falcon_be_send(struct falcon_be *be, const char *method, const char *path,
+			    struct json_object *body, const char *if_match)
+{
+	if (be->send == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "%s %s: this client is read-only",
+				      method, path);
+	if (be->budget <= 0)
+		return falcon_err_set(FALCON_ERR_PROTOCOL,
+				      "%s %s: more than %ld requests in one operation",
+				      method, path, be->max_fetches);
+	be->budget--;
+	return be->send(be->ctx, method, path, body, if_match);
+}
+
+static falcon_err_t path_array(struct json_object *arr, const char *what,
+			       const char ***paths, size_t *n)
+{
+	const char **p = NULL;
+	size_t i, j, k = 0, len;
+
+	*paths = NULL;
+	*n = 0;
+	len = json_object_array_length(arr);
+	if (len > FALCON_BE_MAX_MEMBERS)
+		return falcon_err_set(FALCON_ERR_PROTOCOL, "%s: %zu members, at most %d accepted",
+				      what, len, FALCON_BE_MAX_MEMBERS);
+	if (len == 0)
+		return FALCON_OK;
+	p = calloc(len, sizeof(*p));
+	if (p == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s", what);
+	for (i = 0; i < len; i++) {
+		struct json_object *m = json_object_array_get_idx(arr, i);
+		const char *id;
+		char w[FALCON_RF_PATH_LEN + 32];
+
+		snprintf(w, sizeof(w), "%s[%zu]", what, i);
+		if (m == NULL || !json_object_is_type(m, json_type_object)) {
+			free(p);
+			return falcon_err_set(FALCON_ERR_PROTOCOL, "%s: expected an object", w);
+		}
+		id = falcon_rf_odata_id(m, w);
+		if (id == NULL) {
+			free(p);
+			return FALCON_ERR_PROTOCOL;
+		}
+		/* a resource listed twice is one resource */
+		for (j = 0; j < k; j++)
+			if (falcon_rf_path_eq(p[j], id))
+				break;
+		if (j == k)
+			p[k++] = id;
+		else
+			falcon_debug("%s: %s listed twice", what, id);
+	}
+	*paths = p;
+	*n = k;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_be_members(struct json_object *obj, const char *what,
+			       const char ***paths, size_t *n)
+{
+	struct json_object *arr = falcon_rf_arr(obj, "Members");
+
+	*paths = NULL;
+	*n = 0;
+	if (arr == NULL)
+		return falcon_err_set(FALCON_ERR_PROTOCOL, "%s: Members: expected an array", what);
+	return path_array(arr, what, paths, n);
+}
+
+falcon_err_t falcon_be_link_list(struct json_object *obj, const char *key, bool links,
+				 const char *what, const char ***paths, size_t *n)
+{
+	struct json_object *parent = links ? falcon_rf_obj(obj, "Links") : obj;
+	struct json_object *v;
+	char w[FALCON_RF_PATH_LEN + 64];
+
+	*paths = NULL;
+	*n = 0;
+	if (links && obj != NULL && json_object_object_get_ex(obj, "Links", &v) &&
+	    parent == NULL)
+		return falcon_err_set(FALCON_ERR_PROTOCOL, "%s: Links: expected an object", what);
+	if (parent == NULL || !json_object_object_get_ex(parent, key, &v) || v == NULL)
+		return FALCON_OK;
+	snprintf(w, sizeof(w), "%s: %s%s", what, links ? "Links." : "", key);
+	if (!json_object_is_type(v, json_type_array))
+		return falcon_err_set(FALCON_ERR_PROTOCOL, "%s: expected an array", w);
+	return path_array(v, w, paths, n);
+}
+
+bool falcon_be_id_ok(const char *id)
+{
+	size_t i;
+
+	if (id == NULL || id[0] == '\0' || strlen(id) >= FALCON_NAME_LEN ||
+	    !strcmp(id, ".") || !strcmp(id, ".."))
+		return false;
+	for (i = 0; id[i] != '\0'; i++)
+		if (!isalnum((unsigned char)id[i]) && id[i] != '_' && id[i] != '-' &&
+		    id[i] != '.')
+			return false;
+	return true;
+}
+
+void falcon_be_add_owner(struct falcon_device *dev, const char *owner)
+{
+	size_t have = strlen(dev->owner), add = strlen(owner);
+
+	if (add == 0 || have + add + (have ? 1 : 0) >= sizeof(dev->owner))
+		return;
+	if (have)
+		dev->owner[have++] = ',';
+	memcpy(dev->owner + have, owner, add + 1);
+}
+
+falcon_err_t falcon_inventory_add(struct falcon_inventory *inv,
+				  const struct falcon_device *dev)
+{
+	/* capacity is 16, then doubled whenever n reaches a power of two */
+	if (inv->n == 0 || (inv->n >= 16 && (inv->n & (inv->n - 1)) == 0)) {
+		size_t cap = inv->n == 0 ? 16 : inv->n * 2;
+		struct falcon_device *p = realloc(inv->devs, cap * sizeof(*p));
+
+		if (p == NULL)
+			return falcon_err_set(FALCON_ERR_NOMEM, "inventory of %zu devices",
+					      inv->n + 1);
+		inv->devs = p;
+	}
+	inv->devs[inv->n++] = *dev;
+	return FALCON_OK;
+}
+
+void falcon_inventory_free(struct falcon_inventory *inv)
+{
+	if (inv == NULL)
+		return;
+	free(inv->devs);
+	inv->devs = NULL;
+	inv->n = 0;
+}
+
+falcon_err_t falcon_be_fail_with_rollback(falcon_err_t err, const char *first_msg,
+					  falcon_err_t rb, const char *rb_what)
+{
+	char why[512];
+
+	if (rb == FALCON_OK)
+		return falcon_err_set(err, "%s; rolled back: %s", first_msg, rb_what);
+	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* errmsg is overwritten */
+	return falcon_err_set(err, "%s; rollback failed, state unknown: %s", first_msg, why);
+}
+
+bool falcon_be_err_definite(falcon_err_t rv)
+{
+	return rv == FALCON_ERR_INVAL || rv == FALCON_ERR_NOTFOUND ||
+	       rv == FALCON_ERR_CONFLICT || rv == FALCON_ERR_AUTH ||
+	       rv == FALCON_ERR_PERM || rv == FALCON_ERR_UNSUPPORTED ||
+	       rv == FALCON_ERR_PRECONDITION;
+}
+
+falcon_err_t falcon_be_detach_result(falcon_err_t rv)
+{
+	char why[1024];
+
+	if (rv != FALCON_ERR_CONFLICT)
+		return rv;
+	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* errmsg is overwritten */
+	return falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
+}
