@@ -40,9 +40,9 @@ falcon_err_t falcon_be_send(struct falcon_be *be, const char *method, const char
 /*
  * falcon_be_members - the @odata.id paths of collection obj's Members
  * (validated: an array of objects with a path each, at most
- * FALCON_BE_MAX_MEMBERS; a path listed twice is returned once).  *paths is a heap array of pointers into obj
- * (free() only the array), *n their count.  FALCON_ERR_PROTOCOL naming
- * `what` when malformed.
+ * FALCON_BE_MAX_MEMBERS; a path listed twice is returned once).  *paths is
+ * a heap array of pointers into obj (free() only the array), *n their
+ * count.  FALCON_ERR_PROTOCOL naming `what` when malformed.
  */
 falcon_err_t falcon_be_members(struct json_object *obj, const char *what,
 			       const char ***paths, size_t *n);

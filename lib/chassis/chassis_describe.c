@@ -202,23 +202,6 @@ static falcon_err_t follow(struct falcon_be *be, struct falcon_device *dev,
 	return enrich(be, dev, en, p, hop + 1);
 }
 
-static bool has_string(struct json_object *arr, const char *s)
-{
-	size_t i, n;
-
-	if (arr == NULL)
-		return false;
-	n = json_object_array_length(arr);
-	for (i = 0; i < n; i++) {
-		struct json_object *v = json_object_array_get_idx(arr, i);
-
-		if (v != NULL && json_object_is_type(v, json_type_string) &&
-		    !strcmp(json_object_get_string(v), s))
-			return true;
-	}
-	return false;
-}
-
 static falcon_err_t enrich(struct falcon_be *be, struct falcon_device *dev,
 			   struct enrich *en, const char *path, int hop)
 {
@@ -277,7 +260,7 @@ static falcon_err_t enrich(struct falcon_be *be, struct falcon_device *dev,
 		struct json_object *ctrls = falcon_rf_arr(obj, "StorageControllers");
 		struct json_object *c0 = ctrls ? json_object_array_get_idx(ctrls, 0) : NULL;
 
-		if (has_string(falcon_rf_arr(c0, "SupportedControllerProtocols"), "NVMe"))
+		if (falcon_rf_has_string(falcon_rf_arr(c0, "SupportedControllerProtocols"), "NVMe"))
 			set_type(dev, FALCON_DEV_NVME);
 		rv = follow(be, dev, en, obj, "Drives", false, hop);
 	} else if (!strcmp(type, "PCIeDevice")) {

@@ -114,6 +114,13 @@ struct json_object *falcon_rf_arr(struct json_object *obj, const char *key);
 const char *falcon_rf_link(struct json_object *obj, const char *key);
 
 /*
+ * falcon_rf_has_string - whether arr (a JSON array, e.g. from
+ * falcon_rf_arr(); NULL or another type gives false) holds the string s
+ * (exact match; other member types are skipped).
+ */
+bool falcon_rf_has_string(struct json_object *arr, const char *s);
+
+/*
  * falcon_rf_odata_id - obj's @odata.id when it is a valid resource path;
  * else NULL with FALCON_ERR_PROTOCOL set naming `what`.
  */

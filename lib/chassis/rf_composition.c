@@ -41,20 +41,6 @@ static void default_paths(struct falcon_be *be)
 		falcon_strlcpy(be->systems, FALCON_RF_ROOT "/Systems", sizeof(be->systems));
 }
 
-static bool has_string(struct json_object *arr, const char *s)
-{
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
-
-	for (i = 0; i < n; i++) {
-		struct json_object *v = json_object_array_get_idx(arr, i);
-
-		if (v != NULL && json_object_is_type(v, json_type_string) &&
-		    !strcmp(json_object_get_string(v), s))
-			return true;
-	}
-	return false;
-}
-
 /* The first member path of obj[key] (an array of {"@odata.id"}), or NULL. */
 static const char *first_ref(struct json_object *obj, const char *key)
 {
@@ -92,7 +78,8 @@ static falcon_err_t block_device(struct falcon_be *be, const char *path,
 	if (dev->chassis[0] == '\0')
 		falcon_strlcpy(dev->chassis, be->chassis, sizeof(dev->chassis));
 	/* a compute block is a host, not a device for one */
-	if (!has_string(types, "Compute") && !has_string(types, "ComputerSystem")) {
+	if (!falcon_rf_has_string(types, "Compute") &&
+	    !falcon_rf_has_string(types, "ComputerSystem")) {
 		links[0] = first_ref(blk, "Processors");
 		links[1] = first_ref(blk, "Drives");
 		links[2] = first_ref(blk, "Storage");
@@ -101,7 +88,7 @@ static falcon_err_t block_device(struct falcon_be *be, const char *path,
 		rv = falcon_be_enrich(be, dev, links, ARRAY_SIZE(links));
 		if (rv != FALCON_OK)
 			return rv;
-		if (dev->type == FALCON_DEV_OTHER && has_string(types, "Network"))
+		if (dev->type == FALCON_DEV_OTHER && falcon_rf_has_string(types, "Network"))
 			dev->type = FALCON_DEV_NIC;
 	}
 	if (dev->model[0] == '\0')

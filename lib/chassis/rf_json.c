@@ -138,6 +138,23 @@ bool falcon_rf_path_ok(const char *p)
 	return strstr(p, "/..") == NULL && strstr(p, "//") == NULL;
 }
 
+bool falcon_rf_has_string(struct json_object *arr, const char *s)
+{
+	size_t i, n;
+
+	if (arr == NULL || !json_object_is_type(arr, json_type_array))
+		return false;
+	n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+
+		if (v != NULL && json_object_is_type(v, json_type_string) &&
+		    !strcmp(json_object_get_string(v), s))
+			return true;
+	}
+	return false;
+}
+
 const char *falcon_rf_link(struct json_object *obj, const char *key)
 {
 	const char *p = falcon_rf_str(falcon_rf_obj(obj, key), "@odata.id");

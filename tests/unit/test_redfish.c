@@ -563,6 +563,26 @@ START_TEST(test_too_many_members)
 }
 END_TEST
 
+/* falcon_rf_has_string: strings only, exact, NULL and non-arrays are empty. */
+START_TEST(test_has_string)
+{
+	static const char body[] = "{\"A\":[1,null,\"NVMe\",{\"x\":\"SAS\"},\"nvme\"],"
+				   "\"S\":\"SAS\",\"E\":[]}";
+	struct json_object *obj;
+
+	ck_assert_int_eq(falcon_rf_parse(body, strlen(body), "has", &obj), FALCON_OK);
+	ck_assert(falcon_rf_has_string(falcon_rf_arr(obj, "A"), "NVMe"));
+	ck_assert(falcon_rf_has_string(falcon_rf_arr(obj, "A"), "nvme"));
+	ck_assert(!falcon_rf_has_string(falcon_rf_arr(obj, "A"), "SAS"));
+	ck_assert(!falcon_rf_has_string(falcon_rf_arr(obj, "A"), "NVM"));
+	ck_assert(!falcon_rf_has_string(falcon_rf_arr(obj, "E"), "NVMe"));
+	ck_assert(!falcon_rf_has_string(falcon_rf_arr(obj, "absent"), "NVMe"));
+	ck_assert(!falcon_rf_has_string(NULL, "NVMe"));
+	ck_assert(!falcon_rf_has_string(obj, "SAS")); /* an object, not an array */
+	json_object_put(obj);
+}
+END_TEST
+
 static const struct {
 	const char *path;
 	bool ok;
@@ -1333,6 +1353,7 @@ int main(void)
 	tcase_add_test(tc, test_tree_unbounded);
 	tcase_add_test(tc, test_too_many_members);
 	tcase_add_loop_test(tc, test_path_ok, 0, ARRAY_SIZE(path_cases));
+	tcase_add_test(tc, test_has_string);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("credentials");
