@@ -176,8 +176,11 @@ void falcon_inventory_free(struct falcon_inventory *inv)
 	inv->n = 0;
 }
 
-falcon_err_t falcon_be_fail_with_rollback(falcon_err_t err, const char *first_msg,
-					  falcon_err_t rb, const char *rb_what)
+/* After a failed change that was rolled back (rb is the rollback's
+ * result, rb_what what it did): the detail is first_msg plus what the
+ * rollback did; returns err. */
+static falcon_err_t fail_with_rollback(falcon_err_t err, const char *first_msg,
+				       falcon_err_t rb, const char *rb_what)
 {
 	char why[512];
 
@@ -203,4 +206,31 @@ falcon_err_t falcon_be_detach_result(falcon_err_t rv)
 		return rv;
 	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* errmsg is overwritten */
 	return falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
+}
+
+falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *port,
+					    const char *dev, falcon_be_change_fn change,
+					    const char *undone, const char *absent)
+{
+	char first[1024];
+	bool changed;
+	falcon_err_t rv, rb;
+
+	rv = change(be, port, dev, true, &changed);
+	if (rv == FALCON_OK || falcon_be_err_definite(rv))
+		return rv;
+	/* the change may have been applied: undo it so that an error always
+	 * means "not attached" */
+	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+	be->budget = be->max_fetches;
+	rb = change(be, port, dev, false, &changed);
+	return fail_with_rollback(rv, first, rb, changed ? undone : absent);
+}
+
+falcon_err_t falcon_be_detach(struct falcon_be *be, const char *port, const char *dev,
+			      falcon_be_change_fn change)
+{
+	bool changed;
+
+	return falcon_be_detach_result(change(be, port, dev, false, &changed));
 }

@@ -65,13 +65,33 @@ void falcon_be_add_owner(struct falcon_device *dev, const char *owner);
 /* ---- the outcome of a change (chassis_common.c) ---- */
 
 /*
- * falcon_be_fail_with_rollback - after a failed change that was rolled back
- * (rb is the rollback's result, rb_what what it did): set the detail to
- * first_msg plus "; rolled back: RB_WHAT" or "; rollback failed: ..." and
- * return err.
+ * falcon_be_change_fn - a backend's change of one device: give dev to port
+ * (add) or take it away (!add), then read it back.  *changed: the service
+ * accepted a change request (a failure after that may have taken effect).
+ * Errors as falcon_chassis_attach() / falcon_chassis_detach().
  */
-falcon_err_t falcon_be_fail_with_rollback(falcon_err_t err, const char *first_msg,
-					  falcon_err_t rb, const char *rb_what);
+typedef falcon_err_t (*falcon_be_change_fn)(struct falcon_be *be, const char *port,
+					    const char *dev, bool add, bool *changed);
+
+/*
+ * falcon_be_attach_with_rollback - attach dev to port with change(add);
+ * when that fails with an error after which the change may have taken
+ * effect (not falcon_be_err_definite(): a timeout, a dropped connection, a
+ * failed read-back), take dev away again with change(!add) on a fresh
+ * budget, so that an error always means "not attached".  The detail is then
+ * the attach's with "; rolled back: UNDONE" (the rollback took dev away) or
+ * "; rolled back: ABSENT" (dev was not there), or "; rollback failed, state
+ * unknown: ..." with the rollback's detail.  Returns FALCON_OK or the
+ * attach's error.
+ */
+falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *port,
+					    const char *dev, falcon_be_change_fn change,
+					    const char *undone, const char *absent);
+
+/* falcon_be_detach - detach dev from port with change(!add); the result as
+ * falcon_be_detach_result(). */
+falcon_err_t falcon_be_detach(struct falcon_be *be, const char *port, const char *dev,
+			      falcon_be_change_fn change);
 
 /*
  * falcon_be_err_definite - true for the errors after which the chassis is

@@ -316,30 +316,18 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	return comp_verify(be, port, dev, add);
 }
 
+/* An action that may have taken effect is undone: an error always means
+ * "not composed". */
 static falcon_err_t comp_attach(struct falcon_be *be, const char *port, const char *dev)
 {
-	char first[1024];
-	bool changed;
-	falcon_err_t rv, rb;
-
-	rv = change(be, port, dev, true, &changed);
-	if (rv == FALCON_OK || falcon_be_err_definite(rv))
-		return rv;
-	/* the action may have taken effect: undo it so that an error always
-	 * means "not composed" */
-	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-	be->budget = be->max_fetches;
-	rb = change(be, port, dev, false, &changed);
-	return falcon_be_fail_with_rollback(rv, first, rb,
-					    changed ? "removed from the system again" :
-					    "the block is not in the system");
+	return falcon_be_attach_with_rollback(be, port, dev, change,
+					      "removed from the system again",
+					      "the block is not in the system");
 }
 
 static falcon_err_t comp_detach(struct falcon_be *be, const char *port, const char *dev)
 {
-	bool changed;
-
-	return falcon_be_detach_result(change(be, port, dev, false, &changed));
+	return falcon_be_detach(be, port, dev, change);
 }
 
 const struct falcon_be_ops falcon_be_composition = {

@@ -575,45 +575,43 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	return fabric_verify(be, port, dev, add);
 }
 
+/*
+ * change(), and when an attach is refused before any PATCH was accepted
+ * (FALCON_ERR_CHASSIS): a zone link to an endpoint that does not exist is a
+ * 400, so tell an unknown device (FALCON_ERR_NOTFOUND) apart from other
+ * refusals.
+ */
+static falcon_err_t change_or_unknown(struct falcon_be *be, const char *port,
+				      const char *dev, bool add, bool *changed)
+{
+	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
+	char first[1024];
+	struct json_object *ep = NULL;
+	falcon_err_t rv = change(be, port, dev, add, changed);
+
+	if (!add || rv != FALCON_ERR_CHASSIS || *changed)
+		return rv;
+	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+	if (paths_of(be, port, dev, zpath, dpath) == FALCON_OK &&
+	    falcon_be_get(be, dpath, &ep, NULL, 0) == FALCON_ERR_NOTFOUND)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "no device endpoint %s: %s",
+				      dpath, first);
+	json_object_put(ep);
+	return falcon_err_set(rv, "%s", first);
+}
+
+/* A PATCH that may have been applied (a timeout, a dropped connection, a
+ * failed read-back) is undone: an error always means "not attached". */
 static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const char *dev)
 {
-	char first[1024];
-	bool changed;
-	falcon_err_t rv, rb;
-
-	rv = change(be, port, dev, true, &changed);
-	if (rv == FALCON_ERR_CHASSIS && !changed) {
-		/* a zone link to an endpoint that does not exist is a 400: tell
-		 * an unknown device apart from other refusals */
-		char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
-		struct json_object *ep = NULL;
-
-		falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-		if (paths_of(be, port, dev, zpath, dpath) == FALCON_OK &&
-		    falcon_be_get(be, dpath, &ep, NULL, 0) == FALCON_ERR_NOTFOUND)
-			return falcon_err_set(FALCON_ERR_NOTFOUND, "no device endpoint %s: %s",
-					      dpath, first);
-		json_object_put(ep);
-		falcon_err_set(rv, "%s", first);
-	}
-	if (rv == FALCON_OK || falcon_be_err_definite(rv))
-		return rv;
-	/* the PATCH may have been applied (a timeout, a dropped connection, a
-	 * failed read-back): take the device out again so that an error always
-	 * means "not attached" */
-	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-	be->budget = be->max_fetches;
-	rb = change(be, port, dev, false, &changed);
-	return falcon_be_fail_with_rollback(rv, first, rb,
-					    changed ? "removed from the zone again" :
-					    "the device is not in the zone");
+	return falcon_be_attach_with_rollback(be, port, dev, change_or_unknown,
+					      "removed from the zone again",
+					      "the device is not in the zone");
 }
 
 static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const char *dev)
 {
-	bool changed;
-
-	return falcon_be_detach_result(change(be, port, dev, false, &changed));
+	return falcon_be_detach(be, port, dev, change);
 }
 
 const struct falcon_be_ops falcon_be_fabric = {

@@ -1325,6 +1325,87 @@ START_TEST(test_be_shared_results)
 }
 END_TEST
 
+/* A scripted falcon_be_change_fn: call i returns script[i] with changed[i]. */
+static struct {
+	int calls;
+	bool add[2];
+	long budget[2];
+	falcon_err_t rv[2];
+	bool changed[2];
+	const char *msg[2];
+} fake;
+
+static falcon_err_t fake_change(struct falcon_be *be, const char *port, const char *dev,
+				bool add, bool *changed)
+{
+	int i = fake.calls++;
+
+	ck_assert_int_lt(i, 2);
+	ck_assert_str_eq(port, "H1");
+	ck_assert_str_eq(dev, "drawer1_slot3");
+	fake.add[i] = add;
+	fake.budget[i] = be->budget;
+	be->budget -= 3;
+	*changed = fake.changed[i];
+	if (fake.rv[i] != FALCON_OK)
+		return falcon_err_set(fake.rv[i], "%s", fake.msg[i]);
+	return FALCON_OK;
+}
+
+static const struct {
+	falcon_err_t rv, rb;       /* the attach's and the rollback's results */
+	bool rb_changed;
+	int calls;                 /* 1: no rollback */
+	const char *msg;           /* the detail afterwards */
+} rollback_cases[] = {
+	{ FALCON_OK, FALCON_OK, false, 1, NULL },
+	{ FALCON_ERR_CONFLICT, FALCON_OK, false, 1, "attach failed" },
+	{ FALCON_ERR_NOTFOUND, FALCON_OK, false, 1, "attach failed" },
+	{ FALCON_ERR_TIMEOUT, FALCON_OK, true, 2,
+	  "attach failed; rolled back: taken away again" },
+	{ FALCON_ERR_CHASSIS, FALCON_OK, false, 2, "attach failed; rolled back: was not there" },
+	{ FALCON_ERR_TRANSPORT, FALCON_ERR_TIMEOUT, false, 2,
+	  "attach failed; rollback failed, state unknown: rollback failed" },
+};
+
+/* falcon_be_attach_with_rollback: which errors are rolled back, on a fresh
+ * budget, and what the detail says; falcon_be_detach: a refusal. */
+START_TEST(test_be_attach_rollback)
+{
+	struct falcon_be be = { .max_fetches = 100, .budget = 10 };
+	falcon_err_t rv;
+
+	memset(&fake, 0, sizeof(fake));
+	fake.rv[0] = rollback_cases[_i].rv;
+	fake.msg[0] = "attach failed";
+	fake.changed[0] = true;
+	fake.rv[1] = rollback_cases[_i].rb;
+	fake.msg[1] = "rollback failed";
+	fake.changed[1] = rollback_cases[_i].rb_changed;
+	falcon_err_clear();
+	rv = falcon_be_attach_with_rollback(&be, "H1", "drawer1_slot3", fake_change,
+					    "taken away again", "was not there");
+	ck_assert_int_eq(rv, rollback_cases[_i].rv);
+	ck_assert_int_eq(fake.calls, rollback_cases[_i].calls);
+	ck_assert(fake.add[0]);
+	ck_assert_int_eq(fake.budget[0], 10);
+	if (fake.calls == 2) {
+		ck_assert(!fake.add[1]);
+		ck_assert_int_eq(fake.budget[1], 100); /* a fresh budget */
+	}
+	if (rollback_cases[_i].msg != NULL)
+		ck_assert_str_eq(falcon_errmsg(), rollback_cases[_i].msg);
+
+	memset(&fake, 0, sizeof(fake));
+	fake.rv[0] = FALCON_ERR_CONFLICT;
+	fake.msg[0] = "HTTP 409";
+	ck_assert_int_eq(falcon_be_detach(&be, "H1", "drawer1_slot3", fake_change),
+			 FALCON_ERR_CHASSIS);
+	ck_assert(!fake.add[0]);
+	ck_assert_str_eq(falcon_errmsg(), "detach refused: HTTP 409");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("redfish");
@@ -1344,6 +1425,7 @@ int main(void)
 	tc = tcase_create("errors");
 	tcase_add_loop_test(tc, test_map_status, 0, ARRAY_SIZE(map_cases));
 	tcase_add_test(tc, test_be_shared_results);
+	tcase_add_loop_test(tc, test_be_attach_rollback, 0, ARRAY_SIZE(rollback_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");
