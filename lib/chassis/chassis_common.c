@@ -33,18 +33,64 @@ falcon_err_t falcon_be_get(struct falcon_be *be, const char *path,
 	return be->get(be->ctx, path, out, etag, etag_len);
 }
 
-falcon_err_t falcon_be_send(struct falcon_be *be, const char *method, const char *path,
-			    struct json_object *body, const char *if_match)
+/* Take one request of be's budget for a change; FALCON_ERR_PROTOCOL when spent. */
+static falcon_err_t spend(struct falcon_be *be, const char *method, const char *path)
 {
-	if (be->send == NULL)
-		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "%s %s: this client is read-only",
-				      method, path);
 	if (be->budget <= 0)
 		return falcon_err_set(FALCON_ERR_PROTOCOL,
 				      "%s %s: more than %ld requests in one operation",
 				      method, path, be->max_fetches);
 	be->budget--;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_be_send(struct falcon_be *be, const char *method, const char *path,
+			    struct json_object *body, const char *if_match)
+{
+	falcon_err_t rv;
+
+	if (be->send == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "%s %s: this client is read-only",
+				      method, path);
+	rv = spend(be, method, path);
+	if (rv != FALCON_OK)
+		return rv;
 	return be->send(be->ctx, method, path, body, if_match);
+}
+
+falcon_err_t falcon_be_send_resp(struct falcon_be *be, const char *method, const char *path,
+				 struct json_object *body, const char *if_match,
+				 struct json_object **out, char *etag, size_t etag_len)
+{
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (etag != NULL && etag_len > 0)
+		etag[0] = '\0';
+	if (be->send_resp == NULL)
+		return falcon_be_send(be, method, path, body, if_match);
+	rv = spend(be, method, path);
+	if (rv != FALCON_OK)
+		return rv;
+	return be->send_resp(be->ctx, method, path, body, if_match, out, etag, etag_len);
+}
+
+falcon_err_t falcon_be_get_member(struct falcon_be *be, const char *path,
+				  struct json_object **out, const char **id)
+{
+	falcon_err_t rv;
+
+	*id = NULL;
+	rv = falcon_be_get(be, path, out, NULL, 0);
+	if (rv != FALCON_OK)
+		return rv;
+	*id = falcon_rf_odata_id(*out, path);
+	if (*id == NULL) {
+		json_object_put(*out);
+		*out = NULL;
+		return FALCON_ERR_PROTOCOL;
+	}
+	return FALCON_OK;
 }
 
 static falcon_err_t path_array(struct json_object *arr, const char *what,

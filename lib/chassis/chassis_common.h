@@ -38,6 +38,26 @@ falcon_err_t falcon_be_send(struct falcon_be *be, const char *method, const char
 			    struct json_object *body, const char *if_match);
 
 /*
+ * falcon_be_send_resp - one budgeted change whose answer is kept (see
+ * falcon_rf_send_resp_fn): *out gets the answer's body (NULL when none;
+ * the caller's), etag (may be NULL) its ETag.  When be has no send_resp
+ * callback (a client that reads back with a GET) the change is sent as
+ * falcon_be_send() and *out is NULL.
+ */
+falcon_err_t falcon_be_send_resp(struct falcon_be *be, const char *method, const char *path,
+				 struct json_object *body, const char *if_match,
+				 struct json_object **out, char *etag, size_t etag_len);
+
+/*
+ * falcon_be_get_member - one budgeted GET of the resource at path (a
+ * collection member) and its @odata.id: *id points into *out (the
+ * caller's).  FALCON_ERR_PROTOCOL naming path when it has no valid
+ * @odata.id; on any error *out and *id are NULL.
+ */
+falcon_err_t falcon_be_get_member(struct falcon_be *be, const char *path,
+				  struct json_object **out, const char **id);
+
+/*
  * falcon_be_members - the @odata.id paths of collection obj's Members
  * (validated: an array of objects with a path each, at most
  * FALCON_BE_MAX_MEMBERS; a path listed twice is returned once).  *paths is

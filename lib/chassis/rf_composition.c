@@ -121,14 +121,9 @@ static falcon_err_t comp_inventory(struct falcon_be *be, struct falcon_inventory
 	for (i = 0; i < n; i++) {
 		const char *id;
 
-		rv = falcon_be_get(be, m[i], &blk, NULL, 0);
+		rv = falcon_be_get_member(be, m[i], &blk, &id);
 		if (rv != FALCON_OK)
 			goto fail;
-		id = falcon_rf_odata_id(blk, m[i]);
-		if (id == NULL) {
-			rv = FALCON_ERR_PROTOCOL;
-			goto fail;
-		}
 		rv = block_device(be, id, blk, &dev);
 		if (rv != FALCON_OK)
 			goto fail;

@@ -206,14 +206,9 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 	for (i = 0; i < nz; i++) {
 		const char *id;
 
-		rv = falcon_be_get(be, zm[i], &zs[i].obj, NULL, 0);
+		rv = falcon_be_get_member(be, zm[i], &zs[i].obj, &id);
 		if (rv != FALCON_OK)
 			goto fail;
-		id = falcon_rf_odata_id(zs[i].obj, zm[i]);
-		if (id == NULL) {
-			rv = FALCON_ERR_PROTOCOL;
-			goto fail;
-		}
 		falcon_rf_last_segment(id, zs[i].id, sizeof(zs[i].id));
 		rv = falcon_be_link_list(zs[i].obj, "Endpoints", true, zm[i], &zs[i].eps,
 					 &zs[i].neps);
@@ -230,14 +225,9 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 		const char *id;
 		char seg[FALCON_NAME_LEN];
 
-		rv = falcon_be_get(be, em[i], &ep, NULL, 0);
+		rv = falcon_be_get_member(be, em[i], &ep, &id);
 		if (rv != FALCON_OK)
 			goto fail;
-		id = falcon_rf_odata_id(ep, em[i]);
-		if (id == NULL) {
-			rv = FALCON_ERR_PROTOCOL;
-			goto fail;
-		}
 		if (!is_host_endpoint(ep, falcon_rf_last_segment(id, seg, sizeof(seg)))) {
 			rv = endpoint_device(be, id, ep, zs, nz, &dev);
 			if (rv != FALCON_OK)
@@ -373,8 +363,8 @@ static falcon_err_t zone_read(struct falcon_be *be, const char *port, const char
 
 /*
  * PATCH zpath with Links.Endpoints = eps (+ dpath when add, - dpath else).
- * *answer (may be NULL) gets the zone the service answered with (NULL when
- * it sent none, or when be has no send_resp), new_etag its ETag.
+ * *answer gets the zone the service answered with (NULL when it sent none,
+ * or when be has no send_resp), new_etag its ETag.
  */
 static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const char **eps,
 			       size_t n, const char *dpath, bool add, const char *etag,
@@ -414,19 +404,8 @@ static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const ch
 	}
 	if (etag[0] == '\0')
 		falcon_debug("PATCH %s: the zone has no ETag: sent without If-Match", zpath);
-	if (answer != NULL && be->send_resp != NULL) {
-		if (be->budget <= 0) {
-			rv = falcon_err_set(FALCON_ERR_PROTOCOL,
-					    "PATCH %s: more than %ld requests in one operation",
-					    zpath, be->max_fetches);
-			goto fail;
-		}
-		be->budget--;
-		rv = be->send_resp(be->ctx, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL,
-				   answer, new_etag, FALCON_RF_ETAG_LEN);
-	} else {
-		rv = falcon_be_send(be, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL);
-	}
+	rv = falcon_be_send_resp(be, "PATCH", zpath, body, etag[0] != '\0' ? etag : NULL,
+				 answer, new_etag, FALCON_RF_ETAG_LEN);
 fail:
 	json_object_put(arr);
 	json_object_put(links);

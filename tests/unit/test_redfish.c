@@ -476,6 +476,9 @@ static const struct {
 	  { BLOCKS, "{\"Members\":[{\"@odata.id\":\"" BLOCKS "/b1\"}]}" },
 	  { BLOCKS "/b1", "{\"@odata.id\":\"" BLOCKS "/b1\",\"ResourceBlockType\":\"GPU\","
 	  "\"CompositionStatus\":[],\"Processors\":{\"a\":1}}" } }, FALCON_OK, NULL },
+	{ FALCON_BACKEND_COMPOSITION, { { "/redfish/v1/CompositionService", COMP_SVC },
+	  { BLOCKS, "{\"Members\":[{\"@odata.id\":\"" BLOCKS "/b1\"}]}" },
+	  { BLOCKS "/b1", "{\"Id\":\"b1\"}" } }, FALCON_ERR_PROTOCOL, BLOCKS "/b1: no @odata.id" },
 };
 
 START_TEST(test_tree_table)
@@ -1325,6 +1328,61 @@ START_TEST(test_be_shared_results)
 }
 END_TEST
 
+/* Changes sent through falcon_be_send / falcon_be_send_resp: counted. */
+static int sends, send_resps;
+
+static falcon_err_t count_send(void *ctx, const char *method, const char *path,
+			       struct json_object *body, const char *if_match)
+{
+	(void)ctx, (void)method, (void)path, (void)body, (void)if_match;
+	sends++;
+	return FALCON_OK;
+}
+
+static falcon_err_t count_send_resp(void *ctx, const char *method, const char *path,
+				    struct json_object *body, const char *if_match,
+				    struct json_object **out, char *etag, size_t etag_len)
+{
+	(void)ctx, (void)method, (void)path, (void)body, (void)if_match;
+	send_resps++;
+	*out = json_object_new_object();
+	falcon_strlcpy(etag, "W/\"2\"", etag_len);
+	return FALCON_OK;
+}
+
+/* falcon_be_send_resp: the answer when the client keeps one, else a plain
+ * send; both spend the budget; a read-only client refuses. */
+START_TEST(test_be_send_resp)
+{
+	struct falcon_be be = { .max_fetches = 2, .budget = 2 };
+	struct json_object *out = (struct json_object *)&be;
+	char etag[FALCON_RF_ETAG_LEN] = "stale";
+
+	ck_assert_int_eq(falcon_be_send_resp(&be, "PATCH", ZONES "/H1", NULL, NULL, &out, etag,
+					     sizeof(etag)), FALCON_ERR_UNSUPPORTED);
+	ck_assert_ptr_null(out);
+	ck_assert_str_eq(etag, "");
+	be.send = count_send;
+	sends = send_resps = 0;
+	ck_assert_int_eq(falcon_be_send_resp(&be, "PATCH", ZONES "/H1", NULL, NULL, &out, etag,
+					     sizeof(etag)), FALCON_OK);
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(sends, 1);
+	be.send_resp = count_send_resp;
+	ck_assert_int_eq(falcon_be_send_resp(&be, "PATCH", ZONES "/H1", NULL, NULL, &out, etag,
+					     sizeof(etag)), FALCON_OK);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(etag, "W/\"2\"");
+	ck_assert_int_eq(send_resps, 1);
+	json_object_put(out);
+	ck_assert_int_eq(be.budget, 0);
+	ck_assert_int_eq(falcon_be_send_resp(&be, "PATCH", ZONES "/H1", NULL, NULL, &out, etag,
+					     sizeof(etag)), FALCON_ERR_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "more than 2 requests"));
+	ck_assert_int_eq(sends + send_resps, 2);
+}
+END_TEST
+
 /* A scripted falcon_be_change_fn: call i returns script[i] with changed[i]. */
 static struct {
 	int calls;
@@ -1426,6 +1484,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_map_status, 0, ARRAY_SIZE(map_cases));
 	tcase_add_test(tc, test_be_shared_results);
 	tcase_add_loop_test(tc, test_be_attach_rollback, 0, ARRAY_SIZE(rollback_cases));
+	tcase_add_test(tc, test_be_send_resp);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");
