@@ -181,7 +181,9 @@ const char *falcon_chassis_backend_name(const struct falcon_chassis *ch)
 /* operations                                                           */
 /* ------------------------------------------------------------------ */
 
-static falcon_err_t check_ids(const char *op, const char *port, const char *dev)
+/* Check an operation's ids and give it its budget of fetches. */
+static falcon_err_t begin(struct falcon_chassis *ch, const char *op, const char *port,
+			  const char *dev)
 {
 	if (!falcon_be_id_ok(port))
 		return falcon_err_set(FALCON_ERR_INVAL, "%s: host port '%s': expected an id "
@@ -189,6 +191,7 @@ static falcon_err_t check_ids(const char *op, const char *port, const char *dev)
 	if (!falcon_be_id_ok(dev))
 		return falcon_err_set(FALCON_ERR_INVAL, "%s: device '%s': expected an id such "
 				      "as drawer1_slot3", op, dev ? dev : "(null)");
+	ch->be.budget = ch->be.max_fetches;
 	return FALCON_OK;
 }
 
@@ -213,34 +216,25 @@ falcon_err_t falcon_chassis_inventory(struct falcon_chassis *ch,
 falcon_err_t falcon_chassis_attach(struct falcon_chassis *ch, const char *port,
 				   const char *device_id)
 {
-	falcon_err_t rv = check_ids("attach", port, device_id);
+	falcon_err_t rv = begin(ch, "attach", port, device_id);
 
-	if (rv != FALCON_OK)
-		return rv;
-	ch->be.budget = ch->be.max_fetches;
-	return ch->be.ops->attach(&ch->be, port, device_id);
+	return rv != FALCON_OK ? rv : ch->be.ops->attach(&ch->be, port, device_id);
 }
 
 falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
 				   const char *device_id)
 {
-	falcon_err_t rv = check_ids("detach", port, device_id);
+	falcon_err_t rv = begin(ch, "detach", port, device_id);
 
-	if (rv != FALCON_OK)
-		return rv;
-	ch->be.budget = ch->be.max_fetches;
-	return ch->be.ops->detach(&ch->be, port, device_id);
+	return rv != FALCON_OK ? rv : ch->be.ops->detach(&ch->be, port, device_id);
 }
 
 falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
 				   const char *device_id, bool attached)
 {
-	falcon_err_t rv = check_ids("verify", port, device_id);
+	falcon_err_t rv = begin(ch, "verify", port, device_id);
 
-	if (rv != FALCON_OK)
-		return rv;
-	ch->be.budget = ch->be.max_fetches;
-	return ch->be.ops->verify(&ch->be, port, device_id, attached);
+	return rv != FALCON_OK ? rv : ch->be.ops->verify(&ch->be, port, device_id, attached);
 }
 
 static int add_str(struct json_object *o, const char *key, const char *v, bool null_if_empty)

@@ -82,37 +82,33 @@ fail:
 	return rv;
 }
 
-const char *falcon_rf_str(struct json_object *obj, const char *key)
+/* obj[key] when obj is an object and the value has type t, else NULL. */
+static struct json_object *typed_member(struct json_object *obj, const char *key,
+					json_type t)
 {
 	struct json_object *v;
 
 	if (obj == NULL || !json_object_is_type(obj, json_type_object) ||
-	    !json_object_object_get_ex(obj, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
+	    !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, t))
 		return NULL;
-	return json_object_get_string(v);
+	return v;
+}
+
+const char *falcon_rf_str(struct json_object *obj, const char *key)
+{
+	struct json_object *v = typed_member(obj, key, json_type_string);
+
+	return v != NULL ? json_object_get_string(v) : NULL;
 }
 
 struct json_object *falcon_rf_obj(struct json_object *obj, const char *key)
 {
-	struct json_object *v;
-
-	if (obj == NULL || !json_object_is_type(obj, json_type_object) ||
-	    !json_object_object_get_ex(obj, key, &v) ||
-	    !json_object_is_type(v, json_type_object))
-		return NULL;
-	return v;
+	return typed_member(obj, key, json_type_object);
 }
 
 struct json_object *falcon_rf_arr(struct json_object *obj, const char *key)
 {
-	struct json_object *v;
-
-	if (obj == NULL || !json_object_is_type(obj, json_type_object) ||
-	    !json_object_object_get_ex(obj, key, &v) ||
-	    !json_object_is_type(v, json_type_array))
-		return NULL;
-	return v;
+	return typed_member(obj, key, json_type_array);
 }
 
 bool falcon_rf_path_ok(const char *p)
