@@ -151,6 +151,25 @@ falcon_err_t falcon_be_members(struct json_object *obj, const char *what,
 	return path_array(arr, what, paths, n);
 }
 
+falcon_err_t falcon_be_get_collection(struct falcon_be *be, const char *path,
+				      struct json_object **coll, const char ***paths,
+				      size_t *n)
+{
+	falcon_err_t rv;
+
+	*paths = NULL;
+	*n = 0;
+	rv = falcon_be_get(be, path, coll, NULL, 0);
+	if (rv != FALCON_OK)
+		return rv;
+	rv = falcon_be_members(*coll, path, paths, n);
+	if (rv != FALCON_OK) {
+		json_object_put(*coll);
+		*coll = NULL;
+	}
+	return rv;
+}
+
 falcon_err_t falcon_be_link_list(struct json_object *obj, const char *key, bool links,
 				 const char *what, const char ***paths, size_t *n)
 {

@@ -68,6 +68,16 @@ falcon_err_t falcon_be_members(struct json_object *obj, const char *what,
 			       const char ***paths, size_t *n);
 
 /*
+ * falcon_be_get_collection - one budgeted GET of the collection at path
+ * into *coll (the caller's) and its members' paths as falcon_be_members()
+ * (naming path): *paths points into *coll (free() only the array).  On
+ * error *coll, *paths are NULL and *n is 0.
+ */
+falcon_err_t falcon_be_get_collection(struct falcon_be *be, const char *path,
+				      struct json_object **coll, const char ***paths,
+				      size_t *n);
+
+/*
  * falcon_be_link_list - the paths of obj[key] (an array of {"@odata.id"}),
  * or of obj["Links"][key] when links is true, as falcon_be_members().  An
  * absent key gives n = 0; a wrong type is FALCON_ERR_PROTOCOL.

@@ -112,10 +112,7 @@ static falcon_err_t comp_inventory(struct falcon_be *be, struct falcon_inventory
 	if (p != NULL && strchr(p, '#') == NULL)
 		falcon_strlcpy(be->blocks, p, sizeof(be->blocks));
 	default_paths(be);
-	rv = falcon_be_get(be, be->blocks, &coll, NULL, 0);
-	if (rv != FALCON_OK)
-		goto fail;
-	rv = falcon_be_members(coll, be->blocks, &m, &n);
+	rv = falcon_be_get_collection(be, be->blocks, &coll, &m, &n);
 	if (rv != FALCON_OK)
 		goto fail;
 	for (i = 0; i < n; i++) {

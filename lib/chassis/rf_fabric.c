@@ -46,10 +46,7 @@ static falcon_err_t discover(struct falcon_be *be)
 	if (be->zones[0] != '\0' && be->endpoints[0] != '\0')
 		return FALCON_OK;
 	if (be->fabric[0] == '\0') {
-		rv = falcon_be_get(be, fabrics, &obj, NULL, 0);
-		if (rv != FALCON_OK)
-			goto fail;
-		rv = falcon_be_members(obj, fabrics, &m, &n);
+		rv = falcon_be_get_collection(be, fabrics, &obj, &m, &n);
 		if (rv != FALCON_OK)
 			goto fail;
 		if (n == 0) {
@@ -192,10 +189,7 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 	if (rv != FALCON_OK)
 		goto fail;
 	/* zones first: they say who owns what */
-	rv = falcon_be_get(be, be->zones, &zc, NULL, 0);
-	if (rv != FALCON_OK)
-		goto fail;
-	rv = falcon_be_members(zc, be->zones, &zm, &nz);
+	rv = falcon_be_get_collection(be, be->zones, &zc, &zm, &nz);
 	if (rv != FALCON_OK)
 		goto fail;
 	zs = calloc(nz ? nz : 1, sizeof(*zs));
@@ -215,10 +209,7 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 		if (rv != FALCON_OK)
 			goto fail;
 	}
-	rv = falcon_be_get(be, be->endpoints, &ec, NULL, 0);
-	if (rv != FALCON_OK)
-		goto fail;
-	rv = falcon_be_members(ec, be->endpoints, &em, &ne);
+	rv = falcon_be_get_collection(be, be->endpoints, &ec, &em, &ne);
 	if (rv != FALCON_OK)
 		goto fail;
 	for (i = 0; i < ne; i++) {
