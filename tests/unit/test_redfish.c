@@ -586,6 +586,31 @@ START_TEST(test_has_string)
 }
 END_TEST
 
+/* falcon_rf_body_etag: a printable @odata.etag that fits, else "". */
+START_TEST(test_body_etag)
+{
+	static const char *const bodies[] = {
+		"{\"@odata.etag\":\"W/\\\"1\\\"\"}", "{\"@odata.etag\":\"a\\u0001b\"}",
+		"{\"@odata.etag\":\"0123456789\"}", "{\"@odata.etag\":7}", "{}",
+	};
+	static const char *const want[] = { "W/\"1\"", "", "", "", "" };
+	char etag[8];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bodies); i++) {
+		struct json_object *obj;
+
+		ck_assert_int_eq(falcon_rf_parse(bodies[i], strlen(bodies[i]), "etag", &obj),
+				 FALCON_OK);
+		memcpy(etag, "stale", 6);
+		falcon_rf_body_etag(obj, etag, sizeof(etag));
+		ck_assert_msg(!strcmp(etag, want[i]), "%s: got '%s'", bodies[i], etag);
+		falcon_rf_body_etag(obj, NULL, sizeof(etag)); /* nothing to fill */
+		json_object_put(obj);
+	}
+}
+END_TEST
+
 static const struct {
 	const char *path;
 	bool ok;
@@ -1495,6 +1520,7 @@ int main(void)
 	tcase_add_test(tc, test_too_many_members);
 	tcase_add_loop_test(tc, test_path_ok, 0, ARRAY_SIZE(path_cases));
 	tcase_add_test(tc, test_has_string);
+	tcase_add_test(tc, test_body_etag);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("credentials");
