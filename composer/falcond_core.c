@@ -2,7 +2,7 @@
  * falcond_core.c - falcond's decisions against the chassis: compose with
  * rollback, decompose, reconcile (ledger x chassis x Slurm), quarantine,
  * status and metrics.  Changes to one chassis are serialized by its mutex
- * (struct fd_chassis.lock); st->lock guards the ledger, caches and metrics
+ * (struct falcond_chassis.lock); st->lock guards the ledger, caches and metrics
  * and is always taken after a chassis lock, never before.
  *
  * Ledger protocol (what makes a crash safe):
@@ -36,21 +36,21 @@
 #include "core/log.h"
 #include "core/util.h"
 
-const double fd_buckets[FD_NBUCKETS] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+const double falcond_buckets[FALCOND_NBUCKETS] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
 					 0.5, 1, 2.5, 5, 10, INFINITY };
 
-void fd_observe(struct fd_hist_metric *h, double s)
+void falcond_observe(struct falcond_hist_metric *h, double s)
 {
 	size_t i;
 
-	for (i = 0; i < FD_NBUCKETS; i++)
-		if (s <= fd_buckets[i])
+	for (i = 0; i < FALCOND_NBUCKETS; i++)
+		if (s <= falcond_buckets[i])
 			h->bucket[i]++;
 	h->count++;
 	h->sum += s;
 }
 
-falcon_err_t fd_state_init(struct fd_state *st)
+falcon_err_t falcond_state_init(struct falcond_state *st)
 {
 	size_t i;
 
@@ -67,7 +67,7 @@ falcon_err_t fd_state_init(struct fd_state *st)
 	return FALCON_OK;
 }
 
-void fd_state_fini(struct fd_state *st)
+void falcond_state_fini(struct falcond_state *st)
 {
 	size_t i;
 
@@ -83,7 +83,7 @@ void fd_state_fini(struct fd_state *st)
 	pthread_mutex_destroy(&st->lock);
 }
 
-static struct fd_chassis *chassis_of(struct fd_state *st, const char *name)
+static struct falcond_chassis *chassis_of(struct falcond_state *st, const char *name)
 {
 	size_t i;
 
@@ -93,7 +93,7 @@ static struct fd_chassis *chassis_of(struct fd_state *st, const char *name)
 	return NULL;
 }
 
-static void count_chassis_error(struct fd_state *st, falcon_err_t e)
+static void count_chassis_error(struct falcond_state *st, falcon_err_t e)
 {
 	pthread_mutex_lock(&st->lock);
 	if (e > 0 && e < FALCON_ERR_MAX)
@@ -102,7 +102,7 @@ static void count_chassis_error(struct fd_state *st, falcon_err_t e)
 }
 
 /* ch_client - the chassis' client, opened on first use (ch->lock held). */
-static falcon_err_t ch_client(struct fd_state *st, struct fd_chassis *ch)
+static falcon_err_t ch_client(struct falcond_state *st, struct falcond_chassis *ch)
 {
 	falcon_err_t rv;
 
@@ -135,7 +135,7 @@ static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory
  * under ch->lock and records them (ch_set_owner); a change made behind its
  * back makes the attach fail, which marks the cache stale.
  */
-static falcon_err_t ch_inventory(struct fd_state *st, struct fd_chassis *ch,
+static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				 struct falcon_inventory *inv, bool fresh)
 {
 	struct falcon_inventory copy = { 0, NULL };
@@ -171,7 +171,7 @@ static falcon_err_t ch_inventory(struct fd_state *st, struct fd_chassis *ch,
 }
 
 /* ch_set_owner - record in the cached inventory that dev is on port ("" = free). */
-static void ch_set_owner(struct fd_state *st, struct fd_chassis *ch, const char *dev,
+static void ch_set_owner(struct falcond_state *st, struct falcond_chassis *ch, const char *dev,
 			 const char *port)
 {
 	size_t i;
@@ -208,7 +208,7 @@ static const char *host_of_port(const struct falcon_conf *conf, const char *chas
  * the directory) for everyone who changed it before; the others wait for
  * that write.  FALCON_ERR_IO (logged) when the write covering want failed.
  */
-static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long want)
+static falcon_err_t commit_upto_locked(struct falcond_state *st, unsigned long long want)
 {
 	falcon_err_t rv = FALCON_OK;
 
@@ -222,7 +222,7 @@ static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long w
 		}
 		{
 			unsigned long long target = st->gen;
-			char *text = fd_ledger_text(st->ledger);
+			char *text = falcond_ledger_text(st->ledger);
 
 			st->saving = true;
 			pthread_mutex_unlock(&st->lock);
@@ -247,7 +247,7 @@ static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long w
 
 /* commit_locked - a new ledger change (the caller's, made under st->lock)
  * made durable: commit_upto_locked() of a new generation. */
-static falcon_err_t commit_locked(struct fd_state *st)
+static falcon_err_t commit_locked(struct falcond_state *st)
 {
 	return commit_upto_locked(st, ++st->gen);
 }
@@ -256,7 +256,7 @@ static falcon_err_t commit_locked(struct fd_state *st)
  * detach_or_quarantine - take d back; on failure quarantine it with the
  * reason (st->lock not held; ch->lock held).  Returns the detach result.
  */
-static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis *ch,
+static falcon_err_t detach_or_quarantine(struct falcond_state *st, struct falcond_chassis *ch,
 					 const char *port, const char *dev, const char *why)
 {
 	falcon_err_t rv = ch_client(st, ch);
@@ -274,7 +274,7 @@ static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis 
 	falcon_error("%s/%s: %s; quarantined", ch->cc->name, dev, reason);
 	ch->stale = true;
 	pthread_mutex_lock(&st->lock);
-	if (fd_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
+	if (falcond_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
 		st->quarantined_total++;
 	/* Held in memory either way; if the ledger write fails, a restart
 	 * forgets the quarantine but finds the device attached without a lease
@@ -293,7 +293,7 @@ static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis 
  * the file with devices detached: reconcile closes it.  Returns the number
  * of devices quarantined.
  */
-static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char *id,
+static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, const char *id,
 			 const char *result)
 {
 	struct falcon_lease l, *lp;
@@ -301,7 +301,7 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 	size_t i;
 
 	pthread_mutex_lock(&st->lock);
-	lp = fd_ledger_lease(st->ledger, id);
+	lp = falcond_ledger_lease(st->ledger, id);
 	if (lp == NULL) {
 		pthread_mutex_unlock(&st->lock);
 		return 0;
@@ -315,10 +315,10 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 			nq++;
 	pthread_mutex_lock(&st->lock);
 	for (i = 0; i < l.ndevs; i++)
-		fd_ledger_hist_close(st->ledger, l.id, &l.devs[i],
-				     fd_ledger_quarantined(st->ledger, l.devs[i].chassis, l.devs[i].id)
+		falcond_ledger_hist_close(st->ledger, l.id, &l.devs[i],
+					  falcond_ledger_quarantined(st->ledger, l.devs[i].chassis, l.devs[i].id)
 					     ? "quarantined" : result);
-	fd_ledger_remove_lease(st->ledger, l.id);
+	falcond_ledger_remove_lease(st->ledger, l.id);
 	pthread_mutex_unlock(&st->lock);
 	return nq;
 }
@@ -326,7 +326,7 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 /* noreach - has the chassis refused port as not cabled to drawer? (ch->lock) */
 static bool noreach(void *ctx, const char *port, int drawer)
 {
-	const struct fd_chassis *ch = ctx;
+	const struct falcond_chassis *ch = ctx;
 	size_t i;
 
 	for (i = 0; i < ch->nnoreach; i++)
@@ -336,7 +336,7 @@ static bool noreach(void *ctx, const char *port, int drawer)
 }
 
 /* learn_noreach - remember that port cannot take devices of drawer (ch->lock). */
-static void learn_noreach(struct fd_chassis *ch, const char *port, int drawer)
+static void learn_noreach(struct falcond_chassis *ch, const char *port, int drawer)
 {
 	size_t i;
 
@@ -350,21 +350,21 @@ static void learn_noreach(struct fd_chassis *ch, const char *port, int drawer)
 		ch->noreach[i].drawer = drawer;
 		ch->nnoreach++;
 	}
-	ch->noreach[i].until_ms = falcon_now_ms() + FD_NOREACH_MS;
+	ch->noreach[i].until_ms = falcon_now_ms() + FALCOND_NOREACH_MS;
 	falcon_warn("chassis %s: port %s refused a free device of drawer %d: not cabled; "
-		    "not used there for %d min", ch->cc->name, port, drawer, FD_NOREACH_MS / 60000);
+		    "not used there for %d min", ch->cc->name, port, drawer, FALCOND_NOREACH_MS / 60000);
 }
 
-static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compose_req *r,
+static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
 				 struct falcon_lease *out, bool *retry)
 {
 	const struct falcon_host_conf *h = falcon_conf_host(st->conf, r->host);
 	const struct falcon_partition_conf *part;
 	struct falcon_inventory inv = { 0, NULL };
-	struct fd_slot *slots = NULL;
+	struct falcond_slot *slots = NULL;
 	size_t picks[FALCON_PROTO_MAX_DEVS];
 	struct falcon_lease l, *old;
-	struct fd_chassis *ch = NULL;
+	struct falcond_chassis *ch = NULL;
 	falcon_place_t place;
 	falcon_err_t rv;
 	bool locked = false, recorded = false;
@@ -377,7 +377,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 		goto fail;
 	}
 	part = falcon_conf_partition(st->conf, r->partition[0] ? r->partition : NULL);
-	rv = fd_policy_check(part, r);
+	rv = falcond_policy_check(part, r);
 	if (rv != FALCON_OK)
 		goto fail;
 	place = r->place_set ? r->place : part->place;
@@ -393,7 +393,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	 * answered only once the write that made it active is durable (it
 	 * became active at a generation <= st->gen, see step 3) */
 	pthread_mutex_lock(&st->lock);
-	old = fd_ledger_job_host(st->ledger, r->job_id, r->host);
+	old = falcond_ledger_job_host(st->ledger, r->job_id, r->host);
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
 	    (int)old->ndevs == r->gpus + r->nvme) {
 		unsigned long long want = st->gen;
@@ -403,7 +403,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 		locked = false;
 		rv = commit_upto_locked(st, want);
 		/* the write failed, or the lease was rolled back meanwhile */
-		old = rv == FALCON_OK ? fd_ledger_lease(st->ledger, l.id) : NULL;
+		old = rv == FALCON_OK ? falcond_ledger_lease(st->ledger, l.id) : NULL;
 		if (old != NULL && strcmp(old->state, "active") == 0)
 			*out = *old;
 		else if (rv == FALCON_OK)
@@ -427,21 +427,21 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	}
 	pthread_mutex_lock(&st->lock);
 	for (i = 0; i < inv.n; i++) {
-		const struct falcon_lease *ol = fd_ledger_device_lease(st->ledger, ch->cc->name,
-								       inv.devs[i].id);
+		const struct falcon_lease *ol = falcond_ledger_device_lease(st->ledger, ch->cc->name,
+									    inv.devs[i].id);
 		slots[i].dev = &inv.devs[i];
-		slots[i].quarantined = fd_ledger_quarantined(st->ledger, ch->cc->name,
-							     inv.devs[i].id) != NULL;
+		slots[i].quarantined = falcond_ledger_quarantined(st->ledger, ch->cc->name,
+								  inv.devs[i].id) != NULL;
 		if (ol != NULL)
 			slots[i].holder = falcon_conf_host(st->conf, ol->host)
 						  ? falcon_conf_host(st->conf, ol->host)->name : "?";
 		else if (inv.devs[i].owner[0])
 			slots[i].holder = host_of_port(st->conf, ch->cc->name, inv.devs[i].owner)
 						  ?: "(unknown host)";
-		slots[i].unreachable = fd_port_for(h, inv.devs[i].drawer, noreach, ch) == NULL;
+		slots[i].unreachable = falcond_port_for(h, inv.devs[i].drawer, noreach, ch) == NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
-	rv = fd_place(slots, inv.n, h->name, ch->cc->mode, place, r->gpus, r->nvme, picks);
+	rv = falcond_place(slots, inv.n, h->name, ch->cc->mode, place, r->gpus, r->nvme, picks);
 	if (rv != FALCON_OK)
 		goto fail;
 	memset(&l, 0, sizeof(l));
@@ -451,7 +451,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	falcon_strlcpy(l.partition, r->partition, sizeof(l.partition));
 	l.place = place;
 	falcon_strlcpy(l.state, "composing", sizeof(l.state));
-	l.created_ms = fd_now_ms();
+	l.created_ms = falcond_now_ms();
 	l.ndevs = (size_t)(r->gpus + r->nvme);
 	for (i = 0; i < l.ndevs; i++) {
 		const struct falcon_device *d = slots[picks[i]].dev;
@@ -459,7 +459,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 
 		falcon_strlcpy(ld->chassis, ch->cc->name, sizeof(ld->chassis));
 		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
-		falcon_strlcpy(ld->port, fd_port_for(h, d->drawer, noreach, ch), sizeof(ld->port));
+		falcon_strlcpy(ld->port, falcond_port_for(h, d->drawer, noreach, ch), sizeof(ld->port));
 		ld->drawer = d->drawer;
 		ld->slot = d->slot;
 		ld->type = d->type;
@@ -473,7 +473,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	pthread_mutex_lock(&st->lock);
 	st->ledger->seq++;
 	snprintf(l.id, sizeof(l.id), "L-%llu", st->ledger->seq);
-	rv = fd_ledger_add_lease(st->ledger, &l);
+	rv = falcond_ledger_add_lease(st->ledger, &l);
 	pthread_mutex_unlock(&st->lock);
 	if (rv != FALCON_OK)
 		goto fail;
@@ -494,7 +494,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 				 * Placement keeps to the mode rules the chassis applies
 				 * (falcond_place.c), so when the device is still free
 				 * the port is not cabled to its drawer: remember that
-				 * (for FD_NOREACH_MS) and place again. */
+				 * (for FALCOND_NOREACH_MS) and place again. */
 				struct falcon_inventory now = { 0, NULL };
 				bool free_now = false;
 				size_t k;
@@ -517,10 +517,10 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	 * finds it waits for that one); the chassis is free for the next
 	 * request while this one waits for its ledger write (group commit) */
 	pthread_mutex_lock(&st->lock);
-	old = fd_ledger_lease(st->ledger, l.id);
+	old = falcond_ledger_lease(st->ledger, l.id);
 	falcon_strlcpy(old->state, "active", sizeof(old->state));
 	for (i = 0; i < l.ndevs; i++)
-		fd_ledger_hist_open(st->ledger, old, &old->devs[i]);
+		falcond_ledger_hist_open(st->ledger, old, &old->devs[i]);
 	*out = *old;
 	gen = ++st->gen;
 	pthread_mutex_unlock(&st->lock);
@@ -565,8 +565,8 @@ fail:
 	return rv;
 }
 
-falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
-			struct falcon_lease *out)
+falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compose_req *r,
+			     struct falcon_lease *out)
 {
 	falcon_err_t rv = FALCON_OK;
 	bool retry = true;
@@ -583,8 +583,8 @@ falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 	return rv;
 }
 
-falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req *r,
-			  json_object **closed)
+falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
+			       json_object **closed)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	falcon_err_t rv = FALCON_OK;
@@ -593,12 +593,12 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 	for (;;) {
 		char id[FALCON_LEASE_ID_LEN] = "", chname[FALCON_NAME_LEN] = "";
 		struct falcon_lease *lp = NULL;
-		struct fd_chassis *ch;
+		struct falcond_chassis *ch;
 		size_t i;
 
 		pthread_mutex_lock(&st->lock);
 		if (r->lease[0])
-			lp = n == 0 ? fd_ledger_lease(st->ledger, r->lease) : NULL;
+			lp = n == 0 ? falcond_ledger_lease(st->ledger, r->lease) : NULL;
 		else
 			for (i = 0; i < st->ledger->nleases && lp == NULL; i++)
 				if (st->ledger->leases[i].job_id == r->job_id)
@@ -614,7 +614,7 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 		ch = chassis_of(st, chname);
 		if (ch == NULL) { /* a lease without devices or of a chassis gone */
 			pthread_mutex_lock(&st->lock);
-			fd_ledger_remove_lease(st->ledger, id);
+			falcond_ledger_remove_lease(st->ledger, id);
 			pthread_mutex_unlock(&st->lock);
 		} else {
 			char result[160];
@@ -649,7 +649,7 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 }
 
 /* running_jobs - ids of jobs Slurm says are alive; -1 when Slurm cannot be asked. */
-static int running_jobs(struct fd_state *st, uint32_t **ids, size_t *n)
+static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 {
 	*ids = NULL;
 	*n = 0;
@@ -681,7 +681,7 @@ static int running_jobs(struct fd_state *st, uint32_t **ids, size_t *n)
 #endif
 }
 
-falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
+falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 {
 	unsigned long long rolled = 0, closed_gone = 0, closed_job = 0, orphans = 0, errors = 0;
 	uint32_t *jobs = NULL;
@@ -689,7 +689,7 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
 	int slurm_ok = running_jobs(st, &jobs, &njobs);
 
 	for (c = 0; c < st->nchassis; c++) {
-		struct fd_chassis *ch = &st->ch[c];
+		struct falcond_chassis *ch = &st->ch[c];
 		struct falcon_inventory inv = { 0, NULL };
 		char ids[64][FALCON_LEASE_ID_LEN];
 		char why[64][32];
@@ -755,7 +755,7 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
 			if (inv.devs[i].owner[0] == '\0')
 				continue;
 			pthread_mutex_lock(&st->lock);
-			leased = fd_ledger_device_lease(st->ledger, ch->cc->name, inv.devs[i].id) != NULL;
+			leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, inv.devs[i].id) != NULL;
 			pthread_mutex_unlock(&st->lock);
 			if (leased)
 				continue;
@@ -801,26 +801,26 @@ falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
 		      : FALCON_OK;
 }
 
-falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r)
+falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_device_req *r)
 {
 	const char *reason = r->reason[0] ? r->reason : "by an administrator";
-	struct fd_quarantine before, *q;
+	struct falcond_quarantine before, *q;
 	bool existed;
 	falcon_err_t rv;
 
 	if (chassis_of(st, r->chassis) == NULL)
 		return falcon_err_set(FALCON_ERR_NOTFOUND, "quarantine: no chassis %s", r->chassis);
 	pthread_mutex_lock(&st->lock);
-	q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+	q = falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 	existed = q != NULL;
 	if (existed)
 		before = *q;
-	rv = fd_ledger_quarantine(st->ledger, r->chassis, r->device, reason);
+	rv = falcond_ledger_quarantine(st->ledger, r->chassis, r->device, reason);
 	if (rv == FALCON_OK) {
-		struct fd_quarantine after = *fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+		struct falcond_quarantine after = *falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 
 		rv = commit_locked(st);
-		q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+		q = falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 		/* Not written: the caller is told so, and the device goes back
 		 * to what the file says (unless another request changed the
 		 * entry meanwhile: then that one's answer stands) */
@@ -829,7 +829,7 @@ falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *
 			if (existed)
 				*q = before;
 			else
-				fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
+				falcond_ledger_unquarantine(st->ledger, r->chassis, r->device);
 		}
 	}
 	if (rv == FALCON_OK)
@@ -840,24 +840,24 @@ falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *
 	return rv;
 }
 
-falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r)
+falcon_err_t falcond_unquarantine(struct falcond_state *st, const struct falcon_device_req *r)
 {
-	struct fd_quarantine *q, before;
+	struct falcond_quarantine *q, before;
 	falcon_err_t rv;
 
 	pthread_mutex_lock(&st->lock);
-	q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+	q = falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 	if (q != NULL)
 		before = *q;
-	rv = fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
+	rv = falcond_ledger_unquarantine(st->ledger, r->chassis, r->device);
 	if (rv == FALCON_OK) {
 		rv = commit_locked(st);
 		/* not written: the device stays quarantined, as the file says */
 		if (rv != FALCON_OK &&
-		    fd_ledger_quarantined(st->ledger, before.chassis, before.device) == NULL &&
-		    fd_ledger_quarantine(st->ledger, before.chassis, before.device,
-					 before.reason) == FALCON_OK)
-			fd_ledger_quarantined(st->ledger, before.chassis, before.device)->since_ms =
+		    falcond_ledger_quarantined(st->ledger, before.chassis, before.device) == NULL &&
+		    falcond_ledger_quarantine(st->ledger, before.chassis, before.device,
+					      before.reason) == FALCON_OK)
+			falcond_ledger_quarantined(st->ledger, before.chassis, before.device)->since_ms =
 				before.since_ms;
 	}
 	pthread_mutex_unlock(&st->lock);
@@ -866,7 +866,7 @@ falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req
 	return rv;
 }
 
-json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all)
+json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 {
 	json_object *o = json_object_new_object();
 	json_object *devs = json_object_new_array();
@@ -876,12 +876,12 @@ json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all)
 
 	pthread_mutex_lock(&st->lock);
 	for (c = 0; c < st->nchassis; c++) {
-		const struct fd_chassis *ch = &st->ch[c];
+		const struct falcond_chassis *ch = &st->ch[c];
 
 		for (i = 0; ch->have_last && i < ch->last.n; i++) {
 			const struct falcon_device *d = &ch->last.devs[i];
-			const struct falcon_lease *l = fd_ledger_device_lease(st->ledger, ch->cc->name, d->id);
-			bool q = fd_ledger_quarantined(st->ledger, ch->cc->name, d->id) != NULL;
+			const struct falcon_lease *l = falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id);
+			bool q = falcond_ledger_quarantined(st->ledger, ch->cc->name, d->id) != NULL;
 			bool mine = l && (all || (l->uid >= 0 && (uid_t)l->uid == uid));
 			json_object *j = json_object_new_object();
 
@@ -915,7 +915,7 @@ json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all)
 		json_object_array_add(leases, j);
 	}
 	for (i = 0; i < st->ledger->nquar; i++) {
-		const struct fd_quarantine *q = &st->ledger->quar[i];
+		const struct falcond_quarantine *q = &st->ledger->quar[i];
 		json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "chassis", json_object_new_string(q->chassis));
@@ -969,21 +969,21 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 }
 
 static void sb_hist(struct sbuf *b, const char *name, const char *help,
-		    const struct fd_hist_metric *h)
+		    const struct falcond_hist_metric *h)
 {
 	size_t i;
 
 	sb_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-	for (i = 0; i < FD_NBUCKETS; i++) {
-		if (isinf(fd_buckets[i]))
+	for (i = 0; i < FALCOND_NBUCKETS; i++) {
+		if (isinf(falcond_buckets[i]))
 			sb_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, h->bucket[i]);
 		else
-			sb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, fd_buckets[i], h->bucket[i]);
+			sb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, falcond_buckets[i], h->bucket[i]);
 	}
 	sb_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, h->sum, name, h->count);
 }
 
-char *fd_metrics_text(struct fd_state *st)
+char *falcond_metrics_text(struct falcond_state *st)
 {
 	static const char *const states[] = { "free", "leased", "attached", "quarantined" };
 	unsigned long long by_state[4] = { 0 };
@@ -997,9 +997,9 @@ char *fd_metrics_text(struct fd_state *st)
 			const struct falcon_device *d = &st->ch[c].last.devs[i];
 			const char *cn = st->ch[c].cc->name;
 
-			if (fd_ledger_quarantined(st->ledger, cn, d->id))
+			if (falcond_ledger_quarantined(st->ledger, cn, d->id))
 				by_state[3]++;
-			else if (fd_ledger_device_lease(st->ledger, cn, d->id))
+			else if (falcond_ledger_device_lease(st->ledger, cn, d->id))
 				by_state[1]++;
 			else if (d->owner[0])
 				by_state[2]++;
