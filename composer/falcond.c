@@ -214,9 +214,12 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		return answer_json(c, 200, o);
 	}
 	case R_HISTORY:
-		rv = falcond_history_request(st, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "start"),
-					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "end"),
-					uid, privileged(uid), &o);
+		rv = falcond_history_request(st->ledger, &st->lock,
+					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+									 "start"),
+					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+									 "end"),
+					     uid, privileged(uid), &o);
 		if (rv != FALCON_OK)
 			return answer_err(c, rv, falcon_errmsg());
 		return answer_json(c, 200, o);
@@ -418,10 +421,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (falcond_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
-	    falcond_history_open(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
+	    falcond_history_start(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
+	/* the ledger sits below the history writer: it hands closed entries
+	 * to the sink registered here */
+	g_st.ledger->on_release = falcond_history_append;
 	pw = getpwnam(g_st.conf->slurm_user);
 	g_st.slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
 	if (pw == NULL)
@@ -471,7 +477,7 @@ out:
 		MHD_stop_daemon(d);
 	if (g_st.ch)
 		falcond_state_fini(&g_st);
-	falcond_history_close();
+	falcond_history_stop();
 	falcond_ledger_free(g_st.ledger);
 	falcon_conf_free(g_st.conf);
 	return rc;

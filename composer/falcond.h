@@ -51,6 +51,18 @@ struct falcond_devhist {
 						  * falcond_ledger_text */
 };
 
+/*
+ * falcond_release_sink - told of each history entry the ledger closes
+ * (falcond_ledger_record_release): device chassis/device, the entry as
+ * closed (valid during the call only), uid of the lease's owner (-1 when
+ * unknown).  Called under whatever lock guards the ledger: it must not
+ * wait for I/O nor call the ledger.  falcond.c registers the history
+ * writer's falcond_history_append() (falcond_history.h), which sits above
+ * the ledger; the ledger itself knows no writer.
+ */
+typedef void falcond_release_sink(const char *chassis, const char *device,
+				  const struct falcond_hist *e, long uid);
+
 struct falcond_ledger {
 	char *path;                  /* StateDir/ledger.json, owned */
 	unsigned long long seq;      /* last lease number handed out */
@@ -60,6 +72,7 @@ struct falcond_ledger {
 	struct falcond_quarantine *quar;
 	size_t nhist;
 	struct falcond_devhist *hist;
+	falcond_release_sink *on_release; /* NULL: closed entries go nowhere else */
 };
 
 /*
@@ -109,13 +122,17 @@ falcon_err_t falcond_ledger_quarantine(struct falcond_ledger *lg, const char *ch
 falcon_err_t falcond_ledger_unquarantine(struct falcond_ledger *lg, const char *chassis,
 					 const char *device);
 /*
- * falcond_ledger_hist_open / _close - a device's history: open an entry when the
- * lease becomes active, close the lease's open entry with result.
+ * falcond_ledger_record_attach - a device's history: a new entry for
+ * device d of lease l (attached now), when the lease becomes active; the
+ * oldest entry is dropped past FALCOND_HIST_MAX.  FALCON_ERR_NOMEM.
+ * falcond_ledger_record_release - the lease's entry of device d still
+ * open is closed (detached now) with result ("released", "rolled back",
+ * ...) and handed to lg->on_release; a no-op when there is none.
  */
-falcon_err_t falcond_ledger_hist_open(struct falcond_ledger *lg, const struct falcon_lease *l,
-				      const struct falcon_lease_dev *d);
-void falcond_ledger_hist_close(struct falcond_ledger *lg, const char *lease,
-			       const struct falcon_lease_dev *d, const char *result);
+falcon_err_t falcond_ledger_record_attach(struct falcond_ledger *lg, const struct falcon_lease *l,
+					  const struct falcon_lease_dev *d);
+void falcond_ledger_record_release(struct falcond_ledger *lg, const char *lease,
+				   const struct falcon_lease_dev *d, const char *result);
 /* falcond_now_ms - wall clock in ms since the epoch (ledger times). */
 long long falcond_now_ms(void);
 

@@ -5,8 +5,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
 tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
-	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c \
-	composer/falcond_history.c composer/falcond_history.h
+	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)

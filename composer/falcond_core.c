@@ -314,10 +314,13 @@ static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, c
 		if (detach_or_quarantine(st, ch, l.devs[i].port, l.devs[i].id, result) != FALCON_OK)
 			nq++;
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < l.ndevs; i++)
-		falcond_ledger_hist_close(st->ledger, l.id, &l.devs[i],
-					  falcond_ledger_quarantined(st->ledger, l.devs[i].chassis, l.devs[i].id)
-					     ? "quarantined" : result);
+	for (i = 0; i < l.ndevs; i++) {
+		bool q = falcond_ledger_quarantined(st->ledger, l.devs[i].chassis,
+						    l.devs[i].id) != NULL;
+
+		falcond_ledger_record_release(st->ledger, l.id, &l.devs[i],
+					      q ? "quarantined" : result);
+	}
 	falcond_ledger_remove_lease(st->ledger, l.id);
 	pthread_mutex_unlock(&st->lock);
 	return nq;
@@ -520,7 +523,7 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 	old = falcond_ledger_lease(st->ledger, l.id);
 	falcon_strlcpy(old->state, "active", sizeof(old->state));
 	for (i = 0; i < l.ndevs; i++)
-		falcond_ledger_hist_open(st->ledger, old, &old->devs[i]);
+		falcond_ledger_record_attach(st->ledger, old, &old->devs[i]);
 	*out = *old;
 	gen = ++st->gen;
 	pthread_mutex_unlock(&st->lock);

@@ -1,7 +1,8 @@
 /*
  * falcond_history.c - falcond's durable device history (see
  * falcond_history.h): an append-only StateDir/history.jsonl written by one
- * writer thread, and the reader behind GET /v1/history.
+ * writer thread, and the reader behind GET /v1/history.  Calls the ledger's
+ * lookups, never the other way round.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -44,7 +45,7 @@ static json_object *line(const char *chassis, const char *device, const struct f
 {
 	json_object *o = json_object_new_object();
 
-	/* chassis, device, lease first: falcond_history_open() looks for that prefix */
+	/* chassis, device, lease first: falcond_history_start() looks for that prefix */
 	json_object_object_add(o, "chassis", json_object_new_string(chassis));
 	json_object_object_add(o, "device", json_object_new_string(device));
 	json_object_object_add(o, "lease", json_object_new_string(e->lease));
@@ -171,7 +172,7 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-void falcond_history_closed(const char *chassis, const char *device, const struct falcond_hist *e,
+void falcond_history_append(const char *chassis, const char *device, const struct falcond_hist *e,
 			    long uid)
 {
 	json_object *o;
@@ -249,7 +250,7 @@ fail:
 	return rv;
 }
 
-falcon_err_t falcond_history_open(const char *state_dir, const struct falcond_ledger *lg)
+falcon_err_t falcond_history_start(const char *state_dir, const struct falcond_ledger *lg)
 {
 	char *seen[2] = { NULL, NULL };
 	size_t i, j, recovered = 0;
@@ -337,7 +338,7 @@ fail:
 	return rv;
 }
 
-void falcond_history_close(void)
+void falcond_history_stop(void)
 {
 	pthread_mutex_lock(&h.lock);
 	if (!h.open) {
@@ -468,8 +469,9 @@ fail:
 	return rv;
 }
 
-falcon_err_t falcond_history_query(struct falcond_state *st, long long start, long long end,
-				   uid_t uid, bool all, json_object **out)
+falcon_err_t falcond_history_query(struct falcond_ledger *lg, pthread_mutex_t *lg_lock,
+				   long long start, long long end, uid_t uid, bool all,
+				   json_object **out)
 {
 	json_object *o = NULL, *a = NULL;
 	char *path = NULL, *old_path = NULL;
@@ -492,22 +494,22 @@ falcon_err_t falcond_history_query(struct falcond_state *st, long long start, lo
 			     (rv = scan_file(path, start, end, uid, all, a, &skipped)) != FALCON_OK))
 		goto fail;
 	/* the entries still open: in the ledger only */
-	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < st->ledger->nhist; i++)
-		for (j = 0; j < st->ledger->hist[i].n; j++) {
-			const struct falcond_hist *e = &st->ledger->hist[i].h[j];
+	pthread_mutex_lock(lg_lock);
+	for (i = 0; i < lg->nhist; i++)
+		for (j = 0; j < lg->hist[i].n; j++) {
+			const struct falcond_hist *e = &lg->hist[i].h[j];
 			const struct falcon_lease *l;
 
 			if (e->detached_ms != 0 || !overlaps(e->attached_ms, 0, start, end))
 				continue;
-			l = falcond_ledger_lease(st->ledger, e->lease);
+			l = falcond_ledger_lease(lg, e->lease);
 			if (!all && (l == NULL || l->uid < 0 || (uid_t)l->uid != uid))
 				continue;
-			json_object_array_add(a, entry(st->ledger->hist[i].chassis,
-						       st->ledger->hist[i].device, e->job_id, e->host,
-						       e->lease, e->attached_ms, 0, ""));
+			json_object_array_add(a, entry(lg->hist[i].chassis, lg->hist[i].device,
+						       e->job_id, e->host, e->lease, e->attached_ms,
+						       0, ""));
 		}
-	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_unlock(lg_lock);
 	json_object_object_add(o, "start", json_object_new_int64(start));
 	json_object_object_add(o, "end", json_object_new_int64(end));
 	json_object_object_add(o, "entries", a);
@@ -526,8 +528,9 @@ fail:
 	return rv;
 }
 
-falcon_err_t falcond_history_request(struct falcond_state *st, const char *start, const char *end,
-				     uid_t uid, bool all, json_object **out)
+falcon_err_t falcond_history_request(struct falcond_ledger *lg, pthread_mutex_t *lg_lock,
+				     const char *start, const char *end, uid_t uid, bool all,
+				     json_object **out)
 {
 	long s = 0, e = (long)(falcond_now_ms() / 1000);
 
@@ -538,5 +541,5 @@ falcon_err_t falcond_history_request(struct falcond_state *st, const char *start
 		return falcon_err_set(FALCON_ERR_PARSE, "history: end: %s", falcon_errmsg());
 	if (e < s)
 		return falcon_err_set(FALCON_ERR_PARSE, "history: end %ld is before start %ld", e, s);
-	return falcond_history_query(st, s, e, uid, all, out);
+	return falcond_history_query(lg, lg_lock, s, e, uid, all, out);
 }

@@ -2,6 +2,8 @@
  * falcond_ledger.c - falcond's crash-safe ledger: leases, quarantine and
  * per-device history, kept in StateDir/ledger.json (json-c) and written
  * whole with falcon_write_file_atomic() before anything is acknowledged.
+ * The bottom of falcond: it calls nothing of falcond's; a closed history
+ * entry goes to the sink registered in lg->on_release (the history writer).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -15,7 +17,6 @@
 #include <time.h>
 
 #include "falcond.h"
-#include "falcond_history.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -182,8 +183,8 @@ static struct falcond_devhist *hist_of(struct falcond_ledger *lg, const char *ch
 	return h;
 }
 
-falcon_err_t falcond_ledger_hist_open(struct falcond_ledger *lg, const struct falcon_lease *l,
-				      const struct falcon_lease_dev *d)
+falcon_err_t falcond_ledger_record_attach(struct falcond_ledger *lg, const struct falcon_lease *l,
+					  const struct falcon_lease_dev *d)
 {
 	struct falcond_devhist *h = hist_of(lg, d->chassis, d->id, true);
 	struct falcond_hist *e;
@@ -205,8 +206,8 @@ falcon_err_t falcond_ledger_hist_open(struct falcond_ledger *lg, const struct fa
 	return FALCON_OK;
 }
 
-void falcond_ledger_hist_close(struct falcond_ledger *lg, const char *lease,
-			       const struct falcon_lease_dev *d, const char *result)
+void falcond_ledger_record_release(struct falcond_ledger *lg, const char *lease,
+				   const struct falcon_lease_dev *d, const char *result)
 {
 	struct falcond_devhist *h = hist_of(lg, d->chassis, d->id, false);
 	size_t i;
@@ -217,7 +218,8 @@ void falcond_ledger_hist_close(struct falcond_ledger *lg, const char *lease,
 
 			h->h[i].detached_ms = falcond_now_ms();
 			falcon_strlcpy(h->h[i].result, result, sizeof(h->h[i].result));
-			falcond_history_closed(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
+			if (lg->on_release != NULL)
+				lg->on_release(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
 			free(h->text);
 			h->text = NULL;
 			return;

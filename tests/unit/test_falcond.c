@@ -59,9 +59,9 @@ START_TEST(ledger_round_trip)
 	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
 	l2.id[2] = '9'; /* another id, same device */
 	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
-	ck_assert_int_eq(falcond_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
-	falcond_ledger_hist_close(lg, l1.id, &l1.devs[0], "released");
-	ck_assert_int_eq(falcond_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[0]), FALCON_OK);
+	falcond_ledger_record_release(lg, l1.id, &l1.devs[0], "released");
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[1]), FALCON_OK);
 	ck_assert_int_eq(falcond_ledger_quarantine(lg, "c1", "drawer2_slot7", "detach failed: \"x\""),
 			 FALCON_OK);
 	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
@@ -222,13 +222,13 @@ START_TEST(ledger_text_kept)
 	same_text(lg); /* empty */
 	lg->seq = 2;
 	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l1), FALCON_OK);
-	ck_assert_int_eq(falcond_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
-	ck_assert_int_eq(falcond_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[1]), FALCON_OK);
 	same_text(lg);
 	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_OK);
-	ck_assert_int_eq(falcond_ledger_hist_open(lg, &l2, &l2.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l2, &l2.devs[0]), FALCON_OK);
 	same_text(lg);
-	falcond_ledger_hist_close(lg, l1.id, &l1.devs[1], "released; check: \"ok\"");
+	falcond_ledger_record_release(lg, l1.id, &l1.devs[1], "released; check: \"ok\"");
 	falcond_ledger_remove_lease(lg, l1.id);
 	same_text(lg);
 	ck_assert_int_eq(falcond_ledger_quarantine(lg, "c1", "drawer2_slot8", "detach failed"), FALCON_OK);
