@@ -24,6 +24,7 @@
 
 #include "falcond.h"
 #include "falcond_history.h"
+#include "falcond_status.h"
 #include "api/auth.h"
 #include "core/log.h"
 #include "core/util.h"

@@ -2,6 +2,7 @@
  * falcond.h - internals of falcond, the composer daemon: the ledger
  * (falcond_ledger.c), placement and policy (falcond_place.c), the decisions
  * against the chassis (falcond_core.c) and the HTTP front (falcond.c).
+ * Status and metrics: falcond_status.h; the history file: falcond_history.h.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -181,9 +182,8 @@ const char *falcond_port_for(const struct falcon_host_conf *h, int drawer,
 
 /* ------------------------------------------------------------------ core */
 
-#define FALCOND_NBUCKETS 12
+#define FALCOND_NBUCKETS 12 /* latency histogram buckets: falcond_buckets (falcond_status.h) */
 #define FALCOND_NOREACH_MS (10 * 60 * 1000) /* how long a learnt "not cabled" holds */
-extern const double falcond_buckets[FALCOND_NBUCKETS]; /* seconds, Prometheus le= */
 
 struct falcond_hist_metric {
 	unsigned long long bucket[FALCOND_NBUCKETS];
@@ -269,12 +269,5 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report);
  */
 falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_device_req *r);
 falcon_err_t falcond_unquarantine(struct falcond_state *st, const struct falcon_device_req *r);
-/* falcond_status_json - pool, leases, quarantine (a new object, caller puts);
- * job, host, uid and partition only of uid's leases unless all. */
-json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all);
-/* falcond_metrics_text - Prometheus text exposition format 0.0.4; caller frees. */
-char *falcond_metrics_text(struct falcond_state *st);
-/* falcond_observe - add one latency (seconds) to a histogram (st->lock held). */
-void falcond_observe(struct falcond_hist_metric *h, double s);
 
 #endif /* FALCOND_H */
