@@ -343,111 +343,165 @@ static void learn_noreach(struct falcond_chassis *ch, const char *port, int draw
 		    "not used there for %d min", ch->cc->name, port, drawer, FALCOND_NOREACH_MS / 60000);
 }
 
-static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
-				 struct falcon_lease *out, bool *retry)
-{
-	const struct falcon_host_conf *h = falcon_conf_host(st->conf, r->host);
-	const struct falcon_partition_conf *part;
-	struct falcon_inventory inv = { 0, NULL };
-	struct falcond_slot *slots = NULL;
-	size_t picks[FALCON_PROTO_MAX_DEVS];
-	struct falcon_lease l, *old;
-	struct falcond_chassis *ch = NULL;
+/*
+ * One compose attempt as a chain of steps over a per-request context, each
+ * step returning FALCON_OK to go on, with one cleanup (compose_end) -- the
+ * shape of munge's enc_process_msg.  Locks, in the order taken:
+ *   compose_resolve   none
+ *   compose_repeat    ch->lock, then st->lock inside it; on a repeat
+ *                     ch->lock is dropped before waiting for the commit
+ *   compose_pick      ch->lock (st->lock briefly, for the ledger and cache)
+ *   compose_record    ch->lock (st->lock briefly): x->recorded from here
+ *   compose_attach    ch->lock
+ *   compose_activate  ch->lock then st->lock; both dropped, then st->lock
+ *                     alone for the commit; ch->lock taken again when the
+ *                     commit failed (the rollback needs it)
+ *   compose_rollback  ch->lock (dropped inside), then st->lock for the commit
+ *   compose_end       drops ch->lock if still held, frees the context.
+ */
+struct compose_ctx {
+	struct falcond_state *st;
+	const struct falcon_compose_req *r;
+	struct falcon_lease *out;         /* the caller's answer */
+	bool *retry;                      /* set: place again (a port learnt not cabled) */
+	const struct falcon_host_conf *h; /* r->host in falcon.conf */
+	struct falcond_chassis *ch;       /* h's chassis */
 	falcon_place_t place;
-	falcon_err_t rv;
-	bool locked = false, recorded = false;
-	size_t i, attached = 0;
-	unsigned long long gen;
+	bool ch_locked;                   /* ch->lock held */
+	bool answered;                    /* a repeat, answered from its lease */
+	bool recorded;                    /* l is in the ledger: roll it back on failure */
+	struct falcon_inventory inv;      /* owned */
+	struct falcond_slot *slots;       /* owned, one per inv device */
+	size_t picks[FALCON_PROTO_MAX_DEVS];
+	struct falcon_lease l;            /* the lease being made */
+};
 
-	if (h == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "compose: host %s is not in falcon.conf",
-				    r->host);
-		goto fail;
-	}
-	part = falcon_conf_partition(st->conf, r->partition[0] ? r->partition : NULL);
+/* compose_resolve - host, policy, place and chassis of the request (no lock). */
+static falcon_err_t compose_resolve(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	const struct falcon_partition_conf *part;
+	falcon_err_t rv;
+
+	x->h = falcon_conf_host(x->st->conf, r->host);
+	if (x->h == NULL)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: host %s is not in falcon.conf",
+				      r->host);
+	part = falcon_conf_partition(x->st->conf, r->partition[0] ? r->partition : NULL);
 	rv = falcond_policy_check(part, r);
 	if (rv != FALCON_OK)
-		goto fail;
-	place = r->place_set ? r->place : part->place;
-	ch = chassis_of(st, h->chassis);
-	if (ch == NULL) {
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "compose: host %s names chassis %s, not defined",
-				    h->name, h->chassis);
-		goto fail;
-	}
-	pthread_mutex_lock(&ch->lock);
-	locked = true;
-	/* the same job on the same host again (a prolog retry): the same lease,
-	 * answered only once the write that made it active is durable (it
-	 * became active at a generation <= st->gen, see step 3) */
+		return rv;
+	x->place = r->place_set ? r->place : part->place;
+	x->ch = chassis_of(x->st, x->h->chassis);
+	if (x->ch == NULL)
+		return falcon_err_set(FALCON_ERR_CONFIG,
+				      "compose: host %s names chassis %s, not defined",
+				      x->h->name, x->h->chassis);
+	return FALCON_OK;
+}
+
+/*
+ * compose_repeat - the same job on the same host again (a prolog retry):
+ * the same lease, answered (x->answered) only once the write that made it
+ * active is durable (it became active at a generation <= st->gen, see
+ * compose_activate).  Another lease of the job on the host is
+ * FALCON_ERR_CONFLICT.  Takes ch->lock, kept unless a repeat.
+ */
+static falcon_err_t compose_repeat(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	const struct falcon_compose_req *r = x->r;
+	struct falcon_lease *old;
+	falcon_err_t rv = FALCON_OK;
+
+	pthread_mutex_lock(&x->ch->lock);
+	x->ch_locked = true;
 	pthread_mutex_lock(&st->lock);
 	old = falcond_ledger_job_host(st->ledger, r->job_id, r->host);
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
 	    (int)old->ndevs == r->gpus + r->nvme) {
 		unsigned long long want = st->gen;
+		char id[FALCON_LEASE_ID_LEN];
 
-		falcon_strlcpy(l.id, old->id, sizeof(l.id));
-		pthread_mutex_unlock(&ch->lock);
-		locked = false;
+		falcon_strlcpy(id, old->id, sizeof(id));
+		pthread_mutex_unlock(&x->ch->lock);
+		x->ch_locked = false;
 		rv = commit_upto_locked(st, want);
 		/* the write failed, or the lease was rolled back meanwhile */
-		old = rv == FALCON_OK ? falcond_ledger_lease(st->ledger, l.id) : NULL;
+		old = rv == FALCON_OK ? falcond_ledger_lease(st->ledger, id) : NULL;
 		if (old != NULL && strcmp(old->state, "active") == 0)
-			*out = *old;
+			*x->out = *old;
 		else if (rv == FALCON_OK)
 			rv = falcon_err_set(FALCON_ERR_IO, "compose: lease %s of job %u was rolled "
-					    "back before it was written", l.id, r->job_id);
-		old = &l; /* answered */
+					    "back before it was written", id, r->job_id);
+		x->answered = true;
 	} else if (old != NULL) {
-		rv = falcon_err_set(FALCON_ERR_CONFLICT, "compose: job %u already has lease %s (%s) on %s",
+		rv = falcon_err_set(FALCON_ERR_CONFLICT,
+				    "compose: job %u already has lease %s (%s) on %s",
 				    r->job_id, old->id, old->state, r->host);
 	}
 	pthread_mutex_unlock(&st->lock);
-	if (old != NULL)
-		goto fail;
-	rv = ch_inventory(st, ch, &inv, false);
-	if (rv != FALCON_OK)
-		goto fail;
-	slots = calloc(inv.n ? inv.n : 1, sizeof(*slots));
-	if (slots == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "compose");
-		goto fail;
-	}
+	return rv;
+}
+
+/*
+ * compose_slots - x->slots from x->inv: who holds each device (a lease's
+ * host, or the host cabled to the port it is attached to), quarantined,
+ * reachable from x->h (ch->lock held; takes st->lock).  FALCON_ERR_NOMEM.
+ */
+static falcon_err_t compose_slots(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	const struct falcon_inventory *inv = &x->inv;
+	const char *cn = x->ch->cc->name;
+	size_t i;
+
+	x->slots = calloc(inv->n ? inv->n : 1, sizeof(*x->slots));
+	if (x->slots == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "compose");
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < inv.n; i++) {
-		const struct falcon_lease *ol = falcond_ledger_device_lease(st->ledger, ch->cc->name,
-									    inv.devs[i].id);
-		slots[i].dev = &inv.devs[i];
-		slots[i].quarantined = falcond_ledger_quarantined(st->ledger, ch->cc->name,
-								  inv.devs[i].id) != NULL;
+	for (i = 0; i < inv->n; i++) {
+		const struct falcon_device *d = &inv->devs[i];
+		const struct falcon_lease *ol = falcond_ledger_device_lease(st->ledger, cn, d->id);
+		struct falcond_slot *s = &x->slots[i];
+
+		s->dev = d;
+		s->quarantined = falcond_ledger_quarantined(st->ledger, cn, d->id) != NULL;
 		if (ol != NULL)
-			slots[i].holder = falcon_conf_host(st->conf, ol->host)
-						  ? falcon_conf_host(st->conf, ol->host)->name : "?";
-		else if (inv.devs[i].owner[0])
-			slots[i].holder = host_of_port(st->conf, ch->cc->name, inv.devs[i].owner)
-						  ?: "(unknown host)";
-		slots[i].unreachable = falcond_port_for(h, inv.devs[i].drawer, noreach, ch) == NULL;
+			s->holder = falcon_conf_host(st->conf, ol->host)
+					    ? falcon_conf_host(st->conf, ol->host)->name : "?";
+		else if (d->owner[0])
+			s->holder = host_of_port(st->conf, cn, d->owner) ?: "(unknown host)";
+		s->unreachable = falcond_port_for(x->h, d->drawer, noreach, x->ch) == NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
-	rv = falcond_place(slots, inv.n, h->name, ch->cc->mode, place, r->gpus, r->nvme, picks);
-	if (rv != FALCON_OK)
-		goto fail;
-	memset(&l, 0, sizeof(l));
-	l.job_id = r->job_id;
-	l.uid = r->uid;
-	falcon_strlcpy(l.host, h->name, sizeof(l.host));
-	falcon_strlcpy(l.partition, r->partition, sizeof(l.partition));
-	l.place = place;
-	falcon_strlcpy(l.state, "composing", sizeof(l.state));
-	l.created_ms = falcond_now_ms();
-	l.ndevs = (size_t)(r->gpus + r->nvme);
-	for (i = 0; i < l.ndevs; i++) {
-		const struct falcon_device *d = slots[picks[i]].dev;
-		struct falcon_lease_dev *ld = &l.devs[i];
+	return FALCON_OK;
+}
 
-		falcon_strlcpy(ld->chassis, ch->cc->name, sizeof(ld->chassis));
+/* compose_lease - x->l, "composing", from the picked devices (ch->lock held). */
+static void compose_lease(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	struct falcon_lease *l = &x->l;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->job_id = r->job_id;
+	l->uid = r->uid;
+	falcon_strlcpy(l->host, x->h->name, sizeof(l->host));
+	falcon_strlcpy(l->partition, r->partition, sizeof(l->partition));
+	l->place = x->place;
+	falcon_strlcpy(l->state, "composing", sizeof(l->state));
+	l->created_ms = falcond_now_ms();
+	l->ndevs = (size_t)(r->gpus + r->nvme);
+	for (i = 0; i < l->ndevs; i++) {
+		const struct falcon_device *d = x->slots[x->picks[i]].dev;
+		struct falcon_lease_dev *ld = &l->devs[i];
+
+		falcon_strlcpy(ld->chassis, x->ch->cc->name, sizeof(ld->chassis));
 		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
-		falcon_strlcpy(ld->port, falcond_port_for(h, d->drawer, noreach, ch), sizeof(ld->port));
+		falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, noreach, x->ch),
+			       sizeof(ld->port));
 		ld->drawer = d->drawer;
 		ld->slot = d->slot;
 		ld->type = d->type;
@@ -455,101 +509,192 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 		falcon_strlcpy(ld->device_id, d->device_id, sizeof(ld->device_id));
 		falcon_strlcpy(ld->serial, d->serial, sizeof(ld->serial));
 	}
-	/* 1. intent, in memory: the devices are held from now on; a crash
-	 * before the commit below leaves them attached without a lease on
-	 * disk, which reconcile at start detaches */
+}
+
+/* compose_pick - inventory, placement, the lease to make (ch->lock held). */
+static falcon_err_t compose_pick(struct compose_ctx *x)
+{
+	falcon_err_t rv;
+
+	rv = ch_inventory(x->st, x->ch, &x->inv, false);
+	if (rv == FALCON_OK)
+		rv = compose_slots(x);
+	if (rv == FALCON_OK)
+		rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
+				   x->r->gpus, x->r->nvme, x->picks);
+	if (rv == FALCON_OK)
+		compose_lease(x);
+	return rv;
+}
+
+/*
+ * compose_record - step 1, intent, in memory: the lease gets its id and
+ * the devices are held from now on (x->recorded); a crash before the
+ * commit leaves them attached without a lease on disk, which reconcile at
+ * start detaches (ch->lock held; takes st->lock).
+ */
+static falcon_err_t compose_record(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	falcon_err_t rv;
+
 	pthread_mutex_lock(&st->lock);
 	st->ledger->seq++;
-	snprintf(l.id, sizeof(l.id), "L-%llu", st->ledger->seq);
-	rv = falcond_ledger_add_lease(st->ledger, &l);
+	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
+	rv = falcond_ledger_add_lease(st->ledger, &x->l);
 	pthread_mutex_unlock(&st->lock);
-	if (rv != FALCON_OK)
-		goto fail;
-	recorded = true;
-	/* 2. attach */
-	for (attached = 0; attached < l.ndevs; attached++) {
-		rv = falcon_chassis_attach(ch->client, l.devs[attached].port, l.devs[attached].id);
+	if (rv == FALCON_OK)
+		x->recorded = true;
+	return rv;
+}
+
+/*
+ * attach_refused - the chassis refused to attach device d of the lease to
+ * its port: not cabled, the mode, or someone took it.  Placement keeps to
+ * the mode rules the chassis applies (falcond_place.c), so when the device
+ * is still free the port is not cabled to its drawer: remember that (for
+ * FALCOND_NOREACH_MS) and place again (ch->lock held).
+ */
+static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev *d)
+{
+	struct falcon_inventory now = { 0, NULL };
+	bool free_now = false;
+	size_t k;
+
+	if (falcon_chassis_inventory(x->ch->client, &now) == FALCON_OK)
+		for (k = 0; k < now.n; k++)
+			if (strcmp(now.devs[k].id, d->id) == 0)
+				free_now = now.devs[k].owner[0] == '\0';
+	falcon_inventory_free(&now);
+	if (free_now)
+		learn_noreach(x->ch, d->port, d->drawer);
+	*x->retry = true;
+}
+
+/* compose_attach - step 2, each device to its port (ch->lock held). */
+static falcon_err_t compose_attach(struct compose_ctx *x)
+{
+	struct falcond_chassis *ch = x->ch;
+	size_t i;
+
+	for (i = 0; i < x->l.ndevs; i++) {
+		const struct falcon_lease_dev *d = &x->l.devs[i];
+		falcon_err_t rv = falcon_chassis_attach(ch->client, d->port, d->id);
+		char detail[1024];
+
 		if (rv == FALCON_OK) {
-			ch_set_owner(st, ch, l.devs[attached].id, l.devs[attached].port);
-		} else {
-			char detail[1024];
-
-			count_chassis_error(st, rv);
-			ch->stale = true;
-			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-			if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
-				/* Refused: not cabled, the mode, or someone took it.
-				 * Placement keeps to the mode rules the chassis applies
-				 * (falcond_place.c), so when the device is still free
-				 * the port is not cabled to its drawer: remember that
-				 * (for FALCOND_NOREACH_MS) and place again. */
-				struct falcon_inventory now = { 0, NULL };
-				bool free_now = false;
-				size_t k;
-
-				if (falcon_chassis_inventory(ch->client, &now) == FALCON_OK)
-					for (k = 0; k < now.n; k++)
-						if (strcmp(now.devs[k].id, l.devs[attached].id) == 0)
-							free_now = now.devs[k].owner[0] == '\0';
-				falcon_inventory_free(&now);
-				if (free_now)
-					learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
-				*retry = true;
-			}
-			rv = falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name,
-					    l.devs[attached].id, l.devs[attached].port, detail);
-			goto fail;
+			ch_set_owner(x->st, ch, d->id, d->port);
+			continue;
 		}
+		count_chassis_error(x->st, rv);
+		ch->stale = true;
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT)
+			attach_refused(x, d);
+		return falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name, d->id,
+				      d->port, detail);
 	}
-	/* 3. active in memory, at a new generation (a repeated compose that
-	 * finds it waits for that one); the chassis is free for the next
-	 * request while this one waits for its ledger write (group commit) */
+	return FALCON_OK;
+}
+
+/*
+ * compose_activate - step 3, "active" in memory at a new generation (a
+ * repeated compose that finds it waits for that one), *x->out set; the
+ * chassis is free for the next request while this one waits (step 4) for
+ * the ledger write covering it (group commit).  When that write failed,
+ * ch->lock is taken again for the rollback.
+ */
+static falcon_err_t compose_activate(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	struct falcon_lease *lp;
+	unsigned long long gen;
+	falcon_err_t rv;
+	size_t i;
+
 	pthread_mutex_lock(&st->lock);
-	old = falcond_ledger_lease(st->ledger, l.id);
-	falcon_strlcpy(old->state, "active", sizeof(old->state));
-	for (i = 0; i < l.ndevs; i++)
-		falcond_ledger_record_attach(st->ledger, old, &old->devs[i]);
-	*out = *old;
+	lp = falcond_ledger_lease(st->ledger, x->l.id);
+	falcon_strlcpy(lp->state, "active", sizeof(lp->state));
+	for (i = 0; i < x->l.ndevs; i++)
+		falcond_ledger_record_attach(st->ledger, lp, &lp->devs[i]);
+	*x->out = *lp;
 	gen = ++st->gen;
 	pthread_mutex_unlock(&st->lock);
-	pthread_mutex_unlock(&ch->lock);
-	locked = false;
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
 	/* 4. acknowledge only once it is written */
 	pthread_mutex_lock(&st->lock);
 	rv = commit_upto_locked(st, gen);
 	pthread_mutex_unlock(&st->lock);
 	if (rv != FALCON_OK) {
-		pthread_mutex_lock(&ch->lock);
-		locked = true;
-		goto fail;
+		pthread_mutex_lock(&x->ch->lock);
+		x->ch_locked = true;
+		return rv;
 	}
-	recorded = false;
-	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", l.id, l.job_id, l.host,
-		    l.ndevs, ch->cc->name, falcon_proto_place_str(place));
-	rv = FALCON_OK;
-fail:
-	if (recorded) {
-		/* roll back: the failed attach too (it may have half happened) */
-		char detail[1024];
-		int nq;
+	x->recorded = false; /* durable: nothing to roll back */
+	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", x->l.id, x->l.job_id,
+		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_proto_place_str(x->place));
+	return FALCON_OK;
+}
 
-		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-		nq = release_lease(st, ch, l.id, "rolled back");
-		pthread_mutex_unlock(&ch->lock);
-		locked = false;
-		pthread_mutex_lock(&st->lock);
-		st->rolled_back++;
-		commit_locked(st);
-		pthread_mutex_unlock(&st->lock);
-		falcon_warn("lease %s: compose failed (%s); rolled back%s", l.id, detail,
-			    nq ? ", device(s) quarantined" : "");
-		rv = falcon_err_set(rv, "%s (rolled back%s)", detail,
-				    nq ? "; a device whose detach failed is quarantined" : "");
-	}
-	if (locked)
-		pthread_mutex_unlock(&ch->lock);
-	free(slots);
-	falcon_inventory_free(&inv);
+/*
+ * compose_rollback - a recorded lease whose compose failed with rv: detach
+ * its devices (the failed attach too: it may have half happened), close
+ * and drop it, commit (ch->lock held on entry, dropped; takes st->lock).
+ * Returns rv with "(rolled back)" added to the message.
+ */
+static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
+{
+	struct falcond_state *st = x->st;
+	char detail[1024];
+	int nq;
+
+	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	nq = release_lease(st, x->ch, x->l.id, "rolled back");
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	x->recorded = false;
+	pthread_mutex_lock(&st->lock);
+	st->rolled_back++;
+	commit_locked(st);
+	pthread_mutex_unlock(&st->lock);
+	falcon_warn("lease %s: compose failed (%s); rolled back%s", x->l.id, detail,
+		    nq ? ", device(s) quarantined" : "");
+	return falcon_err_set(rv, "%s (rolled back%s)", detail,
+			      nq ? "; a device whose detach failed is quarantined" : "");
+}
+
+/* compose_end - the cleanup of every attempt: ch->lock if held, memory. */
+static void compose_end(struct compose_ctx *x)
+{
+	if (x->ch_locked)
+		pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	free(x->slots);
+	x->slots = NULL;
+	falcon_inventory_free(&x->inv);
+}
+
+/*
+ * compose_once - one attempt of falcond_compose: *out on FALCON_OK; *retry
+ * set when placing again may succeed (a port learnt not cabled).
+ */
+static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
+				 struct falcon_lease *out, bool *retry)
+{
+	struct compose_ctx x = { .st = st, .r = r, .out = out, .retry = retry,
+				 .inv = { 0, NULL } };
+	falcon_err_t rv;
+
+	if ((rv = compose_resolve(&x)) == FALCON_OK &&
+	    (rv = compose_repeat(&x)) == FALCON_OK && !x.answered &&
+	    (rv = compose_pick(&x)) == FALCON_OK &&
+	    (rv = compose_record(&x)) == FALCON_OK &&
+	    (rv = compose_attach(&x)) == FALCON_OK)
+		rv = compose_activate(&x);
+	if (rv != FALCON_OK && x.recorded)
+		rv = compose_rollback(&x, rv);
+	compose_end(&x);
 	return rv;
 }
 
