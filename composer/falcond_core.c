@@ -814,124 +814,176 @@ static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 #endif
 }
 
+/* One reconcile pass: what Slurm said, and the counts. */
+struct reconcile_run {
+	uint32_t *jobs;              /* running jobs (owned) */
+	size_t njobs;
+	int slurm_ok;                /* 0: jobs is what Slurm says; -1: not checked */
+	unsigned long long rolled, closed_gone, closed_job, orphans, errors;
+};
+
+/*
+ * lease_verdict - why lease l of chassis cn must be closed, or NULL: a
+ * "composing" one is rolled back, a "closing" one released, one whose
+ * device is not attached to its port in inv any more or whose job Slurm
+ * does not run closed (counted in run, logged; st->lock held).
+ */
+static const char *lease_verdict(struct reconcile_run *run, const char *cn,
+				 const struct falcon_inventory *inv, const struct falcon_lease *l)
+{
+	size_t j, k;
+
+	if (strcmp(l->state, "composing") == 0) {
+		run->rolled++;
+		return "rolled back";
+	}
+	if (strcmp(l->state, "closing") == 0)
+		return "released";
+	for (j = 0; j < l->ndevs; j++) {
+		for (k = 0; k < inv->n; k++)
+			if (strcmp(inv->devs[k].id, l->devs[j].id) == 0)
+				break;
+		if (k == inv->n || strcmp(inv->devs[k].owner, l->devs[j].port) != 0) {
+			falcon_warn("reconcile: lease %s: %s/%s not attached to %s any more; "
+				    "lease closed", l->id, cn, l->devs[j].id, l->devs[j].port);
+			run->closed_gone++;
+			return "gone from the chassis";
+		}
+	}
+	if (run->slurm_ok != 0)
+		return NULL;
+	for (j = 0; j < run->njobs && run->jobs[j] != l->job_id; j++)
+		;
+	if (j < run->njobs)
+		return NULL;
+	falcon_warn("reconcile: lease %s: job %u is not running; devices reclaimed", l->id,
+		    l->job_id);
+	run->closed_job++;
+	return "job not running";
+}
+
+/*
+ * reconcile_leases - close the leases of chassis ch that must go (at most
+ * 64 a pass), judged under st->lock by lease_verdict, released after it
+ * (ch->lock held).
+ */
+static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *ch,
+			     const struct falcon_inventory *inv, struct reconcile_run *run)
+{
+	char ids[64][FALCON_LEASE_ID_LEN];
+	char why[64][32];
+	size_t nids = 0, i;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < st->ledger->nleases && nids < 64; i++) {
+		const struct falcon_lease *l = &st->ledger->leases[i];
+		const char *reason;
+
+		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0)
+			continue;
+		reason = lease_verdict(run, ch->cc->name, inv, l);
+		if (reason != NULL) {
+			falcon_strlcpy(ids[nids], l->id, sizeof(ids[nids]));
+			falcon_strlcpy(why[nids++], reason, sizeof(why[0]));
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	for (i = 0; i < nids; i++)
+		release_lease(st, ch, ids[i], why[i]);
+}
+
+/* reconcile_orphans - detach the devices of inv attached that no lease
+ * names (ch->lock held). */
+static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *ch,
+			      const struct falcon_inventory *inv, struct reconcile_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct falcon_device *d = &inv->devs[i];
+		bool leased;
+
+		if (d->owner[0] == '\0')
+			continue;
+		pthread_mutex_lock(&st->lock);
+		leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id) != NULL;
+		pthread_mutex_unlock(&st->lock);
+		if (leased)
+			continue;
+		falcon_warn("reconcile: %s/%s attached to %s without a lease; detaching",
+			    ch->cc->name, d->id, d->owner);
+		run->orphans++;
+		detach_or_quarantine(st, ch, d->owner, d->id, "reconcile");
+	}
+}
+
+/* reconcile_chassis - one chassis: its leases, its orphans, the cache
+ * read again, the ledger committed (takes ch->lock, then st->lock). */
+static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *ch,
+			      struct reconcile_run *run)
+{
+	struct falcon_inventory inv = { 0, NULL };
+
+	pthread_mutex_lock(&ch->lock);
+	if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
+		falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
+		run->errors++;
+		pthread_mutex_unlock(&ch->lock);
+		return;
+	}
+	reconcile_leases(st, ch, &inv, run);
+	reconcile_orphans(st, ch, &inv, run);
+	falcon_inventory_free(&inv);
+	/* refresh the cache after the changes */
+	if (ch_inventory(st, ch, &inv, true) == FALCON_OK)
+		falcon_inventory_free(&inv);
+	pthread_mutex_unlock(&ch->lock);
+	pthread_mutex_lock(&st->lock);
+	if (commit_locked(st) != FALCON_OK)
+		run->errors++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* reconcile_report - the counts of run (a new object, caller puts). */
+static json_object *reconcile_report(const struct reconcile_run *run)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "rolled_back", json_object_new_int64((int64_t)run->rolled));
+	json_object_object_add(o, "closed_gone", json_object_new_int64((int64_t)run->closed_gone));
+	json_object_object_add(o, "closed_job_ended",
+			       json_object_new_int64((int64_t)run->closed_job));
+	json_object_object_add(o, "orphans_detached", json_object_new_int64((int64_t)run->orphans));
+	json_object_object_add(o, "chassis_unreachable",
+			       json_object_new_int64((int64_t)run->errors));
+	json_object_object_add(o, "slurm_checked", json_object_new_boolean(run->slurm_ok == 0));
+	return o;
+}
+
 falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 {
-	unsigned long long rolled = 0, closed_gone = 0, closed_job = 0, orphans = 0, errors = 0;
-	uint32_t *jobs = NULL;
-	size_t njobs = 0, c;
-	int slurm_ok = running_jobs(st, &jobs, &njobs);
+	struct reconcile_run run = { NULL, 0, 0, 0, 0, 0, 0, 0 };
+	size_t c;
 
-	for (c = 0; c < st->nchassis; c++) {
-		struct falcond_chassis *ch = &st->ch[c];
-		struct falcon_inventory inv = { 0, NULL };
-		char ids[64][FALCON_LEASE_ID_LEN];
-		char why[64][32];
-		size_t nids = 0, i, j;
-
-		pthread_mutex_lock(&ch->lock);
-		if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
-			falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
-			errors++;
-			pthread_mutex_unlock(&ch->lock);
-			continue;
-		}
-		/* leases of this chassis that must go */
-		pthread_mutex_lock(&st->lock);
-		for (i = 0; i < st->ledger->nleases && nids < 64; i++) {
-			const struct falcon_lease *l = &st->ledger->leases[i];
-			const char *reason = NULL;
-
-			if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0)
-				continue;
-			if (strcmp(l->state, "composing") == 0) {
-				reason = "rolled back";
-				rolled++;
-			} else if (strcmp(l->state, "closing") == 0) {
-				reason = "released";
-			}
-			for (j = 0; reason == NULL && j < l->ndevs; j++) {
-				size_t k;
-
-				for (k = 0; k < inv.n; k++)
-					if (strcmp(inv.devs[k].id, l->devs[j].id) == 0)
-						break;
-				if (k == inv.n || strcmp(inv.devs[k].owner, l->devs[j].port) != 0) {
-					falcon_warn("reconcile: lease %s: %s/%s not attached to %s "
-						    "any more; lease closed", l->id, ch->cc->name,
-						    l->devs[j].id, l->devs[j].port);
-					reason = "gone from the chassis";
-					closed_gone++;
-				}
-			}
-			if (reason == NULL && slurm_ok == 0) {
-				for (j = 0; j < njobs && jobs[j] != l->job_id; j++)
-					;
-				if (j == njobs) {
-					falcon_warn("reconcile: lease %s: job %u is not running; "
-						    "devices reclaimed", l->id, l->job_id);
-					reason = "job not running";
-					closed_job++;
-				}
-			}
-			if (reason != NULL) {
-				falcon_strlcpy(ids[nids], l->id, sizeof(ids[nids]));
-				falcon_strlcpy(why[nids++], reason, sizeof(why[0]));
-			}
-		}
-		pthread_mutex_unlock(&st->lock);
-		for (i = 0; i < nids; i++)
-			release_lease(st, ch, ids[i], why[i]);
-		/* devices attached that no lease names */
-		for (i = 0; i < inv.n; i++) {
-			bool leased;
-
-			if (inv.devs[i].owner[0] == '\0')
-				continue;
-			pthread_mutex_lock(&st->lock);
-			leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, inv.devs[i].id) != NULL;
-			pthread_mutex_unlock(&st->lock);
-			if (leased)
-				continue;
-			falcon_warn("reconcile: %s/%s attached to %s without a lease; detaching",
-				    ch->cc->name, inv.devs[i].id, inv.devs[i].owner);
-			orphans++;
-			detach_or_quarantine(st, ch, inv.devs[i].owner, inv.devs[i].id, "reconcile");
-		}
-		falcon_inventory_free(&inv);
-		/* refresh the cache after the changes */
-		if (ch_inventory(st, ch, &inv, true) == FALCON_OK)
-			falcon_inventory_free(&inv);
-		pthread_mutex_unlock(&ch->lock);
-		pthread_mutex_lock(&st->lock);
-		if (commit_locked(st) != FALCON_OK)
-			errors++;
-		pthread_mutex_unlock(&st->lock);
-	}
-	free(jobs);
+	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);
+	for (c = 0; c < st->nchassis; c++)
+		reconcile_chassis(st, &st->ch[c], &run);
+	free(run.jobs);
 	pthread_mutex_lock(&st->lock);
 	st->reconcile_runs++;
-	st->rolled_back += rolled;
-	st->disagree_gone += closed_gone;
-	st->disagree_job += closed_job;
-	st->disagree_orphan += orphans;
+	st->rolled_back += run.rolled;
+	st->disagree_gone += run.closed_gone;
+	st->disagree_job += run.closed_job;
+	st->disagree_orphan += run.orphans;
 	pthread_mutex_unlock(&st->lock);
 	falcon_info("reconcile: %llu rolled back, %llu closed (gone), %llu closed (job ended), "
 		    "%llu orphan device(s) detached, %llu chassis unreachable",
-		    rolled, closed_gone, closed_job, orphans, errors);
-	if (report) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "rolled_back", json_object_new_int64((int64_t)rolled));
-		json_object_object_add(o, "closed_gone", json_object_new_int64((int64_t)closed_gone));
-		json_object_object_add(o, "closed_job_ended", json_object_new_int64((int64_t)closed_job));
-		json_object_object_add(o, "orphans_detached", json_object_new_int64((int64_t)orphans));
-		json_object_object_add(o, "chassis_unreachable", json_object_new_int64((int64_t)errors));
-		json_object_object_add(o, "slurm_checked", json_object_new_boolean(slurm_ok == 0));
-		*report = o;
-	}
-	return errors ? falcon_err_set(FALCON_ERR_TRANSPORT, "reconcile: %llu chassis unreachable",
-				       errors)
-		      : FALCON_OK;
+		    run.rolled, run.closed_gone, run.closed_job, run.orphans, run.errors);
+	if (report)
+		*report = reconcile_report(&run);
+	return run.errors ? falcon_err_set(FALCON_ERR_TRANSPORT,
+					   "reconcile: %llu chassis unreachable", run.errors)
+			  : FALCON_OK;
 }
 
 falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_device_req *r)
