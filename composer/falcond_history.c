@@ -250,10 +250,53 @@ fail:
 	return rv;
 }
 
+/*
+ * recover_locked - queue the closed entries of lg's history that the
+ * file's tails seen[0] and seen[1] lack (a crash between the ledger commit
+ * and the line's fdatasync); *recovered = how many (h.lock held).  A lease
+ * id is unique, and a line holds "lease":"ID" once per device, so the
+ * line's {"chassis":C,"device":D,"lease":L prefix tells whether it is
+ * there.  FALCON_ERR_NOMEM.
+ */
+static falcon_err_t recover_locked(const struct falcond_ledger *lg, char *const seen[2],
+				   size_t *recovered)
+{
+	size_t i, j;
+
+	for (i = 0; lg && i < lg->nhist; i++)
+		for (j = 0; j < lg->hist[i].n; j++) {
+			const struct falcond_hist *e = &lg->hist[i].h[j];
+			const char *text, *end;
+			json_object *o;
+			char *prefix = NULL;
+			bool found, queued;
+
+			if (e->detached_ms == 0)
+				continue;
+			o = line(lg->hist[i].chassis, lg->hist[i].device, e, -1);
+			if (o == NULL ||
+			    (text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) == NULL ||
+			    (end = strstr(text, ",\"job_id\":")) == NULL ||
+			    (prefix = strndup(text, (size_t)(end - text))) == NULL) {
+				json_object_put(o);
+				return falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
+			}
+			found = strstr(seen[0], prefix) != NULL || strstr(seen[1], prefix) != NULL;
+			free(prefix);
+			queued = found || queue_locked(text);
+			json_object_put(o);
+			if (!queued)
+				return falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
+			if (!found)
+				(*recovered)++;
+		}
+	return FALCON_OK;
+}
+
 falcon_err_t falcond_history_start(const char *state_dir, const struct falcond_ledger *lg)
 {
 	char *seen[2] = { NULL, NULL };
-	size_t i, j, recovered = 0;
+	size_t recovered = 0;
 	falcon_err_t rv;
 
 	pthread_mutex_lock(&h.lock);
@@ -279,42 +322,8 @@ falcon_err_t falcond_history_start(const char *state_dir, const struct falcond_l
 		goto fail;
 	}
 	h.size = lseek(h.fd, 0, SEEK_END);
-	/* closed ledger entries the file lacks: a lease id is unique, and a
-	 * line holds "lease":"ID" once per device */
-	for (i = 0; lg && i < lg->nhist; i++)
-		for (j = 0; j < lg->hist[i].n; j++) {
-			const struct falcond_hist *e = &lg->hist[i].h[j];
-			const char *text, *end;
-			json_object *o;
-			char *prefix = NULL;
-			bool found;
-
-			if (e->detached_ms == 0)
-				continue;
-			o = line(lg->hist[i].chassis, lg->hist[i].device, e, -1);
-			if (o == NULL ||
-			    (text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) == NULL ||
-			    (end = strstr(text, ",\"job_id\":")) == NULL ||
-			    (prefix = strndup(text, (size_t)(end - text))) == NULL) {
-				json_object_put(o);
-				rv = falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
-				goto fail;
-			}
-			/* {"chassis":C,"device":D,"lease":L is unique per entry */
-			found = strstr(seen[0], prefix) != NULL || strstr(seen[1], prefix) != NULL;
-			free(prefix);
-			if (found) {
-				json_object_put(o);
-				continue;
-			}
-			if (!queue_locked(text)) {
-				json_object_put(o);
-				rv = falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
-				goto fail;
-			}
-			json_object_put(o);
-			recovered++;
-		}
+	if ((rv = recover_locked(lg, seen, &recovered)) != FALCON_OK)
+		goto fail;
 	h.stop = false;
 	h.written = h.failed = 0;
 	h.queued = recovered;
