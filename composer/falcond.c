@@ -24,11 +24,12 @@
 
 #include "falcond.h"
 #include "falcond_history.h"
+#include "falcond_status.h"
 #include "api/auth.h"
 #include "core/log.h"
 #include "core/util.h"
 
-static struct fd_state g_st;
+static struct falcond_state g_st;
 
 struct req {
 	char *body;
@@ -125,7 +126,7 @@ static double secs_since(const struct timespec *t0)
 static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt,
 				const struct req *rq, uid_t uid, const char *addr)
 {
-	struct fd_state *st = &g_st;
+	struct falcond_state *st = &g_st;
 	json_object *o = NULL;
 	struct timespec t0;
 	falcon_err_t rv;
@@ -139,9 +140,9 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		rv = falcon_proto_parse_compose(rq->body, rq->len, &r);
 		if (rv != FALCON_OK)
 			return answer_err(c, rv, falcon_errmsg());
-		rv = fd_compose(st, &r, &l);
+		rv = falcond_compose(st, &r, &l);
 		pthread_mutex_lock(&st->lock);
-		fd_observe(&st->compose_lat, secs_since(&t0));
+		falcond_observe(&st->compose_lat, secs_since(&t0));
 		if (rv == FALCON_OK)
 			st->compose_ok++;
 		else
@@ -162,9 +163,9 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		rv = falcon_proto_parse_decompose(rq->body, rq->len, &r);
 		if (rv != FALCON_OK)
 			return answer_err(c, rv, falcon_errmsg());
-		rv = fd_decompose(st, &r, &o);
+		rv = falcond_decompose(st, &r, &o);
 		pthread_mutex_lock(&st->lock);
-		fd_observe(&st->decompose_lat, secs_since(&t0));
+		falcond_observe(&st->decompose_lat, secs_since(&t0));
 		if (rv == FALCON_OK)
 			st->decompose_ok++;
 		else
@@ -177,14 +178,14 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		return answer_json(c, 200, o);
 	}
 	case R_STATUS:
-		return answer_json(c, 200, fd_status_json(st, uid, privileged(uid)));
+		return answer_json(c, 200, falcond_status_json(st, uid, privileged(uid)));
 	case R_QUAR:
 	case R_UNQUAR: {
 		struct falcon_device_req r;
 
 		rv = falcon_proto_parse_device(rq->body, rq->len, rt->id == R_QUAR, &r);
 		if (rv == FALCON_OK)
-			rv = rt->id == R_QUAR ? fd_quarantine(st, &r) : fd_unquarantine(st, &r);
+			rv = rt->id == R_QUAR ? falcond_quarantine(st, &r) : falcond_unquarantine(st, &r);
 		if (rv != FALCON_OK)
 			return answer_err(c, rv, falcon_errmsg());
 		o = json_object_new_object();
@@ -196,7 +197,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 	case R_RECONCILE:
 		if (rq->len > 0 && !(rq->len == 2 && memcmp(rq->body, "{}", 2) == 0))
 			return answer_err(c, FALCON_ERR_PARSE, "reconcile: body: expected {} or nothing");
-		rv = fd_reconcile(st, &o);
+		rv = falcond_reconcile(st, &o);
 		return answer_json(c, rv == FALCON_OK ? 200 : 502, o);
 	case R_HEALTH: {
 		size_t i, up = 0;
@@ -214,14 +215,17 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		return answer_json(c, 200, o);
 	}
 	case R_HISTORY:
-		rv = fd_history_request(st, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "start"),
-					MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "end"),
-					uid, privileged(uid), &o);
+		rv = falcond_history_request(st->ledger, &st->lock,
+					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+									 "start"),
+					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+									 "end"),
+					     uid, privileged(uid), &o);
 		if (rv != FALCON_OK)
 			return answer_err(c, rv, falcon_errmsg());
 		return answer_json(c, 200, o);
 	case R_METRICS: {
-		char *t = fd_metrics_text(st);
+		char *t = falcond_metrics_text(st);
 
 		if (t == NULL)
 			return MHD_NO;
@@ -417,17 +421,20 @@ int main(int argc, char **argv)
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
-	if (fd_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
-	    fd_history_open(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
+	if (falcond_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
+	    falcond_history_start(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
+	/* the ledger sits below the history writer: it hands closed entries
+	 * to the sink registered here */
+	g_st.ledger->on_release = falcond_history_append;
 	pw = getpwnam(g_st.conf->slurm_user);
 	g_st.slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
 	if (pw == NULL)
 		falcon_warn("SlurmUser=%s: no such user; only root may compose",
 			    g_st.conf->slurm_user);
-	if (fd_state_init(&g_st) != FALCON_OK) {
+	if (falcond_state_init(&g_st) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
@@ -437,7 +444,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (reconcile && fd_reconcile(&g_st, NULL) != FALCON_OK)
+	if (reconcile && falcond_reconcile(&g_st, NULL) != FALCON_OK)
 		falcon_warn("start-up %s", falcon_errmsg());
 	/* counted before the first request thread can change the ledger */
 	nleases = g_st.ledger->nleases;
@@ -462,7 +469,7 @@ int main(int argc, char **argv)
 		if (sig != SIGHUP)
 			break;
 		falcon_info("SIGHUP: reconcile");
-		fd_reconcile(&g_st, NULL);
+		falcond_reconcile(&g_st, NULL);
 	}
 	falcon_info("signal %d: stopping", sig);
 	rc = 0;
@@ -470,9 +477,9 @@ out:
 	if (d)
 		MHD_stop_daemon(d);
 	if (g_st.ch)
-		fd_state_fini(&g_st);
-	fd_history_close();
-	fd_ledger_free(g_st.ledger);
+		falcond_state_fini(&g_st);
+	falcond_history_stop();
+	falcond_ledger_free(g_st.ledger);
 	falcon_conf_free(g_st.conf);
 	return rc;
 }

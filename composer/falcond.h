@@ -2,6 +2,7 @@
  * falcond.h - internals of falcond, the composer daemon: the ledger
  * (falcond_ledger.c), placement and policy (falcond_place.c), the decisions
  * against the chassis (falcond_core.c) and the HTTP front (falcond.c).
+ * Status and metrics: falcond_status.h; the history file: falcond_history.h.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -21,18 +22,18 @@
 
 /* ---------------------------------------------------------------- ledger */
 
-#define FD_HIST_MAX 16 /* history entries kept per device (oldest dropped) */
-#define FD_LEDGER_FILE "ledger.json"
-#define FD_LEDGER_MAX (64u * 1024 * 1024) /* bytes; a bigger file is refused */
+#define FALCOND_HIST_MAX 16 /* history entries kept per device (oldest dropped) */
+#define FALCOND_LEDGER_FILE "ledger.json"
+#define FALCOND_LEDGER_MAX (64u * 1024 * 1024) /* bytes; a bigger file is refused */
 
-struct fd_quarantine {
+struct falcond_quarantine {
 	char chassis[FALCON_NAME_LEN];
 	char device[FALCON_NAME_LEN];
 	char reason[256];
 	long long since_ms;          /* ms since the epoch */
 };
 
-struct fd_hist {
+struct falcond_hist {
 	uint32_t job_id;
 	char lease[FALCON_LEASE_ID_LEN];
 	char host[FALCON_NAME_LEN];
@@ -41,86 +42,105 @@ struct fd_hist {
 	char result[128];            /* "released", "rolled back", "quarantined: ..." */
 };
 
-struct fd_devhist {
+struct falcond_devhist {
 	char chassis[FALCON_NAME_LEN];
 	char device[FALCON_NAME_LEN];
 	size_t n;
-	struct fd_hist h[FD_HIST_MAX]; /* oldest first */
-	char *text;                    /* this entry's JSON as last written (owned),
-					* NULL after a change: see fd_ledger_text */
+	struct falcond_hist h[FALCOND_HIST_MAX]; /* oldest first */
+	char *text;                              /* this entry's JSON as last written
+						  * (owned), NULL after a change: see
+						  * falcond_ledger_text */
 };
 
-struct fd_ledger {
+/*
+ * falcond_release_sink - told of each history entry the ledger closes
+ * (falcond_ledger_record_release): device chassis/device, the entry as
+ * closed (valid during the call only), uid of the lease's owner (-1 when
+ * unknown).  Called under whatever lock guards the ledger: it must not
+ * wait for I/O nor call the ledger.  falcond.c registers the history
+ * writer's falcond_history_append() (falcond_history.h), which sits above
+ * the ledger; the ledger itself knows no writer.
+ */
+typedef void falcond_release_sink(const char *chassis, const char *device,
+				  const struct falcond_hist *e, long uid);
+
+struct falcond_ledger {
 	char *path;                  /* StateDir/ledger.json, owned */
 	unsigned long long seq;      /* last lease number handed out */
 	size_t nleases;
 	struct falcon_lease *leases; /* owned array */
 	size_t nquar;
-	struct fd_quarantine *quar;
+	struct falcond_quarantine *quar;
 	size_t nhist;
-	struct fd_devhist *hist;
+	struct falcond_devhist *hist;
+	falcond_release_sink *on_release; /* NULL: closed entries go nowhere else */
 };
 
 /*
- * fd_ledger_load - read STATE_DIR/ledger.json into a new ledger (*out, free
- * with fd_ledger_free()).  A missing file is an empty ledger; an unreadable,
+ * falcond_ledger_load - read STATE_DIR/ledger.json into a new ledger (*out, free
+ * with falcond_ledger_free()).  A missing file is an empty ledger; an unreadable,
  * malformed or inconsistent one (a device in two leases) is
  * FALCON_ERR_PARSE naming the file and what is wrong: falcond then refuses
  * to start rather than forget leases.  A seq below a lease id "L-N" found
  * in it is raised to N with a warning (ids are never handed out twice).
  */
-falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out);
-void fd_ledger_free(struct fd_ledger *lg);
+falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **out);
+void falcond_ledger_free(struct falcond_ledger *lg);
 /*
- * fd_ledger_save - write the whole ledger with falcon_write_file_atomic()
+ * falcond_ledger_save - write the whole ledger with falcon_write_file_atomic()
  * (temp + fsync + rename + fsync of the directory, mode 0600): after it
  * returns FALCON_OK a crash keeps it.  FALCON_ERR_IO otherwise.
  */
-falcon_err_t fd_ledger_save(struct fd_ledger *lg);
-/* fd_ledger_json / fd_ledger_from_json - the file's form (new object / parse). */
-json_object *fd_ledger_json(const struct fd_ledger *lg);
+falcon_err_t falcond_ledger_save(struct falcond_ledger *lg);
+/* falcond_ledger_json / falcond_ledger_from_json - the file's form (new object / parse). */
+json_object *falcond_ledger_json(const struct falcond_ledger *lg);
 /*
- * fd_ledger_text - the file's text: the same bytes as fd_ledger_json()
+ * falcond_ledger_text - the file's text: the same bytes as falcond_ledger_json()
  * printed with JSON_C_TO_STRING_PLAIN, made from each device history's
  * text kept since its last change (the history is most of the file and a
  * commit changes a few devices of it).  A new string (caller frees), NULL
  * when out of memory.
  */
-char *fd_ledger_text(struct fd_ledger *lg);
-falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg);
+char *falcond_ledger_text(struct falcond_ledger *lg);
+falcon_err_t falcond_ledger_from_json(json_object *o, struct falcond_ledger *lg);
 
 /* Lookups: pointers into the ledger, valid until it changes; NULL = none. */
-struct falcon_lease *fd_ledger_lease(struct fd_ledger *lg, const char *id);
-struct falcon_lease *fd_ledger_job_host(struct fd_ledger *lg, uint32_t job, const char *host);
-struct falcon_lease *fd_ledger_device_lease(struct fd_ledger *lg, const char *chassis,
-					    const char *device);
-struct fd_quarantine *fd_ledger_quarantined(struct fd_ledger *lg, const char *chassis,
-					    const char *device);
-/* fd_ledger_add_lease - append a copy; FALCON_ERR_CONFLICT if a device is leased. */
-falcon_err_t fd_ledger_add_lease(struct fd_ledger *lg, const struct falcon_lease *l);
-/* fd_ledger_remove_lease - drop lease id (no-op when absent). */
-void fd_ledger_remove_lease(struct fd_ledger *lg, const char *id);
-/* fd_ledger_quarantine - add (or update the reason of) a quarantine entry. */
-falcon_err_t fd_ledger_quarantine(struct fd_ledger *lg, const char *chassis,
-				  const char *device, const char *reason);
-/* fd_ledger_unquarantine - FALCON_ERR_NOTFOUND when not quarantined. */
-falcon_err_t fd_ledger_unquarantine(struct fd_ledger *lg, const char *chassis,
-				    const char *device);
+struct falcon_lease *falcond_ledger_lease(struct falcond_ledger *lg, const char *id);
+struct falcon_lease *falcond_ledger_job_host(struct falcond_ledger *lg, uint32_t job,
+					     const char *host);
+struct falcon_lease *falcond_ledger_device_lease(struct falcond_ledger *lg, const char *chassis,
+						 const char *device);
+struct falcond_quarantine *falcond_ledger_quarantined(struct falcond_ledger *lg,
+						      const char *chassis, const char *device);
+/* falcond_ledger_add_lease - append a copy; FALCON_ERR_CONFLICT if a device is leased. */
+falcon_err_t falcond_ledger_add_lease(struct falcond_ledger *lg, const struct falcon_lease *l);
+/* falcond_ledger_remove_lease - drop lease id (no-op when absent). */
+void falcond_ledger_remove_lease(struct falcond_ledger *lg, const char *id);
+/* falcond_ledger_quarantine - add (or update the reason of) a quarantine entry. */
+falcon_err_t falcond_ledger_quarantine(struct falcond_ledger *lg, const char *chassis,
+				       const char *device, const char *reason);
+/* falcond_ledger_unquarantine - FALCON_ERR_NOTFOUND when not quarantined. */
+falcon_err_t falcond_ledger_unquarantine(struct falcond_ledger *lg, const char *chassis,
+					 const char *device);
 /*
- * fd_ledger_hist_open / _close - a device's history: open an entry when the
- * lease becomes active, close the lease's open entry with result.
+ * falcond_ledger_record_attach - a device's history: a new entry for
+ * device d of lease l (attached now), when the lease becomes active; the
+ * oldest entry is dropped past FALCOND_HIST_MAX.  FALCON_ERR_NOMEM.
+ * falcond_ledger_record_release - the lease's entry of device d still
+ * open is closed (detached now) with result ("released", "rolled back",
+ * ...) and handed to lg->on_release; a no-op when there is none.
  */
-falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease *l,
-				 const struct falcon_lease_dev *d);
-void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
-			  const struct falcon_lease_dev *d, const char *result);
-/* fd_now_ms - wall clock in ms since the epoch (ledger times). */
-long long fd_now_ms(void);
+falcon_err_t falcond_ledger_record_attach(struct falcond_ledger *lg, const struct falcon_lease *l,
+					  const struct falcon_lease_dev *d);
+void falcond_ledger_record_release(struct falcond_ledger *lg, const char *lease,
+				   const struct falcon_lease_dev *d, const char *result);
+/* falcond_now_ms - wall clock in ms since the epoch (ledger times). */
+long long falcond_now_ms(void);
 
 /* ------------------------------------------------------------- placement */
 
 /* One chassis device as placement sees it. */
-struct fd_slot {
+struct falcond_slot {
 	const struct falcon_device *dev;
 	const char *holder;          /* host holding it (lease or chassis), NULL = free */
 	bool quarantined;
@@ -128,17 +148,17 @@ struct fd_slot {
 };
 
 /*
- * fd_policy_check - the partition's policy (falcon.conf AllowTopologies,
+ * falcond_policy_check - the partition's policy (falcon.conf AllowTopologies,
  * MaxFalconGPUs, MaxFalconNVMe) against a compose request: FALCON_ERR_POLICY
  * with the rule in the detail, else FALCON_OK.  falcon_policy_check() of
  * lib/core/policy.h judges, so the message is job_submit_falcon's (without its
  * "use partition X" advice); r->partition, when set, names the partition.
  */
-falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
-			     const struct falcon_compose_req *r);
+falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
+				  const struct falcon_compose_req *r);
 
 /*
- * fd_place - choose r->gpus GPUs and r->nvme NVMe devices for host among
+ * falcond_place - choose r->gpus GPUs and r->nvme NVMe devices for host among
  * slots[0..n), free, not quarantined, not Critical, within the chassis mode
  * limits (standard: a drawer half, slots 1-4 or 5-8, belongs to one host;
  * advanced: at most 3 hosts share a drawer — the Falcon 4016 modes as the
@@ -147,32 +167,31 @@ falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
  * picks[] gets indices into slots (r->gpus GPUs first, then NVMe).
  * FALCON_ERR_NORESOURCE with the counts in the detail when they do not fit.
  */
-falcon_err_t fd_place(const struct fd_slot *slots, size_t n, const char *host,
-		      falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
+falcon_err_t falcond_place(const struct falcond_slot *slots, size_t n, const char *host,
+			   falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
 		      size_t *picks);
 
 /*
- * fd_port_for - the host port to use for a device in drawer: the host's
+ * falcond_port_for - the host port to use for a device in drawer: the host's
  * ports tried from index (drawer-1) mod nports on, skipping those for which
  * noreach(ctx, port, drawer) is true (a port learnt not to be cabled to that
  * drawer; noreach may be NULL).  NULL when none is left.
  */
-const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
-			bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx);
+const char *falcond_port_for(const struct falcon_host_conf *h, int drawer,
+			     bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx);
 
 /* ------------------------------------------------------------------ core */
 
-#define FD_NBUCKETS 12
-#define FD_NOREACH_MS (10 * 60 * 1000) /* how long a learnt "not cabled" holds */
-extern const double fd_buckets[FD_NBUCKETS]; /* seconds, Prometheus le= */
+#define FALCOND_NBUCKETS 12 /* latency histogram buckets: falcond_buckets (falcond_status.h) */
+#define FALCOND_NOREACH_MS (10 * 60 * 1000) /* how long a learnt "not cabled" holds */
 
-struct fd_hist_metric {
-	unsigned long long bucket[FD_NBUCKETS];
+struct falcond_hist_metric {
+	unsigned long long bucket[FALCOND_NBUCKETS];
 	unsigned long long count;
 	double sum;
 };
 
-struct fd_chassis {
+struct falcond_chassis {
 	const struct falcon_chassis_conf *cc;
 	struct falcon_chassis *client;  /* NULL until opened */
 	pthread_mutex_t lock;           /* serializes changes to this chassis */
@@ -181,14 +200,14 @@ struct fd_chassis {
 	long long last_ms;              /* when it was read (falcon_now_ms) */
 	bool stale;                     /* an error since: read it again before use */
 	/* (port, drawer) pairs the chassis refused as not cabled (learnt,
-	 * forgotten after FD_NOREACH_MS to re-probe; ch->lock) */
+	 * forgotten after FALCOND_NOREACH_MS to re-probe; ch->lock) */
 	size_t nnoreach;
 	struct { char port[FALCON_NAME_LEN]; int drawer; long long until_ms; } noreach[32];
 };
 
-struct fd_state {
+struct falcond_state {
 	struct falcon_conf *conf;
-	struct fd_ledger *ledger;
+	struct falcond_ledger *ledger;
 	pthread_mutex_t lock;           /* ledger, caches, metrics */
 	pthread_cond_t saved;           /* group commit: a ledger write finished */
 	unsigned long long gen;         /* ledger changes committed so far (in memory) */
@@ -197,7 +216,7 @@ struct fd_state {
 	bool saving;                    /* a thread is writing the ledger */
 	int inventory_ttl_ms;           /* reuse an inventory this long (0 = always read) */
 	size_t nchassis;
-	struct fd_chassis *ch;
+	struct falcond_chassis *ch;
 	bool use_slurm;
 	uid_t slurm_uid;                /* (uid_t)-1 when SlurmUser is unknown */
 	/* metrics */
@@ -206,19 +225,19 @@ struct fd_state {
 	unsigned long long auth_fail, perm_fail, reconcile_runs;
 	unsigned long long disagree_orphan, disagree_gone, disagree_job, rolled_back;
 	unsigned long long quarantined_total;
-	struct fd_hist_metric compose_lat, decompose_lat;
+	struct falcond_hist_metric compose_lat, decompose_lat;
 };
 
 /*
- * fd_state_init - the locks and the chassis table (clients are opened on
+ * falcond_state_init - the locks and the chassis table (clients are opened on
  * first use); st->conf and st->ledger are set by the caller and stay
- * theirs.  FALCON_ERR_NOMEM.  fd_state_fini closes the clients and frees
+ * theirs.  FALCON_ERR_NOMEM.  falcond_state_fini closes the clients and frees
  * the table (not conf, not ledger).
  */
-falcon_err_t fd_state_init(struct fd_state *st);
-void fd_state_fini(struct fd_state *st);
+falcon_err_t falcond_state_init(struct falcond_state *st);
+void falcond_state_fini(struct falcond_state *st);
 /*
- * fd_compose - the whole compose (see doc/falcond.8): policy, placement,
+ * falcond_compose - the whole compose (see doc/falcond.8): policy, placement,
  * attach, ledger commit; *out = a copy of the lease (caller's storage),
  * answered only once the ledger write covering it is done.  Errors:
  * FALCON_ERR_NOTFOUND (host not in falcon.conf), _POLICY, _NORESOURCE,
@@ -226,36 +245,29 @@ void fd_state_fini(struct fd_state *st);
  * error, or FALCON_ERR_IO (ledger write); on any of them after the lease
  * was recorded the attach is rolled back.  Thread-safe.
  */
-falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
-			struct falcon_lease *out);
+falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compose_req *r,
+			     struct falcon_lease *out);
 /*
- * fd_decompose - close one lease (r->lease) or every lease of r->job_id on
+ * falcond_decompose - close one lease (r->lease) or every lease of r->job_id on
  * every host; *closed (may be NULL; caller puts) = {"closed":[ids],
  * "quarantined":N}, set on errors too.  FALCON_ERR_NOTFOUND when there is
  * none, FALCON_ERR_IO when a ledger write failed.  Thread-safe.
  */
-falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req *r,
-			  json_object **closed);
+falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
+			       json_object **closed);
 /*
- * fd_reconcile - ledger vs chassis vs Slurm; *report (may be NULL; caller
+ * falcond_reconcile - ledger vs chassis vs Slurm; *report (may be NULL; caller
  * puts) = the counts.  FALCON_ERR_TRANSPORT when a chassis could not be
  * read (the others are still reconciled).  Thread-safe.
  */
-falcon_err_t fd_reconcile(struct fd_state *st, json_object **report);
+falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report);
 /*
- * fd_quarantine / fd_unquarantine - take a device out of / back into the
+ * falcond_quarantine / falcond_unquarantine - take a device out of / back into the
  * pool, committed before returning.  FALCON_ERR_NOTFOUND (no such chassis;
  * unquarantine: not quarantined), FALCON_ERR_IO (ledger write: the change
  * is undone in memory too, so that the pool is what the file says).
  */
-falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r);
-falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r);
-/* fd_status_json - pool, leases, quarantine (a new object, caller puts);
- * job, host, uid and partition only of uid's leases unless all. */
-json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all);
-/* fd_metrics_text - Prometheus text exposition format 0.0.4; caller frees. */
-char *fd_metrics_text(struct fd_state *st);
-/* fd_observe - add one latency (seconds) to a histogram (st->lock held). */
-void fd_observe(struct fd_hist_metric *h, double s);
+falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_device_req *r);
+falcon_err_t falcond_unquarantine(struct falcond_state *st, const struct falcon_device_req *r);
 
 #endif /* FALCOND_H */

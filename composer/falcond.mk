@@ -5,8 +5,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
 tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
-	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c \
-	composer/falcond_history.c composer/falcond_history.h
+	composer/falcond.h composer/falcond_ledger.c composer/falcond_place.c
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)
@@ -15,7 +14,8 @@ endif
 sbin_PROGRAMS += composer/falcond
 composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c \
-	composer/falcond_history.c composer/falcond_history.h
+	composer/falcond_history.c composer/falcond_history.h \
+	composer/falcond_status.c composer/falcond_status.h
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \

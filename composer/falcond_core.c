@@ -1,8 +1,9 @@
 /*
  * falcond_core.c - falcond's decisions against the chassis: compose with
- * rollback, decompose, reconcile (ledger x chassis x Slurm), quarantine,
- * status and metrics.  Changes to one chassis are serialized by its mutex
- * (struct fd_chassis.lock); st->lock guards the ledger, caches and metrics
+ * rollback, decompose, reconcile (ledger x chassis x Slurm), quarantine.
+ * (Status and metrics, which only read the state: falcond_status.c.)
+ * Changes to one chassis are serialized by its mutex (struct
+ * falcond_chassis.lock); st->lock guards the ledger, caches and metrics
  * and is always taken after a chassis lock, never before.
  *
  * Ledger protocol (what makes a crash safe):
@@ -22,8 +23,6 @@
  */
 #include "config.h"
 
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,21 +35,7 @@
 #include "core/log.h"
 #include "core/util.h"
 
-const double fd_buckets[FD_NBUCKETS] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-					 0.5, 1, 2.5, 5, 10, INFINITY };
-
-void fd_observe(struct fd_hist_metric *h, double s)
-{
-	size_t i;
-
-	for (i = 0; i < FD_NBUCKETS; i++)
-		if (s <= fd_buckets[i])
-			h->bucket[i]++;
-	h->count++;
-	h->sum += s;
-}
-
-falcon_err_t fd_state_init(struct fd_state *st)
+falcon_err_t falcond_state_init(struct falcond_state *st)
 {
 	size_t i;
 
@@ -67,7 +52,7 @@ falcon_err_t fd_state_init(struct fd_state *st)
 	return FALCON_OK;
 }
 
-void fd_state_fini(struct fd_state *st)
+void falcond_state_fini(struct falcond_state *st)
 {
 	size_t i;
 
@@ -83,7 +68,7 @@ void fd_state_fini(struct fd_state *st)
 	pthread_mutex_destroy(&st->lock);
 }
 
-static struct fd_chassis *chassis_of(struct fd_state *st, const char *name)
+static struct falcond_chassis *chassis_of(struct falcond_state *st, const char *name)
 {
 	size_t i;
 
@@ -93,7 +78,7 @@ static struct fd_chassis *chassis_of(struct fd_state *st, const char *name)
 	return NULL;
 }
 
-static void count_chassis_error(struct fd_state *st, falcon_err_t e)
+static void count_chassis_error(struct falcond_state *st, falcon_err_t e)
 {
 	pthread_mutex_lock(&st->lock);
 	if (e > 0 && e < FALCON_ERR_MAX)
@@ -102,7 +87,7 @@ static void count_chassis_error(struct fd_state *st, falcon_err_t e)
 }
 
 /* ch_client - the chassis' client, opened on first use (ch->lock held). */
-static falcon_err_t ch_client(struct fd_state *st, struct fd_chassis *ch)
+static falcon_err_t ch_client(struct falcond_state *st, struct falcond_chassis *ch)
 {
 	falcon_err_t rv;
 
@@ -135,7 +120,7 @@ static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory
  * under ch->lock and records them (ch_set_owner); a change made behind its
  * back makes the attach fail, which marks the cache stale.
  */
-static falcon_err_t ch_inventory(struct fd_state *st, struct fd_chassis *ch,
+static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				 struct falcon_inventory *inv, bool fresh)
 {
 	struct falcon_inventory copy = { 0, NULL };
@@ -171,7 +156,7 @@ static falcon_err_t ch_inventory(struct fd_state *st, struct fd_chassis *ch,
 }
 
 /* ch_set_owner - record in the cached inventory that dev is on port ("" = free). */
-static void ch_set_owner(struct fd_state *st, struct fd_chassis *ch, const char *dev,
+static void ch_set_owner(struct falcond_state *st, struct falcond_chassis *ch, const char *dev,
 			 const char *port)
 {
 	size_t i;
@@ -208,7 +193,7 @@ static const char *host_of_port(const struct falcon_conf *conf, const char *chas
  * the directory) for everyone who changed it before; the others wait for
  * that write.  FALCON_ERR_IO (logged) when the write covering want failed.
  */
-static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long want)
+static falcon_err_t commit_upto_locked(struct falcond_state *st, unsigned long long want)
 {
 	falcon_err_t rv = FALCON_OK;
 
@@ -222,7 +207,7 @@ static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long w
 		}
 		{
 			unsigned long long target = st->gen;
-			char *text = fd_ledger_text(st->ledger);
+			char *text = falcond_ledger_text(st->ledger);
 
 			st->saving = true;
 			pthread_mutex_unlock(&st->lock);
@@ -247,7 +232,7 @@ static falcon_err_t commit_upto_locked(struct fd_state *st, unsigned long long w
 
 /* commit_locked - a new ledger change (the caller's, made under st->lock)
  * made durable: commit_upto_locked() of a new generation. */
-static falcon_err_t commit_locked(struct fd_state *st)
+static falcon_err_t commit_locked(struct falcond_state *st)
 {
 	return commit_upto_locked(st, ++st->gen);
 }
@@ -256,7 +241,7 @@ static falcon_err_t commit_locked(struct fd_state *st)
  * detach_or_quarantine - take d back; on failure quarantine it with the
  * reason (st->lock not held; ch->lock held).  Returns the detach result.
  */
-static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis *ch,
+static falcon_err_t detach_or_quarantine(struct falcond_state *st, struct falcond_chassis *ch,
 					 const char *port, const char *dev, const char *why)
 {
 	falcon_err_t rv = ch_client(st, ch);
@@ -274,7 +259,7 @@ static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis 
 	falcon_error("%s/%s: %s; quarantined", ch->cc->name, dev, reason);
 	ch->stale = true;
 	pthread_mutex_lock(&st->lock);
-	if (fd_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
+	if (falcond_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
 		st->quarantined_total++;
 	/* Held in memory either way; if the ledger write fails, a restart
 	 * forgets the quarantine but finds the device attached without a lease
@@ -293,7 +278,7 @@ static falcon_err_t detach_or_quarantine(struct fd_state *st, struct fd_chassis 
  * the file with devices detached: reconcile closes it.  Returns the number
  * of devices quarantined.
  */
-static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char *id,
+static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, const char *id,
 			 const char *result)
 {
 	struct falcon_lease l, *lp;
@@ -301,7 +286,7 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 	size_t i;
 
 	pthread_mutex_lock(&st->lock);
-	lp = fd_ledger_lease(st->ledger, id);
+	lp = falcond_ledger_lease(st->ledger, id);
 	if (lp == NULL) {
 		pthread_mutex_unlock(&st->lock);
 		return 0;
@@ -314,11 +299,14 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 		if (detach_or_quarantine(st, ch, l.devs[i].port, l.devs[i].id, result) != FALCON_OK)
 			nq++;
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < l.ndevs; i++)
-		fd_ledger_hist_close(st->ledger, l.id, &l.devs[i],
-				     fd_ledger_quarantined(st->ledger, l.devs[i].chassis, l.devs[i].id)
-					     ? "quarantined" : result);
-	fd_ledger_remove_lease(st->ledger, l.id);
+	for (i = 0; i < l.ndevs; i++) {
+		bool q = falcond_ledger_quarantined(st->ledger, l.devs[i].chassis,
+						    l.devs[i].id) != NULL;
+
+		falcond_ledger_record_release(st->ledger, l.id, &l.devs[i],
+					      q ? "quarantined" : result);
+	}
+	falcond_ledger_remove_lease(st->ledger, l.id);
 	pthread_mutex_unlock(&st->lock);
 	return nq;
 }
@@ -326,7 +314,7 @@ static int release_lease(struct fd_state *st, struct fd_chassis *ch, const char 
 /* noreach - has the chassis refused port as not cabled to drawer? (ch->lock) */
 static bool noreach(void *ctx, const char *port, int drawer)
 {
-	const struct fd_chassis *ch = ctx;
+	const struct falcond_chassis *ch = ctx;
 	size_t i;
 
 	for (i = 0; i < ch->nnoreach; i++)
@@ -336,7 +324,7 @@ static bool noreach(void *ctx, const char *port, int drawer)
 }
 
 /* learn_noreach - remember that port cannot take devices of drawer (ch->lock). */
-static void learn_noreach(struct fd_chassis *ch, const char *port, int drawer)
+static void learn_noreach(struct falcond_chassis *ch, const char *port, int drawer)
 {
 	size_t i;
 
@@ -350,116 +338,170 @@ static void learn_noreach(struct fd_chassis *ch, const char *port, int drawer)
 		ch->noreach[i].drawer = drawer;
 		ch->nnoreach++;
 	}
-	ch->noreach[i].until_ms = falcon_now_ms() + FD_NOREACH_MS;
+	ch->noreach[i].until_ms = falcon_now_ms() + FALCOND_NOREACH_MS;
 	falcon_warn("chassis %s: port %s refused a free device of drawer %d: not cabled; "
-		    "not used there for %d min", ch->cc->name, port, drawer, FD_NOREACH_MS / 60000);
+		    "not used there for %d min", ch->cc->name, port, drawer, FALCOND_NOREACH_MS / 60000);
 }
 
-static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compose_req *r,
-				 struct falcon_lease *out, bool *retry)
-{
-	const struct falcon_host_conf *h = falcon_conf_host(st->conf, r->host);
-	const struct falcon_partition_conf *part;
-	struct falcon_inventory inv = { 0, NULL };
-	struct fd_slot *slots = NULL;
-	size_t picks[FALCON_PROTO_MAX_DEVS];
-	struct falcon_lease l, *old;
-	struct fd_chassis *ch = NULL;
+/*
+ * One compose attempt as a chain of steps over a per-request context, each
+ * step returning FALCON_OK to go on, with one cleanup (compose_end) -- the
+ * shape of munge's enc_process_msg.  Locks, in the order taken:
+ *   compose_resolve   none
+ *   compose_repeat    ch->lock, then st->lock inside it; on a repeat
+ *                     ch->lock is dropped before waiting for the commit
+ *   compose_pick      ch->lock (st->lock briefly, for the ledger and cache)
+ *   compose_record    ch->lock (st->lock briefly): x->recorded from here
+ *   compose_attach    ch->lock
+ *   compose_activate  ch->lock then st->lock; both dropped, then st->lock
+ *                     alone for the commit; ch->lock taken again when the
+ *                     commit failed (the rollback needs it)
+ *   compose_rollback  ch->lock (dropped inside), then st->lock for the commit
+ *   compose_end       drops ch->lock if still held, frees the context.
+ */
+struct compose_ctx {
+	struct falcond_state *st;
+	const struct falcon_compose_req *r;
+	struct falcon_lease *out;         /* the caller's answer */
+	bool *retry;                      /* set: place again (a port learnt not cabled) */
+	const struct falcon_host_conf *h; /* r->host in falcon.conf */
+	struct falcond_chassis *ch;       /* h's chassis */
 	falcon_place_t place;
-	falcon_err_t rv;
-	bool locked = false, recorded = false;
-	size_t i, attached = 0;
-	unsigned long long gen;
+	bool ch_locked;                   /* ch->lock held */
+	bool answered;                    /* a repeat, answered from its lease */
+	bool recorded;                    /* l is in the ledger: roll it back on failure */
+	struct falcon_inventory inv;      /* owned */
+	struct falcond_slot *slots;       /* owned, one per inv device */
+	size_t picks[FALCON_PROTO_MAX_DEVS];
+	struct falcon_lease l;            /* the lease being made */
+};
 
-	if (h == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOTFOUND, "compose: host %s is not in falcon.conf",
-				    r->host);
-		goto fail;
-	}
-	part = falcon_conf_partition(st->conf, r->partition[0] ? r->partition : NULL);
-	rv = fd_policy_check(part, r);
+/* compose_resolve - host, policy, place and chassis of the request (no lock). */
+static falcon_err_t compose_resolve(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	const struct falcon_partition_conf *part;
+	falcon_err_t rv;
+
+	x->h = falcon_conf_host(x->st->conf, r->host);
+	if (x->h == NULL)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: host %s is not in falcon.conf",
+				      r->host);
+	part = falcon_conf_partition(x->st->conf, r->partition[0] ? r->partition : NULL);
+	rv = falcond_policy_check(part, r);
 	if (rv != FALCON_OK)
-		goto fail;
-	place = r->place_set ? r->place : part->place;
-	ch = chassis_of(st, h->chassis);
-	if (ch == NULL) {
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "compose: host %s names chassis %s, not defined",
-				    h->name, h->chassis);
-		goto fail;
-	}
-	pthread_mutex_lock(&ch->lock);
-	locked = true;
-	/* the same job on the same host again (a prolog retry): the same lease,
-	 * answered only once the write that made it active is durable (it
-	 * became active at a generation <= st->gen, see step 3) */
+		return rv;
+	x->place = r->place_set ? r->place : part->place;
+	x->ch = chassis_of(x->st, x->h->chassis);
+	if (x->ch == NULL)
+		return falcon_err_set(FALCON_ERR_CONFIG,
+				      "compose: host %s names chassis %s, not defined",
+				      x->h->name, x->h->chassis);
+	return FALCON_OK;
+}
+
+/*
+ * compose_repeat - the same job on the same host again (a prolog retry):
+ * the same lease, answered (x->answered) only once the write that made it
+ * active is durable (it became active at a generation <= st->gen, see
+ * compose_activate).  Another lease of the job on the host is
+ * FALCON_ERR_CONFLICT.  Takes ch->lock, kept unless a repeat.
+ */
+static falcon_err_t compose_repeat(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	const struct falcon_compose_req *r = x->r;
+	struct falcon_lease *old;
+	falcon_err_t rv = FALCON_OK;
+
+	pthread_mutex_lock(&x->ch->lock);
+	x->ch_locked = true;
 	pthread_mutex_lock(&st->lock);
-	old = fd_ledger_job_host(st->ledger, r->job_id, r->host);
+	old = falcond_ledger_job_host(st->ledger, r->job_id, r->host);
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
 	    (int)old->ndevs == r->gpus + r->nvme) {
 		unsigned long long want = st->gen;
+		char id[FALCON_LEASE_ID_LEN];
 
-		falcon_strlcpy(l.id, old->id, sizeof(l.id));
-		pthread_mutex_unlock(&ch->lock);
-		locked = false;
+		falcon_strlcpy(id, old->id, sizeof(id));
+		pthread_mutex_unlock(&x->ch->lock);
+		x->ch_locked = false;
 		rv = commit_upto_locked(st, want);
 		/* the write failed, or the lease was rolled back meanwhile */
-		old = rv == FALCON_OK ? fd_ledger_lease(st->ledger, l.id) : NULL;
+		old = rv == FALCON_OK ? falcond_ledger_lease(st->ledger, id) : NULL;
 		if (old != NULL && strcmp(old->state, "active") == 0)
-			*out = *old;
+			*x->out = *old;
 		else if (rv == FALCON_OK)
 			rv = falcon_err_set(FALCON_ERR_IO, "compose: lease %s of job %u was rolled "
-					    "back before it was written", l.id, r->job_id);
-		old = &l; /* answered */
+					    "back before it was written", id, r->job_id);
+		x->answered = true;
 	} else if (old != NULL) {
-		rv = falcon_err_set(FALCON_ERR_CONFLICT, "compose: job %u already has lease %s (%s) on %s",
+		rv = falcon_err_set(FALCON_ERR_CONFLICT,
+				    "compose: job %u already has lease %s (%s) on %s",
 				    r->job_id, old->id, old->state, r->host);
 	}
 	pthread_mutex_unlock(&st->lock);
-	if (old != NULL)
-		goto fail;
-	rv = ch_inventory(st, ch, &inv, false);
-	if (rv != FALCON_OK)
-		goto fail;
-	slots = calloc(inv.n ? inv.n : 1, sizeof(*slots));
-	if (slots == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "compose");
-		goto fail;
-	}
+	return rv;
+}
+
+/*
+ * compose_slots - x->slots from x->inv: who holds each device (a lease's
+ * host, or the host cabled to the port it is attached to), quarantined,
+ * reachable from x->h (ch->lock held; takes st->lock).  FALCON_ERR_NOMEM.
+ */
+static falcon_err_t compose_slots(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	const struct falcon_inventory *inv = &x->inv;
+	const char *cn = x->ch->cc->name;
+	size_t i;
+
+	x->slots = calloc(inv->n ? inv->n : 1, sizeof(*x->slots));
+	if (x->slots == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "compose");
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < inv.n; i++) {
-		const struct falcon_lease *ol = fd_ledger_device_lease(st->ledger, ch->cc->name,
-								       inv.devs[i].id);
-		slots[i].dev = &inv.devs[i];
-		slots[i].quarantined = fd_ledger_quarantined(st->ledger, ch->cc->name,
-							     inv.devs[i].id) != NULL;
+	for (i = 0; i < inv->n; i++) {
+		const struct falcon_device *d = &inv->devs[i];
+		const struct falcon_lease *ol = falcond_ledger_device_lease(st->ledger, cn, d->id);
+		struct falcond_slot *s = &x->slots[i];
+
+		s->dev = d;
+		s->quarantined = falcond_ledger_quarantined(st->ledger, cn, d->id) != NULL;
 		if (ol != NULL)
-			slots[i].holder = falcon_conf_host(st->conf, ol->host)
-						  ? falcon_conf_host(st->conf, ol->host)->name : "?";
-		else if (inv.devs[i].owner[0])
-			slots[i].holder = host_of_port(st->conf, ch->cc->name, inv.devs[i].owner)
-						  ?: "(unknown host)";
-		slots[i].unreachable = fd_port_for(h, inv.devs[i].drawer, noreach, ch) == NULL;
+			s->holder = falcon_conf_host(st->conf, ol->host)
+					    ? falcon_conf_host(st->conf, ol->host)->name : "?";
+		else if (d->owner[0])
+			s->holder = host_of_port(st->conf, cn, d->owner) ?: "(unknown host)";
+		s->unreachable = falcond_port_for(x->h, d->drawer, noreach, x->ch) == NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
-	rv = fd_place(slots, inv.n, h->name, ch->cc->mode, place, r->gpus, r->nvme, picks);
-	if (rv != FALCON_OK)
-		goto fail;
-	memset(&l, 0, sizeof(l));
-	l.job_id = r->job_id;
-	l.uid = r->uid;
-	falcon_strlcpy(l.host, h->name, sizeof(l.host));
-	falcon_strlcpy(l.partition, r->partition, sizeof(l.partition));
-	l.place = place;
-	falcon_strlcpy(l.state, "composing", sizeof(l.state));
-	l.created_ms = fd_now_ms();
-	l.ndevs = (size_t)(r->gpus + r->nvme);
-	for (i = 0; i < l.ndevs; i++) {
-		const struct falcon_device *d = slots[picks[i]].dev;
-		struct falcon_lease_dev *ld = &l.devs[i];
+	return FALCON_OK;
+}
 
-		falcon_strlcpy(ld->chassis, ch->cc->name, sizeof(ld->chassis));
+/* compose_lease - x->l, "composing", from the picked devices (ch->lock held). */
+static void compose_lease(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	struct falcon_lease *l = &x->l;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->job_id = r->job_id;
+	l->uid = r->uid;
+	falcon_strlcpy(l->host, x->h->name, sizeof(l->host));
+	falcon_strlcpy(l->partition, r->partition, sizeof(l->partition));
+	l->place = x->place;
+	falcon_strlcpy(l->state, "composing", sizeof(l->state));
+	l->created_ms = falcond_now_ms();
+	l->ndevs = (size_t)(r->gpus + r->nvme);
+	for (i = 0; i < l->ndevs; i++) {
+		const struct falcon_device *d = x->slots[x->picks[i]].dev;
+		struct falcon_lease_dev *ld = &l->devs[i];
+
+		falcon_strlcpy(ld->chassis, x->ch->cc->name, sizeof(ld->chassis));
 		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
-		falcon_strlcpy(ld->port, fd_port_for(h, d->drawer, noreach, ch), sizeof(ld->port));
+		falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, noreach, x->ch),
+			       sizeof(ld->port));
 		ld->drawer = d->drawer;
 		ld->slot = d->slot;
 		ld->type = d->type;
@@ -467,106 +509,197 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 		falcon_strlcpy(ld->device_id, d->device_id, sizeof(ld->device_id));
 		falcon_strlcpy(ld->serial, d->serial, sizeof(ld->serial));
 	}
-	/* 1. intent, in memory: the devices are held from now on; a crash
-	 * before the commit below leaves them attached without a lease on
-	 * disk, which reconcile at start detaches */
+}
+
+/* compose_pick - inventory, placement, the lease to make (ch->lock held). */
+static falcon_err_t compose_pick(struct compose_ctx *x)
+{
+	falcon_err_t rv;
+
+	rv = ch_inventory(x->st, x->ch, &x->inv, false);
+	if (rv == FALCON_OK)
+		rv = compose_slots(x);
+	if (rv == FALCON_OK)
+		rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
+				   x->r->gpus, x->r->nvme, x->picks);
+	if (rv == FALCON_OK)
+		compose_lease(x);
+	return rv;
+}
+
+/*
+ * compose_record - step 1, intent, in memory: the lease gets its id and
+ * the devices are held from now on (x->recorded); a crash before the
+ * commit leaves them attached without a lease on disk, which reconcile at
+ * start detaches (ch->lock held; takes st->lock).
+ */
+static falcon_err_t compose_record(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	falcon_err_t rv;
+
 	pthread_mutex_lock(&st->lock);
 	st->ledger->seq++;
-	snprintf(l.id, sizeof(l.id), "L-%llu", st->ledger->seq);
-	rv = fd_ledger_add_lease(st->ledger, &l);
+	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
+	rv = falcond_ledger_add_lease(st->ledger, &x->l);
 	pthread_mutex_unlock(&st->lock);
-	if (rv != FALCON_OK)
-		goto fail;
-	recorded = true;
-	/* 2. attach */
-	for (attached = 0; attached < l.ndevs; attached++) {
-		rv = falcon_chassis_attach(ch->client, l.devs[attached].port, l.devs[attached].id);
+	if (rv == FALCON_OK)
+		x->recorded = true;
+	return rv;
+}
+
+/*
+ * attach_refused - the chassis refused to attach device d of the lease to
+ * its port: not cabled, the mode, or someone took it.  Placement keeps to
+ * the mode rules the chassis applies (falcond_place.c), so when the device
+ * is still free the port is not cabled to its drawer: remember that (for
+ * FALCOND_NOREACH_MS) and place again (ch->lock held).
+ */
+static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev *d)
+{
+	struct falcon_inventory now = { 0, NULL };
+	bool free_now = false;
+	size_t k;
+
+	if (falcon_chassis_inventory(x->ch->client, &now) == FALCON_OK)
+		for (k = 0; k < now.n; k++)
+			if (strcmp(now.devs[k].id, d->id) == 0)
+				free_now = now.devs[k].owner[0] == '\0';
+	falcon_inventory_free(&now);
+	if (free_now)
+		learn_noreach(x->ch, d->port, d->drawer);
+	*x->retry = true;
+}
+
+/* compose_attach - step 2, each device to its port (ch->lock held). */
+static falcon_err_t compose_attach(struct compose_ctx *x)
+{
+	struct falcond_chassis *ch = x->ch;
+	size_t i;
+
+	for (i = 0; i < x->l.ndevs; i++) {
+		const struct falcon_lease_dev *d = &x->l.devs[i];
+		falcon_err_t rv = falcon_chassis_attach(ch->client, d->port, d->id);
+		char detail[1024];
+
 		if (rv == FALCON_OK) {
-			ch_set_owner(st, ch, l.devs[attached].id, l.devs[attached].port);
-		} else {
-			char detail[1024];
-
-			count_chassis_error(st, rv);
-			ch->stale = true;
-			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-			if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
-				/* Refused: not cabled, the mode, or someone took it.
-				 * Placement keeps to the mode rules the chassis applies
-				 * (falcond_place.c), so when the device is still free
-				 * the port is not cabled to its drawer: remember that
-				 * (for FD_NOREACH_MS) and place again. */
-				struct falcon_inventory now = { 0, NULL };
-				bool free_now = false;
-				size_t k;
-
-				if (falcon_chassis_inventory(ch->client, &now) == FALCON_OK)
-					for (k = 0; k < now.n; k++)
-						if (strcmp(now.devs[k].id, l.devs[attached].id) == 0)
-							free_now = now.devs[k].owner[0] == '\0';
-				falcon_inventory_free(&now);
-				if (free_now)
-					learn_noreach(ch, l.devs[attached].port, l.devs[attached].drawer);
-				*retry = true;
-			}
-			rv = falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name,
-					    l.devs[attached].id, l.devs[attached].port, detail);
-			goto fail;
+			ch_set_owner(x->st, ch, d->id, d->port);
+			continue;
 		}
+		count_chassis_error(x->st, rv);
+		ch->stale = true;
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT)
+			attach_refused(x, d);
+		return falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name, d->id,
+				      d->port, detail);
 	}
-	/* 3. active in memory, at a new generation (a repeated compose that
-	 * finds it waits for that one); the chassis is free for the next
-	 * request while this one waits for its ledger write (group commit) */
+	return FALCON_OK;
+}
+
+/*
+ * compose_activate - step 3, "active" in memory at a new generation (a
+ * repeated compose that finds it waits for that one), *x->out set; the
+ * chassis is free for the next request while this one waits (step 4) for
+ * the ledger write covering it (group commit).  When that write failed,
+ * ch->lock is taken again for the rollback.
+ */
+static falcon_err_t compose_activate(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	struct falcon_lease *lp;
+	unsigned long long gen;
+	falcon_err_t rv;
+	size_t i;
+
 	pthread_mutex_lock(&st->lock);
-	old = fd_ledger_lease(st->ledger, l.id);
-	falcon_strlcpy(old->state, "active", sizeof(old->state));
-	for (i = 0; i < l.ndevs; i++)
-		fd_ledger_hist_open(st->ledger, old, &old->devs[i]);
-	*out = *old;
+	lp = falcond_ledger_lease(st->ledger, x->l.id);
+	falcon_strlcpy(lp->state, "active", sizeof(lp->state));
+	for (i = 0; i < x->l.ndevs; i++)
+		falcond_ledger_record_attach(st->ledger, lp, &lp->devs[i]);
+	*x->out = *lp;
 	gen = ++st->gen;
 	pthread_mutex_unlock(&st->lock);
-	pthread_mutex_unlock(&ch->lock);
-	locked = false;
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
 	/* 4. acknowledge only once it is written */
 	pthread_mutex_lock(&st->lock);
 	rv = commit_upto_locked(st, gen);
 	pthread_mutex_unlock(&st->lock);
 	if (rv != FALCON_OK) {
-		pthread_mutex_lock(&ch->lock);
-		locked = true;
-		goto fail;
+		pthread_mutex_lock(&x->ch->lock);
+		x->ch_locked = true;
+		return rv;
 	}
-	recorded = false;
-	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", l.id, l.job_id, l.host,
-		    l.ndevs, ch->cc->name, falcon_proto_place_str(place));
-	rv = FALCON_OK;
-fail:
-	if (recorded) {
-		/* roll back: the failed attach too (it may have half happened) */
-		char detail[1024];
-		int nq;
+	x->recorded = false; /* durable: nothing to roll back */
+	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", x->l.id, x->l.job_id,
+		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_proto_place_str(x->place));
+	return FALCON_OK;
+}
 
-		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-		nq = release_lease(st, ch, l.id, "rolled back");
-		pthread_mutex_unlock(&ch->lock);
-		locked = false;
-		pthread_mutex_lock(&st->lock);
-		st->rolled_back++;
-		commit_locked(st);
-		pthread_mutex_unlock(&st->lock);
-		falcon_warn("lease %s: compose failed (%s); rolled back%s", l.id, detail,
-			    nq ? ", device(s) quarantined" : "");
-		rv = falcon_err_set(rv, "%s (rolled back%s)", detail,
-				    nq ? "; a device whose detach failed is quarantined" : "");
-	}
-	if (locked)
-		pthread_mutex_unlock(&ch->lock);
-	free(slots);
-	falcon_inventory_free(&inv);
+/*
+ * compose_rollback - a recorded lease whose compose failed with rv: detach
+ * its devices (the failed attach too: it may have half happened), close
+ * and drop it, commit (ch->lock held on entry, dropped; takes st->lock).
+ * Returns rv with "(rolled back)" added to the message.
+ */
+static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
+{
+	struct falcond_state *st = x->st;
+	char detail[1024];
+	int nq;
+
+	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	nq = release_lease(st, x->ch, x->l.id, "rolled back");
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	x->recorded = false;
+	pthread_mutex_lock(&st->lock);
+	st->rolled_back++;
+	commit_locked(st);
+	pthread_mutex_unlock(&st->lock);
+	falcon_warn("lease %s: compose failed (%s); rolled back%s", x->l.id, detail,
+		    nq ? ", device(s) quarantined" : "");
+	return falcon_err_set(rv, "%s (rolled back%s)", detail,
+			      nq ? "; a device whose detach failed is quarantined" : "");
+}
+
+/* compose_end - the cleanup of every attempt: ch->lock if held, memory. */
+static void compose_end(struct compose_ctx *x)
+{
+	if (x->ch_locked)
+		pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	free(x->slots);
+	x->slots = NULL;
+	falcon_inventory_free(&x->inv);
+}
+
+/*
+ * compose_once - one attempt of falcond_compose: *out on FALCON_OK; *retry
+ * set when placing again may succeed (a port learnt not cabled).
+ */
+static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
+				 struct falcon_lease *out, bool *retry)
+{
+	struct compose_ctx x = { .st = st, .r = r, .out = out, .retry = retry,
+				 .inv = { 0, NULL } };
+	falcon_err_t rv;
+
+	if ((rv = compose_resolve(&x)) == FALCON_OK &&
+	    (rv = compose_repeat(&x)) == FALCON_OK && !x.answered &&
+	    (rv = compose_pick(&x)) == FALCON_OK &&
+	    (rv = compose_record(&x)) == FALCON_OK &&
+	    (rv = compose_attach(&x)) == FALCON_OK)
+		rv = compose_activate(&x);
+	if (rv != FALCON_OK && x.recorded)
+		rv = compose_rollback(&x, rv);
+	compose_end(&x);
 	return rv;
 }
 
-falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
-			struct falcon_lease *out)
+falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compose_req *r,
+			     struct falcon_lease *out)
 {
 	falcon_err_t rv = FALCON_OK;
 	bool retry = true;
@@ -583,8 +716,8 @@ falcon_err_t fd_compose(struct fd_state *st, const struct falcon_compose_req *r,
 	return rv;
 }
 
-falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req *r,
-			  json_object **closed)
+falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
+			       json_object **closed)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	falcon_err_t rv = FALCON_OK;
@@ -593,12 +726,12 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 	for (;;) {
 		char id[FALCON_LEASE_ID_LEN] = "", chname[FALCON_NAME_LEN] = "";
 		struct falcon_lease *lp = NULL;
-		struct fd_chassis *ch;
+		struct falcond_chassis *ch;
 		size_t i;
 
 		pthread_mutex_lock(&st->lock);
 		if (r->lease[0])
-			lp = n == 0 ? fd_ledger_lease(st->ledger, r->lease) : NULL;
+			lp = n == 0 ? falcond_ledger_lease(st->ledger, r->lease) : NULL;
 		else
 			for (i = 0; i < st->ledger->nleases && lp == NULL; i++)
 				if (st->ledger->leases[i].job_id == r->job_id)
@@ -614,7 +747,7 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 		ch = chassis_of(st, chname);
 		if (ch == NULL) { /* a lease without devices or of a chassis gone */
 			pthread_mutex_lock(&st->lock);
-			fd_ledger_remove_lease(st->ledger, id);
+			falcond_ledger_remove_lease(st->ledger, id);
 			pthread_mutex_unlock(&st->lock);
 		} else {
 			char result[160];
@@ -649,7 +782,7 @@ falcon_err_t fd_decompose(struct fd_state *st, const struct falcon_decompose_req
 }
 
 /* running_jobs - ids of jobs Slurm says are alive; -1 when Slurm cannot be asked. */
-static int running_jobs(struct fd_state *st, uint32_t **ids, size_t *n)
+static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 {
 	*ids = NULL;
 	*n = 0;
@@ -681,146 +814,198 @@ static int running_jobs(struct fd_state *st, uint32_t **ids, size_t *n)
 #endif
 }
 
-falcon_err_t fd_reconcile(struct fd_state *st, json_object **report)
+/* One reconcile pass: what Slurm said, and the counts. */
+struct reconcile_run {
+	uint32_t *jobs;              /* running jobs (owned) */
+	size_t njobs;
+	int slurm_ok;                /* 0: jobs is what Slurm says; -1: not checked */
+	unsigned long long rolled, closed_gone, closed_job, orphans, errors;
+};
+
+/*
+ * lease_verdict - why lease l of chassis cn must be closed, or NULL: a
+ * "composing" one is rolled back, a "closing" one released, one whose
+ * device is not attached to its port in inv any more or whose job Slurm
+ * does not run closed (counted in run, logged; st->lock held).
+ */
+static const char *lease_verdict(struct reconcile_run *run, const char *cn,
+				 const struct falcon_inventory *inv, const struct falcon_lease *l)
 {
-	unsigned long long rolled = 0, closed_gone = 0, closed_job = 0, orphans = 0, errors = 0;
-	uint32_t *jobs = NULL;
-	size_t njobs = 0, c;
-	int slurm_ok = running_jobs(st, &jobs, &njobs);
+	size_t j, k;
 
-	for (c = 0; c < st->nchassis; c++) {
-		struct fd_chassis *ch = &st->ch[c];
-		struct falcon_inventory inv = { 0, NULL };
-		char ids[64][FALCON_LEASE_ID_LEN];
-		char why[64][32];
-		size_t nids = 0, i, j;
-
-		pthread_mutex_lock(&ch->lock);
-		if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
-			falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
-			errors++;
-			pthread_mutex_unlock(&ch->lock);
-			continue;
-		}
-		/* leases of this chassis that must go */
-		pthread_mutex_lock(&st->lock);
-		for (i = 0; i < st->ledger->nleases && nids < 64; i++) {
-			const struct falcon_lease *l = &st->ledger->leases[i];
-			const char *reason = NULL;
-
-			if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0)
-				continue;
-			if (strcmp(l->state, "composing") == 0) {
-				reason = "rolled back";
-				rolled++;
-			} else if (strcmp(l->state, "closing") == 0) {
-				reason = "released";
-			}
-			for (j = 0; reason == NULL && j < l->ndevs; j++) {
-				size_t k;
-
-				for (k = 0; k < inv.n; k++)
-					if (strcmp(inv.devs[k].id, l->devs[j].id) == 0)
-						break;
-				if (k == inv.n || strcmp(inv.devs[k].owner, l->devs[j].port) != 0) {
-					falcon_warn("reconcile: lease %s: %s/%s not attached to %s "
-						    "any more; lease closed", l->id, ch->cc->name,
-						    l->devs[j].id, l->devs[j].port);
-					reason = "gone from the chassis";
-					closed_gone++;
-				}
-			}
-			if (reason == NULL && slurm_ok == 0) {
-				for (j = 0; j < njobs && jobs[j] != l->job_id; j++)
-					;
-				if (j == njobs) {
-					falcon_warn("reconcile: lease %s: job %u is not running; "
-						    "devices reclaimed", l->id, l->job_id);
-					reason = "job not running";
-					closed_job++;
-				}
-			}
-			if (reason != NULL) {
-				falcon_strlcpy(ids[nids], l->id, sizeof(ids[nids]));
-				falcon_strlcpy(why[nids++], reason, sizeof(why[0]));
-			}
-		}
-		pthread_mutex_unlock(&st->lock);
-		for (i = 0; i < nids; i++)
-			release_lease(st, ch, ids[i], why[i]);
-		/* devices attached that no lease names */
-		for (i = 0; i < inv.n; i++) {
-			bool leased;
-
-			if (inv.devs[i].owner[0] == '\0')
-				continue;
-			pthread_mutex_lock(&st->lock);
-			leased = fd_ledger_device_lease(st->ledger, ch->cc->name, inv.devs[i].id) != NULL;
-			pthread_mutex_unlock(&st->lock);
-			if (leased)
-				continue;
-			falcon_warn("reconcile: %s/%s attached to %s without a lease; detaching",
-				    ch->cc->name, inv.devs[i].id, inv.devs[i].owner);
-			orphans++;
-			detach_or_quarantine(st, ch, inv.devs[i].owner, inv.devs[i].id, "reconcile");
-		}
-		falcon_inventory_free(&inv);
-		/* refresh the cache after the changes */
-		if (ch_inventory(st, ch, &inv, true) == FALCON_OK)
-			falcon_inventory_free(&inv);
-		pthread_mutex_unlock(&ch->lock);
-		pthread_mutex_lock(&st->lock);
-		if (commit_locked(st) != FALCON_OK)
-			errors++;
-		pthread_mutex_unlock(&st->lock);
+	if (strcmp(l->state, "composing") == 0) {
+		run->rolled++;
+		return "rolled back";
 	}
-	free(jobs);
+	if (strcmp(l->state, "closing") == 0)
+		return "released";
+	for (j = 0; j < l->ndevs; j++) {
+		for (k = 0; k < inv->n; k++)
+			if (strcmp(inv->devs[k].id, l->devs[j].id) == 0)
+				break;
+		if (k == inv->n || strcmp(inv->devs[k].owner, l->devs[j].port) != 0) {
+			falcon_warn("reconcile: lease %s: %s/%s not attached to %s any more; "
+				    "lease closed", l->id, cn, l->devs[j].id, l->devs[j].port);
+			run->closed_gone++;
+			return "gone from the chassis";
+		}
+	}
+	if (run->slurm_ok != 0)
+		return NULL;
+	for (j = 0; j < run->njobs && run->jobs[j] != l->job_id; j++)
+		;
+	if (j < run->njobs)
+		return NULL;
+	falcon_warn("reconcile: lease %s: job %u is not running; devices reclaimed", l->id,
+		    l->job_id);
+	run->closed_job++;
+	return "job not running";
+}
+
+/*
+ * reconcile_leases - close the leases of chassis ch that must go (at most
+ * 64 a pass), judged under st->lock by lease_verdict, released after it
+ * (ch->lock held).
+ */
+static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *ch,
+			     const struct falcon_inventory *inv, struct reconcile_run *run)
+{
+	char ids[64][FALCON_LEASE_ID_LEN];
+	char why[64][32];
+	size_t nids = 0, i;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < st->ledger->nleases && nids < 64; i++) {
+		const struct falcon_lease *l = &st->ledger->leases[i];
+		const char *reason;
+
+		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0)
+			continue;
+		reason = lease_verdict(run, ch->cc->name, inv, l);
+		if (reason != NULL) {
+			falcon_strlcpy(ids[nids], l->id, sizeof(ids[nids]));
+			falcon_strlcpy(why[nids++], reason, sizeof(why[0]));
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	for (i = 0; i < nids; i++)
+		release_lease(st, ch, ids[i], why[i]);
+}
+
+/* reconcile_orphans - detach the devices of inv attached that no lease
+ * names (ch->lock held). */
+static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *ch,
+			      const struct falcon_inventory *inv, struct reconcile_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct falcon_device *d = &inv->devs[i];
+		bool leased;
+
+		if (d->owner[0] == '\0')
+			continue;
+		pthread_mutex_lock(&st->lock);
+		leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id) != NULL;
+		pthread_mutex_unlock(&st->lock);
+		if (leased)
+			continue;
+		falcon_warn("reconcile: %s/%s attached to %s without a lease; detaching",
+			    ch->cc->name, d->id, d->owner);
+		run->orphans++;
+		detach_or_quarantine(st, ch, d->owner, d->id, "reconcile");
+	}
+}
+
+/* reconcile_chassis - one chassis: its leases, its orphans, the cache
+ * read again, the ledger committed (takes ch->lock, then st->lock). */
+static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *ch,
+			      struct reconcile_run *run)
+{
+	struct falcon_inventory inv = { 0, NULL };
+
+	pthread_mutex_lock(&ch->lock);
+	if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
+		falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
+		run->errors++;
+		pthread_mutex_unlock(&ch->lock);
+		return;
+	}
+	reconcile_leases(st, ch, &inv, run);
+	reconcile_orphans(st, ch, &inv, run);
+	falcon_inventory_free(&inv);
+	/* refresh the cache after the changes */
+	if (ch_inventory(st, ch, &inv, true) == FALCON_OK)
+		falcon_inventory_free(&inv);
+	pthread_mutex_unlock(&ch->lock);
+	pthread_mutex_lock(&st->lock);
+	if (commit_locked(st) != FALCON_OK)
+		run->errors++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* reconcile_report - the counts of run (a new object, caller puts). */
+static json_object *reconcile_report(const struct reconcile_run *run)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "rolled_back", json_object_new_int64((int64_t)run->rolled));
+	json_object_object_add(o, "closed_gone", json_object_new_int64((int64_t)run->closed_gone));
+	json_object_object_add(o, "closed_job_ended",
+			       json_object_new_int64((int64_t)run->closed_job));
+	json_object_object_add(o, "orphans_detached", json_object_new_int64((int64_t)run->orphans));
+	json_object_object_add(o, "chassis_unreachable",
+			       json_object_new_int64((int64_t)run->errors));
+	json_object_object_add(o, "slurm_checked", json_object_new_boolean(run->slurm_ok == 0));
+	return o;
+}
+
+falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
+{
+	struct reconcile_run run = { NULL, 0, 0, 0, 0, 0, 0, 0 };
+	size_t c;
+
+	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);
+	for (c = 0; c < st->nchassis; c++)
+		reconcile_chassis(st, &st->ch[c], &run);
+	free(run.jobs);
 	pthread_mutex_lock(&st->lock);
 	st->reconcile_runs++;
-	st->rolled_back += rolled;
-	st->disagree_gone += closed_gone;
-	st->disagree_job += closed_job;
-	st->disagree_orphan += orphans;
+	st->rolled_back += run.rolled;
+	st->disagree_gone += run.closed_gone;
+	st->disagree_job += run.closed_job;
+	st->disagree_orphan += run.orphans;
 	pthread_mutex_unlock(&st->lock);
 	falcon_info("reconcile: %llu rolled back, %llu closed (gone), %llu closed (job ended), "
 		    "%llu orphan device(s) detached, %llu chassis unreachable",
-		    rolled, closed_gone, closed_job, orphans, errors);
-	if (report) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "rolled_back", json_object_new_int64((int64_t)rolled));
-		json_object_object_add(o, "closed_gone", json_object_new_int64((int64_t)closed_gone));
-		json_object_object_add(o, "closed_job_ended", json_object_new_int64((int64_t)closed_job));
-		json_object_object_add(o, "orphans_detached", json_object_new_int64((int64_t)orphans));
-		json_object_object_add(o, "chassis_unreachable", json_object_new_int64((int64_t)errors));
-		json_object_object_add(o, "slurm_checked", json_object_new_boolean(slurm_ok == 0));
-		*report = o;
-	}
-	return errors ? falcon_err_set(FALCON_ERR_TRANSPORT, "reconcile: %llu chassis unreachable",
-				       errors)
-		      : FALCON_OK;
+		    run.rolled, run.closed_gone, run.closed_job, run.orphans, run.errors);
+	if (report)
+		*report = reconcile_report(&run);
+	return run.errors ? falcon_err_set(FALCON_ERR_TRANSPORT,
+					   "reconcile: %llu chassis unreachable", run.errors)
+			  : FALCON_OK;
 }
 
-falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *r)
+falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_device_req *r)
 {
 	const char *reason = r->reason[0] ? r->reason : "by an administrator";
-	struct fd_quarantine before, *q;
+	struct falcond_quarantine before, *q;
 	bool existed;
 	falcon_err_t rv;
 
 	if (chassis_of(st, r->chassis) == NULL)
 		return falcon_err_set(FALCON_ERR_NOTFOUND, "quarantine: no chassis %s", r->chassis);
 	pthread_mutex_lock(&st->lock);
-	q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+	q = falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 	existed = q != NULL;
 	if (existed)
 		before = *q;
-	rv = fd_ledger_quarantine(st->ledger, r->chassis, r->device, reason);
+	rv = falcond_ledger_quarantine(st->ledger, r->chassis, r->device, reason);
 	if (rv == FALCON_OK) {
-		struct fd_quarantine after = *fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+		struct falcond_quarantine after = *falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 
 		rv = commit_locked(st);
-		q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+		q = falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 		/* Not written: the caller is told so, and the device goes back
 		 * to what the file says (unless another request changed the
 		 * entry meanwhile: then that one's answer stands) */
@@ -829,7 +1014,7 @@ falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *
 			if (existed)
 				*q = before;
 			else
-				fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
+				falcond_ledger_unquarantine(st->ledger, r->chassis, r->device);
 		}
 	}
 	if (rv == FALCON_OK)
@@ -840,217 +1025,28 @@ falcon_err_t fd_quarantine(struct fd_state *st, const struct falcon_device_req *
 	return rv;
 }
 
-falcon_err_t fd_unquarantine(struct fd_state *st, const struct falcon_device_req *r)
+falcon_err_t falcond_unquarantine(struct falcond_state *st, const struct falcon_device_req *r)
 {
-	struct fd_quarantine *q, before;
+	struct falcond_quarantine *q, before;
 	falcon_err_t rv;
 
 	pthread_mutex_lock(&st->lock);
-	q = fd_ledger_quarantined(st->ledger, r->chassis, r->device);
+	q = falcond_ledger_quarantined(st->ledger, r->chassis, r->device);
 	if (q != NULL)
 		before = *q;
-	rv = fd_ledger_unquarantine(st->ledger, r->chassis, r->device);
+	rv = falcond_ledger_unquarantine(st->ledger, r->chassis, r->device);
 	if (rv == FALCON_OK) {
 		rv = commit_locked(st);
 		/* not written: the device stays quarantined, as the file says */
 		if (rv != FALCON_OK &&
-		    fd_ledger_quarantined(st->ledger, before.chassis, before.device) == NULL &&
-		    fd_ledger_quarantine(st->ledger, before.chassis, before.device,
-					 before.reason) == FALCON_OK)
-			fd_ledger_quarantined(st->ledger, before.chassis, before.device)->since_ms =
+		    falcond_ledger_quarantined(st->ledger, before.chassis, before.device) == NULL &&
+		    falcond_ledger_quarantine(st->ledger, before.chassis, before.device,
+					      before.reason) == FALCON_OK)
+			falcond_ledger_quarantined(st->ledger, before.chassis, before.device)->since_ms =
 				before.since_ms;
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (rv == FALCON_OK)
 		falcon_info("%s/%s back in the pool", r->chassis, r->device);
 	return rv;
-}
-
-json_object *fd_status_json(struct fd_state *st, uid_t uid, bool all)
-{
-	json_object *o = json_object_new_object();
-	json_object *devs = json_object_new_array();
-	json_object *leases = json_object_new_array();
-	json_object *quar = json_object_new_array();
-	size_t c, i;
-
-	pthread_mutex_lock(&st->lock);
-	for (c = 0; c < st->nchassis; c++) {
-		const struct fd_chassis *ch = &st->ch[c];
-
-		for (i = 0; ch->have_last && i < ch->last.n; i++) {
-			const struct falcon_device *d = &ch->last.devs[i];
-			const struct falcon_lease *l = fd_ledger_device_lease(st->ledger, ch->cc->name, d->id);
-			bool q = fd_ledger_quarantined(st->ledger, ch->cc->name, d->id) != NULL;
-			bool mine = l && (all || (l->uid >= 0 && (uid_t)l->uid == uid));
-			json_object *j = json_object_new_object();
-
-			json_object_object_add(j, "chassis", json_object_new_string(ch->cc->name));
-			json_object_object_add(j, "id", json_object_new_string(d->id));
-			json_object_object_add(j, "drawer", json_object_new_int(d->drawer));
-			json_object_object_add(j, "slot", json_object_new_int(d->slot));
-			json_object_object_add(j, "type",
-					       json_object_new_string(falcon_dev_type_str(d->type)));
-			json_object_object_add(j, "model", json_object_new_string(d->model));
-			json_object_object_add(j, "health", json_object_new_string(d->health));
-			json_object_object_add(j, "state", json_object_new_string(
-				q ? "quarantined" : l ? "leased" : d->owner[0] ? "attached" : "free"));
-			json_object_object_add(j, "lease", l ? json_object_new_string(l->id) : NULL);
-			json_object_object_add(j, "job_id", mine ? json_object_new_int64(l->job_id) : NULL);
-			json_object_object_add(j, "host", mine ? json_object_new_string(l->host) : NULL);
-			json_object_array_add(devs, j);
-		}
-	}
-	for (i = 0; i < st->ledger->nleases; i++) {
-		const struct falcon_lease *l = &st->ledger->leases[i];
-		bool mine = all || (l->uid >= 0 && (uid_t)l->uid == uid);
-		json_object *j = falcon_proto_lease_json(l);
-
-		if (!mine) {
-			json_object_object_add(j, "job_id", NULL);
-			json_object_object_add(j, "host", NULL);
-			json_object_object_add(j, "uid", NULL);
-			json_object_object_add(j, "partition", NULL);
-		}
-		json_object_array_add(leases, j);
-	}
-	for (i = 0; i < st->ledger->nquar; i++) {
-		const struct fd_quarantine *q = &st->ledger->quar[i];
-		json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "chassis", json_object_new_string(q->chassis));
-		json_object_object_add(j, "device", json_object_new_string(q->device));
-		json_object_object_add(j, "reason", json_object_new_string(q->reason));
-		json_object_object_add(j, "since", json_object_new_int64(q->since_ms));
-		json_object_array_add(quar, j);
-	}
-	pthread_mutex_unlock(&st->lock);
-	json_object_object_add(o, "devices", devs);
-	json_object_object_add(o, "leases", leases);
-	json_object_object_add(o, "quarantine", quar);
-	return o;
-}
-
-/* A growing string for the metrics text. */
-struct sbuf {
-	char *p;
-	size_t n, cap;
-	bool oom;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	for (;;) {
-		if (b->oom)
-			return;
-		va_start(ap, fmt);
-		k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (k < 0) {
-			b->oom = true;
-			return;
-		}
-		if (b->p && b->n + (size_t)k < b->cap) {
-			b->n += (size_t)k;
-			return;
-		}
-		b->cap = (b->cap + (size_t)k + 1) * 2;
-		char *np = realloc(b->p, b->cap);
-		if (np == NULL) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-	}
-}
-
-static void sb_hist(struct sbuf *b, const char *name, const char *help,
-		    const struct fd_hist_metric *h)
-{
-	size_t i;
-
-	sb_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-	for (i = 0; i < FD_NBUCKETS; i++) {
-		if (isinf(fd_buckets[i]))
-			sb_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, h->bucket[i]);
-		else
-			sb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, fd_buckets[i], h->bucket[i]);
-	}
-	sb_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, h->sum, name, h->count);
-}
-
-char *fd_metrics_text(struct fd_state *st)
-{
-	static const char *const states[] = { "free", "leased", "attached", "quarantined" };
-	unsigned long long by_state[4] = { 0 };
-	struct sbuf b = { NULL, 0, 0, false };
-	size_t c, i;
-	int e;
-
-	pthread_mutex_lock(&st->lock);
-	for (c = 0; c < st->nchassis; c++)
-		for (i = 0; st->ch[c].have_last && i < st->ch[c].last.n; i++) {
-			const struct falcon_device *d = &st->ch[c].last.devs[i];
-			const char *cn = st->ch[c].cc->name;
-
-			if (fd_ledger_quarantined(st->ledger, cn, d->id))
-				by_state[3]++;
-			else if (fd_ledger_device_lease(st->ledger, cn, d->id))
-				by_state[1]++;
-			else if (d->owner[0])
-				by_state[2]++;
-			else
-				by_state[0]++;
-		}
-	sb_printf(&b, "# HELP falcond_devices Chassis devices by state (last inventory).\n"
-		      "# TYPE falcond_devices gauge\n");
-	for (i = 0; i < ARRAY_SIZE(states); i++)
-		sb_printf(&b, "falcond_devices{state=\"%s\"} %llu\n", states[i], by_state[i]);
-	sb_printf(&b, "# HELP falcond_leases Leases in the ledger.\n# TYPE falcond_leases gauge\n"
-		      "falcond_leases %zu\n", st->ledger->nleases);
-	sb_printf(&b, "# HELP falcond_quarantined_devices Devices in quarantine.\n"
-		      "# TYPE falcond_quarantined_devices gauge\nfalcond_quarantined_devices %zu\n",
-		  st->ledger->nquar);
-	sb_printf(&b, "# HELP falcond_compose_total Compose requests by result.\n"
-		      "# TYPE falcond_compose_total counter\n"
-		      "falcond_compose_total{result=\"ok\"} %llu\n"
-		      "falcond_compose_total{result=\"error\"} %llu\n", st->compose_ok, st->compose_fail);
-	sb_printf(&b, "# HELP falcond_decompose_total Decompose requests by result.\n"
-		      "# TYPE falcond_decompose_total counter\n"
-		      "falcond_decompose_total{result=\"ok\"} %llu\n"
-		      "falcond_decompose_total{result=\"error\"} %llu\n",
-		  st->decompose_ok, st->decompose_fail);
-	sb_hist(&b, "falcond_compose_seconds", "Compose latency.", &st->compose_lat);
-	sb_hist(&b, "falcond_decompose_seconds", "Decompose latency.", &st->decompose_lat);
-	sb_printf(&b, "# HELP falcond_chassis_errors_total Chassis errors by kind.\n"
-		      "# TYPE falcond_chassis_errors_total counter\n");
-	for (e = 1; e < FALCON_ERR_MAX; e++)
-		if (st->chassis_errors[e])
-			sb_printf(&b, "falcond_chassis_errors_total{kind=\"%s\"} %llu\n",
-				  falcon_err_name((falcon_err_t)e), st->chassis_errors[e]);
-	sb_printf(&b, "# HELP falcond_auth_failures_total Requests refused: 401 and 403.\n"
-		      "# TYPE falcond_auth_failures_total counter\n"
-		      "falcond_auth_failures_total{status=\"401\"} %llu\n"
-		      "falcond_auth_failures_total{status=\"403\"} %llu\n", st->auth_fail, st->perm_fail);
-	sb_printf(&b, "# HELP falcond_reconcile_disagreements_total Ledger/chassis/Slurm "
-		      "disagreements found by reconcile.\n"
-		      "# TYPE falcond_reconcile_disagreements_total counter\n"
-		      "falcond_reconcile_disagreements_total{kind=\"orphan_device\"} %llu\n"
-		      "falcond_reconcile_disagreements_total{kind=\"device_gone\"} %llu\n"
-		      "falcond_reconcile_disagreements_total{kind=\"job_not_running\"} %llu\n"
-		      "falcond_reconcile_disagreements_total{kind=\"rolled_back\"} %llu\n",
-		  st->disagree_orphan, st->disagree_gone, st->disagree_job, st->rolled_back);
-	sb_printf(&b, "# HELP falcond_reconcile_runs_total Reconcile passes.\n"
-		      "# TYPE falcond_reconcile_runs_total counter\nfalcond_reconcile_runs_total %llu\n",
-		  st->reconcile_runs);
-	pthread_mutex_unlock(&st->lock);
-	if (b.oom) {
-		free(b.p);
-		return NULL;
-	}
-	return b.p;
 }

@@ -1,7 +1,8 @@
 /*
  * falcond_history.c - falcond's durable device history (see
  * falcond_history.h): an append-only StateDir/history.jsonl written by one
- * writer thread, and the reader behind GET /v1/history.
+ * writer thread, and the reader behind GET /v1/history.  Calls the ledger's
+ * lookups, never the other way round.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -39,12 +40,12 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER, .fd = -1 };
 
 /* line - one entry as its file line (no newline); a new json object. */
-static json_object *line(const char *chassis, const char *device, const struct fd_hist *e,
+static json_object *line(const char *chassis, const char *device, const struct falcond_hist *e,
 			 long uid)
 {
 	json_object *o = json_object_new_object();
 
-	/* chassis, device, lease first: fd_history_open() looks for that prefix */
+	/* chassis, device, lease first: falcond_history_start() looks for that prefix */
 	json_object_object_add(o, "chassis", json_object_new_string(chassis));
 	json_object_object_add(o, "device", json_object_new_string(device));
 	json_object_object_add(o, "lease", json_object_new_string(e->lease));
@@ -153,12 +154,12 @@ static void *writer(void *arg)
 		h.len = h.cap = 0;
 		pthread_mutex_unlock(&h.lock);
 		rv = write_all(data, len);
-		if (rv == FALCON_OK && h.size >= (off_t)FD_HISTORY_ROTATE && rotate() != FALCON_OK)
+		if (rv == FALCON_OK && h.size >= (off_t)FALCOND_HISTORY_ROTATE && rotate() != FALCON_OK)
 			falcon_error("history: %s (kept appending to the big file)", falcon_errmsg());
 		if (rv != FALCON_OK)
 			falcon_error("history: %s; %zu bytes of history lost from the file "
 				     "(the ledger keeps the last %d per device)", falcon_errmsg(), len,
-				     FD_HIST_MAX);
+				     FALCOND_HIST_MAX);
 		free(data);
 		pthread_mutex_lock(&h.lock);
 		if (rv == FALCON_OK)
@@ -171,8 +172,8 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-void fd_history_closed(const char *chassis, const char *device, const struct fd_hist *e,
-		       long uid)
+void falcond_history_append(const char *chassis, const char *device, const struct falcond_hist *e,
+			    long uid)
 {
 	json_object *o;
 
@@ -191,7 +192,7 @@ void fd_history_closed(const char *chassis, const char *device, const struct fd_
 	json_object_put(o);
 }
 
-falcon_err_t fd_history_flush(void)
+falcon_err_t falcond_history_flush(void)
 {
 	falcon_err_t rv = FALCON_OK;
 	unsigned long long want;
@@ -249,44 +250,26 @@ fail:
 	return rv;
 }
 
-falcon_err_t fd_history_open(const char *state_dir, const struct fd_ledger *lg)
+/*
+ * recover_locked - queue the closed entries of lg's history that the
+ * file's tails seen[0] and seen[1] lack (a crash between the ledger commit
+ * and the line's fdatasync); *recovered = how many (h.lock held).  A lease
+ * id is unique, and a line holds "lease":"ID" once per device, so the
+ * line's {"chassis":C,"device":D,"lease":L prefix tells whether it is
+ * there.  FALCON_ERR_NOMEM.
+ */
+static falcon_err_t recover_locked(const struct falcond_ledger *lg, char *const seen[2],
+				   size_t *recovered)
 {
-	char *seen[2] = { NULL, NULL };
-	size_t i, j, recovered = 0;
-	falcon_err_t rv;
+	size_t i, j;
 
-	pthread_mutex_lock(&h.lock);
-	if (h.open) {
-		pthread_mutex_unlock(&h.lock);
-		return falcon_err_set(FALCON_ERR_INVAL, "history: already open");
-	}
-	if (asprintf(&h.path, "%s/" FD_HISTORY_FILE, state_dir) < 0)
-		h.path = NULL;
-	if (asprintf(&h.old_path, "%s/" FD_HISTORY_FILE ".1", state_dir) < 0)
-		h.old_path = NULL;
-	h.dir = strdup(state_dir);
-	if (h.path == NULL || h.old_path == NULL || h.dir == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "history");
-		goto fail;
-	}
-	if ((rv = tail(h.path, FD_HISTORY_TAIL, &seen[0])) != FALCON_OK ||
-	    (rv = tail(h.old_path, FD_HISTORY_TAIL, &seen[1])) != FALCON_OK)
-		goto fail;
-	h.fd = open(h.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (h.fd < 0) {
-		rv = falcon_err_set(FALCON_ERR_IO, "%s: %s", h.path, strerror(errno));
-		goto fail;
-	}
-	h.size = lseek(h.fd, 0, SEEK_END);
-	/* closed ledger entries the file lacks: a lease id is unique, and a
-	 * line holds "lease":"ID" once per device */
 	for (i = 0; lg && i < lg->nhist; i++)
 		for (j = 0; j < lg->hist[i].n; j++) {
-			const struct fd_hist *e = &lg->hist[i].h[j];
+			const struct falcond_hist *e = &lg->hist[i].h[j];
 			const char *text, *end;
 			json_object *o;
 			char *prefix = NULL;
-			bool found;
+			bool found, queued;
 
 			if (e->detached_ms == 0)
 				continue;
@@ -296,24 +279,51 @@ falcon_err_t fd_history_open(const char *state_dir, const struct fd_ledger *lg)
 			    (end = strstr(text, ",\"job_id\":")) == NULL ||
 			    (prefix = strndup(text, (size_t)(end - text))) == NULL) {
 				json_object_put(o);
-				rv = falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
-				goto fail;
+				return falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
 			}
-			/* {"chassis":C,"device":D,"lease":L is unique per entry */
 			found = strstr(seen[0], prefix) != NULL || strstr(seen[1], prefix) != NULL;
 			free(prefix);
-			if (found) {
-				json_object_put(o);
-				continue;
-			}
-			if (!queue_locked(text)) {
-				json_object_put(o);
-				rv = falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
-				goto fail;
-			}
+			queued = found || queue_locked(text);
 			json_object_put(o);
-			recovered++;
+			if (!queued)
+				return falcon_err_set(FALCON_ERR_NOMEM, "history: recovery");
+			if (!found)
+				(*recovered)++;
 		}
+	return FALCON_OK;
+}
+
+falcon_err_t falcond_history_start(const char *state_dir, const struct falcond_ledger *lg)
+{
+	char *seen[2] = { NULL, NULL };
+	size_t recovered = 0;
+	falcon_err_t rv;
+
+	pthread_mutex_lock(&h.lock);
+	if (h.open) {
+		pthread_mutex_unlock(&h.lock);
+		return falcon_err_set(FALCON_ERR_INVAL, "history: already open");
+	}
+	if (asprintf(&h.path, "%s/" FALCOND_HISTORY_FILE, state_dir) < 0)
+		h.path = NULL;
+	if (asprintf(&h.old_path, "%s/" FALCOND_HISTORY_FILE ".1", state_dir) < 0)
+		h.old_path = NULL;
+	h.dir = strdup(state_dir);
+	if (h.path == NULL || h.old_path == NULL || h.dir == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "history");
+		goto fail;
+	}
+	if ((rv = tail(h.path, FALCOND_HISTORY_TAIL, &seen[0])) != FALCON_OK ||
+	    (rv = tail(h.old_path, FALCOND_HISTORY_TAIL, &seen[1])) != FALCON_OK)
+		goto fail;
+	h.fd = open(h.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (h.fd < 0) {
+		rv = falcon_err_set(FALCON_ERR_IO, "%s: %s", h.path, strerror(errno));
+		goto fail;
+	}
+	h.size = lseek(h.fd, 0, SEEK_END);
+	if ((rv = recover_locked(lg, seen, &recovered)) != FALCON_OK)
+		goto fail;
 	h.stop = false;
 	h.written = h.failed = 0;
 	h.queued = recovered;
@@ -337,7 +347,7 @@ fail:
 	return rv;
 }
 
-void fd_history_close(void)
+void falcond_history_stop(void)
 {
 	pthread_mutex_lock(&h.lock);
 	if (!h.open) {
@@ -468,8 +478,9 @@ fail:
 	return rv;
 }
 
-falcon_err_t fd_history_query(struct fd_state *st, long long start, long long end, uid_t uid,
-			      bool all, json_object **out)
+falcon_err_t falcond_history_query(struct falcond_ledger *lg, pthread_mutex_t *lg_lock,
+				   long long start, long long end, uid_t uid, bool all,
+				   json_object **out)
 {
 	json_object *o = NULL, *a = NULL;
 	char *path = NULL, *old_path = NULL;
@@ -492,22 +503,22 @@ falcon_err_t fd_history_query(struct fd_state *st, long long start, long long en
 			     (rv = scan_file(path, start, end, uid, all, a, &skipped)) != FALCON_OK))
 		goto fail;
 	/* the entries still open: in the ledger only */
-	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < st->ledger->nhist; i++)
-		for (j = 0; j < st->ledger->hist[i].n; j++) {
-			const struct fd_hist *e = &st->ledger->hist[i].h[j];
+	pthread_mutex_lock(lg_lock);
+	for (i = 0; i < lg->nhist; i++)
+		for (j = 0; j < lg->hist[i].n; j++) {
+			const struct falcond_hist *e = &lg->hist[i].h[j];
 			const struct falcon_lease *l;
 
 			if (e->detached_ms != 0 || !overlaps(e->attached_ms, 0, start, end))
 				continue;
-			l = fd_ledger_lease(st->ledger, e->lease);
+			l = falcond_ledger_lease(lg, e->lease);
 			if (!all && (l == NULL || l->uid < 0 || (uid_t)l->uid != uid))
 				continue;
-			json_object_array_add(a, entry(st->ledger->hist[i].chassis,
-						       st->ledger->hist[i].device, e->job_id, e->host,
-						       e->lease, e->attached_ms, 0, ""));
+			json_object_array_add(a, entry(lg->hist[i].chassis, lg->hist[i].device,
+						       e->job_id, e->host, e->lease, e->attached_ms,
+						       0, ""));
 		}
-	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_unlock(lg_lock);
 	json_object_object_add(o, "start", json_object_new_int64(start));
 	json_object_object_add(o, "end", json_object_new_int64(end));
 	json_object_object_add(o, "entries", a);
@@ -526,10 +537,11 @@ fail:
 	return rv;
 }
 
-falcon_err_t fd_history_request(struct fd_state *st, const char *start, const char *end,
-				uid_t uid, bool all, json_object **out)
+falcon_err_t falcond_history_request(struct falcond_ledger *lg, pthread_mutex_t *lg_lock,
+				     const char *start, const char *end, uid_t uid, bool all,
+				     json_object **out)
 {
-	long s = 0, e = (long)(fd_now_ms() / 1000);
+	long s = 0, e = (long)(falcond_now_ms() / 1000);
 
 	*out = NULL;
 	if (start != NULL && falcon_strtol(start, 10, 0, 253402300799L, &s) != FALCON_OK)
@@ -538,5 +550,5 @@ falcon_err_t fd_history_request(struct fd_state *st, const char *start, const ch
 		return falcon_err_set(FALCON_ERR_PARSE, "history: end: %s", falcon_errmsg());
 	if (e < s)
 		return falcon_err_set(FALCON_ERR_PARSE, "history: end %ld is before start %ld", e, s);
-	return fd_history_query(st, s, e, uid, all, out);
+	return falcond_history_query(lg, lg_lock, s, e, uid, all, out);
 }

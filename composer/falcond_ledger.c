@@ -2,6 +2,8 @@
  * falcond_ledger.c - falcond's crash-safe ledger: leases, quarantine and
  * per-device history, kept in StateDir/ledger.json (json-c) and written
  * whole with falcon_write_file_atomic() before anything is acknowledged.
+ * The bottom of falcond: it calls nothing of falcond's; a closed history
+ * entry goes to the sink registered in lg->on_release (the history writer).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -15,13 +17,12 @@
 #include <time.h>
 
 #include "falcond.h"
-#include "falcond_history.h"
 #include "core/log.h"
 #include "core/util.h"
 
 #define LEDGER_VERSION 1
 
-long long fd_now_ms(void)
+long long falcond_now_ms(void)
 {
 	struct timespec ts;
 
@@ -29,7 +30,7 @@ long long fd_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void fd_ledger_free(struct fd_ledger *lg)
+void falcond_ledger_free(struct falcond_ledger *lg)
 {
 	size_t i;
 
@@ -44,7 +45,7 @@ void fd_ledger_free(struct fd_ledger *lg)
 	free(lg);
 }
 
-struct falcon_lease *fd_ledger_lease(struct fd_ledger *lg, const char *id)
+struct falcon_lease *falcond_ledger_lease(struct falcond_ledger *lg, const char *id)
 {
 	size_t i;
 
@@ -54,7 +55,8 @@ struct falcon_lease *fd_ledger_lease(struct fd_ledger *lg, const char *id)
 	return NULL;
 }
 
-struct falcon_lease *fd_ledger_job_host(struct fd_ledger *lg, uint32_t job, const char *host)
+struct falcon_lease *falcond_ledger_job_host(struct falcond_ledger *lg, uint32_t job,
+					     const char *host)
 {
 	size_t i;
 
@@ -64,8 +66,8 @@ struct falcon_lease *fd_ledger_job_host(struct fd_ledger *lg, uint32_t job, cons
 	return NULL;
 }
 
-struct falcon_lease *fd_ledger_device_lease(struct fd_ledger *lg, const char *chassis,
-					    const char *device)
+struct falcon_lease *falcond_ledger_device_lease(struct falcond_ledger *lg, const char *chassis,
+						 const char *device)
 {
 	size_t i, j;
 
@@ -77,8 +79,8 @@ struct falcon_lease *fd_ledger_device_lease(struct fd_ledger *lg, const char *ch
 	return NULL;
 }
 
-struct fd_quarantine *fd_ledger_quarantined(struct fd_ledger *lg, const char *chassis,
-					    const char *device)
+struct falcond_quarantine *falcond_ledger_quarantined(struct falcond_ledger *lg,
+						      const char *chassis, const char *device)
 {
 	size_t i;
 
@@ -89,16 +91,16 @@ struct fd_quarantine *fd_ledger_quarantined(struct fd_ledger *lg, const char *ch
 	return NULL;
 }
 
-falcon_err_t fd_ledger_add_lease(struct fd_ledger *lg, const struct falcon_lease *l)
+falcon_err_t falcond_ledger_add_lease(struct falcond_ledger *lg, const struct falcon_lease *l)
 {
 	struct falcon_lease *nl;
 	size_t j;
 
-	if (fd_ledger_lease(lg, l->id) != NULL)
+	if (falcond_ledger_lease(lg, l->id) != NULL)
 		return falcon_err_set(FALCON_ERR_CONFLICT, "lease %s: already in the ledger", l->id);
 	for (j = 0; j < l->ndevs; j++) {
-		const struct falcon_lease *o = fd_ledger_device_lease(lg, l->devs[j].chassis,
-								      l->devs[j].id);
+		const struct falcon_lease *o = falcond_ledger_device_lease(lg, l->devs[j].chassis,
+									   l->devs[j].id);
 		if (o != NULL)
 			return falcon_err_set(FALCON_ERR_CONFLICT, "device %s/%s: already in lease %s",
 					      l->devs[j].chassis, l->devs[j].id, o->id);
@@ -111,9 +113,9 @@ falcon_err_t fd_ledger_add_lease(struct fd_ledger *lg, const struct falcon_lease
 	return FALCON_OK;
 }
 
-void fd_ledger_remove_lease(struct fd_ledger *lg, const char *id)
+void falcond_ledger_remove_lease(struct falcond_ledger *lg, const char *id)
 {
-	struct falcon_lease *l = fd_ledger_lease(lg, id);
+	struct falcon_lease *l = falcond_ledger_lease(lg, id);
 	size_t i;
 
 	if (l == NULL)
@@ -123,10 +125,10 @@ void fd_ledger_remove_lease(struct fd_ledger *lg, const char *id)
 	lg->nleases--;
 }
 
-falcon_err_t fd_ledger_quarantine(struct fd_ledger *lg, const char *chassis,
-				  const char *device, const char *reason)
+falcon_err_t falcond_ledger_quarantine(struct falcond_ledger *lg, const char *chassis,
+				       const char *device, const char *reason)
 {
-	struct fd_quarantine *q = fd_ledger_quarantined(lg, chassis, device);
+	struct falcond_quarantine *q = falcond_ledger_quarantined(lg, chassis, device);
 
 	if (q == NULL) {
 		q = realloc(lg->quar, (lg->nquar + 1) * sizeof(*q));
@@ -137,16 +139,16 @@ falcon_err_t fd_ledger_quarantine(struct fd_ledger *lg, const char *chassis,
 		memset(q, 0, sizeof(*q));
 		falcon_strlcpy(q->chassis, chassis, sizeof(q->chassis));
 		falcon_strlcpy(q->device, device, sizeof(q->device));
-		q->since_ms = fd_now_ms();
+		q->since_ms = falcond_now_ms();
 	}
 	falcon_strlcpy(q->reason, reason ? reason : "", sizeof(q->reason));
 	return FALCON_OK;
 }
 
-falcon_err_t fd_ledger_unquarantine(struct fd_ledger *lg, const char *chassis,
-				    const char *device)
+falcon_err_t falcond_ledger_unquarantine(struct falcond_ledger *lg, const char *chassis,
+					 const char *device)
 {
-	struct fd_quarantine *q = fd_ledger_quarantined(lg, chassis, device);
+	struct falcond_quarantine *q = falcond_ledger_quarantined(lg, chassis, device);
 	size_t i;
 
 	if (q == NULL)
@@ -158,10 +160,10 @@ falcon_err_t fd_ledger_unquarantine(struct fd_ledger *lg, const char *chassis,
 	return FALCON_OK;
 }
 
-static struct fd_devhist *hist_of(struct fd_ledger *lg, const char *chassis,
-				  const char *device, bool create)
+static struct falcond_devhist *hist_of(struct falcond_ledger *lg, const char *chassis,
+				       const char *device, bool create)
 {
-	struct fd_devhist *h;
+	struct falcond_devhist *h;
 	size_t i;
 
 	for (i = 0; i < lg->nhist; i++)
@@ -181,16 +183,16 @@ static struct fd_devhist *hist_of(struct fd_ledger *lg, const char *chassis,
 	return h;
 }
 
-falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease *l,
-				 const struct falcon_lease_dev *d)
+falcon_err_t falcond_ledger_record_attach(struct falcond_ledger *lg, const struct falcon_lease *l,
+					  const struct falcon_lease_dev *d)
 {
-	struct fd_devhist *h = hist_of(lg, d->chassis, d->id, true);
-	struct fd_hist *e;
+	struct falcond_devhist *h = hist_of(lg, d->chassis, d->id, true);
+	struct falcond_hist *e;
 
 	if (h == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");
-	if (h->n == FD_HIST_MAX) {
-		memmove(&h->h[0], &h->h[1], (FD_HIST_MAX - 1) * sizeof(h->h[0]));
+	if (h->n == FALCOND_HIST_MAX) {
+		memmove(&h->h[0], &h->h[1], (FALCOND_HIST_MAX - 1) * sizeof(h->h[0]));
 		h->n--;
 	}
 	free(h->text);
@@ -200,23 +202,24 @@ falcon_err_t fd_ledger_hist_open(struct fd_ledger *lg, const struct falcon_lease
 	e->job_id = l->job_id;
 	falcon_strlcpy(e->lease, l->id, sizeof(e->lease));
 	falcon_strlcpy(e->host, l->host, sizeof(e->host));
-	e->attached_ms = fd_now_ms();
+	e->attached_ms = falcond_now_ms();
 	return FALCON_OK;
 }
 
-void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
-			  const struct falcon_lease_dev *d, const char *result)
+void falcond_ledger_record_release(struct falcond_ledger *lg, const char *lease,
+				   const struct falcon_lease_dev *d, const char *result)
 {
-	struct fd_devhist *h = hist_of(lg, d->chassis, d->id, false);
+	struct falcond_devhist *h = hist_of(lg, d->chassis, d->id, false);
 	size_t i;
 
 	for (i = h ? h->n : 0; i-- > 0;)
 		if (strcmp(h->h[i].lease, lease) == 0 && h->h[i].detached_ms == 0) {
-			const struct falcon_lease *l = fd_ledger_lease(lg, lease);
+			const struct falcon_lease *l = falcond_ledger_lease(lg, lease);
 
-			h->h[i].detached_ms = fd_now_ms();
+			h->h[i].detached_ms = falcond_now_ms();
 			falcon_strlcpy(h->h[i].result, result, sizeof(h->h[i].result));
-			fd_history_closed(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
+			if (lg->on_release != NULL)
+				lg->on_release(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
 			free(h->text);
 			h->text = NULL;
 			return;
@@ -224,7 +227,7 @@ void fd_ledger_hist_close(struct fd_ledger *lg, const char *lease,
 }
 
 /* devhist_json - one "devices" entry of the file (a new object). */
-static json_object *devhist_json(const struct fd_devhist *dh)
+static json_object *devhist_json(const struct falcond_devhist *dh)
 {
 	json_object *e = json_object_new_object(), *ea = json_object_new_array();
 	size_t j;
@@ -232,7 +235,7 @@ static json_object *devhist_json(const struct fd_devhist *dh)
 	json_object_object_add(e, "chassis", json_object_new_string(dh->chassis));
 	json_object_object_add(e, "device", json_object_new_string(dh->device));
 	for (j = 0; j < dh->n; j++) {
-		const struct fd_hist *x = &dh->h[j];
+		const struct falcond_hist *x = &dh->h[j];
 		json_object *y = json_object_new_object();
 
 		json_object_object_add(y, "job_id", json_object_new_int64(x->job_id));
@@ -249,7 +252,7 @@ static json_object *devhist_json(const struct fd_devhist *dh)
 
 /* ledger_head - the file's object without the device histories ("devices"
  * last, empty). */
-static json_object *ledger_head(const struct fd_ledger *lg)
+static json_object *ledger_head(const struct falcond_ledger *lg)
 {
 	json_object *o = json_object_new_object();
 	json_object *a = json_object_new_array();
@@ -275,7 +278,7 @@ static json_object *ledger_head(const struct fd_ledger *lg)
 	return o;
 }
 
-json_object *fd_ledger_json(const struct fd_ledger *lg)
+json_object *falcond_ledger_json(const struct falcond_ledger *lg)
 {
 	json_object *o = ledger_head(lg), *h;
 	size_t i;
@@ -287,7 +290,7 @@ json_object *fd_ledger_json(const struct fd_ledger *lg)
 	return o;
 }
 
-char *fd_ledger_text(struct fd_ledger *lg)
+char *falcond_ledger_text(struct falcond_ledger *lg)
 {
 	static const char tail[] = "\"devices\":[]}";
 	json_object *o = ledger_head(lg);
@@ -301,7 +304,7 @@ char *fd_ledger_text(struct fd_ledger *lg)
 		goto fail;
 	len = hlen + 1;
 	for (i = 0; i < lg->nhist; i++) {
-		struct fd_devhist *dh = &lg->hist[i];
+		struct falcond_devhist *dh = &lg->hist[i];
 
 		if (dh->text == NULL) {
 			json_object *e = devhist_json(dh);
@@ -372,7 +375,7 @@ static falcon_err_t jarr(json_object *o, const char *ctx, const char *key, json_
 	return FALCON_OK;
 }
 
-/* lease_num - N of a lease id "L-N" as fd_compose makes them, else 0. */
+/* lease_num - N of a lease id "L-N" as falcond_compose makes them, else 0. */
 static unsigned long long lease_num(const char *id)
 {
 	long n;
@@ -390,7 +393,7 @@ static unsigned long long lease_num(const char *id)
  * take composition away from the whole cluster over a counter that can be
  * set right without losing anything).
  */
-static void check_seq(struct fd_ledger *lg)
+static void check_seq(struct falcond_ledger *lg)
 {
 	unsigned long long max = lg->seq, n;
 	size_t i, j;
@@ -409,7 +412,7 @@ static void check_seq(struct fd_ledger *lg)
 	lg->seq = max;
 }
 
-falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
+falcon_err_t falcond_ledger_from_json(json_object *o, struct falcond_ledger *lg)
 {
 	json_object *a;
 	falcon_err_t rv;
@@ -432,7 +435,7 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 
 		rv = falcon_proto_lease_from_json(json_object_array_get_idx(a, i), &l);
 		if (rv == FALCON_OK)
-			rv = fd_ledger_add_lease(lg, &l);
+			rv = falcond_ledger_add_lease(lg, &l);
 		if (rv != FALCON_OK) {
 			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 			return falcon_err_set(FALCON_ERR_PARSE, "ledger.leases[%zu]: %s", i, detail);
@@ -443,7 +446,7 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 	n = json_object_array_length(a);
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(a, i);
-		struct fd_quarantine q;
+		struct falcond_quarantine q;
 
 		snprintf(ctx, sizeof(ctx), "ledger.quarantine[%zu]", i);
 		if ((rv = jstr(e, ctx, "chassis", q.chassis, sizeof(q.chassis))) != FALCON_OK ||
@@ -451,7 +454,7 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 		    (rv = jstr(e, ctx, "reason", q.reason, sizeof(q.reason))) != FALCON_OK ||
 		    (rv = jint(e, ctx, "since", 0, LLONG_MAX, &x)) != FALCON_OK)
 			return rv;
-		if ((rv = fd_ledger_quarantine(lg, q.chassis, q.device, q.reason)) != FALCON_OK)
+		if ((rv = falcond_ledger_quarantine(lg, q.chassis, q.device, q.reason)) != FALCON_OK)
 			return rv;
 		lg->quar[lg->nquar - 1].since_ms = x;
 	}
@@ -461,22 +464,22 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(a, i), *ea;
 		char ch[FALCON_NAME_LEN], dev[FALCON_NAME_LEN];
-		struct fd_devhist *h;
+		struct falcond_devhist *h;
 
 		snprintf(ctx, sizeof(ctx), "ledger.devices[%zu]", i);
 		if ((rv = jstr(e, ctx, "chassis", ch, sizeof(ch))) != FALCON_OK ||
 		    (rv = jstr(e, ctx, "device", dev, sizeof(dev))) != FALCON_OK ||
 		    (rv = jarr(e, ctx, "history", &ea)) != FALCON_OK)
 			return rv;
-		/* a second entry would append past FD_HIST_MAX */
+		/* a second entry would append past FALCOND_HIST_MAX */
 		if (hist_of(lg, ch, dev, false) != NULL)
 			return falcon_err_set(FALCON_ERR_PARSE, "%s: %s/%s listed twice", ctx, ch, dev);
 		h = hist_of(lg, ch, dev, true);
 		if (h == NULL)
 			return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");
-		for (j = 0; j < json_object_array_length(ea) && j < FD_HIST_MAX; j++) {
+		for (j = 0; j < json_object_array_length(ea) && j < FALCOND_HIST_MAX; j++) {
 			json_object *y = json_object_array_get_idx(ea, j);
-			struct fd_hist *hx = &h->h[h->n];
+			struct falcond_hist *hx = &h->h[h->n];
 
 			snprintf(ctx, sizeof(ctx), "ledger.devices[%zu].history[%zu]", i, j);
 			if ((rv = jint(y, ctx, "job_id", 0, UINT32_MAX, &x)) != FALCON_OK)
@@ -495,22 +498,22 @@ falcon_err_t fd_ledger_from_json(json_object *o, struct fd_ledger *lg)
 	return FALCON_OK;
 }
 
-falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out)
+falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **out)
 {
-	struct fd_ledger *lg = calloc(1, sizeof(*lg));
+	struct falcond_ledger *lg = calloc(1, sizeof(*lg));
 	json_tokener *tok = NULL;
 	json_object *o = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	falcon_err_t rv;
 
-	if (lg == NULL || asprintf(&lg->path, "%s/" FD_LEDGER_FILE, state_dir) < 0) {
+	if (lg == NULL || asprintf(&lg->path, "%s/" FALCOND_LEDGER_FILE, state_dir) < 0) {
 		if (lg)
 			lg->path = NULL;
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "ledger");
 		goto fail;
 	}
-	rv = falcon_read_file(lg->path, FD_LEDGER_MAX, &buf, &len);
+	rv = falcon_read_file(lg->path, FALCOND_LEDGER_MAX, &buf, &len);
 	if (rv == FALCON_ERR_NOTFOUND) {
 		*out = lg;
 		lg = NULL;
@@ -530,7 +533,7 @@ falcon_err_t fd_ledger_load(const char *state_dir, struct fd_ledger **out)
 				    tok ? json_tokener_get_parse_end(tok) : 0, len);
 		goto fail;
 	}
-	rv = fd_ledger_from_json(o, lg);
+	rv = falcond_ledger_from_json(o, lg);
 	if (rv != FALCON_OK) {
 		char detail[1024];
 
@@ -546,13 +549,13 @@ fail:
 		json_tokener_free(tok);
 	json_object_put(o);
 	free(buf);
-	fd_ledger_free(lg);
+	falcond_ledger_free(lg);
 	return rv;
 }
 
-falcon_err_t fd_ledger_save(struct fd_ledger *lg)
+falcon_err_t falcond_ledger_save(struct falcond_ledger *lg)
 {
-	char *s = fd_ledger_text(lg);
+	char *s = falcond_ledger_text(lg);
 	falcon_err_t rv;
 
 	if (s == NULL)

@@ -19,8 +19,8 @@
 #define MAX_DRAWERS 8 /* a Falcon 4016 has 2; room for bigger models */
 #define ADVANCED_HOSTS_PER_DRAWER 3 /* advanced mode: up to 3 hosts share a drawer */
 
-falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
-			     const struct falcon_compose_req *r)
+falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
+				  const struct falcon_compose_req *r)
 {
 	/* the same judge and message as job_submit_falcon (lib/core/policy.c) */
 	struct falcon_job_req req = { .falcon_gpus = r->gpus, .falcon_nvme = r->nvme,
@@ -32,8 +32,8 @@ falcon_err_t fd_policy_check(const struct falcon_partition_conf *p,
 	return falcon_policy_check(&named, NULL, NULL, &req);
 }
 
-const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
-			bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx)
+const char *falcond_port_for(const struct falcon_host_conf *h, int drawer,
+			     bool (*noreach)(void *ctx, const char *port, int drawer), void *ctx)
 {
 	int i, start;
 
@@ -50,7 +50,7 @@ const char *fd_port_for(const struct falcon_host_conf *h, int drawer,
 }
 
 /* reachable - may host take slots[i] under the chassis mode limits? */
-static bool reachable(const struct fd_slot *slots, size_t n, size_t i, const char *host,
+static bool reachable(const struct falcond_slot *slots, size_t n, size_t i, const char *host,
 		      falcon_mode_t mode)
 {
 	const struct falcon_device *d = slots[i].dev;
@@ -78,13 +78,13 @@ static bool reachable(const struct fd_slot *slots, size_t n, size_t i, const cha
 	return mode == FALCON_MODE_STANDARD || nh < ADVANCED_HOSTS_PER_DRAWER;
 }
 
-static bool usable(const struct fd_slot *s, falcon_dev_type_t type)
+static bool usable(const struct falcond_slot *s, falcon_dev_type_t type)
 {
 	return s->holder == NULL && !s->quarantined && !s->unreachable && s->dev->type == type &&
 	       s->dev->owner[0] == '\0' && strcasecmp(s->dev->health, "Critical") != 0;
 }
 
-static int cmp_slot(const void *a, const void *b, const struct fd_slot *slots)
+static int cmp_slot(const void *a, const void *b, const struct falcond_slot *slots)
 {
 	const struct falcon_device *x = slots[*(const size_t *)a].dev;
 	const struct falcon_device *y = slots[*(const size_t *)b].dev;
@@ -97,7 +97,7 @@ static int cmp_slot(const void *a, const void *b, const struct fd_slot *slots)
 }
 
 /* insertion sort by (drawer, slot, id): n <= 64, no qsort_r portability. */
-static void sort_cands(size_t *c, size_t n, const struct fd_slot *slots)
+static void sort_cands(size_t *c, size_t n, const struct falcond_slot *slots)
 {
 	size_t i, j, t;
 
@@ -109,7 +109,7 @@ static void sort_cands(size_t *c, size_t n, const struct fd_slot *slots)
 		}
 }
 
-static falcon_err_t pick_type(const struct fd_slot *slots, size_t n, const char *host,
+static falcon_err_t pick_type(const struct falcond_slot *slots, size_t n, const char *host,
 			      falcon_mode_t mode, falcon_place_t place, falcon_dev_type_t type,
 			      int want, int prefer_drawer, size_t *out, int *first_drawer)
 {
@@ -190,8 +190,8 @@ static falcon_err_t pick_type(const struct fd_slot *slots, size_t n, const char 
 	return FALCON_OK;
 }
 
-falcon_err_t fd_place(const struct fd_slot *slots, size_t n, const char *host,
-		      falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
+falcon_err_t falcond_place(const struct falcond_slot *slots, size_t n, const char *host,
+			   falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
 		      size_t *picks)
 {
 	falcon_err_t rv;

@@ -46,47 +46,47 @@ static struct falcon_lease mk_lease(unsigned long long n, const char *host, int 
 START_TEST(ledger_round_trip)
 {
 	const char *dir = make_tmpdir("ledger");
-	struct fd_ledger *lg = NULL, *lg2 = NULL;
+	struct falcond_ledger *lg = NULL, *lg2 = NULL;
 	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
 	json_object *ja, *jb;
 	char *a, *b;
 
-	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK); /* missing = empty */
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_OK); /* missing = empty */
 	ck_assert_uint_eq(lg->nleases, 0);
 	lg->seq = 2;
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l1), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l1), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
 	l2.id[2] = '9'; /* another id, same device */
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
-	fd_ledger_hist_close(lg, l1.id, &l1.devs[0], "released");
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_quarantine(lg, "c1", "drawer2_slot7", "detach failed: \"x\""),
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_ERR_CONFLICT);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[0]), FALCON_OK);
+	falcond_ledger_record_release(lg, l1.id, &l1.devs[0], "released");
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[1]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_quarantine(lg, "c1", "drawer2_slot7", "detach failed: \"x\""),
 			 FALCON_OK);
-	ck_assert_int_eq(fd_ledger_save(lg), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_load(dir, &lg2), FALCON_OK);
-	ja = fd_ledger_json(lg);
-	jb = fd_ledger_json(lg2);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg2), FALCON_OK);
+	ja = falcond_ledger_json(lg);
+	jb = falcond_ledger_json(lg2);
 	a = strdup(json_object_to_json_string(ja));
 	b = strdup(json_object_to_json_string(jb));
 	json_object_put(ja);
 	json_object_put(jb);
 	ck_assert_str_eq(a, b);
 	ck_assert_uint_eq(lg2->seq, 2);
-	ck_assert_ptr_nonnull(fd_ledger_device_lease(lg2, "c1", "drawer2_slot2"));
-	ck_assert_ptr_nonnull(fd_ledger_quarantined(lg2, "c1", "drawer2_slot7"));
-	ck_assert_int_eq(fd_ledger_unquarantine(lg2, "c1", "drawer2_slot7"), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_unquarantine(lg2, "c1", "drawer2_slot7"), FALCON_ERR_NOTFOUND);
-	fd_ledger_remove_lease(lg2, "L-1");
-	ck_assert_ptr_null(fd_ledger_lease(lg2, "L-1"));
-	ck_assert_ptr_nonnull(fd_ledger_lease(lg2, "L-2"));
+	ck_assert_ptr_nonnull(falcond_ledger_device_lease(lg2, "c1", "drawer2_slot2"));
+	ck_assert_ptr_nonnull(falcond_ledger_quarantined(lg2, "c1", "drawer2_slot7"));
+	ck_assert_int_eq(falcond_ledger_unquarantine(lg2, "c1", "drawer2_slot7"), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_unquarantine(lg2, "c1", "drawer2_slot7"), FALCON_ERR_NOTFOUND);
+	falcond_ledger_remove_lease(lg2, "L-1");
+	ck_assert_ptr_null(falcond_ledger_lease(lg2, "L-1"));
+	ck_assert_ptr_nonnull(falcond_ledger_lease(lg2, "L-2"));
 	ck_assert_uint_eq(lg2->hist[0].h[0].detached_ms > 0, 1);
 	ck_assert_str_eq(lg2->hist[0].h[0].result, "released");
 	free(a);
 	free(b);
-	fd_ledger_free(lg);
-	fd_ledger_free(lg2);
+	falcond_ledger_free(lg);
+	falcond_ledger_free(lg2);
 }
 END_TEST
 
@@ -102,24 +102,24 @@ START_TEST(ledger_crash_safe)
 
 	srand((unsigned)getpid());
 	for (round = 0; round < 40; round++) {
-		struct fd_ledger *lg = NULL;
+		struct falcond_ledger *lg = NULL;
 		pid_t pid = fork();
 		int status;
 
 		ck_assert_int_ge(pid, 0);
 		if (pid == 0) {
-			struct fd_ledger *w = NULL;
+			struct falcond_ledger *w = NULL;
 			unsigned long long n;
 
-			if (fd_ledger_load(dir, &w) != FALCON_OK)
+			if (falcond_ledger_load(dir, &w) != FALCON_OK)
 				_exit(3);
 			for (n = w->seq + 1;; n++) {
 				struct falcon_lease l = mk_lease(n, "n1", 0);
 
-				if (fd_ledger_add_lease(w, &l) != FALCON_OK)
+				if (falcond_ledger_add_lease(w, &l) != FALCON_OK)
 					_exit(4);
 				w->seq = n;
-				if (fd_ledger_save(w) != FALCON_OK)
+				if (falcond_ledger_save(w) != FALCON_OK)
 					_exit(5);
 			}
 		}
@@ -127,10 +127,10 @@ START_TEST(ledger_crash_safe)
 		kill(pid, SIGKILL);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 		ck_assert_msg(WIFSIGNALED(status), "writer exited %d", WEXITSTATUS(status));
-		ck_assert_msg(fd_ledger_load(dir, &lg) == FALCON_OK, "round %d: %s", round,
+		ck_assert_msg(falcond_ledger_load(dir, &lg) == FALCON_OK, "round %d: %s", round,
 			      falcon_errmsg());
 		ck_assert_uint_eq(lg->nleases, lg->seq);
-		fd_ledger_free(lg);
+		falcond_ledger_free(lg);
 	}
 }
 END_TEST
@@ -159,12 +159,12 @@ START_TEST(ledger_corrupted)
 {
 	const char *dir = make_tmpdir("corrupt");
 	const struct corrupt *c = &corrupted[_i];
-	struct fd_ledger *lg = NULL;
+	struct falcond_ledger *lg = NULL;
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	snprintf(path, sizeof(path), "%s/" FALCOND_LEDGER_FILE, dir);
 	ck_assert_int_eq(falcon_write_file_atomic(path, c->text, strlen(c->text), 0600), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_ERR_PARSE);
 	ck_assert_ptr_null(lg);
 	ck_assert_msg(strstr(falcon_errmsg(), c->detail) != NULL, "'%s' lacks '%s'",
 		      falcon_errmsg(), c->detail);
@@ -175,7 +175,7 @@ END_TEST
 START_TEST(ledger_two_leases_one_device)
 {
 	const char *dir = make_tmpdir("dup");
-	struct fd_ledger *lg = NULL;
+	struct falcond_ledger *lg = NULL;
 	struct falcon_lease l1 = mk_lease(1, "n1", 1), l2 = mk_lease(9, "n2", 1);
 	json_object *o, *a;
 	const char *s;
@@ -191,20 +191,20 @@ START_TEST(ledger_two_leases_one_device)
 	json_object_object_add(o, "quarantine", json_object_new_array());
 	json_object_object_add(o, "devices", json_object_new_array());
 	s = json_object_to_json_string(o);
-	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	snprintf(path, sizeof(path), "%s/" FALCOND_LEDGER_FILE, dir);
 	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_ERR_PARSE);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "already in lease L-1"));
 	json_object_put(o);
 }
 END_TEST
 
-/* fd_ledger_text (kept history texts) gives the bytes of fd_ledger_json,
+/* falcond_ledger_text (kept history texts) gives the bytes of falcond_ledger_json,
  * after each kind of change, including one made after a text was kept. */
-static void same_text(struct fd_ledger *lg)
+static void same_text(struct falcond_ledger *lg)
 {
-	json_object *o = fd_ledger_json(lg);
-	char *t = fd_ledger_text(lg);
+	json_object *o = falcond_ledger_json(lg);
+	char *t = falcond_ledger_text(lg);
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert_str_eq(t, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -214,41 +214,41 @@ static void same_text(struct fd_ledger *lg)
 
 START_TEST(ledger_text_kept)
 {
-	struct fd_ledger *lg = calloc(1, sizeof(*lg));
+	struct falcond_ledger *lg = calloc(1, sizeof(*lg));
 	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
 	json_object *o;
 
 	ck_assert_ptr_nonnull(lg);
 	same_text(lg); /* empty */
 	lg->seq = 2;
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l1), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[0]), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &l1, &l1.devs[1]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l1), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[1]), FALCON_OK);
 	same_text(lg);
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l2), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &l2, &l2.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l2, &l2.devs[0]), FALCON_OK);
 	same_text(lg);
-	fd_ledger_hist_close(lg, l1.id, &l1.devs[1], "released; check: \"ok\"");
-	fd_ledger_remove_lease(lg, l1.id);
+	falcond_ledger_record_release(lg, l1.id, &l1.devs[1], "released; check: \"ok\"");
+	falcond_ledger_remove_lease(lg, l1.id);
 	same_text(lg);
-	ck_assert_int_eq(fd_ledger_quarantine(lg, "c1", "drawer2_slot8", "detach failed"), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_quarantine(lg, "c1", "drawer2_slot8", "detach failed"), FALCON_OK);
 	same_text(lg);
 	/* and it reads back */
-	o = fd_ledger_json(lg);
+	o = falcond_ledger_json(lg);
 	{
-		struct fd_ledger *back = calloc(1, sizeof(*back));
-		char *t = fd_ledger_text(lg);
+		struct falcond_ledger *back = calloc(1, sizeof(*back));
+		char *t = falcond_ledger_text(lg);
 		json_object *p = json_tokener_parse(t);
 
 		ck_assert_ptr_nonnull(p);
-		ck_assert_int_eq(fd_ledger_from_json(p, back), FALCON_OK);
+		ck_assert_int_eq(falcond_ledger_from_json(p, back), FALCON_OK);
 		ck_assert_uint_eq(back->nhist, lg->nhist);
 		json_object_put(p);
 		free(t);
-		fd_ledger_free(back);
+		falcond_ledger_free(back);
 	}
 	json_object_put(o);
-	fd_ledger_free(lg);
+	falcond_ledger_free(lg);
 }
 END_TEST
 
@@ -269,7 +269,7 @@ static const struct {
 START_TEST(ledger_seq_below_ids)
 {
 	const char *dir = make_tmpdir("seq");
-	struct fd_ledger *lg = NULL;
+	struct falcond_ledger *lg = NULL;
 	struct falcon_lease l = mk_lease(1, "n1", 1);
 	json_object *o, *a, *devs;
 	const char *s;
@@ -302,21 +302,21 @@ START_TEST(ledger_seq_below_ids)
 	}
 	json_object_object_add(o, "devices", devs);
 	s = json_object_to_json_string(o);
-	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	snprintf(path, sizeof(path), "%s/" FALCOND_LEDGER_FILE, dir);
 	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_OK);
 	ck_assert_uint_eq(lg->seq, seqcases[_i].want);
-	fd_ledger_free(lg);
+	falcond_ledger_free(lg);
 	json_object_put(o);
 }
 END_TEST
 
-/* A device listed twice in "devices", each with FD_HIST_MAX entries: the
+/* A device listed twice in "devices", each with FALCOND_HIST_MAX entries: the
  * second used to be appended past the end of the device's history. */
 START_TEST(ledger_device_twice)
 {
 	const char *dir = make_tmpdir("hist2");
-	struct fd_ledger *lg = NULL;
+	struct falcond_ledger *lg = NULL;
 	json_object *o, *devs;
 	const char *s;
 	char path[4200];
@@ -333,7 +333,7 @@ START_TEST(ledger_device_twice)
 
 		json_object_object_add(e, "chassis", json_object_new_string("c1"));
 		json_object_object_add(e, "device", json_object_new_string("drawer1_slot1"));
-		for (j = 0; j < FD_HIST_MAX; j++) {
+		for (j = 0; j < FALCOND_HIST_MAX; j++) {
 			json_object *y = json_object_new_object();
 
 			json_object_object_add(y, "job_id", json_object_new_int(j + 1));
@@ -349,9 +349,9 @@ START_TEST(ledger_device_twice)
 	}
 	json_object_object_add(o, "devices", devs);
 	s = json_object_to_json_string(o);
-	snprintf(path, sizeof(path), "%s/" FD_LEDGER_FILE, dir);
+	snprintf(path, sizeof(path), "%s/" FALCOND_LEDGER_FILE, dir);
 	ck_assert_int_eq(falcon_write_file_atomic(path, s, strlen(s), 0600), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_ERR_PARSE);
 	ck_assert_ptr_null(lg);
 	ck_assert_msg(strstr(falcon_errmsg(), "devices[1]: c1/drawer1_slot1 listed twice") != NULL,
 		      "%s", falcon_errmsg());
@@ -363,7 +363,7 @@ END_TEST
 
 /* drawer 1: 8 GPUs; drawer 2: slots 1-6 GPUs, 7-8 NVMe */
 static struct falcon_device inv[16];
-static struct fd_slot slots[16];
+static struct falcond_slot slots[16];
 
 static void reset_pool(void)
 {
@@ -450,7 +450,7 @@ START_TEST(placement)
 		if (c->critical[i])
 			snprintf(inv[i].health, sizeof(inv[i].health), "Critical");
 	}
-	rv = fd_place(slots, 16, "me", c->mode, c->place, c->gpus, c->nvme, picks);
+	rv = falcond_place(slots, 16, "me", c->mode, c->place, c->gpus, c->nvme, picks);
 	ck_assert_msg(rv == c->want, "%s: got %s (%s)", c->name, falcon_err_name(rv),
 		      falcon_errmsg());
 	if (rv != FALCON_OK)
@@ -468,8 +468,8 @@ START_TEST(placement_owner_on_chassis)
 
 	reset_pool();
 	snprintf(inv[D1(1)].owner, sizeof(inv[0].owner), "H3"); /* chassis says attached */
-	ck_assert_int_eq(fd_place(slots, 16, "me", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 1, 0,
-				  picks), FALCON_OK);
+	ck_assert_int_eq(falcond_place(slots, 16, "me", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 1, 0,
+				       picks), FALCON_OK);
 	ck_assert_uint_eq(picks[0], D1(2));
 }
 END_TEST
@@ -506,7 +506,7 @@ START_TEST(policy)
 	falcon_err_t rv;
 
 	snprintf(p.name, sizeof(p.name), "gpu");
-	rv = fd_policy_check(&p, &r);
+	rv = falcond_policy_check(&p, &r);
 	ck_assert_int_eq(rv, c->want);
 	if (c->detail)
 		ck_assert_msg(strstr(falcon_errmsg(), c->detail) != NULL, "'%s' lacks '%s'",
@@ -530,13 +530,13 @@ START_TEST(port_by_drawer)
 
 	snprintf(h.ports[0], sizeof(h.ports[0]), "H1");
 	snprintf(h.ports[1], sizeof(h.ports[1]), "H2");
-	ck_assert_str_eq(fd_port_for(&h, 1, NULL, NULL), "H1");
-	ck_assert_str_eq(fd_port_for(&h, 2, NULL, NULL), "H2");
-	ck_assert_str_eq(fd_port_for(&h, 2, no_h2_drawer2, NULL), "H1");
-	ck_assert_str_eq(fd_port_for(&h, 1, no_h2_drawer2, NULL), "H1");
+	ck_assert_str_eq(falcond_port_for(&h, 1, NULL, NULL), "H1");
+	ck_assert_str_eq(falcond_port_for(&h, 2, NULL, NULL), "H2");
+	ck_assert_str_eq(falcond_port_for(&h, 2, no_h2_drawer2, NULL), "H1");
+	ck_assert_str_eq(falcond_port_for(&h, 1, no_h2_drawer2, NULL), "H1");
 	h.nports = 1;
-	ck_assert_str_eq(fd_port_for(&h, 2, NULL, NULL), "H1");
-	ck_assert_ptr_null(fd_port_for(&h, 2, no_h1, NULL));
+	ck_assert_str_eq(falcond_port_for(&h, 2, NULL, NULL), "H1");
+	ck_assert_ptr_null(falcond_port_for(&h, 2, no_h1, NULL));
 }
 END_TEST
 

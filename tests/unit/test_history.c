@@ -1,6 +1,7 @@
 /*
  * test_history.c - falcond's durable device history without the daemon:
- * entries closed through the ledger (fd_ledger_hist_close) reach
+ * entries closed through the ledger (falcond_ledger_record_release, its
+ * on_release sink set to falcond_history_append as falcond.c does) reach
  * history.jsonl once flushed, the query's window and per-uid filter, open
  * entries from the ledger, lines lost in a crash appended again from the
  * ledger at open (and only those), lines that do not parse skipped, errors.
@@ -35,18 +36,18 @@ static struct falcon_lease lease(int n, long uid)
 }
 
 /* one lease opened and closed through the ledger, as falcond does */
-static void cycle(struct fd_ledger *lg, int n, long uid)
+static void cycle(struct falcond_ledger *lg, int n, long uid)
 {
 	struct falcon_lease l = lease(n, uid);
 
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &l), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &l, &l.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l, &l.devs[0]), FALCON_OK);
 	/* falcon-epilog sends its AdminComment tag as the check text */
-	fd_ledger_hist_close(lg, l.id, &l.devs[0],
-			     n == 3 ? "released; check: fail"
+	falcond_ledger_record_release(lg, l.id, &l.devs[0],
+				      n == 3 ? "released; check: fail"
 			     : n == 4 ? "released; check: falcon:topo=falconGPUs,f=1,check=warn,algbw=9.5"
 				      : "released");
-	fd_ledger_remove_lease(lg, l.id);
+	falcond_ledger_remove_lease(lg, l.id);
 }
 
 static size_t lines(const char *path)
@@ -92,28 +93,26 @@ START_TEST(history_write_query_recover)
 {
 	const char *dir = make_tmpdir("history");
 	char path[4200];
-	struct fd_ledger *lg = NULL;
-	struct fd_state st;
+	struct falcond_ledger *lg = NULL;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* falcond's state lock */
 	struct falcon_lease open_l = lease(99, 7);
 	json_object *o = NULL, *v;
 	FILE *f;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/" FD_HISTORY_FILE, dir);
-	ck_assert_int_eq(fd_ledger_load(dir, &lg), FALCON_OK);
-	ck_assert_int_eq(fd_history_open(dir, lg), FALCON_OK);
-	ck_assert_int_eq(fd_history_open(dir, lg), FALCON_ERR_INVAL);
-	for (i = 1; i <= 40; i++) /* 20 per device: more than FD_HIST_MAX */
+	snprintf(path, sizeof(path), "%s/" FALCOND_HISTORY_FILE, dir);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_OK);
+	ck_assert_int_eq(falcond_history_start(dir, lg), FALCON_OK);
+	lg->on_release = falcond_history_append; /* as falcond.c wires them */
+	ck_assert_int_eq(falcond_history_start(dir, lg), FALCON_ERR_INVAL);
+	for (i = 1; i <= 40; i++) /* 20 per device: more than FALCOND_HIST_MAX */
 		cycle(lg, i, i == 5 ? 7 : 0);
-	ck_assert_int_eq(fd_history_flush(), FALCON_OK);
+	ck_assert_int_eq(falcond_history_flush(), FALCON_OK);
 	ck_assert_uint_eq(lines(path), 40);
 
-	memset(&st, 0, sizeof(st));
-	pthread_mutex_init(&st.lock, NULL);
-	st.ledger = lg;
-	ck_assert_int_eq(fd_ledger_add_lease(lg, &open_l), FALCON_OK);
-	ck_assert_int_eq(fd_ledger_hist_open(lg, &open_l, &open_l.devs[0]), FALCON_OK);
-	ck_assert_int_eq(fd_history_request(&st, "0", NULL, 0, true, &o), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &open_l), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &open_l, &open_l.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_history_request(lg, &lock, "0", NULL, 0, true, &o), FALCON_OK);
 	ck_assert_uint_eq(count(o, NULL, 0), 41);
 	ck_assert_uint_eq(count(o, "released", 0), 1); /* the open one */
 	/* the verdict, from a plain word or from the tag's check= */
@@ -121,17 +120,17 @@ START_TEST(history_write_query_recover)
 	ck_assert_uint_eq(count_str(o, "check", "warn"), 1);
 	json_object_put(o);
 	/* uid 7: its closed lease 5 and its open lease 99 only */
-	ck_assert_int_eq(fd_history_request(&st, NULL, NULL, 7, false, &o), FALCON_OK);
+	ck_assert_int_eq(falcond_history_request(lg, &lock, NULL, NULL, 7, false, &o), FALCON_OK);
 	ck_assert_uint_eq(count(o, NULL, 0), 2);
 	ck_assert_uint_eq(count(o, "job_id", 105), 1);
 	json_object_put(o);
 	/* a window before everything */
-	ck_assert_int_eq(fd_history_request(&st, "0", "1000", 0, true, &o), FALCON_OK);
+	ck_assert_int_eq(falcond_history_request(lg, &lock, "0", "1000", 0, true, &o), FALCON_OK);
 	ck_assert_uint_eq(count(o, NULL, 0), 0);
 	json_object_put(o);
-	ck_assert_int_eq(fd_history_request(&st, "x", NULL, 0, true, &o), FALCON_ERR_PARSE);
-	ck_assert_int_eq(fd_history_request(&st, "5", "4", 0, true, &o), FALCON_ERR_PARSE);
-	fd_history_close();
+	ck_assert_int_eq(falcond_history_request(lg, &lock, "x", NULL, 0, true, &o), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcond_history_request(lg, &lock, "5", "4", 0, true, &o), FALCON_ERR_PARSE);
+	falcond_history_stop();
 
 	/* a crash lost the last 3 lines; a garbage line sits in the file */
 	{
@@ -147,34 +146,34 @@ START_TEST(history_write_query_recover)
 		fclose(f);
 		free(buf);
 	}
-	ck_assert_int_eq(fd_history_open(dir, lg), FALCON_OK);
-	ck_assert_int_eq(fd_history_flush(), FALCON_OK);
+	ck_assert_int_eq(falcond_history_start(dir, lg), FALCON_OK);
+	ck_assert_int_eq(falcond_history_flush(), FALCON_OK);
 	ck_assert_uint_eq(lines(path), 37 + 1 + 3);
-	ck_assert_int_eq(fd_history_request(&st, NULL, NULL, 0, true, &o), FALCON_OK);
+	ck_assert_int_eq(falcond_history_request(lg, &lock, NULL, NULL, 0, true, &o), FALCON_OK);
 	ck_assert_uint_eq(count(o, NULL, 0), 41);
 	ck_assert(json_object_object_get_ex(o, "skipped", &v));
 	ck_assert_int_eq(json_object_get_int64(v), 1);
 	json_object_put(o);
-	fd_history_close();
+	falcond_history_stop();
 	/* opened again: nothing more to recover */
-	ck_assert_int_eq(fd_history_open(dir, lg), FALCON_OK);
-	ck_assert_int_eq(fd_history_flush(), FALCON_OK);
+	ck_assert_int_eq(falcond_history_start(dir, lg), FALCON_OK);
+	ck_assert_int_eq(falcond_history_flush(), FALCON_OK);
 	ck_assert_uint_eq(lines(path), 41);
-	fd_history_close();
-	fd_history_close(); /* a no-op */
-	pthread_mutex_destroy(&st.lock);
-	fd_ledger_free(lg);
+	falcond_history_stop();
+	falcond_history_stop(); /* a no-op */
+	pthread_mutex_destroy(&lock);
+	falcond_ledger_free(lg);
 }
 END_TEST
 
 START_TEST(history_errors)
 {
 	/* closing entries while not open does nothing */
-	struct fd_hist e = { .job_id = 1 };
+	struct falcond_hist e = { .job_id = 1 };
 
-	fd_history_closed("c1", "drawer1_slot1", &e, 0);
-	ck_assert_int_eq(fd_history_flush(), FALCON_OK);
-	ck_assert_int_eq(fd_history_open("/nonexistent/dir", NULL), FALCON_ERR_IO);
+	falcond_history_append("c1", "drawer1_slot1", &e, 0);
+	ck_assert_int_eq(falcond_history_flush(), FALCON_OK);
+	ck_assert_int_eq(falcond_history_start("/nonexistent/dir", NULL), FALCON_ERR_IO);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "/nonexistent/dir"));
 }
 END_TEST
