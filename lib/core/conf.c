@@ -1,15 +1,11 @@
 /*
  * conf.c - falcon.conf(5): the configuration parser shared by every program.
  *
- * The syntax follows slurm.conf(5) (src/common/parse_config.c): a logical
- * line is one or more physical lines joined where a line ends in '\' (the
- * backslash and the newline are removed, nothing is inserted); '#' at the
- * start of a word begins a comment that runs to the end of the physical
- * line; words are separated by blanks and may contain "double-quoted" parts
- * (blanks and '#' inside quotes are literal).  A word is Key=Value; a line
- * whose first word is ChassisName=, HostName= or PartitionName= defines one
- * object, any other line sets global keys.  "Include PATH" reads another
- * file in place.  Keys are case-insensitive.
+ * conf_lex.c turns the files (Includes followed) into logical lines of
+ * words, with the syntax of slurm.conf(5); this file gives the words their
+ * meaning.  A word is Key=Value; a line whose first word is ChassisName=,
+ * HostName= or PartitionName= defines one object, any other line sets
+ * global keys.  Keys are case-insensitive.
  *
  * Everything is strict: an unknown key, a bad value, a key given twice, a
  * duplicate object or a broken cross-reference fails the whole load with
@@ -21,24 +17,18 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "core/conf.h"
+#include "core/conf_lex.h"
 #include "core/util.h"
 
-#define CONF_MAX_BYTES (1024 * 1024)  /* a falcon.conf is a few KiB */
-#define CONF_MAX_DEPTH 8              /* Include nesting limit */
-#define CONF_MAX_NAME_SHOWN 80        /* how much of a bad value a message shows */
+#define CONF_MAX_NAME_SHOWN CONF_LEX_SHOWN
 
 /* ---------------------------------------------------------------- */
 /* Enum <-> string */
@@ -314,49 +304,20 @@ static const struct keydef *key_find(const struct keydef *t, size_t n, const cha
 /* ---------------------------------------------------------------- */
 /* Parser state */
 
-struct tok {
-	char *text;   /* the word, quotes removed */
-	char *eq;     /* its first unquoted '=' (in text), NULL when none */
-	int line;     /* physical line where the word starts */
-};
-
 struct parser {
 	struct falcon_conf *conf;
-	char *stack[CONF_MAX_DEPTH + 1]; /* realpath()s of the files being read */
-	int depth;
 	struct falcon_partition_conf defaults; /* current PartitionName=DEFAULT */
 	const char *gfile[ARRAY_SIZE(global_keys)]; /* where each global was set */
 	int gline[ARRAY_SIZE(global_keys)];
 };
-
-/* Record "FILE:LINE: message" as FALCON_ERR_CONFIG. */
-static falcon_err_t __attribute__((format(printf, 3, 4)))
-cfg_err(const char *file, int line, const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return falcon_err_set(FALCON_ERR_CONFIG, "%s:%d: %s", file, line, msg);
-}
-
-/* A shortened copy of a user value for messages. */
-static const char *shown(const char *v, char *buf, size_t n)
-{
-	if (falcon_strlcpy(buf, v, n) >= n && n > 4)
-		strcpy(buf + n - 4, "...");
-	return buf;
-}
 
 static falcon_err_t expected(const char *file, int line, const char *key,
 			     const char *what, const char *val)
 {
 	char b[CONF_MAX_NAME_SHOWN];
 
-	return cfg_err(file, line, "%s: expected %s, got '%s'", key, what,
-		       shown(val, b, sizeof(b)));
+	return conf_err(file, line, "%s: expected %s, got '%s'", key, what,
+		       conf_shown(val, b, sizeof(b)));
 }
 
 static bool valid_name(const char *s)
@@ -581,9 +542,9 @@ static falcon_err_t set_value(const struct keydef *k, void *base, char *v,
 			if (c != NULL)
 				*c = '\0';
 			if (falcon_topo_label_from_str(p, &bit) != FALCON_OK) {
-				rv = cfg_err(file, line, "%s: expected a ',' list of localGPUs|"
+				rv = conf_err(file, line, "%s: expected a ',' list of localGPUs|"
 					     "hybridGPUs|falconGPUs|localNVMe|falconNVMe or ALL, "
-					     "got '%s'", k->name, shown(v, b, sizeof(b)));
+					     "got '%s'", k->name, conf_shown(v, b, sizeof(b)));
 				break;
 			}
 			set |= bit;
@@ -612,14 +573,14 @@ static falcon_err_t set_value(const struct keydef *k, void *base, char *v,
 			if (!((items[i][0] == 'H' || items[i][0] == 'h') &&
 			      items[i][1] >= '1' && items[i][1] <= '0' + FALCON_MAX_PORTS &&
 			      items[i][2] == '\0')) {
-				rv = cfg_err(file, line, "%s: expected a host port H1..H4, got '%s'",
-					     k->name, shown(items[i], b, sizeof(b)));
+				rv = conf_err(file, line, "%s: expected a host port H1..H4, got '%s'",
+					     k->name, conf_shown(items[i], b, sizeof(b)));
 				goto ports_out;
 			}
 			snprintf(h->ports[i], FALCON_NAME_LEN, "H%c", items[i][1]);
 			for (j = 0; j < i; j++)
 				if (strcmp(h->ports[i], h->ports[j]) == 0) {
-					rv = cfg_err(file, line, "%s: host port %s listed twice",
+					rv = conf_err(file, line, "%s: host port %s listed twice",
 						     k->name, h->ports[i]);
 					goto ports_out;
 				}
@@ -644,14 +605,14 @@ ports_out:
 		}
 		for (i = 0; i < n; i++) {
 			if (falcon_bdf_normalise(items[i], h->adapters[i]) != FALCON_OK) {
-				rv = cfg_err(file, line, "%s: expected a PCI address "
+				rv = conf_err(file, line, "%s: expected a PCI address "
 					     "[DDDD:]BB:DD.F, got '%s'",
-					     k->name, shown(items[i], b, sizeof(b)));
+					     k->name, conf_shown(items[i], b, sizeof(b)));
 				goto adapters_out;
 			}
 			for (j = 0; j < i; j++)
 				if (strcmp(h->adapters[i], h->adapters[j]) == 0) {
-					rv = cfg_err(file, line, "%s: %s listed twice",
+					rv = conf_err(file, line, "%s: %s listed twice",
 						     k->name, h->adapters[i]);
 					goto adapters_out;
 				}
@@ -662,7 +623,7 @@ adapters_out:
 		return rv;
 	}
 	}
-	return cfg_err(file, line, "%s: internal error: bad key type", k->name);
+	return conf_err(file, line, "%s: internal error: bad key type", k->name);
 }
 
 /* ---------------------------------------------------------------- */
@@ -677,7 +638,7 @@ static int object_kind(const char *key)
 
 /* Parse toks[1..n) of an object line into obj with the table t. */
 static falcon_err_t parse_keys(const struct keydef *t, size_t nt, void *obj,
-			       const char *kind, struct tok *toks, size_t n,
+			       const char *kind, struct conf_tok *toks, size_t n,
 			       const char *file, uint32_t *seen)
 {
 	size_t i;
@@ -688,19 +649,19 @@ static falcon_err_t parse_keys(const struct keydef *t, size_t nt, void *obj,
 		char b[CONF_MAX_NAME_SHOWN];
 
 		if (toks[i].eq == NULL)
-			return cfg_err(file, toks[i].line, "expected Key=Value, got '%s' (%s line)",
-				       shown(toks[i].text, b, sizeof(b)), kind);
+			return conf_err(file, toks[i].line, "expected Key=Value, got '%s' (%s line)",
+				       conf_shown(toks[i].text, b, sizeof(b)), kind);
 		*toks[i].eq = '\0';
 		k = key_find(t, nt, toks[i].text);
 		if (k == NULL)
-			return cfg_err(file, toks[i].line, "unknown key '%s' (%s line)",
-				       shown(toks[i].text, b, sizeof(b)), kind);
+			return conf_err(file, toks[i].line, "unknown key '%s' (%s line)",
+				       conf_shown(toks[i].text, b, sizeof(b)), kind);
 		if (*seen & (1u << (k - t)))
-			return cfg_err(file, toks[i].line, "%s: given twice on one %s line",
+			return conf_err(file, toks[i].line, "%s: given twice on one %s line",
 				       k->name, kind);
 		*seen |= 1u << (k - t);
 		if (toks[i].eq[1] == '\0')
-			return cfg_err(file, toks[i].line, "%s: empty value", k->name);
+			return conf_err(file, toks[i].line, "%s: empty value", k->name);
 		rv = set_value(k, obj, toks[i].eq + 1, file, toks[i].line);
 		if (rv != FALCON_OK)
 			return rv;
@@ -708,7 +669,7 @@ static falcon_err_t parse_keys(const struct keydef *t, size_t nt, void *obj,
 	return FALCON_OK;
 }
 
-static falcon_err_t parse_chassis(struct parser *p, struct tok *toks, size_t n,
+static falcon_err_t parse_chassis(struct parser *p, struct conf_tok *toks, size_t n,
 				  const char *file)
 {
 	struct falcon_conf *c = p->conf;
@@ -724,7 +685,7 @@ static falcon_err_t parse_chassis(struct parser *p, struct tok *toks, size_t n,
 		goto fail;
 	for (i = 0; i < c->nchassis; i++)
 		if (strcmp(c->chassis[i].name, ch.name) == 0) {
-			rv = cfg_err(file, toks[0].line,
+			rv = conf_err(file, toks[0].line,
 				     "duplicate ChassisName '%s' (first at %s:%d)",
 				     ch.name, c->chassis[i].file, c->chassis[i].line);
 			goto fail;
@@ -734,7 +695,7 @@ static falcon_err_t parse_chassis(struct parser *p, struct tok *toks, size_t n,
 	if (rv != FALCON_OK)
 		goto fail;
 	if (ch.url == NULL) {
-		rv = cfg_err(file, ch.line, "ChassisName '%s': Url= is required", ch.name);
+		rv = conf_err(file, ch.line, "ChassisName '%s': Url= is required", ch.name);
 		goto fail;
 	}
 	na = realloc(c->chassis, (c->nchassis + 1) * sizeof(*na));
@@ -752,7 +713,7 @@ fail:
 	return rv;
 }
 
-static falcon_err_t parse_host(struct parser *p, struct tok *toks, size_t n,
+static falcon_err_t parse_host(struct parser *p, struct conf_tok *toks, size_t n,
 			       const char *file)
 {
 	struct falcon_conf *c = p->conf;
@@ -769,7 +730,7 @@ static falcon_err_t parse_host(struct parser *p, struct tok *toks, size_t n,
 		return rv;
 	for (i = 0; i < c->nhosts; i++)
 		if (strcmp(c->hosts[i].name, h.name) == 0)
-			return cfg_err(file, toks[0].line,
+			return conf_err(file, toks[0].line,
 				       "duplicate HostName '%s' (first at %s:%d)",
 				       h.name, c->hosts[i].file, c->hosts[i].line);
 	rv = parse_keys(host_keys, ARRAY_SIZE(host_keys), &h, "HostName",
@@ -777,11 +738,11 @@ static falcon_err_t parse_host(struct parser *p, struct tok *toks, size_t n,
 	if (rv != FALCON_OK)
 		return rv;
 	if (h.chassis[0] == '\0')
-		return cfg_err(file, h.line, "HostName '%s': Chassis= is required", h.name);
+		return conf_err(file, h.line, "HostName '%s': Chassis= is required", h.name);
 	if (h.nports < 1)
-		return cfg_err(file, h.line, "HostName '%s': Port= is required", h.name);
+		return conf_err(file, h.line, "HostName '%s': Port= is required", h.name);
 	if (h.nadapters < 1)
-		return cfg_err(file, h.line, "HostName '%s': Adapter= is required", h.name);
+		return conf_err(file, h.line, "HostName '%s': Adapter= is required", h.name);
 	na = realloc(c->hosts, (c->nhosts + 1) * sizeof(*na));
 	if (na == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
@@ -790,7 +751,7 @@ static falcon_err_t parse_host(struct parser *p, struct tok *toks, size_t n,
 	return FALCON_OK;
 }
 
-static falcon_err_t parse_partition(struct parser *p, struct tok *toks, size_t n,
+static falcon_err_t parse_partition(struct parser *p, struct conf_tok *toks, size_t n,
 				    const char *file)
 {
 	struct falcon_conf *c = p->conf;
@@ -810,7 +771,7 @@ static falcon_err_t parse_partition(struct parser *p, struct tok *toks, size_t n
 		strcpy(pc.name, "DEFAULT");
 	for (i = 0; i < c->npartitions && !is_default; i++)
 		if (strcmp(c->partitions[i].name, pc.name) == 0)
-			return cfg_err(file, toks[0].line,
+			return conf_err(file, toks[0].line,
 				       "duplicate PartitionName '%s' (first at %s:%d)",
 				       pc.name, c->partitions[i].file, c->partitions[i].line);
 	rv = parse_keys(partition_keys, ARRAY_SIZE(partition_keys), &pc, "PartitionName",
@@ -837,41 +798,7 @@ static falcon_err_t parse_partition(struct parser *p, struct tok *toks, size_t n
 /* ---------------------------------------------------------------- */
 /* Lines */
 
-static falcon_err_t parse_file(struct parser *p, const char *path, const char *inc_file,
-			       int inc_line);
-
-static falcon_err_t do_include(struct parser *p, struct tok *toks, size_t n,
-			       const char *file)
-{
-	char b[CONF_MAX_NAME_SHOWN];
-	const char *slash;
-	char *target = NULL;
-	falcon_err_t rv;
-
-	if (n != 2 || toks[1].text[0] == '\0')
-		return cfg_err(file, toks[0].line, "Include: expected one PATH");
-	slash = strrchr(file, '/');
-	if (toks[1].text[0] == '/' || slash == NULL) {
-		target = strdup(toks[1].text);
-	} else if (asprintf(&target, "%.*s/%s", (int)(slash - file), file,
-			    toks[1].text) < 0) {
-		target = NULL;
-	}
-	if (target == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	if (p->depth > CONF_MAX_DEPTH) {
-		rv = cfg_err(file, toks[0].line,
-			     "Include: '%s' nested more than %d deep",
-			     shown(toks[1].text, b, sizeof(b)), CONF_MAX_DEPTH);
-		goto out;
-	}
-	rv = parse_file(p, target, file, toks[0].line);
-out:
-	free(target);
-	return rv;
-}
-
-static falcon_err_t process_line(struct parser *p, struct tok *toks, size_t n,
+static falcon_err_t process_line(struct parser *p, struct conf_tok *toks, size_t n,
 				 const char *file)
 {
 	char b[CONF_MAX_NAME_SHOWN];
@@ -879,18 +806,13 @@ static falcon_err_t process_line(struct parser *p, struct tok *toks, size_t n,
 	size_t i;
 	int kind;
 
-	if (n == 0)
-		return FALCON_OK;
-	if (toks[0].eq == NULL) {
-		if (strcasecmp(toks[0].text, "Include") == 0)
-			return do_include(p, toks, n, file);
-		return cfg_err(file, toks[0].line, "expected Key=Value, got '%s'",
-			       shown(toks[0].text, b, sizeof(b)));
-	}
+	if (toks[0].eq == NULL)
+		return conf_err(file, toks[0].line, "expected Key=Value, got '%s'",
+			       conf_shown(toks[0].text, b, sizeof(b)));
 	*toks[0].eq = '\0';
 	kind = object_kind(toks[0].text);
 	if (kind >= 0 && toks[0].eq[1] == '\0')
-		return cfg_err(file, toks[0].line, "%s: empty value", object_keys[kind]);
+		return conf_err(file, toks[0].line, "%s: empty value", object_keys[kind]);
 	switch (kind) {
 	case 0:
 		return parse_chassis(p, toks, n, file);
@@ -907,22 +829,22 @@ static falcon_err_t process_line(struct parser *p, struct tok *toks, size_t n,
 		size_t gi;
 
 		if (toks[i].eq == NULL)
-			return cfg_err(file, toks[i].line, "expected Key=Value, got '%s'",
-				       shown(toks[i].text, b, sizeof(b)));
+			return conf_err(file, toks[i].line, "expected Key=Value, got '%s'",
+				       conf_shown(toks[i].text, b, sizeof(b)));
 		*toks[i].eq = '\0';
 		if ((kind = object_kind(toks[i].text)) >= 0)
-			return cfg_err(file, toks[i].line, "%s= must begin its line",
+			return conf_err(file, toks[i].line, "%s= must begin its line",
 				       object_keys[kind]);
 		k = key_find(global_keys, ARRAY_SIZE(global_keys), toks[i].text);
 		if (k == NULL)
-			return cfg_err(file, toks[i].line, "unknown key '%s'",
-				       shown(toks[i].text, b, sizeof(b)));
+			return conf_err(file, toks[i].line, "unknown key '%s'",
+				       conf_shown(toks[i].text, b, sizeof(b)));
 		gi = (size_t)(k - global_keys);
 		if (p->gfile[gi] != NULL)
-			return cfg_err(file, toks[i].line, "%s: set twice (first at %s:%d)",
+			return conf_err(file, toks[i].line, "%s: set twice (first at %s:%d)",
 				       k->name, p->gfile[gi], p->gline[gi]);
 		if (toks[i].eq[1] == '\0')
-			return cfg_err(file, toks[i].line, "%s: empty value", k->name);
+			return conf_err(file, toks[i].line, "%s: empty value", k->name);
 		rv = set_value(k, p->conf, toks[i].eq + 1, file, toks[i].line);
 		if (rv != FALCON_OK)
 			return rv;
@@ -930,193 +852,6 @@ static falcon_err_t process_line(struct parser *p, struct tok *toks, size_t n,
 		p->gline[gi] = toks[i].line;
 	}
 	return FALCON_OK;
-}
-
-/*
- * Split the logical line s (len bytes, lines[i] = physical line of s[i])
- * into words, in place, and process it.
- */
-static falcon_err_t tokenize_line(struct parser *p, char *s, size_t len, const int *lines,
-				  const char *file)
-{
-	struct tok *toks = NULL;
-	size_t n = 0, cap = 0, i = 0;
-	falcon_err_t rv;
-
-	while (i < len) {
-		char *out;
-		bool quoted = false;
-		int start_line;
-
-		while (i < len && isblank((unsigned char)s[i]))
-			i++;
-		if (i >= len)
-			break;
-		start_line = lines[i];
-		if (n == cap) {
-			struct tok *nt = realloc(toks, (cap = cap ? 2 * cap : 16) * sizeof(*nt));
-
-			if (nt == NULL) {
-				rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			toks = nt;
-		}
-		toks[n].text = out = s + i;
-		toks[n].eq = NULL;
-		toks[n].line = start_line;
-		for (; i < len && (quoted || !isblank((unsigned char)s[i])); i++) {
-			if (s[i] == '"') {
-				quoted = !quoted;
-				continue;
-			}
-			if (s[i] == '=' && !quoted && toks[n].eq == NULL)
-				toks[n].eq = out;
-			*out++ = s[i];
-		}
-		if (quoted) {
-			rv = cfg_err(file, start_line, "unterminated '\"'");
-			goto out;
-		}
-		*out = '\0';
-		i++;
-		n++;
-	}
-	rv = process_line(p, toks, n, file);
-out:
-	free(toks);
-	return rv;
-}
-
-/*
- * Parse text (the contents of file) into p->conf.  file is stored in
- * p->conf->files by the caller and outlives the parse.
- */
-static falcon_err_t parse_text(struct parser *p, const char *file, const char *text)
-{
-	size_t tlen = strlen(text), llen = 0;
-	char *lb = malloc(tlen + 1);
-	int *lmap = malloc((tlen + 1) * sizeof(int));
-	const char *s = text;
-	int lineno = 0;
-	falcon_err_t rv = FALCON_OK;
-
-	if (lb == NULL || lmap == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	while (*s != '\0') {
-		const char *nl = strchr(s, '\n');
-		size_t plen = nl ? (size_t)(nl - s) : strlen(s), k;
-		bool quoted = false, cont = false;
-
-		lineno++;
-		if (plen > 0 && s[plen - 1] == '\r')
-			plen--;
-		/* '#' at the start of a word, outside quotes, starts a comment */
-		for (k = 0; k < plen; k++) {
-			if (s[k] == '"')
-				quoted = !quoted;
-			else if (s[k] == '#' && !quoted &&
-				 (k == 0 || isblank((unsigned char)s[k - 1])))
-				break;
-		}
-		plen = k;
-		while (plen > 0 && isblank((unsigned char)s[plen - 1]))
-			plen--;
-		if (plen > 0 && s[plen - 1] == '\\') {
-			plen--;
-			cont = true;
-		}
-		for (k = 0; k < plen; k++) {
-			lb[llen] = s[k];
-			lmap[llen++] = lineno;
-		}
-		s = nl ? nl + 1 : s + strlen(s);
-		if (cont && *s != '\0')
-			continue;
-		rv = tokenize_line(p, lb, llen, lmap, file);
-		if (rv != FALCON_OK)
-			goto out;
-		llen = 0;
-	}
-out:
-	free(lb);
-	free(lmap);
-	return rv;
-}
-
-/* Keep a copy of name in conf->files; *out points to it. */
-static falcon_err_t add_file(struct falcon_conf *c, const char *name, const char **out)
-{
-	char **nf = realloc(c->files, (c->nfiles + 1) * sizeof(*nf));
-
-	if (nf == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	c->files = nf;
-	if ((c->files[c->nfiles] = strdup(name)) == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	*out = c->files[c->nfiles++];
-	return FALCON_OK;
-}
-
-/*
- * Read and parse path.  inc_file/inc_line: the Include line that names it
- * (NULL for the top-level file, whose read errors are returned as they are).
- */
-static falcon_err_t parse_file(struct parser *p, const char *path, const char *inc_file,
-			       int inc_line)
-{
-	char *text = NULL, *real = NULL;
-	const char *file;
-	struct stat st;
-	falcon_err_t rv;
-	size_t len;
-	int i;
-
-	/* An Include of a FIFO or a tty could block forever: regular files only. */
-	if (inc_file != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		rv = cfg_err(inc_file, inc_line, "Include: %s is not a regular file", path);
-		goto out;
-	}
-	rv = falcon_read_file(path, CONF_MAX_BYTES, &text, &len);
-	if (rv != FALCON_OK) {
-		if (inc_file != NULL) {
-			char msg[512];
-
-			falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
-			rv = cfg_err(inc_file, inc_line, "Include: cannot read %s", msg);
-		} else if (rv == FALCON_ERR_PARSE) {
-			rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: longer than %d bytes",
-					    path, CONF_MAX_BYTES);
-		}
-		goto out;
-	}
-	if (strlen(text) != len) {
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: contains a NUL byte", path);
-		goto out;
-	}
-	real = realpath(path, NULL);
-	if (real == NULL) {
-		rv = falcon_err_set(FALCON_ERR_IO, "%s: realpath: %s", path, strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < p->depth; i++)
-		if (strcmp(p->stack[i], real) == 0) {
-			rv = cfg_err(inc_file, inc_line, "Include: loop: %s is already being read",
-				     path);
-			goto out;
-		}
-	rv = add_file(p->conf, path, &file);
-	if (rv != FALCON_OK)
-		goto out;
-	p->stack[p->depth++] = real;
-	rv = parse_text(p, file, text);
-	p->depth--;
-out:
-	free(real);
-	free(text);
-	return rv;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1131,7 +866,7 @@ static falcon_err_t validate(struct falcon_conf *c)
 		const struct falcon_host_conf *h = &c->hosts[i];
 
 		if (falcon_conf_chassis(c, h->chassis) == NULL)
-			return cfg_err(h->file, h->line,
+			return conf_err(h->file, h->line,
 				       "HostName '%s': Chassis '%s' is not defined by a "
 				       "ChassisName line", h->name, h->chassis);
 		/* One cable per host port: two hosts cannot share a port. */
@@ -1143,7 +878,7 @@ static falcon_err_t validate(struct falcon_conf *c)
 			for (a = 0; a < h->nports; a++)
 				for (b = 0; b < o->nports; b++)
 					if (strcmp(h->ports[a], o->ports[b]) == 0)
-						return cfg_err(h->file, h->line,
+						return conf_err(h->file, h->line,
 							       "HostName '%s': Port %s of chassis "
 							       "'%s' is already used by HostName "
 							       "'%s' (%s:%d)", h->name, h->ports[a],
@@ -1198,8 +933,10 @@ static falcon_err_t load(const char *path, const char *name, const char *text,
 {
 	struct parser p;
 	struct falcon_conf *c = NULL;
-	const char *file;
+	struct conf_lex *lx = NULL;
+	struct conf_tok *toks;
 	falcon_err_t rv;
+	size_t n;
 
 	memset(&p, 0, sizeof(p));
 	p.defaults = builtin_partition;
@@ -1209,20 +946,21 @@ static falcon_err_t load(const char *path, const char *name, const char *text,
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if (text == NULL) {
-		rv = parse_file(&p, path, NULL, 0);
-	} else {
-		rv = add_file(c, name, &file);
-		if (rv == FALCON_OK)
-			rv = parse_text(&p, file, text);
-	}
+	if (text == NULL)
+		rv = conf_lex_open_file(path, &lx);
+	else
+		rv = conf_lex_open_text(name, text, &lx);
+	while (rv == FALCON_OK && (rv = conf_lex_next(lx, &toks, &n)) == FALCON_OK && n > 0)
+		rv = process_line(&p, toks, n, toks[0].file);
 	if (rv != FALCON_OK)
 		goto fail;
+	conf_lex_take_files(lx, &c->files, &c->nfiles);
 	if ((rv = validate(c)) != FALCON_OK || (rv = apply_defaults(c)) != FALCON_OK)
 		goto fail;
 	*out = c;
 	c = NULL;
 fail:
+	conf_lex_free(lx);
 	falcon_conf_free(c);
 	return rv;
 }
