@@ -537,7 +537,7 @@ static falcon_err_t compose_once(struct fd_state *st, const struct falcon_compos
 	}
 	recorded = false;
 	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", l.id, l.job_id, l.host,
-		    l.ndevs, ch->cc->name, falcon_proto_place_str(place));
+		    l.ndevs, ch->cc->name, falcon_place_str(place));
 	rv = FALCON_OK;
 fail:
 	if (recorded) {
