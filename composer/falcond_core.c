@@ -633,7 +633,7 @@ static falcon_err_t compose_activate(struct compose_ctx *x)
 	}
 	x->recorded = false; /* durable: nothing to roll back */
 	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", x->l.id, x->l.job_id,
-		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_proto_place_str(x->place));
+		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_place_str(x->place));
 	return FALCON_OK;
 }
 

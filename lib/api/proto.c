@@ -166,7 +166,7 @@ falcon_err_t falcon_proto_parse_compose(const char *body, size_t len,
 			rv = get_name(what, key, v, r.partition, sizeof(r.partition), true);
 		} else if (strcmp(key, "place") == 0) {
 			if (!json_object_is_type(v, json_type_string) ||
-			    falcon_proto_place_from_str(json_object_get_string(v), &r.place) != FALCON_OK)
+			    falcon_place_from_str(json_object_get_string(v), &r.place) != FALCON_OK)
 				rv = falcon_err_set(FALCON_ERR_PARSE,
 						    "%s: place: expected pack, spread or any", what);
 			r.place_set = true;
@@ -284,40 +284,12 @@ json_object *falcon_proto_compose_json(const struct falcon_compose_req *req)
 		json_object_object_add(o, "local_gpus", json_object_new_int(req->local_gpus));
 	if (req->place_set)
 		json_object_object_add(o, "place",
-				       json_object_new_string(falcon_proto_place_str(req->place)));
+				       json_object_new_string(falcon_place_str(req->place)));
 	if (req->partition[0])
 		json_object_object_add(o, "partition", json_object_new_string(req->partition));
 	if (req->uid >= 0)
 		json_object_object_add(o, "uid", json_object_new_int64(req->uid));
 	return o;
-}
-
-static const char *const places[] = {
-	[FALCON_PLACE_PACK] = "pack", [FALCON_PLACE_SPREAD] = "spread",
-	[FALCON_PLACE_ANY] = "any",
-};
-
-/* The same words as conf.c's falcon_place_str()/falcon_place_from_str()
- * (test_proto checks that they agree); kept here so that fuzz-falcond, which
- * compiles proto.c without conf.c and its libcurl, links.  Unlike conf.c's,
- * an out-of-range value prints as "any" and an unknown word is
- * FALCON_ERR_PARSE (a request error, not a config error). */
-const char *falcon_proto_place_str(falcon_place_t p)
-{
-	return (unsigned)p < ARRAY_SIZE(places) ? places[p] : "any";
-}
-
-falcon_err_t falcon_proto_place_from_str(const char *s, falcon_place_t *out)
-{
-	size_t i;
-
-	for (i = 0; s != NULL && i < ARRAY_SIZE(places); i++)
-		if (strcasecmp(s, places[i]) == 0) {
-			*out = (falcon_place_t)i;
-			return FALCON_OK;
-		}
-	return falcon_err_set(FALCON_ERR_PARSE, "place '%s': expected pack, spread or any",
-			      s ? s : "(null)");
 }
 
 json_object *falcon_proto_lease_json(const struct falcon_lease *l)
@@ -336,7 +308,7 @@ json_object *falcon_proto_lease_json(const struct falcon_lease *l)
 	json_object_object_add(o, "uid", json_object_new_int64(l->uid));
 	json_object_object_add(o, "host", json_object_new_string(l->host));
 	json_object_object_add(o, "partition", json_object_new_string(l->partition));
-	json_object_object_add(o, "place", json_object_new_string(falcon_proto_place_str(l->place)));
+	json_object_object_add(o, "place", json_object_new_string(falcon_place_str(l->place)));
 	json_object_object_add(o, "state", json_object_new_string(l->state));
 	json_object_object_add(o, "created", json_object_new_int64(l->created_ms));
 	for (i = 0; i < l->ndevs; i++) {
@@ -424,7 +396,7 @@ falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *o
 	    (rv = lget_name(o, "state", l->state, sizeof(l->state), false)) != FALCON_OK ||
 	    (rv = lget_name(o, "place", buf, sizeof(buf), false)) != FALCON_OK)
 		return rv;
-	if (falcon_proto_place_from_str(buf, &l->place) != FALCON_OK)
+	if (falcon_place_from_str(buf, &l->place) != FALCON_OK)
 		return falcon_err_set(FALCON_ERR_PARSE, "lease: place: expected pack, spread or any");
 	if ((rv = lget_int(o, "created", 0, LONG_MAX, &x)) != FALCON_OK)
 		return rv;

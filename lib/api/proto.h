@@ -107,11 +107,6 @@ json_object *falcon_proto_error_json(falcon_err_t err, const char *detail);
  */
 falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *out);
 
-
-/* falcon_proto_place_str / _from_str - "pack", "spread", "any" (static). */
-const char *falcon_proto_place_str(falcon_place_t p);
-falcon_err_t falcon_proto_place_from_str(const char *s, falcon_place_t *out);
-
 /* falcon_proto_err_from_name - falcon_err_name() inverse; unknown -> PROTOCOL. */
 falcon_err_t falcon_proto_err_from_name(const char *name);
 

@@ -1,15 +1,14 @@
 /*
  * conf.c - falcon.conf(5): the configuration parser shared by every program.
  *
- * The syntax follows slurm.conf(5) (src/common/parse_config.c): a logical
- * line is one or more physical lines joined where a line ends in '\' (the
- * backslash and the newline are removed, nothing is inserted); '#' at the
- * start of a word begins a comment that runs to the end of the physical
- * line; words are separated by blanks and may contain "double-quoted" parts
- * (blanks and '#' inside quotes are literal).  A word is Key=Value; a line
- * whose first word is ChassisName=, HostName= or PartitionName= defines one
- * object, any other line sets global keys.  "Include PATH" reads another
- * file in place.  Keys are case-insensitive.
+ * conf_lex.c turns the files (Includes followed) into logical lines of
+ * words, with the syntax of slurm.conf(5); this file gives the words their
+ * meaning.  A word is Key=Value; a line whose first word is ChassisName=,
+ * HostName= or PartitionName= defines one object, any other line sets
+ * global keys.  Keys are case-insensitive.  Each kind of line has a table
+ * of its keys ({key, value type, offset in its struct}, in the spirit of
+ * Slurm's s_p_options_t in src/common/parse_config.h), and each value type
+ * one reader that checks it and stores it at that offset.
  *
  * Everything is strict: an unknown key, a bad value, a key given twice, a
  * duplicate object or a broken cross-reference fails the whole load with
@@ -21,176 +20,146 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "core/conf.h"
+#include "core/conf_lex.h"
 #include "core/util.h"
 
-#define CONF_MAX_BYTES (1024 * 1024)  /* a falcon.conf is a few KiB */
-#define CONF_MAX_DEPTH 8              /* Include nesting limit */
-#define CONF_MAX_NAME_SHOWN 80        /* how much of a bad value a message shows */
-
 /* ---------------------------------------------------------------- */
-/* Enum <-> string */
+/* Words: the one table of an enum's words, in enum order */
 
-static const char *const place_names[] = { "pack", "spread", "any" };
-static const char *const check_names[] = { "quick", "full", "off" };
-static const char *const action_names[] = { "drain", "fail", "warn" };
-static const char *const backend_names[] = { "redfish-fabric", "redfish-composition" };
-static const char *const mode_names[] = { "standard", "advanced" };
-/* Table III of the paper, in falcon_topo_label_t bit order. */
-static const char *const topo_names[] = {
-	"localGPUs", "hybridGPUs", "falconGPUs", "localNVMe", "falconNVMe"
+struct words {
+	const char *const *word;
+	unsigned n;
 };
 
-static const char *enum_str(const char *const *names, size_t n, unsigned v)
+static const char *words_str(const struct words *w, unsigned v)
 {
-	return v < n ? names[v] : "unknown";
+	return v < w->n ? w->word[v] : "unknown";
 }
 
-static int enum_find(const char *const *names, size_t n, const char *s)
+static int words_find(const struct words *w, const char *s)
 {
-	size_t i;
+	unsigned i;
 
 	if (s == NULL)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (strcasecmp(names[i], s) == 0)
+	for (i = 0; i < w->n; i++)
+		if (strcasecmp(w->word[i], s) == 0)
 			return (int)i;
 	return -1;
 }
 
-const char *falcon_place_str(falcon_place_t p)
+/* The words as "a|b|c" into buf of size n (cut short if it does not fit). */
+static const char *words_list(const struct words *w, char *buf, size_t n)
 {
-	return enum_str(place_names, ARRAY_SIZE(place_names), (unsigned)p);
+	size_t len = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < w->n && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : "", w->word[i]);
+	return buf;
 }
 
-falcon_err_t falcon_place_from_str(const char *s, falcon_place_t *out)
+/* One word of w (any case) to its index; FALCON_ERR_INVAL "expected a|b|c". */
+static falcon_err_t words_from_str(const struct words *w, const char *s, unsigned *out)
 {
-	int i = enum_find(place_names, ARRAY_SIZE(place_names), s);
+	char list[128];
+	int i = words_find(w, s);
 
 	if (i < 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "expected pack|spread|any, got '%s'",
-				      s ? s : "(null)");
-	*out = (falcon_place_t)i;
+		return falcon_err_set(FALCON_ERR_INVAL, "expected %s, got '%s'",
+				      words_list(w, list, sizeof(list)), s ? s : "(null)");
+	*out = (unsigned)i;
 	return FALCON_OK;
 }
 
-const char *falcon_check_str(falcon_check_t c)
-{
-	return enum_str(check_names, ARRAY_SIZE(check_names), (unsigned)c);
-}
+/*
+ * CONF_WORDS(name, type, words...) - the words of an enum type (in its
+ * order) as name_words, and the public falcon_<name>_str() and
+ * falcon_<name>_from_str() of conf.h over them.  The enum is stored as an
+ * unsigned by the V_ENUM reader below, hence the size check.
+ */
+#define CONF_WORDS(name, type, ...)                                             \
+	_Static_assert(sizeof(type) == sizeof(unsigned), #type " is not unsigned-sized"); \
+	static const char *const name##_word[] = { __VA_ARGS__ };               \
+	static const struct words name##_words = { name##_word, ARRAY_SIZE(name##_word) }; \
+	const char *falcon_##name##_str(type v)                                  \
+	{                                                                        \
+		return words_str(&name##_words, (unsigned)v);                    \
+	}                                                                        \
+	falcon_err_t falcon_##name##_from_str(const char *s, type *out)          \
+	{                                                                        \
+		unsigned i;                                                      \
+		falcon_err_t rv = words_from_str(&name##_words, s, &i);          \
+									 \
+		if (rv == FALCON_OK)                                             \
+			*out = (type)i;                                          \
+		return rv;                                                       \
+	}
 
-falcon_err_t falcon_check_from_str(const char *s, falcon_check_t *out)
-{
-	int i = enum_find(check_names, ARRAY_SIZE(check_names), s);
+CONF_WORDS(place, falcon_place_t, "pack", "spread", "any")
+CONF_WORDS(check, falcon_check_t, "quick", "full", "off")
+CONF_WORDS(action, falcon_action_t, "drain", "fail", "warn")
+CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition")
+CONF_WORDS(mode, falcon_mode_t, "standard", "advanced")
 
-	if (i < 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "expected quick|full|off, got '%s'",
-				      s ? s : "(null)");
-	*out = (falcon_check_t)i;
-	return FALCON_OK;
-}
-
-const char *falcon_action_str(falcon_action_t a)
-{
-	return enum_str(action_names, ARRAY_SIZE(action_names), (unsigned)a);
-}
-
-falcon_err_t falcon_action_from_str(const char *s, falcon_action_t *out)
-{
-	int i = enum_find(action_names, ARRAY_SIZE(action_names), s);
-
-	if (i < 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "expected drain|fail|warn, got '%s'",
-				      s ? s : "(null)");
-	*out = (falcon_action_t)i;
-	return FALCON_OK;
-}
-
-const char *falcon_backend_str(falcon_backend_t b)
-{
-	return enum_str(backend_names, ARRAY_SIZE(backend_names), (unsigned)b);
-}
-
-falcon_err_t falcon_backend_from_str(const char *s, falcon_backend_t *out)
-{
-	int i = enum_find(backend_names, ARRAY_SIZE(backend_names), s);
-
-	if (i < 0)
-		return falcon_err_set(FALCON_ERR_INVAL,
-				      "expected redfish-fabric|redfish-composition, got '%s'",
-				      s ? s : "(null)");
-	*out = (falcon_backend_t)i;
-	return FALCON_OK;
-}
-
-const char *falcon_mode_str(falcon_mode_t m)
-{
-	return enum_str(mode_names, ARRAY_SIZE(mode_names), (unsigned)m);
-}
-
-falcon_err_t falcon_mode_from_str(const char *s, falcon_mode_t *out)
-{
-	int i = enum_find(mode_names, ARRAY_SIZE(mode_names), s);
-
-	if (i < 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "expected standard|advanced, got '%s'",
-				      s ? s : "(null)");
-	*out = (falcon_mode_t)i;
-	return FALCON_OK;
-}
+/* Table III of the paper, in falcon_topo_label_t bit order. */
+static const char *const topo_word[] = {
+	"localGPUs", "hybridGPUs", "falconGPUs", "localNVMe", "falconNVMe"
+};
+static const struct words topo_words = { topo_word, ARRAY_SIZE(topo_word) };
+#define TOPO_ALL_WORD "ALL"   /* the word for all of them */
 
 const char *falcon_topo_label_str(unsigned label)
 {
-	size_t i;
+	unsigned i;
 
-	for (i = 0; i < ARRAY_SIZE(topo_names); i++)
+	for (i = 0; i < topo_words.n; i++)
 		if (label == (1u << i))
-			return topo_names[i];
+			return topo_words.word[i];
 	return "";
 }
 
 falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out)
 {
+	char list[128];
 	int i;
 
-	if (s != NULL && strcasecmp(s, "ALL") == 0) {
+	if (s != NULL && strcasecmp(s, TOPO_ALL_WORD) == 0) {
 		*out = FALCON_TOPO_ALL;
 		return FALCON_OK;
 	}
-	i = enum_find(topo_names, ARRAY_SIZE(topo_names), s);
+	i = words_find(&topo_words, s);
 	if (i < 0)
-		return falcon_err_set(FALCON_ERR_INVAL,
-				      "expected localGPUs|hybridGPUs|falconGPUs|localNVMe|"
-				      "falconNVMe|ALL, got '%s'", s ? s : "(null)");
+		return falcon_err_set(FALCON_ERR_INVAL, "expected %s|" TOPO_ALL_WORD ", got '%s'",
+				      words_list(&topo_words, list, sizeof(list)),
+				      s ? s : "(null)");
 	*out = 1u << i;
 	return FALCON_OK;
 }
 
 char *falcon_topo_set_str(unsigned set, char *buf, size_t n)
 {
-	size_t i, len = 0;
+	size_t len = 0;
+	unsigned i;
 
 	if (n == 0)
 		return NULL;
 	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(topo_names); i++) {
+	for (i = 0; i < topo_words.n; i++) {
 		int w;
 
 		if (!(set & (1u << i)))
 			continue;
-		w = snprintf(buf + len, n - len, "%s%s", len ? "," : "", topo_names[i]);
+		w = snprintf(buf + len, n - len, "%s%s", len ? "," : "", topo_words.word[i]);
 		if (w < 0 || (size_t)w >= n - len)
 			return NULL;
 		len += (size_t)w;
@@ -220,144 +189,7 @@ static const struct falcon_chassis_conf builtin_chassis = {
 };
 
 /* ---------------------------------------------------------------- */
-/* Key tables */
-
-enum vtype {
-	V_NAME,      /* [A-Za-z0-9._-]{1,63} into char[FALCON_NAME_LEN] */
-	V_STR,       /* any non-empty string, heap */
-	V_PATH,      /* absolute path, heap */
-	V_URL,       /* http:// or https:// URL, heap */
-	V_HOSTPORT,  /* host:port, heap */
-	V_INT,       /* int in [min, max] */
-	V_GBPS,      /* double in [min, max] */
-	V_BOOL,      /* yes|no */
-	V_BACKEND, V_MODE, V_PLACE, V_CHECK, V_ACTION,
-	V_TOPOS,     /* AllowTopologies list */
-	V_PORTS,     /* host Port= list */
-	V_ADAPTERS,  /* host Adapter= list */
-};
-
-struct keydef {
-	const char *name;
-	enum vtype type;
-	size_t off;       /* offset in the target struct */
-	long min, max;    /* V_INT, V_GBPS */
-};
-
-#define G(f) offsetof(struct falcon_conf, f)
-static const struct keydef global_keys[] = {
-	{ "StateDir", V_PATH, G(state_dir), 0, 0 },
-	{ "ListenAddress", V_HOSTPORT, G(listen_address), 0, 0 },
-	{ "FalcondUrl", V_URL, G(falcond_url), 0, 0 },
-	{ "SysfsRoot", V_PATH, G(sysfs_root), 0, 0 },
-	{ "SlurmUser", V_STR, G(slurm_user), 0, 0 },
-	{ "MungeSocket", V_PATH, G(munge_socket), 0, 0 },
-	{ "RunDir", V_PATH, G(run_dir), 0, 0 },
-	{ "NcclCheck", V_PATH, G(ncclcheck), 0, 0 },
-	{ "PrologTimeout", V_INT, G(prolog_timeout), 1, 86400 },
-	{ "EpilogTimeout", V_INT, G(epilog_timeout), 1, 86400 },
-	{ "RescanTimeout", V_INT, G(rescan_timeout), 1, 3600 },
-	{ "CheckBudget", V_INT, G(check_budget), 1, 3600 },
-	{ "ChassisRetries", V_INT, G(chassis_retries), 0, 10 },
-};
-#undef G
-
-#define C(f) offsetof(struct falcon_chassis_conf, f)
-static const struct keydef chassis_keys[] = {
-	{ "ChassisName", V_NAME, C(name), 0, 0 },
-	{ "Url", V_URL, C(url), 0, 0 },
-	{ "Backend", V_BACKEND, C(backend), 0, 0 },
-	{ "CredentialsFile", V_PATH, C(credentials_file), 0, 0 },
-	{ "Mode", V_MODE, C(mode), 0, 0 },
-	{ "CAFile", V_PATH, C(ca_file), 0, 0 },
-	{ "Insecure", V_BOOL, C(insecure), 0, 0 },
-	{ "Timeout", V_INT, C(timeout_s), 1, 600 },
-};
-#undef C
-
-#define H(f) offsetof(struct falcon_host_conf, f)
-static const struct keydef host_keys[] = {
-	{ "HostName", V_NAME, H(name), 0, 0 },
-	{ "Chassis", V_NAME, H(chassis), 0, 0 },
-	{ "Port", V_PORTS, 0, 0, 0 },
-	{ "Adapter", V_ADAPTERS, 0, 0, 0 },
-};
-#undef H
-
-/* A Falcon 4016 has 2 drawers x 8 slots: at most 16 devices of a kind. */
-#define P(f) offsetof(struct falcon_partition_conf, f)
-static const struct keydef partition_keys[] = {
-	{ "PartitionName", V_NAME, P(name), 0, 0 },
-	{ "AllowTopologies", V_TOPOS, P(allow_topologies), 0, 0 },
-	{ "MaxFalconGPUs", V_INT, P(max_falcon_gpus), 0, 16 },
-	{ "MaxFalconNVMe", V_INT, P(max_falcon_nvme), 0, 16 },
-	{ "Place", V_PLACE, P(place), 0, 0 },
-	{ "Check", V_CHECK, P(check), 0, 0 },
-	{ "CheckAction", V_ACTION, P(check_action), 0, 0 },
-	{ "MinBusBW", V_GBPS, P(min_busbw), 0, 10000 },
-	{ "MinP2PBW_FF", V_GBPS, P(min_p2p_bw_ff), 0, 10000 },
-	{ "MinP2PBW_FL", V_GBPS, P(min_p2p_bw_fl), 0, 10000 },
-	{ "MinP2PBW_LL", V_GBPS, P(min_p2p_bw_ll), 0, 10000 },
-};
-#undef P
-
-static const struct keydef *key_find(const struct keydef *t, size_t n, const char *k)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcasecmp(t[i].name, k) == 0)
-			return &t[i];
-	return NULL;
-}
-
-/* ---------------------------------------------------------------- */
-/* Parser state */
-
-struct tok {
-	char *text;   /* the word, quotes removed */
-	char *eq;     /* its first unquoted '=' (in text), NULL when none */
-	int line;     /* physical line where the word starts */
-};
-
-struct parser {
-	struct falcon_conf *conf;
-	char *stack[CONF_MAX_DEPTH + 1]; /* realpath()s of the files being read */
-	int depth;
-	struct falcon_partition_conf defaults; /* current PartitionName=DEFAULT */
-	const char *gfile[ARRAY_SIZE(global_keys)]; /* where each global was set */
-	int gline[ARRAY_SIZE(global_keys)];
-};
-
-/* Record "FILE:LINE: message" as FALCON_ERR_CONFIG. */
-static falcon_err_t __attribute__((format(printf, 3, 4)))
-cfg_err(const char *file, int line, const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return falcon_err_set(FALCON_ERR_CONFIG, "%s:%d: %s", file, line, msg);
-}
-
-/* A shortened copy of a user value for messages. */
-static const char *shown(const char *v, char *buf, size_t n)
-{
-	if (falcon_strlcpy(buf, v, n) >= n && n > 4)
-		strcpy(buf + n - 4, "...");
-	return buf;
-}
-
-static falcon_err_t expected(const char *file, int line, const char *key,
-			     const char *what, const char *val)
-{
-	char b[CONF_MAX_NAME_SHOWN];
-
-	return cfg_err(file, line, "%s: expected %s, got '%s'", key, what,
-		       shown(val, b, sizeof(b)));
-}
+/* Value checks */
 
 static bool valid_name(const char *s)
 {
@@ -454,7 +286,27 @@ static bool valid_hostport(const char *s)
 	return falcon_strtol(colon + 1, 10, 1, 65535, &port) == FALCON_OK;
 }
 
-/* One hex field of a PCI address: 1..maxlen hex digits, value <= max. */
+static bool valid_path(const char *s)
+{
+	return s[0] == '/';
+}
+
+/* Host port H1..H4 (any case) to "H1".."H4" in out[FALCON_NAME_LEN]. */
+static bool norm_port(const char *in, char *out)
+{
+	if (!((in[0] == 'H' || in[0] == 'h') && in[1] >= '1' &&
+	      in[1] <= '0' + FALCON_MAX_PORTS && in[2] == '\0'))
+		return false;
+	snprintf(out, FALCON_NAME_LEN, "H%c", in[1]);
+	return true;
+}
+
+/* PCI address to its normal form in out[FALCON_BDF_LEN]. */
+static bool norm_bdf(const char *in, char *out)
+{
+	return falcon_bdf_normalise(in, out) == FALCON_OK;
+}
+
 /* Split a ',' list in place; empty elements are an error (returns -1). */
 static int split_list(char *v, char **items, int max)
 {
@@ -476,6 +328,65 @@ static int split_list(char *v, char **items, int max)
 	return n;
 }
 
+/* ---------------------------------------------------------------- */
+/* Value types: one reader each, storing at the key's offset */
+
+enum vtype {
+	V_NAME,      /* [A-Za-z0-9._-]{1,63} into char[FALCON_NAME_LEN] */
+	V_STR,       /* any non-empty string, heap */
+	V_PATH,      /* absolute path, heap */
+	V_URL,       /* http:// or https:// URL, heap */
+	V_HOSTPORT,  /* host:port, heap */
+	V_INT,       /* int in [min, max] */
+	V_GBPS,      /* double in [min, max] */
+	V_BOOL,      /* yes|no into bool */
+	V_ENUM,      /* one of the key's words into its (unsigned-sized) enum */
+	V_TOPOS,     /* AllowTopologies list into unsigned */
+	V_PORTS,     /* 1-4 host ports into char[4][FALCON_NAME_LEN], count int */
+	V_ADAPTERS,  /* 1-4 PCI addresses into char[4][FALCON_BDF_LEN], count int */
+};
+
+/* One key of a line: the table row of a config object. */
+struct keydef {
+	const char *name;
+	enum vtype type;
+	size_t off;                 /* the value's offset in its struct */
+	long min, max;              /* V_INT, V_GBPS: the range */
+	const struct words *words;  /* V_ENUM: the words */
+	size_t count_off;           /* V_PORTS, V_ADAPTERS: offset of the int count */
+	bool required;              /* an object line must give it */
+};
+
+struct vtypedef;
+typedef falcon_err_t read_fn(const struct keydef *k, const struct vtypedef *vt,
+			     void *obj, const struct conf_tok *t);
+
+/* What a value type checks and what its messages say it expects. */
+struct vtypedef {
+	read_fn *read;
+	bool (*ok)(const char *v);               /* V_NAME, V_STR...: NULL = any */
+	bool (*norm)(const char *in, char *out); /* lists: check and normalise one */
+	const char *what;          /* "expected WHAT, got ..." */
+	const char *item_what;     /* lists: the same for one element */
+	const char *dup;           /* lists: "KEY: DUP<element> listed twice" */
+	size_t elem;               /* lists: size of one element */
+};
+
+static void *at(void *obj, size_t off)
+{
+	return (char *)obj + off;
+}
+
+/* "KEY: expected WHAT, got 'V'" at t. */
+static falcon_err_t expected(const struct conf_tok *t, const char *key, const char *what,
+			     const char *v)
+{
+	char b[CONF_LEX_SHOWN];
+
+	return conf_err(t->file, t->line, "%s: expected %s, got '%s'", key, what,
+			conf_shown(v, b, sizeof(b)));
+}
+
 static falcon_err_t set_string(char **dst, const char *v)
 {
 	char *d = strdup(v);
@@ -487,335 +398,402 @@ static falcon_err_t set_string(char **dst, const char *v)
 	return FALCON_OK;
 }
 
-/*
- * Parse one value v of key k into the struct at base (a falcon_conf,
- * falcon_chassis_conf, falcon_host_conf or falcon_partition_conf as the
- * key's table says); file:line for messages.  v may be modified.
- */
-static falcon_err_t set_value(const struct keydef *k, void *base, char *v,
-			      const char *file, int line)
+static falcon_err_t read_name(const struct keydef *k, const struct vtypedef *vt,
+			      void *obj, const struct conf_tok *t)
 {
-	char *field = (char *)base + k->off;
-	char b[CONF_MAX_NAME_SHOWN];
-	char *items[FALCON_MAX_PORTS + 1];
+	if (!vt->ok(t->eq + 1))
+		return expected(t, k->name, vt->what, t->eq + 1);
+	falcon_strlcpy(at(obj, k->off), t->eq + 1, FALCON_NAME_LEN);
+	return FALCON_OK;
+}
+
+static falcon_err_t read_str(const struct keydef *k, const struct vtypedef *vt,
+			     void *obj, const struct conf_tok *t)
+{
+	if (vt->ok != NULL && !vt->ok(t->eq + 1))
+		return expected(t, k->name, vt->what, t->eq + 1);
+	return set_string(at(obj, k->off), t->eq + 1);
+}
+
+static falcon_err_t range_error(const struct keydef *k, const struct vtypedef *vt,
+				const struct conf_tok *t)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s in [%ld, %ld]", vt->what, k->min, k->max);
+	return expected(t, k->name, what, t->eq + 1);
+}
+
+static falcon_err_t read_int(const struct keydef *k, const struct vtypedef *vt,
+			     void *obj, const struct conf_tok *t)
+{
 	long l;
+
+	if (falcon_strtol(t->eq + 1, 10, k->min, k->max, &l) != FALCON_OK)
+		return range_error(k, vt, t);
+	*(int *)at(obj, k->off) = (int)l;
+	return FALCON_OK;
+}
+
+static falcon_err_t read_gbps(const struct keydef *k, const struct vtypedef *vt,
+			      void *obj, const struct conf_tok *t)
+{
 	double d;
+
+	if (falcon_strtod(t->eq + 1, (double)k->min, (double)k->max, &d) != FALCON_OK)
+		return range_error(k, vt, t);
+	*(double *)at(obj, k->off) = d;
+	return FALCON_OK;
+}
+
+static falcon_err_t read_bool(const struct keydef *k, const struct vtypedef *vt,
+			      void *obj, const struct conf_tok *t)
+{
+	int b = parse_bool(t->eq + 1);
+
+	if (b < 0)
+		return expected(t, k->name, vt->what, t->eq + 1);
+	*(bool *)at(obj, k->off) = b == 1;
+	return FALCON_OK;
+}
+
+static falcon_err_t read_enum(const struct keydef *k, const struct vtypedef *vt,
+			      void *obj, const struct conf_tok *t)
+{
+	int i = words_find(k->words, t->eq + 1);
+	char list[128];
+
+	(void)vt;
+	if (i < 0)
+		return expected(t, k->name, words_list(k->words, list, sizeof(list)), t->eq + 1);
+	*(unsigned *)at(obj, k->off) = (unsigned)i;
+	return FALCON_OK;
+}
+
+static falcon_err_t read_topos(const struct keydef *k, const struct vtypedef *vt,
+			       void *obj, const struct conf_tok *t)
+{
+	unsigned set = 0, bit;
+	char *copy = strdup(t->eq + 1), *p, *c;
+	char list[128], what[160];
+	falcon_err_t rv = FALCON_OK;
+
+	(void)vt;
+	if (copy == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	for (p = copy;; p = c + 1) {
+		c = strchr(p, ',');
+		if (c != NULL)
+			*c = '\0';
+		if (falcon_topo_label_from_str(p, &bit) != FALCON_OK) {
+			snprintf(what, sizeof(what), "a ',' list of %s or " TOPO_ALL_WORD,
+				 words_list(&topo_words, list, sizeof(list)));
+			rv = expected(t, k->name, what, t->eq + 1);
+			break;
+		}
+		set |= bit;
+		if (c == NULL)
+			break;
+	}
+	free(copy);
+	if (rv == FALCON_OK)
+		*(unsigned *)at(obj, k->off) = set;
+	return rv;
+}
+
+/* A ',' list of 1 to FALCON_MAX_PORTS distinct elements, each vt->norm()ed. */
+static falcon_err_t read_list(const struct keydef *k, const struct vtypedef *vt,
+			      void *obj, const struct conf_tok *t)
+{
+	char *items[FALCON_MAX_PORTS + 1], *copy = strdup(t->eq + 1), *out = at(obj, k->off);
+	falcon_err_t rv = FALCON_OK;
 	int i, j, n;
 
-	switch (k->type) {
-	case V_NAME:
-		if (!valid_name(v))
-			return expected(file, line, k->name,
-					"a name of 1-63 characters [A-Za-z0-9._-]", v);
-		falcon_strlcpy(field, v, FALCON_NAME_LEN);
-		return FALCON_OK;
-	case V_STR:
-		return set_string((char **)field, v);
-	case V_PATH:
-		if (v[0] != '/')
-			return expected(file, line, k->name, "an absolute path", v);
-		return set_string((char **)field, v);
-	case V_URL:
-		if (!valid_url(v))
-			return expected(file, line, k->name, "an http:// or https:// URL", v);
-		return set_string((char **)field, v);
-	case V_HOSTPORT:
-		if (!valid_hostport(v))
-			return expected(file, line, k->name,
-					"HOST:PORT with PORT in [1, 65535]", v);
-		return set_string((char **)field, v);
-	case V_INT:
-		if (falcon_strtol(v, 10, k->min, k->max, &l) != FALCON_OK) {
-			char what[64];
+	if (copy == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	n = split_list(copy, items, FALCON_MAX_PORTS);
+	if (n < 0)
+		rv = expected(t, k->name, vt->what, t->eq + 1);
+	for (i = 0; rv == FALCON_OK && i < n; i++) {
+		char *item = out + (size_t)i * vt->elem;
 
-			snprintf(what, sizeof(what), "an integer in [%ld, %ld]", k->min, k->max);
-			return expected(file, line, k->name, what, v);
+		if (!vt->norm(items[i], item)) {
+			rv = expected(t, k->name, vt->item_what, items[i]);
+			break;
 		}
-		*(int *)field = (int)l;
-		return FALCON_OK;
-	case V_GBPS:
-		if (falcon_strtod(v, (double)k->min, (double)k->max, &d) != FALCON_OK) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "a bandwidth in GB/s in [%ld, %ld]",
-				 k->min, k->max);
-			return expected(file, line, k->name, what, v);
-		}
-		*(double *)field = d;
-		return FALCON_OK;
-	case V_BOOL:
-		if ((i = parse_bool(v)) < 0)
-			return expected(file, line, k->name, "yes|no", v);
-		*(bool *)field = i == 1;
-		return FALCON_OK;
-	case V_BACKEND:
-		if (falcon_backend_from_str(v, (falcon_backend_t *)field) != FALCON_OK)
-			return expected(file, line, k->name,
-					"redfish-fabric|redfish-composition", v);
-		return FALCON_OK;
-	case V_MODE:
-		if (falcon_mode_from_str(v, (falcon_mode_t *)field) != FALCON_OK)
-			return expected(file, line, k->name, "standard|advanced", v);
-		return FALCON_OK;
-	case V_PLACE:
-		if (falcon_place_from_str(v, (falcon_place_t *)field) != FALCON_OK)
-			return expected(file, line, k->name, "pack|spread|any", v);
-		return FALCON_OK;
-	case V_CHECK:
-		if (falcon_check_from_str(v, (falcon_check_t *)field) != FALCON_OK)
-			return expected(file, line, k->name, "quick|full|off", v);
-		return FALCON_OK;
-	case V_ACTION:
-		if (falcon_action_from_str(v, (falcon_action_t *)field) != FALCON_OK)
-			return expected(file, line, k->name, "drain|fail|warn", v);
-		return FALCON_OK;
-	case V_TOPOS: {
-		unsigned set = 0, bit;
-		char *copy = strdup(v), *p, *c;
-		falcon_err_t rv = FALCON_OK;
-
-		if (copy == NULL)
-			return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		for (p = copy;; p = c + 1) {
-			c = strchr(p, ',');
-			if (c != NULL)
-				*c = '\0';
-			if (falcon_topo_label_from_str(p, &bit) != FALCON_OK) {
-				rv = cfg_err(file, line, "%s: expected a ',' list of localGPUs|"
-					     "hybridGPUs|falconGPUs|localNVMe|falconNVMe or ALL, "
-					     "got '%s'", k->name, shown(v, b, sizeof(b)));
+		for (j = 0; j < i; j++)
+			if (strcmp(item, out + (size_t)j * vt->elem) == 0) {
+				rv = conf_err(t->file, t->line, "%s: %s%s listed twice",
+					      k->name, vt->dup, item);
 				break;
 			}
-			set |= bit;
-			if (c == NULL)
-				break;
-		}
-		free(copy);
-		if (rv == FALCON_OK)
-			*(unsigned *)field = set;
-		return rv;
 	}
-	case V_PORTS: {
-		struct falcon_host_conf *h = base;
-		char *copy = strdup(v);
-		falcon_err_t rv = FALCON_OK;
+	if (rv == FALCON_OK)
+		*(int *)at(obj, k->count_off) = n;
+	free(copy);
+	return rv;
+}
 
-		if (copy == NULL)
-			return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		n = split_list(copy, items, FALCON_MAX_PORTS);
-		if (n < 0) {
-			rv = expected(file, line, k->name,
-				      "a ',' list of 1 to 4 host ports H1..H4", v);
-			goto ports_out;
-		}
-		for (i = 0; i < n; i++) {
-			if (!((items[i][0] == 'H' || items[i][0] == 'h') &&
-			      items[i][1] >= '1' && items[i][1] <= '0' + FALCON_MAX_PORTS &&
-			      items[i][2] == '\0')) {
-				rv = cfg_err(file, line, "%s: expected a host port H1..H4, got '%s'",
-					     k->name, shown(items[i], b, sizeof(b)));
-				goto ports_out;
-			}
-			snprintf(h->ports[i], FALCON_NAME_LEN, "H%c", items[i][1]);
-			for (j = 0; j < i; j++)
-				if (strcmp(h->ports[i], h->ports[j]) == 0) {
-					rv = cfg_err(file, line, "%s: host port %s listed twice",
-						     k->name, h->ports[i]);
-					goto ports_out;
-				}
-		}
-		h->nports = n;
-ports_out:
-		free(copy);
-		return rv;
-	}
-	case V_ADAPTERS: {
-		struct falcon_host_conf *h = base;
-		char *copy = strdup(v);
-		falcon_err_t rv = FALCON_OK;
+static const struct vtypedef vtypes[] = {
+	[V_NAME] = { .read = read_name, .ok = valid_name,
+		     .what = "a name of 1-63 characters [A-Za-z0-9._-]" },
+	[V_STR] = { .read = read_str },
+	[V_PATH] = { .read = read_str, .ok = valid_path, .what = "an absolute path" },
+	[V_URL] = { .read = read_str, .ok = valid_url, .what = "an http:// or https:// URL" },
+	[V_HOSTPORT] = { .read = read_str, .ok = valid_hostport,
+			 .what = "HOST:PORT with PORT in [1, 65535]" },
+	[V_INT] = { .read = read_int, .what = "an integer" },
+	[V_GBPS] = { .read = read_gbps, .what = "a bandwidth in GB/s" },
+	[V_BOOL] = { .read = read_bool, .what = "yes|no" },
+	[V_ENUM] = { .read = read_enum },
+	[V_TOPOS] = { .read = read_topos },
+	[V_PORTS] = { .read = read_list, .norm = norm_port,
+		      .what = "a ',' list of 1 to 4 host ports H1..H4",
+		      .item_what = "a host port H1..H4", .dup = "host port ",
+		      .elem = FALCON_NAME_LEN },
+	[V_ADAPTERS] = { .read = read_list, .norm = norm_bdf,
+			 .what = "a ',' list of 1 to 4 PCI addresses",
+			 .item_what = "a PCI address [DDDD:]BB:DD.F", .dup = "",
+			 .elem = FALCON_BDF_LEN },
+};
 
-		if (copy == NULL)
-			return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		n = split_list(copy, items, FALCON_MAX_PORTS);
-		if (n < 0) {
-			rv = expected(file, line, k->name,
-				      "a ',' list of 1 to 4 PCI addresses", v);
-			goto adapters_out;
-		}
-		for (i = 0; i < n; i++) {
-			if (falcon_bdf_normalise(items[i], h->adapters[i]) != FALCON_OK) {
-				rv = cfg_err(file, line, "%s: expected a PCI address "
-					     "[DDDD:]BB:DD.F, got '%s'",
-					     k->name, shown(items[i], b, sizeof(b)));
-				goto adapters_out;
-			}
-			for (j = 0; j < i; j++)
-				if (strcmp(h->adapters[i], h->adapters[j]) == 0) {
-					rv = cfg_err(file, line, "%s: %s listed twice",
-						     k->name, h->adapters[i]);
-					goto adapters_out;
-				}
-		}
-		h->nadapters = n;
-adapters_out:
-		free(copy);
-		return rv;
-	}
-	}
-	return cfg_err(file, line, "%s: internal error: bad key type", k->name);
+/* Read t's value (after its '=', which may be modified) into obj for k. */
+static falcon_err_t set_value(const struct keydef *k, void *obj, const struct conf_tok *t)
+{
+	const struct vtypedef *vt = &vtypes[k->type];
+
+	return vt->read(k, vt, obj, t);
+}
+
+/* ---------------------------------------------------------------- */
+/* Key tables, one per kind of line */
+
+#define G(f) .off = offsetof(struct falcon_conf, f)
+static const struct keydef global_keys[] = {
+	{ .name = "StateDir", .type = V_PATH, G(state_dir) },
+	{ .name = "ListenAddress", .type = V_HOSTPORT, G(listen_address) },
+	{ .name = "FalcondUrl", .type = V_URL, G(falcond_url) },
+	{ .name = "SysfsRoot", .type = V_PATH, G(sysfs_root) },
+	{ .name = "SlurmUser", .type = V_STR, G(slurm_user) },
+	{ .name = "MungeSocket", .type = V_PATH, G(munge_socket) },
+	{ .name = "RunDir", .type = V_PATH, G(run_dir) },
+	{ .name = "NcclCheck", .type = V_PATH, G(ncclcheck) },
+	{ .name = "PrologTimeout", .type = V_INT, G(prolog_timeout), .min = 1, .max = 86400 },
+	{ .name = "EpilogTimeout", .type = V_INT, G(epilog_timeout), .min = 1, .max = 86400 },
+	{ .name = "RescanTimeout", .type = V_INT, G(rescan_timeout), .min = 1, .max = 3600 },
+	{ .name = "CheckBudget", .type = V_INT, G(check_budget), .min = 1, .max = 3600 },
+	{ .name = "ChassisRetries", .type = V_INT, G(chassis_retries), .min = 0, .max = 10 },
+};
+#undef G
+
+/* keys[0] of an object's table is its first key, naming it. */
+#define C(f) .off = offsetof(struct falcon_chassis_conf, f)
+static const struct keydef chassis_keys[] = {
+	{ .name = "ChassisName", .type = V_NAME, C(name) },
+	{ .name = "Url", .type = V_URL, C(url), .required = true },
+	{ .name = "Backend", .type = V_ENUM, C(backend), .words = &backend_words },
+	{ .name = "CredentialsFile", .type = V_PATH, C(credentials_file) },
+	{ .name = "Mode", .type = V_ENUM, C(mode), .words = &mode_words },
+	{ .name = "CAFile", .type = V_PATH, C(ca_file) },
+	{ .name = "Insecure", .type = V_BOOL, C(insecure) },
+	{ .name = "Timeout", .type = V_INT, C(timeout_s), .min = 1, .max = 600 },
+};
+#undef C
+
+#define H(f) offsetof(struct falcon_host_conf, f)
+static const struct keydef host_keys[] = {
+	{ .name = "HostName", .type = V_NAME, .off = H(name) },
+	{ .name = "Chassis", .type = V_NAME, .off = H(chassis), .required = true },
+	{ .name = "Port", .type = V_PORTS, .off = H(ports), .count_off = H(nports),
+	  .required = true },
+	{ .name = "Adapter", .type = V_ADAPTERS, .off = H(adapters),
+	  .count_off = H(nadapters), .required = true },
+};
+#undef H
+
+/* A Falcon 4016 has 2 drawers x 8 slots: at most 16 devices of a kind. */
+#define P(f) .off = offsetof(struct falcon_partition_conf, f)
+static const struct keydef partition_keys[] = {
+	{ .name = "PartitionName", .type = V_NAME, P(name) },
+	{ .name = "AllowTopologies", .type = V_TOPOS, P(allow_topologies) },
+	{ .name = "MaxFalconGPUs", .type = V_INT, P(max_falcon_gpus), .min = 0, .max = 16 },
+	{ .name = "MaxFalconNVMe", .type = V_INT, P(max_falcon_nvme), .min = 0, .max = 16 },
+	{ .name = "Place", .type = V_ENUM, P(place), .words = &place_words },
+	{ .name = "Check", .type = V_ENUM, P(check), .words = &check_words },
+	{ .name = "CheckAction", .type = V_ENUM, P(check_action), .words = &action_words },
+	{ .name = "MinBusBW", .type = V_GBPS, P(min_busbw), .min = 0, .max = 10000 },
+	{ .name = "MinP2PBW_FF", .type = V_GBPS, P(min_p2p_bw_ff), .min = 0, .max = 10000 },
+	{ .name = "MinP2PBW_FL", .type = V_GBPS, P(min_p2p_bw_fl), .min = 0, .max = 10000 },
+	{ .name = "MinP2PBW_LL", .type = V_GBPS, P(min_p2p_bw_ll), .min = 0, .max = 10000 },
+};
+#undef P
+
+static const struct keydef *key_find(const struct keydef *t, size_t n, const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcasecmp(t[i].name, k) == 0)
+			return &t[i];
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- */
 /* Objects */
 
-static const char *const object_keys[] = { "ChassisName", "HostName", "PartitionName" };
+struct parser {
+	struct falcon_conf *conf;
+	struct falcon_partition_conf defaults; /* current PartitionName=DEFAULT */
+	const char *gfile[ARRAY_SIZE(global_keys)]; /* where each global was set */
+	int gline[ARRAY_SIZE(global_keys)];
+};
 
-static int object_kind(const char *key)
+/* A kind of object line: its table and what adds one to the conf. */
+struct objdef {
+	const char *key;            /* its first key, e.g. "ChassisName" */
+	const struct keydef *keys;  /* keys[0] is key */
+	size_t nkeys;
+	falcon_err_t (*parse)(struct parser *p, const struct objdef *od,
+			      struct conf_tok *toks, size_t n);
+};
+
+static falcon_err_t duplicate(const struct conf_tok *t, const char *kind, const char *name,
+			      const char *file, int line)
 {
-	return enum_find(object_keys, ARRAY_SIZE(object_keys), key);
+	return conf_err(t->file, t->line, "duplicate %s '%s' (first at %s:%d)",
+			kind, name, file, line);
 }
 
-/* Parse toks[1..n) of an object line into obj with the table t. */
-static falcon_err_t parse_keys(const struct keydef *t, size_t nt, void *obj,
-			       const char *kind, struct tok *toks, size_t n,
-			       const char *file, uint32_t *seen)
+/*
+ * Read toks[1..n) of an object line (its name, toks[0], already read into
+ * obj) with od's table; then check its required keys.
+ */
+static falcon_err_t parse_keys(const struct objdef *od, void *obj, struct conf_tok *toks,
+			       size_t n)
 {
-	size_t i;
-	falcon_err_t rv;
-
-	for (i = 1; i < n; i++) {
-		const struct keydef *k;
-		char b[CONF_MAX_NAME_SHOWN];
-
-		if (toks[i].eq == NULL)
-			return cfg_err(file, toks[i].line, "expected Key=Value, got '%s' (%s line)",
-				       shown(toks[i].text, b, sizeof(b)), kind);
-		*toks[i].eq = '\0';
-		k = key_find(t, nt, toks[i].text);
-		if (k == NULL)
-			return cfg_err(file, toks[i].line, "unknown key '%s' (%s line)",
-				       shown(toks[i].text, b, sizeof(b)), kind);
-		if (*seen & (1u << (k - t)))
-			return cfg_err(file, toks[i].line, "%s: given twice on one %s line",
-				       k->name, kind);
-		*seen |= 1u << (k - t);
-		if (toks[i].eq[1] == '\0')
-			return cfg_err(file, toks[i].line, "%s: empty value", k->name);
-		rv = set_value(k, obj, toks[i].eq + 1, file, toks[i].line);
-		if (rv != FALCON_OK)
-			return rv;
-	}
-	return FALCON_OK;
-}
-
-static falcon_err_t parse_chassis(struct parser *p, struct tok *toks, size_t n,
-				  const char *file)
-{
-	struct falcon_conf *c = p->conf;
-	struct falcon_chassis_conf ch = builtin_chassis, *na;
 	uint32_t seen = 1;
 	falcon_err_t rv;
 	size_t i;
 
-	ch.file = file;
-	ch.line = toks[0].line;
-	rv = set_value(&chassis_keys[0], &ch, toks[0].eq + 1, file, toks[0].line);
-	if (rv != FALCON_OK)
-		goto fail;
-	for (i = 0; i < c->nchassis; i++)
-		if (strcmp(c->chassis[i].name, ch.name) == 0) {
-			rv = cfg_err(file, toks[0].line,
-				     "duplicate ChassisName '%s' (first at %s:%d)",
-				     ch.name, c->chassis[i].file, c->chassis[i].line);
-			goto fail;
-		}
-	rv = parse_keys(chassis_keys, ARRAY_SIZE(chassis_keys), &ch, "ChassisName",
-			toks, n, file, &seen);
-	if (rv != FALCON_OK)
-		goto fail;
-	if (ch.url == NULL) {
-		rv = cfg_err(file, ch.line, "ChassisName '%s': Url= is required", ch.name);
-		goto fail;
+	for (i = 1; i < n; i++) {
+		const struct conf_tok *t = &toks[i];
+		const struct keydef *k;
+		char b[CONF_LEX_SHOWN];
+
+		if (t->eq == NULL)
+			return conf_err(t->file, t->line, "expected Key=Value, got '%s' (%s line)",
+					conf_shown(t->text, b, sizeof(b)), od->key);
+		*t->eq = '\0';
+		k = key_find(od->keys, od->nkeys, t->text);
+		if (k == NULL)
+			return conf_err(t->file, t->line, "unknown key '%s' (%s line)",
+					conf_shown(t->text, b, sizeof(b)), od->key);
+		if (seen & (1u << (k - od->keys)))
+			return conf_err(t->file, t->line, "%s: given twice on one %s line",
+					k->name, od->key);
+		seen |= 1u << (k - od->keys);
+		if (t->eq[1] == '\0')
+			return conf_err(t->file, t->line, "%s: empty value", k->name);
+		if ((rv = set_value(k, obj, t)) != FALCON_OK)
+			return rv;
 	}
-	na = realloc(c->chassis, (c->nchassis + 1) * sizeof(*na));
-	if (na == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	c->chassis = na;
-	c->chassis[c->nchassis++] = ch;
+	for (i = 1; i < od->nkeys; i++)
+		if (od->keys[i].required && !(seen & (1u << i)))
+			return conf_err(toks[0].file, toks[0].line, "%s '%s': %s= is required",
+					od->key, (const char *)at(obj, od->keys[0].off),
+					od->keys[i].name);
 	return FALCON_OK;
-fail:
+}
+
+/* Room for one more element of size after n in arr; NULL (NOMEM set) if none. */
+static void *grow(void *arr, size_t n, size_t size)
+{
+	void *na = realloc(arr, (n + 1) * size);
+
+	if (na == NULL)
+		falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	return na;
+}
+
+static falcon_err_t parse_chassis(struct parser *p, const struct objdef *od,
+				  struct conf_tok *toks, size_t n)
+{
+	struct falcon_conf *c = p->conf;
+	struct falcon_chassis_conf ch = builtin_chassis, *na;
+	falcon_err_t rv;
+	size_t i;
+
+	ch.file = toks[0].file;
+	ch.line = toks[0].line;
+	rv = set_value(&od->keys[0], &ch, &toks[0]);
+	for (i = 0; rv == FALCON_OK && i < c->nchassis; i++)
+		if (strcmp(c->chassis[i].name, ch.name) == 0)
+			rv = duplicate(&toks[0], od->key, ch.name, c->chassis[i].file,
+				       c->chassis[i].line);
+	if (rv == FALCON_OK)
+		rv = parse_keys(od, &ch, toks, n);
+	if (rv == FALCON_OK) {
+		if ((na = grow(c->chassis, c->nchassis, sizeof(*na))) == NULL) {
+			rv = FALCON_ERR_NOMEM;
+		} else {
+			c->chassis = na;
+			c->chassis[c->nchassis++] = ch;
+			return FALCON_OK;
+		}
+	}
 	free(ch.url);
 	free(ch.credentials_file);
 	free(ch.ca_file);
 	return rv;
 }
 
-static falcon_err_t parse_host(struct parser *p, struct tok *toks, size_t n,
-			       const char *file)
+static falcon_err_t parse_host(struct parser *p, const struct objdef *od,
+			       struct conf_tok *toks, size_t n)
 {
 	struct falcon_conf *c = p->conf;
 	struct falcon_host_conf h, *na;
-	uint32_t seen = 1;
 	falcon_err_t rv;
 	size_t i;
 
 	memset(&h, 0, sizeof(h));
-	h.file = file;
+	h.file = toks[0].file;
 	h.line = toks[0].line;
-	rv = set_value(&host_keys[0], &h, toks[0].eq + 1, file, toks[0].line);
-	if (rv != FALCON_OK)
+	if ((rv = set_value(&od->keys[0], &h, &toks[0])) != FALCON_OK)
 		return rv;
 	for (i = 0; i < c->nhosts; i++)
 		if (strcmp(c->hosts[i].name, h.name) == 0)
-			return cfg_err(file, toks[0].line,
-				       "duplicate HostName '%s' (first at %s:%d)",
-				       h.name, c->hosts[i].file, c->hosts[i].line);
-	rv = parse_keys(host_keys, ARRAY_SIZE(host_keys), &h, "HostName",
-			toks, n, file, &seen);
-	if (rv != FALCON_OK)
+			return duplicate(&toks[0], od->key, h.name, c->hosts[i].file,
+					 c->hosts[i].line);
+	if ((rv = parse_keys(od, &h, toks, n)) != FALCON_OK)
 		return rv;
-	if (h.chassis[0] == '\0')
-		return cfg_err(file, h.line, "HostName '%s': Chassis= is required", h.name);
-	if (h.nports < 1)
-		return cfg_err(file, h.line, "HostName '%s': Port= is required", h.name);
-	if (h.nadapters < 1)
-		return cfg_err(file, h.line, "HostName '%s': Adapter= is required", h.name);
-	na = realloc(c->hosts, (c->nhosts + 1) * sizeof(*na));
-	if (na == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	if ((na = grow(c->hosts, c->nhosts, sizeof(*na))) == NULL)
+		return FALCON_ERR_NOMEM;
 	c->hosts = na;
 	c->hosts[c->nhosts++] = h;
 	return FALCON_OK;
 }
 
-static falcon_err_t parse_partition(struct parser *p, struct tok *toks, size_t n,
-				    const char *file)
+static falcon_err_t parse_partition(struct parser *p, const struct objdef *od,
+				    struct conf_tok *toks, size_t n)
 {
 	struct falcon_conf *c = p->conf;
 	struct falcon_partition_conf pc = p->defaults, *na;
-	uint32_t seen = 1;
 	falcon_err_t rv;
 	size_t i;
 	bool is_default;
 
-	pc.file = file;
+	pc.file = toks[0].file;
 	pc.line = toks[0].line;
-	rv = set_value(&partition_keys[0], &pc, toks[0].eq + 1, file, toks[0].line);
-	if (rv != FALCON_OK)
+	if ((rv = set_value(&od->keys[0], &pc, &toks[0])) != FALCON_OK)
 		return rv;
 	is_default = strcasecmp(pc.name, "DEFAULT") == 0;
 	if (is_default)
 		strcpy(pc.name, "DEFAULT");
 	for (i = 0; i < c->npartitions && !is_default; i++)
 		if (strcmp(c->partitions[i].name, pc.name) == 0)
-			return cfg_err(file, toks[0].line,
-				       "duplicate PartitionName '%s' (first at %s:%d)",
-				       pc.name, c->partitions[i].file, c->partitions[i].line);
-	rv = parse_keys(partition_keys, ARRAY_SIZE(partition_keys), &pc, "PartitionName",
-			toks, n, file, &seen);
-	if (rv != FALCON_OK)
+			return duplicate(&toks[0], od->key, pc.name, c->partitions[i].file,
+					 c->partitions[i].line);
+	if ((rv = parse_keys(od, &pc, toks, n)) != FALCON_OK)
 		return rv;
 	if (is_default) {
 		/* Later DEFAULT lines update the one entry in place, as in slurm.conf. */
@@ -826,297 +804,87 @@ static falcon_err_t parse_partition(struct parser *p, struct tok *toks, size_t n
 				return FALCON_OK;
 			}
 	}
-	na = realloc(c->partitions, (c->npartitions + 1) * sizeof(*na));
-	if (na == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	if ((na = grow(c->partitions, c->npartitions, sizeof(*na))) == NULL)
+		return FALCON_ERR_NOMEM;
 	c->partitions = na;
 	c->partitions[c->npartitions++] = pc;
 	return FALCON_OK;
 }
 
+static const struct objdef objects[] = {
+	{ "ChassisName", chassis_keys, ARRAY_SIZE(chassis_keys), parse_chassis },
+	{ "HostName", host_keys, ARRAY_SIZE(host_keys), parse_host },
+	{ "PartitionName", partition_keys, ARRAY_SIZE(partition_keys), parse_partition },
+};
+
+static const struct objdef *object_find(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (strcasecmp(objects[i].key, key) == 0)
+			return &objects[i];
+	return NULL;
+}
+
 /* ---------------------------------------------------------------- */
 /* Lines */
 
-static falcon_err_t parse_file(struct parser *p, const char *path, const char *inc_file,
-			       int inc_line);
-
-static falcon_err_t do_include(struct parser *p, struct tok *toks, size_t n,
-			       const char *file)
+/* A line of global keys, each set at most once in all the files. */
+static falcon_err_t parse_globals(struct parser *p, struct conf_tok *toks, size_t n)
 {
-	char b[CONF_MAX_NAME_SHOWN];
-	const char *slash;
-	char *target = NULL;
-	falcon_err_t rv;
-
-	if (n != 2 || toks[1].text[0] == '\0')
-		return cfg_err(file, toks[0].line, "Include: expected one PATH");
-	slash = strrchr(file, '/');
-	if (toks[1].text[0] == '/' || slash == NULL) {
-		target = strdup(toks[1].text);
-	} else if (asprintf(&target, "%.*s/%s", (int)(slash - file), file,
-			    toks[1].text) < 0) {
-		target = NULL;
-	}
-	if (target == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	if (p->depth > CONF_MAX_DEPTH) {
-		rv = cfg_err(file, toks[0].line,
-			     "Include: '%s' nested more than %d deep",
-			     shown(toks[1].text, b, sizeof(b)), CONF_MAX_DEPTH);
-		goto out;
-	}
-	rv = parse_file(p, target, file, toks[0].line);
-out:
-	free(target);
-	return rv;
-}
-
-static falcon_err_t process_line(struct parser *p, struct tok *toks, size_t n,
-				 const char *file)
-{
-	char b[CONF_MAX_NAME_SHOWN];
+	char b[CONF_LEX_SHOWN];
 	falcon_err_t rv;
 	size_t i;
-	int kind;
 
-	if (n == 0)
-		return FALCON_OK;
-	if (toks[0].eq == NULL) {
-		if (strcasecmp(toks[0].text, "Include") == 0)
-			return do_include(p, toks, n, file);
-		return cfg_err(file, toks[0].line, "expected Key=Value, got '%s'",
-			       shown(toks[0].text, b, sizeof(b)));
-	}
-	*toks[0].eq = '\0';
-	kind = object_kind(toks[0].text);
-	if (kind >= 0 && toks[0].eq[1] == '\0')
-		return cfg_err(file, toks[0].line, "%s: empty value", object_keys[kind]);
-	switch (kind) {
-	case 0:
-		return parse_chassis(p, toks, n, file);
-	case 1:
-		return parse_host(p, toks, n, file);
-	case 2:
-		return parse_partition(p, toks, n, file);
-	default:
-		break;
-	}
-	*toks[0].eq = '=';
 	for (i = 0; i < n; i++) {
+		const struct conf_tok *t = &toks[i];
+		const struct objdef *od;
 		const struct keydef *k;
 		size_t gi;
 
-		if (toks[i].eq == NULL)
-			return cfg_err(file, toks[i].line, "expected Key=Value, got '%s'",
-				       shown(toks[i].text, b, sizeof(b)));
-		*toks[i].eq = '\0';
-		if ((kind = object_kind(toks[i].text)) >= 0)
-			return cfg_err(file, toks[i].line, "%s= must begin its line",
-				       object_keys[kind]);
-		k = key_find(global_keys, ARRAY_SIZE(global_keys), toks[i].text);
+		if (t->eq == NULL)
+			return conf_err(t->file, t->line, "expected Key=Value, got '%s'",
+					conf_shown(t->text, b, sizeof(b)));
+		*t->eq = '\0';
+		if ((od = object_find(t->text)) != NULL)
+			return conf_err(t->file, t->line, "%s= must begin its line", od->key);
+		k = key_find(global_keys, ARRAY_SIZE(global_keys), t->text);
 		if (k == NULL)
-			return cfg_err(file, toks[i].line, "unknown key '%s'",
-				       shown(toks[i].text, b, sizeof(b)));
+			return conf_err(t->file, t->line, "unknown key '%s'",
+					conf_shown(t->text, b, sizeof(b)));
 		gi = (size_t)(k - global_keys);
 		if (p->gfile[gi] != NULL)
-			return cfg_err(file, toks[i].line, "%s: set twice (first at %s:%d)",
-				       k->name, p->gfile[gi], p->gline[gi]);
-		if (toks[i].eq[1] == '\0')
-			return cfg_err(file, toks[i].line, "%s: empty value", k->name);
-		rv = set_value(k, p->conf, toks[i].eq + 1, file, toks[i].line);
-		if (rv != FALCON_OK)
+			return conf_err(t->file, t->line, "%s: set twice (first at %s:%d)",
+					k->name, p->gfile[gi], p->gline[gi]);
+		if (t->eq[1] == '\0')
+			return conf_err(t->file, t->line, "%s: empty value", k->name);
+		if ((rv = set_value(k, p->conf, t)) != FALCON_OK)
 			return rv;
-		p->gfile[gi] = file;
-		p->gline[gi] = toks[i].line;
+		p->gfile[gi] = t->file;
+		p->gline[gi] = t->line;
 	}
 	return FALCON_OK;
 }
 
-/*
- * Split the logical line s (len bytes, lines[i] = physical line of s[i])
- * into words, in place, and process it.
- */
-static falcon_err_t tokenize_line(struct parser *p, char *s, size_t len, const int *lines,
-				  const char *file)
+/* One logical line (n >= 1 words, Includes already followed by the lexer). */
+static falcon_err_t process_line(struct parser *p, struct conf_tok *toks, size_t n)
 {
-	struct tok *toks = NULL;
-	size_t n = 0, cap = 0, i = 0;
-	falcon_err_t rv;
+	char b[CONF_LEX_SHOWN];
+	const struct objdef *od;
 
-	while (i < len) {
-		char *out;
-		bool quoted = false;
-		int start_line;
-
-		while (i < len && isblank((unsigned char)s[i]))
-			i++;
-		if (i >= len)
-			break;
-		start_line = lines[i];
-		if (n == cap) {
-			struct tok *nt = realloc(toks, (cap = cap ? 2 * cap : 16) * sizeof(*nt));
-
-			if (nt == NULL) {
-				rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			toks = nt;
-		}
-		toks[n].text = out = s + i;
-		toks[n].eq = NULL;
-		toks[n].line = start_line;
-		for (; i < len && (quoted || !isblank((unsigned char)s[i])); i++) {
-			if (s[i] == '"') {
-				quoted = !quoted;
-				continue;
-			}
-			if (s[i] == '=' && !quoted && toks[n].eq == NULL)
-				toks[n].eq = out;
-			*out++ = s[i];
-		}
-		if (quoted) {
-			rv = cfg_err(file, start_line, "unterminated '\"'");
-			goto out;
-		}
-		*out = '\0';
-		i++;
-		n++;
+	if (toks[0].eq == NULL)
+		return conf_err(toks[0].file, toks[0].line, "expected Key=Value, got '%s'",
+				conf_shown(toks[0].text, b, sizeof(b)));
+	*toks[0].eq = '\0';
+	od = object_find(toks[0].text);
+	if (od == NULL) {
+		*toks[0].eq = '=';
+		return parse_globals(p, toks, n);
 	}
-	rv = process_line(p, toks, n, file);
-out:
-	free(toks);
-	return rv;
-}
-
-/*
- * Parse text (the contents of file) into p->conf.  file is stored in
- * p->conf->files by the caller and outlives the parse.
- */
-static falcon_err_t parse_text(struct parser *p, const char *file, const char *text)
-{
-	size_t tlen = strlen(text), llen = 0;
-	char *lb = malloc(tlen + 1);
-	int *lmap = malloc((tlen + 1) * sizeof(int));
-	const char *s = text;
-	int lineno = 0;
-	falcon_err_t rv = FALCON_OK;
-
-	if (lb == NULL || lmap == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	while (*s != '\0') {
-		const char *nl = strchr(s, '\n');
-		size_t plen = nl ? (size_t)(nl - s) : strlen(s), k;
-		bool quoted = false, cont = false;
-
-		lineno++;
-		if (plen > 0 && s[plen - 1] == '\r')
-			plen--;
-		/* '#' at the start of a word, outside quotes, starts a comment */
-		for (k = 0; k < plen; k++) {
-			if (s[k] == '"')
-				quoted = !quoted;
-			else if (s[k] == '#' && !quoted &&
-				 (k == 0 || isblank((unsigned char)s[k - 1])))
-				break;
-		}
-		plen = k;
-		while (plen > 0 && isblank((unsigned char)s[plen - 1]))
-			plen--;
-		if (plen > 0 && s[plen - 1] == '\\') {
-			plen--;
-			cont = true;
-		}
-		for (k = 0; k < plen; k++) {
-			lb[llen] = s[k];
-			lmap[llen++] = lineno;
-		}
-		s = nl ? nl + 1 : s + strlen(s);
-		if (cont && *s != '\0')
-			continue;
-		rv = tokenize_line(p, lb, llen, lmap, file);
-		if (rv != FALCON_OK)
-			goto out;
-		llen = 0;
-	}
-out:
-	free(lb);
-	free(lmap);
-	return rv;
-}
-
-/* Keep a copy of name in conf->files; *out points to it. */
-static falcon_err_t add_file(struct falcon_conf *c, const char *name, const char **out)
-{
-	char **nf = realloc(c->files, (c->nfiles + 1) * sizeof(*nf));
-
-	if (nf == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	c->files = nf;
-	if ((c->files[c->nfiles] = strdup(name)) == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	*out = c->files[c->nfiles++];
-	return FALCON_OK;
-}
-
-/*
- * Read and parse path.  inc_file/inc_line: the Include line that names it
- * (NULL for the top-level file, whose read errors are returned as they are).
- */
-static falcon_err_t parse_file(struct parser *p, const char *path, const char *inc_file,
-			       int inc_line)
-{
-	char *text = NULL, *real = NULL;
-	const char *file;
-	struct stat st;
-	falcon_err_t rv;
-	size_t len;
-	int i;
-
-	/* An Include of a FIFO or a tty could block forever: regular files only. */
-	if (inc_file != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		rv = cfg_err(inc_file, inc_line, "Include: %s is not a regular file", path);
-		goto out;
-	}
-	rv = falcon_read_file(path, CONF_MAX_BYTES, &text, &len);
-	if (rv != FALCON_OK) {
-		if (inc_file != NULL) {
-			char msg[512];
-
-			falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
-			rv = cfg_err(inc_file, inc_line, "Include: cannot read %s", msg);
-		} else if (rv == FALCON_ERR_PARSE) {
-			rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: longer than %d bytes",
-					    path, CONF_MAX_BYTES);
-		}
-		goto out;
-	}
-	if (strlen(text) != len) {
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: contains a NUL byte", path);
-		goto out;
-	}
-	real = realpath(path, NULL);
-	if (real == NULL) {
-		rv = falcon_err_set(FALCON_ERR_IO, "%s: realpath: %s", path, strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < p->depth; i++)
-		if (strcmp(p->stack[i], real) == 0) {
-			rv = cfg_err(inc_file, inc_line, "Include: loop: %s is already being read",
-				     path);
-			goto out;
-		}
-	rv = add_file(p->conf, path, &file);
-	if (rv != FALCON_OK)
-		goto out;
-	p->stack[p->depth++] = real;
-	rv = parse_text(p, file, text);
-	p->depth--;
-out:
-	free(real);
-	free(text);
-	return rv;
+	if (toks[0].eq[1] == '\0')
+		return conf_err(toks[0].file, toks[0].line, "%s: empty value", od->key);
+	return od->parse(p, od, toks, n);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1131,7 +899,7 @@ static falcon_err_t validate(struct falcon_conf *c)
 		const struct falcon_host_conf *h = &c->hosts[i];
 
 		if (falcon_conf_chassis(c, h->chassis) == NULL)
-			return cfg_err(h->file, h->line,
+			return conf_err(h->file, h->line,
 				       "HostName '%s': Chassis '%s' is not defined by a "
 				       "ChassisName line", h->name, h->chassis);
 		/* One cable per host port: two hosts cannot share a port. */
@@ -1143,7 +911,7 @@ static falcon_err_t validate(struct falcon_conf *c)
 			for (a = 0; a < h->nports; a++)
 				for (b = 0; b < o->nports; b++)
 					if (strcmp(h->ports[a], o->ports[b]) == 0)
-						return cfg_err(h->file, h->line,
+						return conf_err(h->file, h->line,
 							       "HostName '%s': Port %s of chassis "
 							       "'%s' is already used by HostName "
 							       "'%s' (%s:%d)", h->name, h->ports[a],
@@ -1198,8 +966,10 @@ static falcon_err_t load(const char *path, const char *name, const char *text,
 {
 	struct parser p;
 	struct falcon_conf *c = NULL;
-	const char *file;
+	struct conf_lex *lx = NULL;
+	struct conf_tok *toks;
 	falcon_err_t rv;
+	size_t n;
 
 	memset(&p, 0, sizeof(p));
 	p.defaults = builtin_partition;
@@ -1209,20 +979,21 @@ static falcon_err_t load(const char *path, const char *name, const char *text,
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if (text == NULL) {
-		rv = parse_file(&p, path, NULL, 0);
-	} else {
-		rv = add_file(c, name, &file);
-		if (rv == FALCON_OK)
-			rv = parse_text(&p, file, text);
-	}
+	if (text == NULL)
+		rv = conf_lex_open_file(path, &lx);
+	else
+		rv = conf_lex_open_text(name, text, &lx);
+	while (rv == FALCON_OK && (rv = conf_lex_next(lx, &toks, &n)) == FALCON_OK && n > 0)
+		rv = process_line(&p, toks, n);
 	if (rv != FALCON_OK)
 		goto fail;
+	conf_lex_take_files(lx, &c->files, &c->nfiles);
 	if ((rv = validate(c)) != FALCON_OK || (rv = apply_defaults(c)) != FALCON_OK)
 		goto fail;
 	*out = c;
 	c = NULL;
 fail:
+	conf_lex_free(lx);
 	falcon_conf_free(c);
 	return rv;
 }

@@ -5,10 +5,10 @@
 
 noinst_LTLIBRARIES += lib/core/libfalcon_core.la
 CORE_SRCS = lib/core/falcon_err.c lib/core/log.c lib/core/util.c lib/core/device.c \
-	lib/core/conf.c lib/core/jobtag.c lib/core/policy.c
+	lib/core/conf.c lib/core/conf_lex.c lib/core/jobtag.c lib/core/policy.c
 lib_core_libfalcon_core_la_SOURCES = $(CORE_SRCS) \
 	lib/core/falcon_err.h lib/core/log.h lib/core/util.h lib/core/device.h \
-	lib/core/conf.h lib/core/jobtag.h lib/core/policy.h
+	lib/core/conf.h lib/core/conf_lex.h lib/core/jobtag.h lib/core/policy.h
 lib_core_libfalcon_core_la_LIBADD = -lm
 
 if HAVE_CHECK

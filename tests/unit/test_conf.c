@@ -1,5 +1,6 @@
 /*
- * test_conf.c - unit tests of lib/core/conf.c, the falcon.conf(5) parser.
+ * test_conf.c - unit tests of lib/core/conf.c, the falcon.conf(5) parser,
+ * and of its lexer lib/core/conf_lex.c.
  *
  * Inputs are written to files under make_tmpdir() and loaded with
  * falcon_conf_load(), the way the programs read them.
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/conf.h"
+#include "core/conf_lex.h"
 #include "testutil.h"
 #include "core/util.h"
 
@@ -924,6 +926,128 @@ START_TEST(test_manpage_example)
 END_TEST
 
 /* ---------------------------------------------------------------- */
+/* The lexer (conf_lex.h) on its own */
+
+/* The next line of lx must be the n words want (each "TEXT" or "KEY=VALUE"),
+ * all from file, the first starting on physical line line. */
+static void lex_expect(struct conf_lex *lx, const char *file, int line, size_t n,
+		       const char *const *want)
+{
+	struct conf_tok *t = NULL;
+	size_t got = 99, i;
+
+	ck_assert_msg(conf_lex_next(lx, &t, &got) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_uint_eq(got, n);
+	ck_assert_int_eq(t[0].line, line);
+	for (i = 0; i < n; i++) {
+		ck_assert_str_eq(t[i].text, want[i]);
+		ck_assert_str_eq(t[i].file, file);
+		if (strchr(want[i], '=') == NULL)
+			ck_assert_ptr_null(t[i].eq);
+		else
+			ck_assert_ptr_eq(t[i].eq, t[i].text + (strchr(want[i], '=') - want[i]));
+	}
+}
+
+START_TEST(test_lex_words)
+{
+	static const char *const l1[] = { "A=1", "b c=d#no" };
+	static const char *const l4[] = { "E=x y", "F" };
+	static const char *const l6[] = { "=" };
+	static const char *const l7[] = { "G" };
+	struct conf_lex *lx = NULL;
+	struct conf_tok *t = NULL;
+	char **files = NULL;
+	size_t n = 99;
+
+	/* quotes removed, '#' only at a word's start, blank and comment lines
+	 * skipped, '\' joins lines (each word keeps its own line) unless a
+	 * comment hides it, CRLF */
+	ck_assert_int_eq(conf_lex_open_text("dir/x.conf",
+					    "A=1 \"b c\"=d#no\r\n# comment\n\n"
+					    "  E=\"x y\" \\\n\tF #c \\\n = \nG", &lx), FALCON_OK);
+	lex_expect(lx, "dir/x.conf", 1, ARRAY_SIZE(l1), l1);
+	lex_expect(lx, "dir/x.conf", 4, ARRAY_SIZE(l4), l4);
+	lex_expect(lx, "dir/x.conf", 6, ARRAY_SIZE(l6), l6);
+	lex_expect(lx, "dir/x.conf", 7, ARRAY_SIZE(l7), l7);
+	ck_assert_int_eq(conf_lex_next(lx, &t, &n), FALCON_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(conf_lex_next(lx, &t, &n), FALCON_OK);
+	ck_assert_uint_eq(n, 0);
+	conf_lex_take_files(lx, &files, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(files[0], "dir/x.conf");
+	free(files[0]);
+	free(files);
+	conf_lex_free(lx);
+
+	/* an unterminated quote, on the line where its word starts */
+	ck_assert_int_eq(conf_lex_open_text("q", "A=1\nB=\"x \\\ny", &lx), FALCON_OK);
+	lex_expect(lx, "q", 1, 1, l1);
+	ck_assert_int_eq(conf_lex_next(lx, &t, &n), FALCON_ERR_CONFIG);
+	ck_assert_str_eq(falcon_errmsg(), "q:2: unterminated '\"'");
+	conf_lex_free(lx);
+	conf_lex_free(NULL);
+
+	/* messages' shortened values */
+	{
+		char b[8];
+
+		ck_assert_str_eq(conf_shown("abc", b, sizeof(b)), "abc");
+		ck_assert_str_eq(conf_shown("abcdefghij", b, sizeof(b)), "abcd...");
+		ck_assert_int_eq(conf_err("f", 3, "%s!", "x"), FALCON_ERR_CONFIG);
+		ck_assert_str_eq(falcon_errmsg(), "f:3: x!");
+	}
+}
+END_TEST
+
+START_TEST(test_lex_include)
+{
+	static const char *const a[] = { "A=1" };
+	static const char *const c[] = { "C=3", "D" };
+	static const char *const b[] = { "B=2" };
+	struct conf_lex *lx = NULL;
+	struct conf_tok *t = NULL;
+	char **files = NULL;
+	size_t n = 99, i;
+
+	falcon_strlcpy(tmp, make_tmpdir("conf"), sizeof(tmp));
+	ck_assert_int_eq(chdir(tmp), 0);
+	ck_assert_int_eq(mkdir("sub", 0700), 0);
+	write_at(tmp, "top.conf", "A=1\nINCLUDE sub/s.conf\nB=2\n");
+	write_at(tmp, "sub/s.conf", "\nC=3 D\n");
+	ck_assert_int_eq(conf_lex_open_file("top.conf", &lx), FALCON_OK);
+	lex_expect(lx, "top.conf", 1, 1, a);
+	lex_expect(lx, "sub/s.conf", 2, 2, c);
+	lex_expect(lx, "top.conf", 3, 1, b);
+	ck_assert_int_eq(conf_lex_next(lx, &t, &n), FALCON_OK);
+	ck_assert_uint_eq(n, 0);
+	conf_lex_take_files(lx, &files, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(files[0], "top.conf");
+	ck_assert_str_eq(files[1], "sub/s.conf");
+	conf_lex_free(lx);
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+
+	/* Include= is a word like any other; a bad Include is an error */
+	write_at(tmp, "top.conf", "Include=x\ninclude a b\n");
+	ck_assert_int_eq(conf_lex_open_file("top.conf", &lx), FALCON_OK);
+	ck_assert_int_eq(conf_lex_next(lx, &t, &n), FALCON_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(t[0].text, "Include=x");
+	ck_assert_int_eq(conf_lex_next(lx, &t, &n), FALCON_ERR_CONFIG);
+	ck_assert_str_eq(falcon_errmsg(), "top.conf:2: Include: expected one PATH");
+	conf_lex_free(lx);
+
+	/* the top file's own read errors come back as they are */
+	ck_assert_int_eq(conf_lex_open_file("nosuch.conf", &lx), FALCON_ERR_NOTFOUND);
+	ck_assert_ptr_null(lx);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
 
 static Suite *conf_suite(void)
 {
@@ -945,6 +1069,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_odd_files);
 	tcase_add_test(tc, test_example_file);
 	tcase_add_test(tc, test_manpage_example);
+	tcase_add_test(tc, test_lex_words);
+	tcase_add_test(tc, test_lex_include);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -289,26 +289,59 @@ START_TEST(err_names)
 }
 END_TEST
 
-/* proto.c keeps its own place words (fuzz-falcond links no conf.c): they
- * must be conf.c's, both ways, for every value and a mixed-case word. */
-START_TEST(place_words_match_conf)
+/* The protocol's place words are falcon.conf's Place= words (proto.c reads
+ * and writes them with conf.c's falcon_place_str/_from_str): each value is
+ * written as its word in a compose request and a lease and read back, any
+ * case is read, and an unknown word is a PARSE error naming the field. */
+START_TEST(place_words)
 {
-	static const char *const words[] = { "pack", "spread", "any", "PACK", "Spread" };
-	falcon_place_t a, b;
+	static const struct {
+		const char *word;
+		falcon_place_t place;
+	} words[] = {
+		{ "pack", FALCON_PLACE_PACK }, { "spread", FALCON_PLACE_SPREAD },
+		{ "any", FALCON_PLACE_ANY }, { "PACK", FALCON_PLACE_PACK },
+		{ "Spread", FALCON_PLACE_SPREAD },
+	};
+	struct falcon_compose_req r;
+	struct falcon_lease l = { .job_id = 7 }, l2;
+	char body[128];
+	json_object *o;
 	size_t i;
-	int p;
 
-	for (p = FALCON_PLACE_PACK; p <= FALCON_PLACE_ANY; p++)
-		ck_assert_str_eq(falcon_proto_place_str((falcon_place_t)p),
-				 falcon_place_str((falcon_place_t)p));
+	strcpy(l.id, "L-7");
+	strcpy(l.host, "n1");
+	strcpy(l.state, "active");
 	for (i = 0; i < ARRAY_SIZE(words); i++) {
-		ck_assert_int_eq(falcon_proto_place_from_str(words[i], &a), FALCON_OK);
-		ck_assert_int_eq(falcon_place_from_str(words[i], &b), FALCON_OK);
-		ck_assert_int_eq(a, b);
+		snprintf(body, sizeof(body),
+			 "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"place\":\"%s\"}",
+			 words[i].word);
+		ck_assert_int_eq(falcon_proto_parse_compose(body, strlen(body), &r), FALCON_OK);
+		ck_assert(r.place_set);
+		ck_assert_int_eq(r.place, words[i].place);
+		/* written back as the lower-case word (the first three rows) */
+		o = falcon_proto_compose_json(&r);
+		ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "place")),
+				 words[r.place].word);
+		json_object_put(o);
+		l.place = words[i].place;
+		o = falcon_proto_lease_json(&l);
+		ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "place")),
+				 words[l.place].word);
+		json_object_object_add(o, "place", json_object_new_string(words[i].word));
+		memset(&l2, 0, sizeof(l2));
+		ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_OK);
+		ck_assert_int_eq(l2.place, words[i].place);
+		/* an unknown word */
+		json_object_object_add(o, "place", json_object_new_string("packed"));
+		ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_ERR_PARSE);
+		ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "place"));
+		json_object_put(o);
 	}
-	ck_assert_int_eq(falcon_proto_place_from_str("packed", &a), FALCON_ERR_PARSE);
-	ck_assert_int_eq(falcon_proto_place_from_str(NULL, &a), FALCON_ERR_PARSE);
-	ck_assert_int_ne(falcon_place_from_str("packed", &b), FALCON_OK);
+	snprintf(body, sizeof(body), "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,"
+		 "\"place\":\"packed\"}");
+	ck_assert_int_eq(falcon_proto_parse_compose(body, strlen(body), &r), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "place"));
 }
 END_TEST
 
@@ -361,7 +394,7 @@ int main(void)
 	tcase_add_test(tc, lease_round_trip);
 	tcase_add_test(tc, lease_devices_bound);
 	tcase_add_test(tc, err_names);
-	tcase_add_test(tc, place_words_match_conf);
+	tcase_add_test(tc, place_words);
 	tcase_add_loop_test(tc, client_answer, 0, (int)ARRAY_SIZE(answers));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
