@@ -3,9 +3,14 @@
  *
  * Split by what each file includes: fp_falcond.c (falcond client, which
  * pulls in lib/chassis/chassis.h), fp_topo.c (lib/pci/topo.h) and fp_slurm.c
- * (libslurm).  lib/chassis/chassis.h (FALCON_DEV_*) and lib/pci/topo.h (FALCON_PCI_*)
- * have separate device kinds; this header includes neither and has its
- * own device type.
+ * (libslurm).  lib/chassis/chassis.h (FALCON_DEV_*) and lib/pci/topo.h
+ * (FALCON_PCI_*) have separate device kinds; this header includes neither
+ * and has its own device type.
+ *
+ * Layered, no file calls back into its caller: fp_common.c calls none of
+ * the others; fp_falcond.c, fp_topo.c and fp_slurm.c call only
+ * fp_common.c; fp_start.c (the start of a run) calls fp_common.c and
+ * fp_slurm.c; falcon-prolog.c and falcon-epilog.c call them all.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -85,29 +90,6 @@ falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);
 /* fp_rmtree - remove dir and the regular files in it (one level). */
 void fp_rmtree(const char *dir);
 const char *fp_type_str(fp_type_t t);
-/*
- * fp_start - what a prolog/epilog run is for: job->id from jobs
- * ($SLURM_JOB_ID or --job, 1..UINT32_MAX), job->node from node (NULL = the
- * short host name), *conf from falcon.conf at cfg (NULL = the default
- * path; caller frees with falcon_conf_free()).  Returns 0; 2 when the job
- * id is missing or bad (logged); 1 when falcon.conf does not load (logged,
- * the node drained with "falcon: falcon.conf: <detail>", *conf NULL).
- */
-int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
-	     struct falcon_conf **conf);
-/*
- * fp_main_start - the start both programs share: falcon_log_init(prog),
- * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
- * -v/--verbose (repeatable), -h/--help, -V/--version, and --proc DIR when
- * proc is non-NULL (*proc gets it, else left as it is); the stderr and
- * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
- * defaults.  usage(f) prints the program's usage.  Returns -1 when the
- * program should go on (*conf loaded, caller frees it), else its exit
- * code: 0 after --help/--version, 2 on a usage error, fp_start()'s.
- */
-int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
-		  const char **proc, struct fp_job *job, struct falcon_conf **conf);
-
 /* ---- fp_falcond.c ---- */
 
 /*
@@ -196,5 +178,30 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
 falcon_err_t fp_slurm_cancel(const struct fp_job *job);
 /* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
 extern long long fp_slurm_us;
+
+/* ---- fp_start.c ---- */
+
+/*
+ * fp_start - what a prolog/epilog run is for: job->id from jobs
+ * ($SLURM_JOB_ID or --job, 1..UINT32_MAX), job->node from node (NULL = the
+ * short host name), *conf from falcon.conf at cfg (NULL = the default
+ * path; caller frees with falcon_conf_free()).  Returns 0; 2 when the job
+ * id is missing or bad (logged); 1 when falcon.conf does not load (logged,
+ * the node drained with "falcon: falcon.conf: <detail>", *conf NULL).
+ */
+int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
+	     struct falcon_conf **conf);
+/*
+ * fp_main_start - the start both programs share: falcon_log_init(prog),
+ * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
+ * -v/--verbose (repeatable), -h/--help, -V/--version, and --proc DIR when
+ * proc is non-NULL (*proc gets it, else left as it is); the stderr and
+ * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
+ * defaults.  usage(f) prints the program's usage.  Returns -1 when the
+ * program should go on (*conf loaded, caller frees it), else its exit
+ * code: 0 after --help/--version, 2 on a usage error, fp_start()'s.
+ */
+int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
+		  const char **proc, struct fp_job *job, struct falcon_conf **conf);
 
 #endif /* FALCON_FP_H */
