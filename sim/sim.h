@@ -3,9 +3,9 @@
  * chassis state and the rules the real chassis enforces.
  *
  * The pure parts (configuration parsing and validation, mode rules, fault
- * rules) live in sim_config.c and sim_model.c and are unit tested; the HTTP
- * server (falcon-sim.c, sim_redfish.c) and the host side (sim_host.c) sit
- * on top of them.
+ * rules, where a slot's device sits on a host's bus) live in sim_config.c
+ * and sim_model.c and are unit tested; the HTTP server (falcon-sim.c,
+ * sim_redfish.c) and the host side (sim_host.c) sit on top of them.
  *
  * Naming (lib/chassis/chassis.h): host ports "H1".."H4", devices "drawer<D>_slot<S>".
  *
@@ -213,5 +213,14 @@ bool sim_fault_match(struct sim_faults *f, const char *method, const char *path,
 
 /* sim_trained_link - a slot's link as trained (config, or the degraded fault). */
 struct sim_link sim_trained_link(const struct sim_config *cfg, int d, int s);
+
+/*
+ * sim_slot_bdf - the BDF drawer d slot s (1-based) gets on the host of
+ * port p (0-based): "DDDD:BB:00.0", BB = the port's bus_first + s (the
+ * drawer switch's downstream port of slot s is device s-1 on bus_first;
+ * its secondary bus, bus_first + s, holds the device).  Into buf of n >=
+ * SIM_BDF_LEN bytes (truncated, never overrun, when shorter).
+ */
+void sim_slot_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n);
 
 #endif /* FALCON_SIM_H */

@@ -1,11 +1,13 @@
 /*
  * sim_model.c - the rules the Falcon 4016 enforces: one zone per device,
- * cabling, standard/advanced mode limits; request fault matching.
+ * cabling, standard/advanced mode limits; request fault matching; a slot's
+ * trained link and its BDF on a host.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sim.h"
@@ -160,4 +162,14 @@ struct sim_link sim_trained_link(const struct sim_config *cfg, int d, int s)
 	if (cfg->faults.degraded[d - 1][s - 1])
 		return cfg->faults.degraded_link[d - 1][s - 1];
 	return cfg->drawer[d - 1].slot[s - 1].link;
+}
+
+void sim_slot_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n)
+{
+	const struct sim_port *port = &cfg->port[p];
+
+	(void)d;
+	/* switch bus = bus_first, downstream port for slot s = device s-1 on it,
+	 * its secondary bus = bus_first + s holds the device. */
+	snprintf(buf, n, "%04x:%02x:00.0", port->domain, port->bus_first + s);
 }

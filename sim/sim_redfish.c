@@ -1288,16 +1288,6 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 
 /* ---- admin ---- */
 
-void sim_host_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n)
-{
-	const struct sim_port *port = &cfg->port[p];
-
-	(void)d;
-	/* switch bus = bus_first, downstream port for slot s = device s-1 on it,
-	 * its secondary bus = bus_first + s holds the device. */
-	snprintf(buf, n, "%04x:%02x:00.0", port->domain, port->bus_first + s);
-}
-
 struct json_object *sim_state_json(struct sim_server *srv)
 {
 	const struct sim_config *cfg = &srv->cfg;
@@ -1336,7 +1326,7 @@ struct json_object *sim_state_json(struct sim_server *srv)
 			if (ss->owner >= 0) {
 				jadd_fmt(dv, "owner", "H%d", ss->owner + 1);
 				jadd_str(dv, "host", cfg->port[ss->owner].host);
-				sim_host_bdf(cfg, ss->owner, d, s, bdf, sizeof(bdf));
+				sim_slot_bdf(cfg, ss->owner, d, s, bdf, sizeof(bdf));
 				jadd_str(dv, "bdf", bdf);
 			} else {
 				json_object_object_add(dv, "owner", NULL);
