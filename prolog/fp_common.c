@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -44,9 +45,9 @@ char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t
 	return w < 0 || (size_t)w >= n ? NULL : buf;
 }
 
-const char *fp_type_str(fp_type_t t)
+falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t)
 {
-	return t == FP_GPU ? "GPU" : t == FP_NVME ? "NVMe" : "other";
+	return t == FALCON_DEV_GPU || t == FALCON_DEV_NVME ? t : FALCON_DEV_OTHER;
 }
 
 static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const char *s)
@@ -156,7 +157,7 @@ json_object *fp_lease_json(const struct fp_lease *l, const char *node)
 		jstr(x, "chassis", d->chassis);
 		jstr(x, "id", d->id);
 		jstr(x, "port", d->port);
-		jstr(x, "type", fp_type_str(d->type));
+		jstr(x, "type", falcon_dev_type_str(d->type));
 		jstr(x, "vendor_id", d->vendor_id);
 		jstr(x, "device_id", d->device_id);
 		jstr(x, "bdf", d->bdf);
@@ -173,6 +174,17 @@ static void gstr(json_object *o, const char *k, char *buf, size_t n)
 	buf[0] = '\0';
 	if (json_object_object_get_ex(o, k, &x) && json_object_is_type(x, json_type_string))
 		falcon_strlcpy(buf, json_object_get_string(x), n);
+}
+
+/* kind_of - a lease.json "type" word, case-insensitive: "GPU", "NVMe", any
+ * other word (or none) other, as fp_dev_kind() folds the kinds. */
+static falcon_dev_type_t kind_of(const char *w)
+{
+	if (strcasecmp(w, falcon_dev_type_str(FALCON_DEV_GPU)) == 0)
+		return FALCON_DEV_GPU;
+	if (strcasecmp(w, falcon_dev_type_str(FALCON_DEV_NVME)) == 0)
+		return FALCON_DEV_NVME;
+	return FALCON_DEV_OTHER;
 }
 
 falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
@@ -197,8 +209,7 @@ falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
 		gstr(x, "device_id", d->device_id, sizeof(d->device_id));
 		gstr(x, "bdf", d->bdf, sizeof(d->bdf));
 		gstr(x, "type", t, sizeof(t));
-		d->type = strcasecmp(t, "GPU") == 0 ? FP_GPU : strcasecmp(t, "NVMe") == 0 ? FP_NVME
-											 : FP_OTHER;
+		d->type = kind_of(t);
 	}
 	return FALCON_OK;
 }
