@@ -544,7 +544,7 @@ static struct json_object *device_json(const struct sim_device *dev, int slot)
 		json_object_object_add(o, "slot", json_object_new_int(slot));
 	else
 		json_object_object_add(o, "bdf", json_object_new_string(dev->bdf));
-	json_object_object_add(o, "type", json_object_new_string(sim_dev_type_str(dev->type)));
+	json_object_object_add(o, "type", json_object_new_string(falcon_dev_type_str(dev->type)));
 #define HEX(k, fmt, v) do { snprintf(buf, sizeof(buf), fmt, v); \
 		json_object_object_add(o, k, json_object_new_string(buf)); } while (0)
 	HEX("vendor_id", "%04x", dev->vendor_id);
@@ -609,7 +609,7 @@ static struct json_object *config_json(const struct sim_config *cfg)
 		}
 		json_object_object_add(dr, "host_ports", hp);
 		for (s = 0; s < SIM_SLOTS; s++)
-			if (cfg->drawer[d].slot[s].type != SIM_DEV_NONE)
+			if (cfg->drawer[d].slot[s].populated)
 				json_object_array_add(sl, device_json(&cfg->drawer[d].slot[s], s + 1));
 		json_object_object_add(dr, "slots", sl);
 		json_object_array_add(a, dr);

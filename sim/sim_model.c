@@ -48,7 +48,7 @@ falcon_err_t sim_check_attach(const struct sim_config *cfg, const struct sim_sta
 
 	if (p < 0 || p >= SIM_PORTS || d < 1 || d > SIM_DRAWERS || s < 1 || s > SIM_SLOTS)
 		return falcon_err_set(FALCON_ERR_INVAL, "no such port or slot");
-	if (cfg->drawer[d - 1].slot[s - 1].type == SIM_DEV_NONE)
+	if (!cfg->drawer[d - 1].slot[s - 1].populated)
 		return falcon_err_set(FALCON_ERR_NOTFOUND, "drawer %d slot %d is empty", d, s);
 	i = st->slot[d - 1][s - 1].owner;
 	if (i == p)
