@@ -825,36 +825,91 @@ static void svg_text(FILE *f, double x, double y, const char *anchor, const char
 	fputs("</text>\n", f);
 }
 
-static void write_svg(FILE *f, const struct falcon_report *r)
+/* The layout: a chart's left edge, width and height, and the share of a
+ * group's width left between bars. */
+#define SVG_LEFT 90.0
+#define SVG_CW 720.0
+#define SVG_CH 220.0
+#define SVG_BAR_GAP 0.25
+
+/* svg_grid - the horizontal grid of a chart at y0 up to vmax, each line
+ * labelled with its value and suffix. */
+static void svg_grid(FILE *f, double y0, double vmax, const char *suffix)
 {
-	const double left = 90, cw = 720, ch = 220, bar_gap = 0.25;
-	const char *topos[64];
-	size_t nt = 0, nw = 0, i, k, ticks;
-	double y0, vmax = 0, x, gw, bw;
-	char buf[160], a[32], b[32];
-	double height;
+	size_t k, ticks;
+	char buf[160];
 
-	/* topologies of the relative chart (legend), workloads */
-	for (i = 0; i < r->nrel; i++) {
-		for (k = 0; k < nt && strcmp(topos[k], r->rel[i].topo) != 0; k++)
-			;
-		if (k == nt && nt < ARRAY_SIZE(topos))
-			topos[nt++] = r->rel[i].topo;
-		if (i == 0 || strcmp(r->rel[i].workload, r->rel[i - 1].workload) != 0)
-			nw++;
+	for (k = 0, ticks = nticks(vmax); k <= ticks; k++) {
+		double yy = y0 + SVG_CH - SVG_CH * (double)k / (double)ticks;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			SVG_LEFT, yy, SVG_LEFT + SVG_CW, yy);
+		snprintf(buf, sizeof(buf), "%g%s", vmax * (double)k / (double)ticks, suffix);
+		svg_text(f, SVG_LEFT - 6, yy + 4, "end", NULL, buf);
 	}
-	height = 60 + ch + 90 + 40 + ch + 50;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-		   left + cw + 180, height, left + cw + 180, height);
-	snprintf(buf, sizeof(buf), "falcon report %s .. %s, %zu jobs",
-		 time_str(r->start, a, sizeof(a)), time_str(r->end, b, sizeof(b)), r->njobs);
-	svg_text(f, 20, 24, "start", " font-size=\"15\" font-weight=\"bold\"", buf);
+}
 
-	/* chart 1: GPU-hours per group, falcon and local side by side */
-	y0 = 60;
+/* svg_ylabel - the vertical axis title of a chart at y0 (label: no markup). */
+static void svg_ylabel(FILE *f, double y0, const char *label)
+{
+	fprintf(f, "<text x=\"30\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 30 %.1f)\">"
+		   "%s</text>\n", y0 + SVG_CH / 2, y0 + SVG_CH / 2, label);
+}
+
+/* svg_axes - the x and y axis lines of a chart at y0. */
+static void svg_axes(FILE *f, double y0)
+{
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		SVG_LEFT, y0 + SVG_CH, SVG_LEFT + SVG_CW, y0 + SVG_CH);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		SVG_LEFT, y0, SVG_LEFT, y0 + SVG_CH);
+}
+
+/* svg_swatch - one legend entry right of the charts, its box's top at y. */
+static void svg_swatch(FILE *f, double y, const char *colour, const char *label)
+{
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+		SVG_LEFT + SVG_CW + 20, y, colour);
+	svg_text(f, SVG_LEFT + SVG_CW + 38, y + 10, "start", NULL, label);
+}
+
+/* svg_group_bars - group g's falcon and local bars (width bw each) from x,
+ * with their values above them and the key and job count below. */
+static void svg_group_bars(FILE *f, const struct falcon_rgroup *g, double x, double bw,
+			   double y0, double vmax)
+{
+	double vals[2] = { g->gpuh_falcon, g->gpuh_local };
+	const char *cls[2] = { "falcon", "local" }, *col[2] = { "#0072B2", "#E69F00" };
+	char buf[160];
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		double hgt = SVG_CH * vals[k] / vmax;
+
+		fprintf(f, "<rect class=\"bar %s\" data-key=\"", cls[k]);
+		xml(f, g->key);
+		fprintf(f, "\" data-value=\"%.4f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			   "height=\"%.1f\" fill=\"%s\"><title>", vals[k], x + bw * (double)k,
+			y0 + SVG_CH - hgt, bw, hgt, col[k]);
+		xml(f, g->key);
+		fprintf(f, ": %.2f %s GPU-hours</title></rect>\n", vals[k], cls[k]);
+		snprintf(buf, sizeof(buf), vals[k] >= 100 ? "%.0f" : "%.3g", vals[k]);
+		svg_text(f, x + bw * (double)k + bw / 2, y0 + SVG_CH - hgt - 4, "middle",
+			 " font-size=\"10\"", buf);
+	}
+	svg_text(f, x + bw, y0 + SVG_CH + 16, "middle", NULL, g->key);
+	snprintf(buf, sizeof(buf), "%zu job%s", g->jobs, g->jobs == 1 ? "" : "s");
+	svg_text(f, x + bw, y0 + SVG_CH + 30, "middle", " font-size=\"10\" fill=\"#555\"", buf);
+}
+
+/* svg_gpu_hours - chart 1 at y0: GPU-hours per group, falcon and local
+ * side by side. */
+static void svg_gpu_hours(FILE *f, const struct falcon_report *r, double y0)
+{
+	double vmax = 0, gw, bw;
+	char buf[160];
+	size_t i;
+
 	snprintf(buf, sizeof(buf), "GPU-hours per %s",
 		 falcon_rby_str(r->by == FALCON_RBY_DEVICE ? FALCON_RBY_TOPOLOGY : r->by));
 	svg_text(f, 20, y0 - 12, "start", " font-size=\"13\" font-weight=\"bold\"", buf);
@@ -866,125 +921,124 @@ static void write_svg(FILE *f, const struct falcon_report *r)
 	}
 	vmax = nice_max(vmax * 1.12); /* room for the labels above the tallest bar */
 	fprintf(f, "<g class=\"chart\" id=\"gpu-hours\">\n");
-	for (k = 0, ticks = nticks(vmax); k <= ticks; k++) {
-		double yy = y0 + ch - ch * (double)k / (double)ticks;
-
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-			left, yy, left + cw, yy);
-		snprintf(buf, sizeof(buf), "%g", vmax * (double)k / (double)ticks);
-		svg_text(f, left - 6, yy + 4, "end", NULL, buf);
-	}
-	fprintf(f, "<text x=\"30\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 30 %.1f)\">"
-		   "GPU-hours</text>\n", y0 + ch / 2, y0 + ch / 2);
-	gw = r->ngroups ? cw / (double)r->ngroups : cw;
-	bw = gw * (1 - bar_gap) / 2;
-	for (i = 0; i < r->ngroups; i++) {
-		const struct falcon_rgroup *g = &r->groups[i];
-		double vals[2] = { g->gpuh_falcon, g->gpuh_local };
-		const char *cls[2] = { "falcon", "local" }, *col[2] = { "#0072B2", "#E69F00" };
-
-		x = left + gw * (double)i + gw * bar_gap / 2;
-		for (k = 0; k < 2; k++) {
-			double hgt = ch * vals[k] / vmax;
-
-			fprintf(f, "<rect class=\"bar %s\" data-key=\"", cls[k]);
-			xml(f, g->key);
-			fprintf(f, "\" data-value=\"%.4f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				   "height=\"%.1f\" fill=\"%s\"><title>", vals[k], x + bw * (double)k,
-				y0 + ch - hgt, bw, hgt, col[k]);
-			xml(f, g->key);
-			fprintf(f, ": %.2f %s GPU-hours</title></rect>\n", vals[k], cls[k]);
-			snprintf(buf, sizeof(buf), vals[k] >= 100 ? "%.0f" : "%.3g", vals[k]);
-			svg_text(f, x + bw * (double)k + bw / 2, y0 + ch - hgt - 4, "middle",
-				 " font-size=\"10\"", buf);
-		}
-		svg_text(f, x + bw, y0 + ch + 16, "middle", NULL, g->key);
-		snprintf(buf, sizeof(buf), "%zu job%s", g->jobs, g->jobs == 1 ? "" : "s");
-		svg_text(f, x + bw, y0 + ch + 30, "middle", " font-size=\"10\" fill=\"#555\"", buf);
-	}
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		left, y0 + ch, left + cw, y0 + ch);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		left, y0, left, y0 + ch);
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"#0072B2\"/>\n",
-		left + cw + 20, y0);
-	svg_text(f, left + cw + 38, y0 + 10, "start", NULL, "Falcon GPUs");
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"#E69F00\"/>\n",
-		left + cw + 20, y0 + 20);
-	svg_text(f, left + cw + 38, y0 + 30, "start", NULL, "local GPUs");
+	svg_grid(f, y0, vmax, "");
+	svg_ylabel(f, y0, "GPU-hours");
+	gw = r->ngroups ? SVG_CW / (double)r->ngroups : SVG_CW;
+	bw = gw * (1 - SVG_BAR_GAP) / 2;
+	for (i = 0; i < r->ngroups; i++)
+		svg_group_bars(f, &r->groups[i], SVG_LEFT + gw * (double)i + gw * SVG_BAR_GAP / 2,
+			       bw, y0, vmax);
+	svg_axes(f, y0);
+	svg_swatch(f, y0, "#0072B2", "Falcon GPUs");
+	svg_swatch(f, y0 + 20, "#E69F00", "local GPUs");
 	fprintf(f, "</g>\n");
+}
 
-	/* chart 2: relative runtime per workload, one bar per topology */
-	y0 = 60 + ch + 90 + 40;
+/* The topologies of the relative chart, in order of appearance (its legend
+ * and colours). */
+struct svg_topos {
+	const char *name[64];
+	size_t n;
+};
+
+/* svg_rel_bar - relative row e's bar (left edge bx, width bw) with its
+ * value and job count above it. */
+static void svg_rel_bar(FILE *f, const struct falcon_rrel *e, double bx, double bw, double y0,
+			double vmax, const struct svg_topos *t)
+{
+	double hgt = SVG_CH * e->rel / vmax;
+	char buf[160];
+
+	fprintf(f, "<rect class=\"bar relative\" data-workload=\"");
+	xml(f, e->workload);
+	fprintf(f, "\" data-topology=\"");
+	xml(f, e->topo);
+	fprintf(f, "\" data-value=\"%.4f\" data-jobs=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
+		   "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", e->rel, e->jobs,
+		bx, y0 + SVG_CH - hgt, bw, hgt, topo_colour(e->topo, t->name, t->n));
+	xml(f, e->workload);
+	fputs(" on ", f);
+	xml(f, e->topo);
+	fprintf(f, ": %.3fx of %s, %zu jobs</title></rect>\n", e->rel, e->baseline, e->jobs);
+	snprintf(buf, sizeof(buf), "%.2f%s", e->rel, e->fastest ? "*" : "");
+	svg_text(f, bx + bw / 2, y0 + SVG_CH - hgt - 14, "middle", " font-size=\"10\"", buf);
+	snprintf(buf, sizeof(buf), "n=%zu", e->jobs);
+	svg_text(f, bx + bw / 2, y0 + SVG_CH - hgt - 3, "middle", " font-size=\"9\" fill=\"#555\"",
+		 buf);
+}
+
+/* svg_relative - chart 2 at y0: relative runtime per workload (nw of them,
+ * consecutive rows of r->rel), one bar per topology. */
+static void svg_relative(FILE *f, const struct falcon_report *r, double y0,
+			 const struct svg_topos *t, size_t nw)
+{
+	double vmax = 0, gw, bw, x;
+	size_t i, j, k;
+
 	svg_text(f, 20, y0 - 12, "start", " font-size=\"13\" font-weight=\"bold\"",
 		 "Runtime relative to localGPUs (median elapsed; * = relative to the fastest)");
-	vmax = 0;
 	for (i = 0; i < r->nrel; i++)
 		if (r->rel[i].rel > vmax)
 			vmax = r->rel[i].rel;
 	vmax = nice_max(vmax < 1 ? 1.12 : vmax * 1.12);
 	fprintf(f, "<g class=\"chart\" id=\"relative\">\n");
-	for (k = 0, ticks = nticks(vmax); k <= ticks; k++) {
-		double yy = y0 + ch - ch * (double)k / (double)ticks;
-
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-			left, yy, left + cw, yy);
-		snprintf(buf, sizeof(buf), "%gx", vmax * (double)k / (double)ticks);
-		svg_text(f, left - 6, yy + 4, "end", NULL, buf);
-	}
+	svg_grid(f, y0, vmax, "x");
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
-		   "stroke-dasharray=\"4 3\"/>\n", left, y0 + ch - ch / vmax, left + cw,
-		y0 + ch - ch / vmax);
-	fprintf(f, "<text x=\"30\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 30 %.1f)\">"
-		   "relative runtime</text>\n", y0 + ch / 2, y0 + ch / 2);
-	gw = nw ? cw / (double)nw : cw;
-	for (i = 0, k = 0; i < r->nrel;) {
-		size_t j, nb = 0;
+		   "stroke-dasharray=\"4 3\"/>\n", SVG_LEFT, y0 + SVG_CH - SVG_CH / vmax,
+		SVG_LEFT + SVG_CW, y0 + SVG_CH - SVG_CH / vmax);
+	svg_ylabel(f, y0, "relative runtime");
+	gw = nw ? SVG_CW / (double)nw : SVG_CW;
+	for (i = 0, k = 0; i < r->nrel; k++) {
+		size_t nb = 0;
 
 		for (j = i; j < r->nrel && strcmp(r->rel[j].workload, r->rel[i].workload) == 0; j++)
 			nb++;
-		bw = gw * (1 - bar_gap) / (double)nb;
-		x = left + gw * (double)k + gw * bar_gap / 2;
-		for (j = i; j < i + nb; j++) {
-			const struct falcon_rrel *e = &r->rel[j];
-			double hgt = ch * e->rel / vmax, bx = x + bw * (double)(j - i);
-
-			fprintf(f, "<rect class=\"bar relative\" data-workload=\"");
-			xml(f, e->workload);
-			fprintf(f, "\" data-topology=\"");
-			xml(f, e->topo);
-			fprintf(f, "\" data-value=\"%.4f\" data-jobs=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
-				   "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", e->rel, e->jobs,
-				bx, y0 + ch - hgt, bw, hgt, topo_colour(e->topo, topos, nt));
-			xml(f, e->workload);
-			fputs(" on ", f);
-			xml(f, e->topo);
-			fprintf(f, ": %.3fx of %s, %zu jobs</title></rect>\n", e->rel, e->baseline,
-				e->jobs);
-			snprintf(buf, sizeof(buf), "%.2f%s", e->rel, e->fastest ? "*" : "");
-			svg_text(f, bx + bw / 2, y0 + ch - hgt - 14, "middle", " font-size=\"10\"", buf);
-			snprintf(buf, sizeof(buf), "n=%zu", e->jobs);
-			svg_text(f, bx + bw / 2, y0 + ch - hgt - 3, "middle",
-				 " font-size=\"9\" fill=\"#555\"", buf);
-		}
-		svg_text(f, x + gw * (1 - bar_gap) / 2, y0 + ch + 16, "middle", NULL,
+		bw = gw * (1 - SVG_BAR_GAP) / (double)nb;
+		x = SVG_LEFT + gw * (double)k + gw * SVG_BAR_GAP / 2;
+		for (j = i; j < i + nb; j++)
+			svg_rel_bar(f, &r->rel[j], x + bw * (double)(j - i), bw, y0, vmax, t);
+		svg_text(f, x + gw * (1 - SVG_BAR_GAP) / 2, y0 + SVG_CH + 16, "middle", NULL,
 			 r->rel[i].workload);
 		i += nb;
-		k++;
 	}
 	if (r->nrel == 0)
-		svg_text(f, left + cw / 2, y0 + ch / 2, "middle", " fill=\"#555\"",
+		svg_text(f, SVG_LEFT + SVG_CW / 2, y0 + SVG_CH / 2, "middle", " fill=\"#555\"",
 			 "no jobs with GPUs in this window");
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		left, y0 + ch, left + cw, y0 + ch);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		left, y0, left, y0 + ch);
-	for (k = 0; k < nt; k++) {
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
-			left + cw + 20, y0 + 20 * (double)k, topo_colour(topos[k], topos, nt));
-		svg_text(f, left + cw + 38, y0 + 20 * (double)k + 10, "start", NULL, topos[k]);
+	svg_axes(f, y0);
+	for (k = 0; k < t->n; k++)
+		svg_swatch(f, y0 + 20 * (double)k, topo_colour(t->name[k], t->name, t->n),
+			   t->name[k]);
+	fprintf(f, "</g>\n");
+}
+
+/* write_svg - the header and title, then chart 1 and chart 2. */
+static void write_svg(FILE *f, const struct falcon_report *r)
+{
+	const double height = 60 + SVG_CH + 90 + 40 + SVG_CH + 50;
+	struct svg_topos t = { .n = 0 };
+	size_t nw = 0, i, k;
+	char buf[160], a[32], b[32];
+
+	/* topologies of the relative chart (legend), workloads */
+	for (i = 0; i < r->nrel; i++) {
+		for (k = 0; k < t.n && strcmp(t.name[k], r->rel[i].topo) != 0; k++)
+			;
+		if (k == t.n && t.n < ARRAY_SIZE(t.name))
+			t.name[t.n++] = r->rel[i].topo;
+		if (i == 0 || strcmp(r->rel[i].workload, r->rel[i - 1].workload) != 0)
+			nw++;
 	}
-	fprintf(f, "</g>\n</svg>\n");
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		   SVG_LEFT + SVG_CW + 180, height, SVG_LEFT + SVG_CW + 180, height);
+	snprintf(buf, sizeof(buf), "falcon report %s .. %s, %zu jobs",
+		 time_str(r->start, a, sizeof(a)), time_str(r->end, b, sizeof(b)), r->njobs);
+	svg_text(f, 20, 24, "start", " font-size=\"15\" font-weight=\"bold\"", buf);
+	svg_gpu_hours(f, r, 60);
+	svg_relative(f, r, 60 + SVG_CH + 90 + 40, &t, nw);
+	fprintf(f, "</svg>\n");
 }
 
 falcon_err_t falcon_report_write(FILE *f, const struct falcon_report *r, enum falcon_rfmt fmt)

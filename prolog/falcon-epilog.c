@@ -50,7 +50,7 @@ static void holders(const struct fp_dev *d, char *buf, size_t n)
 	buf[0] = '\0';
 	if (falcon_hp_dev_nodes(g.root, g.proc, d->bdf, nodes, &nn, ARRAY_SIZE(nodes)) != FALCON_OK)
 		falcon_warn("%s", falcon_errmsg());
-	if (falcon_hp_holders(g.proc, nodes, nn, d->type == FP_GPU, &h, &nh) != FALCON_OK)
+	if (falcon_hp_holders(g.proc, nodes, nn, d->type == FALCON_DEV_GPU, &h, &nh) != FALCON_OK)
 		falcon_warn("%s", falcon_errmsg());
 	for (i = 0; i < nh; i++) {
 		falcon_warn("job %u: %s (%s) held by pid %d (%s): %s", g.job.id, d->bdf, d->id,

@@ -431,17 +431,18 @@ static void add_nvme_nodes(json_object *o)
 	json_object_object_add(o, "nvme_devices", a);
 }
 
-static int run(void)
-{
-	char why[512] = "", tag[256], root[PATH_MAX];
-	struct falcon_tag t;
-	json_object *o;
-	falcon_err_t rv;
-	bool job_err = false;
-	int lock = -1, r;
-	long long t0;
+/*
+ * The steps of run().  Each returns -1 to go on, else the program's exit
+ * code (after fail_node()/fail_job() where it failed).
+ */
 
-	if ((rv = fp_slurm_job(&g.job)) != FALCON_OK)
+/* prepare - read the job; its host, partition, check level, SysfsRoot and
+ * RunDir/<jobid>.  0 (done) for a job without falcon or gpu GRES. */
+static int prepare(void)
+{
+	char root[PATH_MAX];
+
+	if (fp_slurm_job(&g.job) != FALCON_OK)
 		return fail_node("reading the job: %s", falcon_errmsg());
 	if (g.job.req.falcon_gpus + g.job.req.falcon_nvme + g.job.req.gpus == 0) {
 		falcon_verbose("job %u: no falcon or gpu GRES; nothing to do", g.job.id);
@@ -455,80 +456,112 @@ static int run(void)
 	if (falcon_conf_sysfs_root(g.conf, g.job.node, root, sizeof(root)) == NULL)
 		return fail_node("SysfsRoot too long");
 	falcon_strlcpy(g.root, root, sizeof(g.root));
-	if ((rv = make_dir()) != FALCON_OK)
+	if (make_dir() != FALCON_OK)
 		return fail_node("%s", falcon_errmsg());
-	if (g.job.req.falcon_gpus + g.job.req.falcon_nvme > 0) {
-		/* compose outside the node lock: retries do not hold up other jobs */
-		rv = fp_compose(g.conf, &g.job, g.deadline - RESERVE_MS, &g.lease, &job_err);
-		if (rv != FALCON_OK) {
-			char detail[400];
+	return -1;
+}
 
-			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-			g.composed = true; /* a half-done compose: decompose is harmless */
-			if (job_err)
-				return fail_job(falcon_err_name(rv), detail);
-			return fail_node("compose: %s: %s", falcon_strerror(rv), detail);
-		}
-		g.composed = true;
-		o = fp_lease_json(&g.lease, g.job.node);
-		rv = write_state("lease.json", o);
-		json_object_put(o);
-		if (rv != FALCON_OK)
-			return fail_node("%s", falcon_errmsg());
-		/* rescan to topology.json under the lock: which functions are
-		 * whose is decided against the other jobs' records */
-		lock = fp_lock(g.conf);
-		t0 = fp_now_us();
-		if ((rv = falcon_hp_rescan(g.root)) != FALCON_OK) {
-			fp_unlock(lock);
-			return fail_node("rescan: %s", falcon_errmsg());
-		}
-		rv = falcon_hp_wait(match_cond, why,
-				    g.conf->rescan_timeout * 1000L < fp_left(g.deadline - RESERVE_MS)
-					    ? g.conf->rescan_timeout * 1000L
-					    : fp_left(g.deadline - RESERVE_MS),
-				    "rescan");
-		g.t_wait_us = fp_now_us() - t0;
-		/* what was found goes to lease.json before anything else: the
-		 * epilog removes the BDFs it names */
-		o = fp_lease_json(&g.lease, g.job.node);
-		if (write_state("lease.json", o) != FALCON_OK && rv == FALCON_OK) {
-			json_object_put(o);
-			fp_unlock(lock);
-			return fail_node("%s", falcon_errmsg());
-		}
-		json_object_put(o);
-		if (rv != FALCON_OK) {
-			fp_unlock(lock);
-			return fail_node("%s after rescan: missing %s", falcon_strerror(rv),
-					 why[0] ? why : falcon_errmsg());
-		}
+/* write_lease - lease.json from g.lease (with the BDFs found so far). */
+static falcon_err_t write_lease(void)
+{
+	json_object *o = fp_lease_json(&g.lease, g.job.node);
+	falcon_err_t rv = write_state("lease.json", o);
+
+	json_object_put(o);
+	return rv;
+}
+
+/* compose - ask falcond for the job's devices (outside the node lock:
+ * retries do not hold up other jobs) and record the lease. */
+static int compose(void)
+{
+	bool job_err = false;
+	falcon_err_t rv;
+
+	rv = fp_compose(g.conf, &g.job, g.deadline - RESERVE_MS, &g.lease, &job_err);
+	if (rv != FALCON_OK) {
+		char detail[400];
+
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		g.composed = true; /* a half-done compose: decompose is harmless */
+		if (job_err)
+			return fail_job(falcon_err_name(rv), detail);
+		return fail_node("compose: %s: %s", falcon_strerror(rv), detail);
 	}
-	if (lock < 0)
-		lock = fp_lock(g.conf);
-	{
-		char claimed[FP_MAX_GPUS][FALCON_BDF_LEN];
-		size_t nclaimed = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
+	g.composed = true;
+	if (write_lease() != FALCON_OK)
+		return fail_node("%s", falcon_errmsg());
+	return -1;
+}
 
-		long long until = falcon_now_ms() + 2000;
+/* bring_up - under the node lock (*lock, taken here; which functions are
+ * whose is decided against the other jobs' records): rescan and wait for
+ * the lease's devices, then record their BDFs.  Unlocks on failure. */
+static int bring_up(int *lock)
+{
+	char why[512] = "";
+	falcon_err_t rv;
+	long long t0;
+	long wait_ms;
 
-		/* a tree read while another job's rescan rewrites it (falcon-sim
-		 * writes files in place) may fail to parse: read again, bounded */
-		for (;;) {
-			struct timespec ts = { 0, 10000000L };
-
-			rv = fp_build_topology(g.root, g.host, g.composed ? &g.lease : NULL,
-					       g.job.req.gpus, getenv("SLURM_JOB_GPUS"), claimed,
-					       nclaimed, &g.topo);
-			if ((rv != FALCON_ERR_PARSE && rv != FALCON_ERR_PCI) ||
-			    falcon_now_ms() > until || fp_left(g.deadline - RESERVE_MS) == 0)
-				break;
-			falcon_verbose("job %u: topology: %s; reading again", g.job.id,
-				       falcon_errmsg());
-			nanosleep(&ts, NULL);
-		}
+	*lock = fp_lock(g.conf);
+	t0 = fp_now_us();
+	if (falcon_hp_rescan(g.root) != FALCON_OK) {
+		fp_unlock(*lock);
+		return fail_node("rescan: %s", falcon_errmsg());
+	}
+	wait_ms = fp_left(g.deadline - RESERVE_MS);
+	if (g.conf->rescan_timeout * 1000L < wait_ms)
+		wait_ms = g.conf->rescan_timeout * 1000L;
+	rv = falcon_hp_wait(match_cond, why, wait_ms, "rescan");
+	g.t_wait_us = fp_now_us() - t0;
+	/* what was found goes to lease.json before anything else: the
+	 * epilog removes the BDFs it names */
+	if (write_lease() != FALCON_OK && rv == FALCON_OK) {
+		fp_unlock(*lock);
+		return fail_node("%s", falcon_errmsg());
 	}
 	if (rv != FALCON_OK) {
+		fp_unlock(*lock);
+		return fail_node("%s after rescan: missing %s", falcon_strerror(rv),
+				 why[0] ? why : falcon_errmsg());
+	}
+	return -1;
+}
+
+/* read_topology - the job's topology into g.topo (under the node lock). */
+static falcon_err_t read_topology(void)
+{
+	char claimed[FP_MAX_GPUS][FALCON_BDF_LEN];
+	size_t nclaimed = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
+	long long until = falcon_now_ms() + 2000;
+	falcon_err_t rv;
+
+	/* a tree read while another job's rescan rewrites it (falcon-sim
+	 * writes files in place) may fail to parse: read again, bounded */
+	for (;;) {
+		struct timespec ts = { 0, 10000000L };
+
+		rv = fp_build_topology(g.root, g.host, g.composed ? &g.lease : NULL, g.job.req.gpus,
+				       getenv("SLURM_JOB_GPUS"), claimed, nclaimed, &g.topo);
+		if ((rv != FALCON_ERR_PARSE && rv != FALCON_ERR_PCI) || falcon_now_ms() > until ||
+		    fp_left(g.deadline - RESERVE_MS) == 0)
+			return rv;
+		falcon_verbose("job %u: topology: %s; reading again", g.job.id, falcon_errmsg());
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* write_topology - read the topology and write topology.json with the
+ * prolog's keys; the node lock (taken when not yet) is given up here. */
+static int write_topology(int lock)
+{
+	json_object *o;
+	falcon_err_t rv;
+
+	if (lock < 0)
+		lock = fp_lock(g.conf);
+	if ((rv = read_topology()) != FALCON_OK) {
 		fp_unlock(lock);
 		if (rv == FALCON_ERR_NORESOURCE)
 			return fail_job("local", falcon_errmsg());
@@ -546,6 +579,17 @@ static int run(void)
 	fp_unlock(lock);
 	if (rv != FALCON_OK)
 		return fail_node("%s", falcon_errmsg());
+	return -1;
+}
+
+/* verify - a degraded link, then falcon-ncclcheck (its result into
+ * topology.json), each by the partition's CheckAction. */
+static int verify(void)
+{
+	json_object *o = g.topo.topology, *x;
+	char what[256];
+	int r;
+
 	if (g.topo.degraded && (r = on_fault(g.topo.degraded_what, dev_at(g.topo.degraded_what))) >= 0)
 		return r;
 	run_check();
@@ -554,16 +598,22 @@ static int run(void)
 		if (write_state("topology.json", o) != FALCON_OK)
 			falcon_warn("%s", falcon_errmsg());
 	}
-	if (strcmp(g.check_status, "fail") == 0) {
-		json_object *x;
-		char what[256];
+	if (strcmp(g.check_status, "fail") != 0)
+		return -1;
+	snprintf(what, sizeof(what), "NCCL check failed: %s",
+		 g.check_json && json_object_object_get_ex(g.check_json, "reason", &x)
+			 ? json_object_get_string(x) : "see check.json");
+	return on_fault(what, NULL);
+}
 
-		snprintf(what, sizeof(what), "NCCL check failed: %s",
-			 g.check_json && json_object_object_get_ex(g.check_json, "reason", &x)
-				 ? json_object_get_string(x) : "see check.json");
-		if ((r = on_fault(what, NULL)) >= 0)
-			return r;
-	}
+/* tag_job - the AdminComment tag (and "tag" in topology.json). */
+static void tag_job(void)
+{
+	json_object *o = g.topo.topology;
+	struct falcon_tag t;
+	char tag[256];
+	long long t0;
+
 	memset(&t, 0, sizeof(t));
 	t.topo = g.topo.label[0] ? g.topo.label : NULL;
 	t.local_gpus = g.topo.local_gpus;
@@ -582,6 +632,22 @@ static int run(void)
 	if (write_state("topology.json", o) != FALCON_OK)
 		falcon_warn("%s", falcon_errmsg());
 	falcon_info("job %u: %s on %s: %s", g.job.id, tag, g.job.node, g.dir);
+}
+
+/* run - the prolog's steps in order; the exit code. */
+static int run(void)
+{
+	int lock = -1, r;
+
+	if ((r = prepare()) >= 0)
+		return r;
+	if (g.job.req.falcon_gpus + g.job.req.falcon_nvme > 0) {
+		if ((r = compose()) >= 0 || (r = bring_up(&lock)) >= 0)
+			return r;
+	}
+	if ((r = write_topology(lock)) >= 0 || (r = verify()) >= 0)
+		return r;
+	tag_job();
 	return 0;
 }
 

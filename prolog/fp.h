@@ -3,9 +3,15 @@
  *
  * Split by what each file includes: fp_falcond.c (falcond client, which
  * pulls in lib/chassis/chassis.h), fp_topo.c (lib/pci/topo.h) and fp_slurm.c
- * (libslurm).  lib/chassis/chassis.h (FALCON_DEV_*) and lib/pci/topo.h (FALCON_PCI_*)
- * have separate device kinds; this header includes neither and has its
- * own device type.
+ * (libslurm).  This header includes neither lib/chassis/chassis.h nor
+ * lib/pci/topo.h (FALCON_PCI_*); a lease device's kind is lib/core/
+ * device.h's falcon_dev_type_t, folded to the kinds the bus tells apart
+ * (fp_dev_kind()).
+ *
+ * Layered, no file calls back into its caller: fp_common.c calls none of
+ * the others; fp_falcond.c, fp_topo.c and fp_slurm.c call only
+ * fp_common.c; fp_start.c (the start of a run) calls fp_common.c and
+ * fp_slurm.c; falcon-prolog.c and falcon-epilog.c call them all.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -21,20 +27,19 @@
 #include <json-c/json.h>
 
 #include "core/conf.h"
+#include "core/device.h"
 #include "core/falcon_err.h"
 #include "core/jobtag.h"
 
 #define FP_MAX_DEVS 32   /* FALCON_PROTO_MAX_DEVS */
 #define FP_MAX_GPUS 64   /* GPUs of one host */
 
-typedef enum { FP_GPU = 0, FP_NVME, FP_OTHER } fp_type_t;
-
 /* One device of a lease, and where it is on the host's bus. */
 struct fp_dev {
 	char chassis[FALCON_NAME_LEN];
 	char id[FALCON_NAME_LEN];      /* "drawer1_slot3" */
 	char port[FALCON_NAME_LEN];    /* "H1" */
-	fp_type_t type;
+	falcon_dev_type_t type;        /* GPU, NVMe or other: fp_dev_kind() */
 	char vendor_id[8], device_id[8]; /* "10de", "" = not given */
 	char bdf[FALCON_BDF_LEN];      /* "" = not found on the bus (yet) */
 };
@@ -84,30 +89,13 @@ falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l);
 falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);
 /* fp_rmtree - remove dir and the regular files in it (one level). */
 void fp_rmtree(const char *dir);
-const char *fp_type_str(fp_type_t t);
 /*
- * fp_start - what a prolog/epilog run is for: job->id from jobs
- * ($SLURM_JOB_ID or --job, 1..UINT32_MAX), job->node from node (NULL = the
- * short host name), *conf from falcon.conf at cfg (NULL = the default
- * path; caller frees with falcon_conf_free()).  Returns 0; 2 when the job
- * id is missing or bad (logged); 1 when falcon.conf does not load (logged,
- * the node drained with "falcon: falcon.conf: <detail>", *conf NULL).
+ * fp_dev_kind - t folded to the kinds the prolog matches on the bus:
+ * FALCON_DEV_GPU, FALCON_DEV_NVME, else FALCON_DEV_OTHER (a NIC too: the
+ * bus scan (lib/pci/topo.h) has no NIC class, a NIC is FALCON_PCI_OTHER
+ * there, and lease.json has always said "other" for it).
  */
-int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
-	     struct falcon_conf **conf);
-/*
- * fp_main_start - the start both programs share: falcon_log_init(prog),
- * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
- * -v/--verbose (repeatable), -h/--help, -V/--version, and --proc DIR when
- * proc is non-NULL (*proc gets it, else left as it is); the stderr and
- * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
- * defaults.  usage(f) prints the program's usage.  Returns -1 when the
- * program should go on (*conf loaded, caller frees it), else its exit
- * code: 0 after --help/--version, 2 on a usage error, fp_start()'s.
- */
-int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
-		  const char **proc, struct fp_job *job, struct falcon_conf **conf);
-
+falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t);
 /* ---- fp_falcond.c ---- */
 
 /*
@@ -196,5 +184,30 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
 falcon_err_t fp_slurm_cancel(const struct fp_job *job);
 /* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
 extern long long fp_slurm_us;
+
+/* ---- fp_start.c ---- */
+
+/*
+ * fp_start - what a prolog/epilog run is for: job->id from jobs
+ * ($SLURM_JOB_ID or --job, 1..UINT32_MAX), job->node from node (NULL = the
+ * short host name), *conf from falcon.conf at cfg (NULL = the default
+ * path; caller frees with falcon_conf_free()).  Returns 0; 2 when the job
+ * id is missing or bad (logged); 1 when falcon.conf does not load (logged,
+ * the node drained with "falcon: falcon.conf: <detail>", *conf NULL).
+ */
+int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
+	     struct falcon_conf **conf);
+/*
+ * fp_main_start - the start both programs share: falcon_log_init(prog),
+ * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
+ * -v/--verbose (repeatable), -h/--help, -V/--version, and --proc DIR when
+ * proc is non-NULL (*proc gets it, else left as it is); the stderr and
+ * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
+ * defaults.  usage(f) prints the program's usage.  Returns -1 when the
+ * program should go on (*conf loaded, caller frees it), else its exit
+ * code: 0 after --help/--version, 2 on a usage error, fp_start()'s.
+ */
+int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
+		  const char **proc, struct fp_job *job, struct falcon_conf **conf);
 
 #endif /* FALCON_FP_H */

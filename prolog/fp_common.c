@@ -1,5 +1,6 @@
 /*
- * fp_common.c - RunDir handling, the node lock, lease.json (see fp.h).
+ * fp_common.c - RunDir handling, the node lock, lease.json, clocks (see
+ * fp.h).  The bottom layer of the prolog glue: calls no other fp_*.c.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -8,11 +9,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -44,86 +45,9 @@ char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t
 	return w < 0 || (size_t)w >= n ? NULL : buf;
 }
 
-int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
-	     struct falcon_conf **conf)
+falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t)
 {
-	long id;
-
-	*conf = NULL;
-	if (jobs == NULL || falcon_strtol(jobs, 10, 1, UINT32_MAX, &id) != FALCON_OK) {
-		falcon_error("no job: set SLURM_JOB_ID or give --job (%s)",
-			     jobs ? falcon_errmsg() : "unset");
-		return 2;
-	}
-	job->id = (uint32_t)id;
-	if (node == NULL) {
-		char h[256] = "";
-
-		gethostname(h, sizeof(h) - 1);
-		h[strcspn(h, ".")] = '\0';
-		falcon_strlcpy(job->node, h, sizeof(job->node));
-	} else {
-		falcon_strlcpy(job->node, node, sizeof(job->node));
-	}
-	if (falcon_conf_load(falcon_conf_path(cfg), conf) != FALCON_OK) {
-		char reason[512];
-
-		snprintf(reason, sizeof(reason), "falcon: falcon.conf: %s", falcon_errmsg());
-		fp_slurm_drain(job, reason);
-		*conf = NULL;
-		return 1;
-	}
-	return 0;
-}
-
-int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f),
-		  const char **proc, struct fp_job *job, struct falcon_conf **conf)
-{
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "job", required_argument, NULL, 'j' },
-		{ "node", required_argument, NULL, 'n' }, { "proc", required_argument, NULL, 'P' },
-		{ "no-slurm", no_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
-	falcon_log_level_t level = FALCON_LOG_INFO;
-	int c;
-
-	*conf = NULL;
-	falcon_log_init(prog);
-	while ((c = getopt_long(argc, argv, "c:j:n:vhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': cfg = optarg; break;
-		case 'j': jobs = optarg; break;
-		case 'n': node = optarg; break;
-		case 'S': job->no_slurm = true; break;
-		case 'v': level = level < FALCON_LOG_DEBUG ? level + 1 : level; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("%s %s\n", prog, PACKAGE_VERSION); return 0;
-		case 'P':
-			if (proc == NULL) { /* falcon-prolog has no --proc */
-				usage(stderr);
-				return 2;
-			}
-			*proc = optarg;
-			break;
-		default: usage(stderr); return 2;
-		}
-	}
-	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
-	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	c = fp_start(jobs, node, cfg, job, conf);
-	return c != 0 ? c : -1;
-}
-
-const char *fp_type_str(fp_type_t t)
-{
-	return t == FP_GPU ? "GPU" : t == FP_NVME ? "NVMe" : "other";
+	return t == FALCON_DEV_GPU || t == FALCON_DEV_NVME ? t : FALCON_DEV_OTHER;
 }
 
 static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const char *s)
@@ -233,7 +157,7 @@ json_object *fp_lease_json(const struct fp_lease *l, const char *node)
 		jstr(x, "chassis", d->chassis);
 		jstr(x, "id", d->id);
 		jstr(x, "port", d->port);
-		jstr(x, "type", fp_type_str(d->type));
+		jstr(x, "type", falcon_dev_type_str(d->type));
 		jstr(x, "vendor_id", d->vendor_id);
 		jstr(x, "device_id", d->device_id);
 		jstr(x, "bdf", d->bdf);
@@ -250,6 +174,17 @@ static void gstr(json_object *o, const char *k, char *buf, size_t n)
 	buf[0] = '\0';
 	if (json_object_object_get_ex(o, k, &x) && json_object_is_type(x, json_type_string))
 		falcon_strlcpy(buf, json_object_get_string(x), n);
+}
+
+/* kind_of - a lease.json "type" word, case-insensitive: "GPU", "NVMe", any
+ * other word (or none) other, as fp_dev_kind() folds the kinds. */
+static falcon_dev_type_t kind_of(const char *w)
+{
+	if (strcasecmp(w, falcon_dev_type_str(FALCON_DEV_GPU)) == 0)
+		return FALCON_DEV_GPU;
+	if (strcasecmp(w, falcon_dev_type_str(FALCON_DEV_NVME)) == 0)
+		return FALCON_DEV_NVME;
+	return FALCON_DEV_OTHER;
 }
 
 falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
@@ -274,8 +209,7 @@ falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
 		gstr(x, "device_id", d->device_id, sizeof(d->device_id));
 		gstr(x, "bdf", d->bdf, sizeof(d->bdf));
 		gstr(x, "type", t, sizeof(t));
-		d->type = strcasecmp(t, "GPU") == 0 ? FP_GPU : strcasecmp(t, "NVMe") == 0 ? FP_NVME
-											 : FP_OTHER;
+		d->type = kind_of(t);
 	}
 	return FALCON_OK;
 }

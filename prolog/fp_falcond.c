@@ -60,11 +60,6 @@ static bool backoff(int n, long long deadline)
 	return true;
 }
 
-static fp_type_t type_of(falcon_dev_type_t t)
-{
-	return t == FALCON_DEV_GPU ? FP_GPU : t == FALCON_DEV_NVME ? FP_NVME : FP_OTHER;
-}
-
 static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
 {
 	size_t i;
@@ -79,7 +74,7 @@ static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
 		falcon_strlcpy(d->port, l->devs[i].port, sizeof(d->port));
 		falcon_strlcpy(d->vendor_id, l->devs[i].vendor_id, sizeof(d->vendor_id));
 		falcon_strlcpy(d->device_id, l->devs[i].device_id, sizeof(d->device_id));
-		d->type = type_of(l->devs[i].type);
+		d->type = fp_dev_kind(l->devs[i].type);
 	}
 }
 

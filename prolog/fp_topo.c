@@ -50,11 +50,11 @@ static bool in_list(char (*l)[FALCON_BDF_LEN], size_t n, const char *bdf)
 	return false;
 }
 
-static bool kind_is(const struct falcon_pci_dev *x, fp_type_t t)
+static bool kind_is(const struct falcon_pci_dev *x, falcon_dev_type_t t)
 {
-	return (t == FP_GPU && x->kind == FALCON_PCI_GPU) ||
-	       (t == FP_NVME && x->kind == FALCON_PCI_NVME) ||
-	       (t == FP_OTHER && x->kind == FALCON_PCI_OTHER);
+	return (t == FALCON_DEV_GPU && x->kind == FALCON_PCI_GPU) ||
+	       (t == FALCON_DEV_NVME && x->kind == FALCON_PCI_NVME) ||
+	       (t == FALCON_DEV_OTHER && x->kind == FALCON_PCI_OTHER);
 }
 
 static bool ids_match(const struct falcon_pci_dev *x, const struct fp_dev *d)
@@ -105,7 +105,7 @@ int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_le
 
 			if (missing++ == 0 || l + 64 < whylen)
 				snprintf(why + l, whylen - l, "%s%s (%s %s:%s on %s)", l ? ", " : "",
-					 d->id, fp_type_str(d->type), d->vendor_id, d->device_id,
+					 d->id, falcon_dev_type_str(d->type), d->vendor_id, d->device_id,
 					 d->port);
 		}
 	}
@@ -191,13 +191,13 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
 
 		if (x < 0) {
 			rv = falcon_err_set(FALCON_ERR_PCI, "%s (%s) at %s: gone from the bus", d->id,
-					    fp_type_str(d->type), d->bdf[0] ? d->bdf : "?");
+					    falcon_dev_type_str(d->type), d->bdf[0] ? d->bdf : "?");
 			goto fail;
 		}
-		if (d->type == FP_GPU && ngpu < FP_MAX_GPUS) {
+		if (d->type == FALCON_DEV_GPU && ngpu < FP_MAX_GPUS) {
 			gpus[ngpu++] = x;
 			res->falcon_gpus++;
-		} else if (d->type == FP_NVME) {
+		} else if (d->type == FALCON_DEV_NVME) {
 			nvme[nnvme++] = x;
 		}
 		if (t->devs[x].link.degraded && !res->degraded) {

@@ -544,7 +544,7 @@ static struct json_object *device_json(const struct sim_device *dev, int slot)
 		json_object_object_add(o, "slot", json_object_new_int(slot));
 	else
 		json_object_object_add(o, "bdf", json_object_new_string(dev->bdf));
-	json_object_object_add(o, "type", json_object_new_string(sim_dev_type_str(dev->type)));
+	json_object_object_add(o, "type", json_object_new_string(falcon_dev_type_str(dev->type)));
 #define HEX(k, fmt, v) do { snprintf(buf, sizeof(buf), fmt, v); \
 		json_object_object_add(o, k, json_object_new_string(buf)); } while (0)
 	HEX("vendor_id", "%04x", dev->vendor_id);
@@ -609,7 +609,7 @@ static struct json_object *config_json(const struct sim_config *cfg)
 		}
 		json_object_object_add(dr, "host_ports", hp);
 		for (s = 0; s < SIM_SLOTS; s++)
-			if (cfg->drawer[d].slot[s].type != SIM_DEV_NONE)
+			if (cfg->drawer[d].slot[s].populated)
 				json_object_array_add(sl, device_json(&cfg->drawer[d].slot[s], s + 1));
 		json_object_object_add(dr, "slots", sl);
 		json_object_array_add(a, dr);
@@ -630,7 +630,19 @@ static struct json_object *config_json(const struct sim_config *cfg)
 	return o;
 }
 
-int main(int argc, char **argv)
+/* What the command line asked for. */
+struct sim_opts {
+	const char *listen, *config, *creds, *port_file, *sysfs_root;
+	bool allow_remote, dump;
+};
+
+/*
+ * The steps of main().  parse_args() and configure() return -1 to go on,
+ * else the exit code.
+ */
+
+/* parse_args - the options into *o, and the stderr log sink at -v/-q's level. */
+static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
@@ -646,28 +658,17 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *listen_spec = NULL, *config = NULL, *creds = NULL, *port_file = NULL;
-	const char *sysfs_root = NULL;
-	bool allow_remote = false, dump = false, v6 = false;
-	int level = FALCON_LOG_INFO, opt, fd = -1, rc = 1, sig;
-	struct MHD_Daemon *d = NULL;
-	const union MHD_DaemonInfo *di;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	unsigned port;
-	sigset_t set;
-	bool host_started = false;
+	int level = FALCON_LOG_INFO, opt;
 
-	falcon_log_init("falcon-sim");
 	while ((opt = getopt_long(argc, argv, "l:s:c:C:p:vqhV", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'l': listen_spec = optarg; break;
-		case 's': sysfs_root = optarg; break;
-		case 'c': config = optarg; break;
-		case 'C': creds = optarg; break;
-		case 'p': port_file = optarg; break;
-		case 'R': allow_remote = true; break;
-		case 'D': dump = true; break;
+		case 'l': o->listen = optarg; break;
+		case 's': o->sysfs_root = optarg; break;
+		case 'c': o->config = optarg; break;
+		case 'C': o->creds = optarg; break;
+		case 'p': o->port_file = optarg; break;
+		case 'R': o->allow_remote = true; break;
+		case 'D': o->dump = true; break;
 		case 'v': if (level < FALCON_LOG_DEBUG) level++; break;
 		case 'q': level = FALCON_LOG_WARN; break;
 		case 'h': usage(stdout); return 0;
@@ -681,99 +682,121 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (config != NULL) {
-		if (sim_config_load(config, &srv.cfg) != FALCON_OK) {
+	return -1;
+}
+
+/* configure - srv.cfg from --config (else the testbed); --dump-config
+ * prints it (exit 0); --listen and --sysfs-root are required to serve. */
+static int configure(const struct sim_opts *o)
+{
+	if (o->config != NULL) {
+		if (sim_config_load(o->config, &srv.cfg) != FALCON_OK) {
 			falcon_error("%s", falcon_errmsg());
 			return 1;
 		}
 	} else {
 		sim_config_default(&srv.cfg);
 	}
-	if (dump) {
-		struct json_object *o = config_json(&srv.cfg);
+	if (o->dump) {
+		struct json_object *j = config_json(&srv.cfg);
 
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
+		json_object_put(j);
 		return 0;
 	}
-	if (listen_spec == NULL || sysfs_root == NULL) {
+	if (o->listen == NULL || o->sysfs_root == NULL) {
 		falcon_error("--listen and --sysfs-root are required");
 		usage(stderr);
 		return 2;
 	}
-	sim_state_init(&srv.st);
-	if ((srv.sysfs_root = strdup(sysfs_root)) == NULL) {
-		falcon_error("out of memory");
-		goto out;
-	}
-	if (creds != NULL) {
-		if (load_credentials(creds) != FALCON_OK) {
-			falcon_error("%s", falcon_errmsg());
-			goto out;
-		}
-		falcon_info("basic auth and sessions required (user %s, from %s)", srv.user, creds);
-	} else {
+	return -1;
+}
+
+/* setup_auth - --credentials (basic auth and sessions), else anonymous;
+ * false when the file does not load (logged). */
+static bool setup_auth(const char *creds)
+{
+	if (creds == NULL) {
 		falcon_warn("no --credentials: accepting anonymous requests");
+		return true;
 	}
-	if (bind_listen(listen_spec, allow_remote, &fd, &v6) != FALCON_OK) {
+	if (load_credentials(creds) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
-		goto out;
+		return false;
 	}
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		falcon_error("getsockname: %s", strerror(errno));
-		goto out;
-	}
-	port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					      : ((struct sockaddr_in *)&ss)->sin_port);
+	falcon_info("basic auth and sessions required (user %s, from %s)", srv.user, creds);
+	return true;
+}
 
-	/* Signals go to sigwait() below, never to the server threads. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+/* open_listener - the bound listening socket *fd (caller closes), whether
+ * it is IPv6, and its port (0 when --listen asked for any). */
+static falcon_err_t open_listener(const struct sim_opts *o, int *fd, bool *v6, unsigned *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	falcon_err_t rv;
+
+	if ((rv = bind_listen(o->listen, o->allow_remote, fd, v6)) != FALCON_OK)
+		return rv;
+	if (getsockname(*fd, (struct sockaddr *)&ss, &sl) != 0)
+		return falcon_err_set(FALCON_ERR_IO, "getsockname: %s", strerror(errno));
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					       : ((struct sockaddr_in *)&ss)->sin_port);
+	return FALCON_OK;
+}
+
+/* block_signals - SIGTERM and SIGINT go to sigwait() in wait_signal(),
+ * never to the server threads; SIGPIPE is ignored. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	if (sim_host_start(&srv) != FALCON_OK) {
-		falcon_error("host side: %s", falcon_errmsg());
-		goto out;
-	}
-	host_started = true;
-	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
-			     0, NULL, NULL, handler, NULL,
-			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
-			     MHD_OPTION_END);
-	if (d == NULL) {
-		falcon_error("cannot start the HTTP server on %s", listen_spec);
-		goto out;
-	}
-	fd = -1; /* the daemon owns it now */
-	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	if (di != NULL && di->port != 0)
-		port = di->port;
-	if (port_file != NULL) {
-		char buf[16];
-		int n = snprintf(buf, sizeof(buf), "%u\n", port);
+/* start_http - libmicrohttpd on fd (taken when it starts), one thread per
+ * connection; NULL when it does not start. */
+static struct MHD_Daemon *start_http(int fd, bool v6)
+{
+	return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+				MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
+				0, NULL, NULL, handler, NULL,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
+				MHD_OPTION_END);
+}
 
-		if (falcon_write_file_atomic(port_file, buf, (size_t)n, 0644) != FALCON_OK) {
-			falcon_error("--port-file: %s", falcon_errmsg());
-			goto out;
-		}
-	}
-	falcon_info("chassis %s (%s mode) serving Redfish on %s (port %u), hosts under %s",
-		    srv.cfg.chassis, sim_mode_str(srv.cfg.mode), listen_spec, port, srv.sysfs_root);
+/* write_port_file - "<port>\n" to path, atomically (mode 0644). */
+static falcon_err_t write_port_file(const char *path, unsigned port)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), "%u\n", port);
+
+	return falcon_write_file_atomic(path, buf, (size_t)n, 0644);
+}
+
+/* wait_signal - until SIGTERM or SIGINT (blocked by block_signals()). */
+static void wait_signal(sigset_t *set)
+{
+	int sig = 0;
+
 	do {
-		if (sigwait(&set, &sig) != 0)
+		if (sigwait(set, &sig) != 0)
 			break;
 	} while (sig != SIGTERM && sig != SIGINT);
 	falcon_info("signal %d: stopping", sig);
-	rc = 0;
-out:
+}
+
+/* stop - wake waiting handlers, stop the HTTP server (d may be NULL), close
+ * fd (>= 0: not yet the server's), the host side, and free what srv holds. */
+static void stop(struct MHD_Daemon *d, int fd, bool host_started)
+{
 	pthread_mutex_lock(&srv.lock);
 	srv.stopping = true;
 	pthread_cond_broadcast(&srv.cond);
@@ -789,5 +812,64 @@ out:
 	free(srv.user);
 	free(srv.password);
 	free(srv.sysfs_root);
+}
+
+/* serve - the chassis on o->listen and the hosts' trees until a signal;
+ * the exit code (0 after a signal, 1 when something would not start). */
+static int serve(const struct sim_opts *o)
+{
+	struct MHD_Daemon *d = NULL;
+	const union MHD_DaemonInfo *di;
+	bool v6 = false, host_started = false;
+	unsigned port = 0;
+	int fd = -1, rc = 1;
+	sigset_t set;
+
+	sim_state_init(&srv.st);
+	if ((srv.sysfs_root = strdup(o->sysfs_root)) == NULL) {
+		falcon_error("out of memory");
+		goto out;
+	}
+	if (!setup_auth(o->creds))
+		goto out;
+	if (open_listener(o, &fd, &v6, &port) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
+	block_signals(&set);
+	if (sim_host_start(&srv) != FALCON_OK) {
+		falcon_error("host side: %s", falcon_errmsg());
+		goto out;
+	}
+	host_started = true;
+	if ((d = start_http(fd, v6)) == NULL) {
+		falcon_error("cannot start the HTTP server on %s", o->listen);
+		goto out;
+	}
+	fd = -1; /* the daemon owns it now */
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	if (di != NULL && di->port != 0)
+		port = di->port;
+	if (o->port_file != NULL && write_port_file(o->port_file, port) != FALCON_OK) {
+		falcon_error("--port-file: %s", falcon_errmsg());
+		goto out;
+	}
+	falcon_info("chassis %s (%s mode) serving Redfish on %s (port %u), hosts under %s",
+		    srv.cfg.chassis, sim_mode_str(srv.cfg.mode), o->listen, port, srv.sysfs_root);
+	wait_signal(&set);
+	rc = 0;
+out:
+	stop(d, fd, host_started);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct sim_opts o = { 0 };
+	int rc;
+
+	falcon_log_init("falcon-sim");
+	if ((rc = parse_args(argc, argv, &o)) >= 0 || (rc = configure(&o)) >= 0)
+		return rc;
+	return serve(&o);
 }

@@ -3,9 +3,9 @@
  * chassis state and the rules the real chassis enforces.
  *
  * The pure parts (configuration parsing and validation, mode rules, fault
- * rules) live in sim_config.c and sim_model.c and are unit tested; the HTTP
- * server (falcon-sim.c, sim_redfish.c) and the host side (sim_host.c) sit
- * on top of them.
+ * rules, where a slot's device sits on a host's bus) live in sim_config.c
+ * and sim_model.c and are unit tested; the HTTP server (falcon-sim.c,
+ * sim_redfish.c) and the host side (sim_host.c) sit on top of them.
  *
  * Naming (lib/chassis/chassis.h): host ports "H1".."H4", devices "drawer<D>_slot<S>".
  *
@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "core/device.h"
 #include "core/falcon_err.h"
 
 #define SIM_DRAWERS 2          /* Falcon 4016: 2 drawers ... */
@@ -30,7 +31,6 @@
 #define SIM_BDF_LEN 16
 
 typedef enum { SIM_MODE_STANDARD = 0, SIM_MODE_ADVANCED } sim_mode_t;
-typedef enum { SIM_DEV_NONE = 0, SIM_DEV_GPU, SIM_DEV_NVME, SIM_DEV_NIC } sim_dev_type_t;
 /* What the host sees when the chassis detaches a device still on its bus. */
 typedef enum {
 	SIM_SURPRISE_REMOVE = 0, /* pciehp: the device vanishes from sysfs */
@@ -46,7 +46,8 @@ struct sim_link {
 
 /* One device: in a chassis slot or local to a host. */
 struct sim_device {
-	sim_dev_type_t type;         /* SIM_DEV_NONE: empty slot */
+	bool populated;              /* false: an empty slot, the rest unused (local: true) */
+	falcon_dev_type_t type;      /* GPU, NVMe or NIC (what the configuration can say) */
 	unsigned vendor_id, device_id;
 	unsigned subsys_vendor_id, subsys_device_id;
 	unsigned class_code;         /* 24-bit class/subclass/prog-if */
@@ -172,7 +173,6 @@ bool sim_parse_dev_id(const char *id, int *d, int *s);
 /* Parse "H<n>" (1-4) into a 0-based port index; -1 when malformed. */
 int sim_parse_port(const char *id);
 
-const char *sim_dev_type_str(sim_dev_type_t t);
 const char *sim_mode_str(sim_mode_t m);
 
 /* ---- sim_model.c ---- */
@@ -213,5 +213,14 @@ bool sim_fault_match(struct sim_faults *f, const char *method, const char *path,
 
 /* sim_trained_link - a slot's link as trained (config, or the degraded fault). */
 struct sim_link sim_trained_link(const struct sim_config *cfg, int d, int s);
+
+/*
+ * sim_slot_bdf - the BDF drawer d slot s (1-based) gets on the host of
+ * port p (0-based): "DDDD:BB:00.0", BB = the port's bus_first + s (the
+ * drawer switch's downstream port of slot s is device s-1 on bus_first;
+ * its secondary bus, bus_first + s, holds the device).  Into buf of n >=
+ * SIM_BDF_LEN bytes (truncated, never overrun, when shorter).
+ */
+void sim_slot_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n);
 
 #endif /* FALCON_SIM_H */

@@ -19,16 +19,6 @@
 
 /* ---- small helpers ---- */
 
-const char *sim_dev_type_str(sim_dev_type_t t)
-{
-	switch (t) {
-	case SIM_DEV_GPU: return "GPU";
-	case SIM_DEV_NVME: return "NVMe";
-	case SIM_DEV_NIC: return "NIC";
-	default: return "none";
-	}
-}
-
 const char *sim_mode_str(sim_mode_t m)
 {
 	return m == SIM_MODE_ADVANCED ? "advanced" : "standard";
@@ -194,15 +184,15 @@ static falcon_err_t get_link(struct json_object *v, const char *field,
 static void device_defaults(struct sim_device *dev)
 {
 	switch (dev->type) {
-	case SIM_DEV_GPU:
+	case FALCON_DEV_GPU:
 		dev->class_code = 0x030200; /* display: 3D controller (NVIDIA datacenter GPUs) */
 		dev->max_link = (struct sim_link){ 16.0, 16 };
 		break;
-	case SIM_DEV_NVME:
+	case FALCON_DEV_NVME:
 		dev->class_code = 0x010802; /* mass storage: NVM Express */
 		dev->max_link = (struct sim_link){ 16.0, 4 };
 		break;
-	case SIM_DEV_NIC:
+	case FALCON_DEV_NIC:
 		dev->class_code = 0x020000; /* network: Ethernet */
 		dev->max_link = (struct sim_link){ 16.0, 16 };
 		break;
@@ -223,6 +213,28 @@ static const char *vendor_name(unsigned vendor)
 	}
 }
 
+/*
+ * parse_dev_type - a device's "type": exactly "GPU", "NVMe" or "NIC"
+ * (device.h's words, case-sensitive as falcon-sim has always read them;
+ * "other" is no device falcon-sim emulates).
+ */
+static falcon_err_t parse_dev_type(struct json_object *v, const char *f, falcon_dev_type_t *out)
+{
+	static const falcon_dev_type_t kinds[] = { FALCON_DEV_GPU, FALCON_DEV_NVME, FALCON_DEV_NIC };
+	char type[16];
+	falcon_err_t rv;
+	size_t i;
+
+	if ((rv = get_str(v, f, type, sizeof(type))) != FALCON_OK)
+		return rv;
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strcmp(type, falcon_dev_type_str(kinds[i])) == 0) {
+			*out = kinds[i];
+			return FALCON_OK;
+		}
+	return falcon_err_set(FALCON_ERR_INVAL, "%s: expected \"GPU\", \"NVMe\" or \"NIC\"", f);
+}
+
 static falcon_err_t parse_device(struct json_object *o, const char *field, bool local,
 				 struct sim_device *dev)
 {
@@ -235,7 +247,7 @@ static falcon_err_t parse_device(struct json_object *o, const char *field, bool 
 		"subsystem_device_id", "class", "revision", "model", "serial",
 		"manufacturer", "link", "max_link", NULL };
 	struct json_object *v;
-	char f[256], type[16];
+	char f[256];
 	falcon_err_t rv;
 	bool have_link = false, have_max = false, have_class = false;
 
@@ -245,16 +257,9 @@ static falcon_err_t parse_device(struct json_object *o, const char *field, bool 
 		return rv;
 	snprintf(f, sizeof(f), "%s.type", field);
 	json_object_object_get_ex(o, "type", &v);
-	if ((rv = get_str(v, f, type, sizeof(type))) != FALCON_OK)
+	if ((rv = parse_dev_type(v, f, &dev->type)) != FALCON_OK)
 		return rv;
-	if (strcmp(type, "GPU") == 0)
-		dev->type = SIM_DEV_GPU;
-	else if (strcmp(type, "NVMe") == 0)
-		dev->type = SIM_DEV_NVME;
-	else if (strcmp(type, "NIC") == 0)
-		dev->type = SIM_DEV_NIC;
-	else
-		return falcon_err_set(FALCON_ERR_INVAL, "%s: expected \"GPU\", \"NVMe\" or \"NIC\"", f);
+	dev->populated = true;
 	device_defaults(dev);
 
 	snprintf(f, sizeof(f), "%s.vendor_id", field);
@@ -968,7 +973,8 @@ struct json_object *sim_faults_to_json(const struct sim_faults *f)
 static void v100_pcie(struct sim_device *dev, int n)
 {
 	memset(dev, 0, sizeof(*dev));
-	dev->type = SIM_DEV_GPU;
+	dev->populated = true;
+	dev->type = FALCON_DEV_GPU;
 	dev->vendor_id = 0x10de;
 	dev->device_id = 0x1db4;          /* GV100GL [Tesla V100 PCIe 16GB] (pci.ids) */
 	dev->subsys_vendor_id = 0x10de;
@@ -1021,7 +1027,8 @@ void sim_config_default(struct sim_config *cfg)
 	{
 		struct sim_device *nv = &cfg->drawer[1].slot[4];
 
-		nv->type = SIM_DEV_NVME;
+		nv->populated = true;
+		nv->type = FALCON_DEV_NVME;
 		nv->vendor_id = 0x8086;
 		nv->device_id = 0x0a54;   /* NVMe DC SSD [3DNAND, Cliffdale] (P4500/P4510) */
 		nv->subsys_vendor_id = 0x8086;
@@ -1038,7 +1045,8 @@ void sim_config_default(struct sim_config *cfg)
 	for (i = 0; i < ARRAY_SIZE(local_gpu_bus); i++) {
 		struct sim_device *dev = &h->local[h->nlocal++];
 
-		dev->type = SIM_DEV_GPU;
+		dev->populated = true;
+		dev->type = FALCON_DEV_GPU;
 		dev->vendor_id = 0x10de;
 		dev->device_id = 0x1db1; /* GV100GL [Tesla V100 SXM2 16GB] (pci.ids) */
 		dev->subsys_vendor_id = 0x10de;

@@ -265,7 +265,7 @@ static falcon_err_t write_slot_dev(struct sim_server *srv, int p, int d, int s)
 	struct falcon_pcicfg_spec spec;
 	char bdf[SIM_BDF_LEN];
 
-	sim_host_bdf(&srv->cfg, p, d, s, bdf, sizeof(bdf));
+	sim_slot_bdf(&srv->cfg, p, d, s, bdf, sizeof(bdf));
 	device_spec(&srv->cfg.drawer[d - 1].slot[s - 1], sim_trained_link(&srv->cfg, d, s), &spec);
 	return write_fn(srv, host_index(&srv->cfg, port->host), bdf, &spec, numa_of(port->bus));
 }
@@ -312,7 +312,7 @@ static void do_rescan(struct sim_server *srv, int h)
 						ss->stale = false;
 					dsp_dirty = true;
 					appeared++;
-					sim_host_bdf(cfg, p, d, s, bdf, sizeof(bdf));
+					sim_slot_bdf(cfg, p, d, s, bdf, sizeof(bdf));
 					falcon_info("rescan %s: drawer%d_slot%d appears at %s", host->name, d, s, bdf);
 				} else {
 					falcon_error("rescan %s: drawer%d_slot%d: %s", host->name, d, s,
@@ -360,13 +360,13 @@ static void do_remove(struct sim_server *srv, int h, const char *bdf)
 			char b[SIM_BDF_LEN];
 
 			if (below && ss->stale && ss->stale_port == p) {
-				sim_host_bdf(cfg, p, d, s, b, sizeof(b));
+				sim_slot_bdf(cfg, p, d, s, b, sizeof(b));
 				rm_fn(srv, h, b);
 				ss->stale = false;
 				falcon_info("remove %s: stale drawer%d_slot%d at %s gone", host->name, d, s, b);
 			}
 			if (below && ss->owner == p && ss->present) {
-				sim_host_bdf(cfg, p, d, s, b, sizeof(b));
+				sim_slot_bdf(cfg, p, d, s, b, sizeof(b));
 				rm_fn(srv, h, b);
 				ss->present = false;
 				falcon_info("remove %s: drawer%d_slot%d at %s removed (still attached in the chassis)",
@@ -396,7 +396,7 @@ void sim_host_detached(struct sim_server *srv, int p, int d, int s)
 
 	if (srv->host == NULL || h < 0 || !ss->present)
 		return;
-	sim_host_bdf(&srv->cfg, p, d, s, bdf, sizeof(bdf));
+	sim_slot_bdf(&srv->cfg, p, d, s, bdf, sizeof(bdf));
 	ss->present = false;
 	if (srv->cfg.surprise == SIM_SURPRISE_STALE) {
 		char root[PATH_MAX], path[PATH_MAX + 96];

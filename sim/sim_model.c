@@ -1,11 +1,13 @@
 /*
  * sim_model.c - the rules the Falcon 4016 enforces: one zone per device,
- * cabling, standard/advanced mode limits; request fault matching.
+ * cabling, standard/advanced mode limits; request fault matching; a slot's
+ * trained link and its BDF on a host.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sim.h"
@@ -46,7 +48,7 @@ falcon_err_t sim_check_attach(const struct sim_config *cfg, const struct sim_sta
 
 	if (p < 0 || p >= SIM_PORTS || d < 1 || d > SIM_DRAWERS || s < 1 || s > SIM_SLOTS)
 		return falcon_err_set(FALCON_ERR_INVAL, "no such port or slot");
-	if (cfg->drawer[d - 1].slot[s - 1].type == SIM_DEV_NONE)
+	if (!cfg->drawer[d - 1].slot[s - 1].populated)
 		return falcon_err_set(FALCON_ERR_NOTFOUND, "drawer %d slot %d is empty", d, s);
 	i = st->slot[d - 1][s - 1].owner;
 	if (i == p)
@@ -160,4 +162,14 @@ struct sim_link sim_trained_link(const struct sim_config *cfg, int d, int s)
 	if (cfg->faults.degraded[d - 1][s - 1])
 		return cfg->faults.degraded_link[d - 1][s - 1];
 	return cfg->drawer[d - 1].slot[s - 1].link;
+}
+
+void sim_slot_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n)
+{
+	const struct sim_port *port = &cfg->port[p];
+
+	(void)d;
+	/* switch bus = bus_first, downstream port for slot s = device s-1 on it,
+	 * its secondary bus = bus_first + s holds the device. */
+	snprintf(buf, n, "%04x:%02x:00.0", port->domain, port->bus_first + s);
 }

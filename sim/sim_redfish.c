@@ -185,7 +185,7 @@ static const char *gen_of(double gts)
 
 static bool populated(const struct sim_config *cfg, int d, int s)
 {
-	return cfg->drawer[d - 1].slot[s - 1].type != SIM_DEV_NONE;
+	return cfg->drawer[d - 1].slot[s - 1].populated;
 }
 
 static bool port_cabled(const struct sim_config *cfg, int p)
@@ -302,11 +302,11 @@ static struct json_object *pcie_device(struct sim_server *srv, int d, int s)
 	return o;
 }
 
-static const char *device_class(sim_dev_type_t t)
+static const char *device_class(falcon_dev_type_t t)
 {
 	switch (t) {
-	case SIM_DEV_GPU: return "DisplayController";
-	case SIM_DEV_NVME: return "MassStorageController";
+	case FALCON_DEV_GPU: return "DisplayController";
+	case FALCON_DEV_NVME: return "MassStorageController";
 	default: return "NetworkController";
 	}
 }
@@ -380,11 +380,11 @@ static struct json_object *hostport_endpoint(struct sim_server *srv, int p)
 	return o;
 }
 
-static const char *entity_type(sim_dev_type_t t)
+static const char *entity_type(falcon_dev_type_t t)
 {
 	switch (t) {
-	case SIM_DEV_GPU: return "Processor";
-	case SIM_DEV_NVME: return "Drive";
+	case FALCON_DEV_GPU: return "Processor";
+	case FALCON_DEV_NVME: return "Drive";
 	default: return "NetworkController";
 	}
 }
@@ -401,7 +401,7 @@ static struct json_object *device_endpoint(struct sim_server *srv, int d, int s)
 	snprintf(id, sizeof(id), "drawer%d_slot%d", d, s);
 	snprintf(path, sizeof(path), RF "/Fabrics/PCIe/Endpoints/%s", id);
 	o = resource("#Endpoint.v1_8_0.Endpoint", id, dev->model[0] ? dev->model : id, path);
-	jadd_fmt(o, "Description", "%s in drawer %d slot %d", sim_dev_type_str(dev->type), d, s);
+	jadd_fmt(o, "Description", "%s in drawer %d slot %d", falcon_dev_type_str(dev->type), d, s);
 	jadd_str(o, "EndpointProtocol", "PCIe");
 	ents = json_object_new_array();
 	ent = json_object_new_object();
@@ -427,7 +427,7 @@ static struct json_object *device_endpoint(struct sim_server *srv, int d, int s)
 	fal = json_object_new_object();
 	json_object_object_add(fal, "Drawer", json_object_new_int(d));
 	json_object_object_add(fal, "Slot", json_object_new_int(s));
-	jadd_str(fal, "DeviceType", sim_dev_type_str(dev->type));
+	jadd_str(fal, "DeviceType", falcon_dev_type_str(dev->type));
 	jadd_fmt(fal, "VendorId", "%04x", dev->vendor_id);
 	jadd_fmt(fal, "DeviceId", "%04x", dev->device_id);
 	jadd_str(fal, "Manufacturer", dev->manufacturer);
@@ -483,11 +483,11 @@ static struct json_object *composition_service(void)
 	return o;
 }
 
-static const char *block_member(sim_dev_type_t t, const char **kind)
+static const char *block_member(falcon_dev_type_t t, const char **kind)
 {
 	switch (t) {
-	case SIM_DEV_GPU: *kind = "Processors"; return "GPU";
-	case SIM_DEV_NVME: *kind = "Drives"; return "NVMe";
+	case FALCON_DEV_GPU: *kind = "Processors"; return "GPU";
+	case FALCON_DEV_NVME: *kind = "Drives"; return "NVMe";
 	default: *kind = "NetworkInterfaces"; return "NIC";
 	}
 }
@@ -516,8 +516,8 @@ static struct json_object *resource_block(struct sim_server *srv, int d, int s)
 	snprintf(path, sizeof(path), RF "/CompositionService/ResourceBlocks/%s", id);
 	o = resource("#ResourceBlock.v1_4_0.ResourceBlock", id, dev->model[0] ? dev->model : id, path);
 	types = json_object_new_array();
-	json_object_array_add(types, json_object_new_string(dev->type == SIM_DEV_GPU ? "Processor"
-							    : dev->type == SIM_DEV_NVME ? "Storage"
+	json_object_array_add(types, json_object_new_string(dev->type == FALCON_DEV_GPU ? "Processor"
+							    : dev->type == FALCON_DEV_NVME ? "Storage"
 							    : "Network"));
 	json_object_object_add(o, "ResourceBlockType", types);
 	json_object_object_add(o, "Status", status_ok("Enabled"));
@@ -560,10 +560,10 @@ static struct json_object *block_member_res(struct sim_server *srv, int d, int s
 	member = block_member(dev->type, &kind);
 	snprintf(path, sizeof(path), RF "/CompositionService/ResourceBlocks/drawer%d_slot%d/%s/%s",
 		 d, s, kind, member);
-	if (dev->type == SIM_DEV_GPU) {
+	if (dev->type == FALCON_DEV_GPU) {
 		o = resource("#Processor.v1_18_0.Processor", member, "Processor", path);
 		jadd_str(o, "ProcessorType", "GPU");
-	} else if (dev->type == SIM_DEV_NVME) {
+	} else if (dev->type == FALCON_DEV_NVME) {
 		o = resource("#Drive.v1_17_0.Drive", member, "NVMe Drive", path);
 		jadd_str(o, "Protocol", "NVMe");
 		jadd_str(o, "MediaType", "SSD");
@@ -1288,16 +1288,6 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 
 /* ---- admin ---- */
 
-void sim_host_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n)
-{
-	const struct sim_port *port = &cfg->port[p];
-
-	(void)d;
-	/* switch bus = bus_first, downstream port for slot s = device s-1 on it,
-	 * its secondary bus = bus_first + s holds the device. */
-	snprintf(buf, n, "%04x:%02x:00.0", port->domain, port->bus_first + s);
-}
-
 struct json_object *sim_state_json(struct sim_server *srv)
 {
 	const struct sim_config *cfg = &srv->cfg;
@@ -1332,11 +1322,11 @@ struct json_object *sim_state_json(struct sim_server *srv)
 				continue;
 			dv = json_object_new_object();
 			jadd_fmt(dv, "id", "drawer%d_slot%d", d, s);
-			jadd_str(dv, "type", sim_dev_type_str(cfg->drawer[d - 1].slot[s - 1].type));
+			jadd_str(dv, "type", falcon_dev_type_str(cfg->drawer[d - 1].slot[s - 1].type));
 			if (ss->owner >= 0) {
 				jadd_fmt(dv, "owner", "H%d", ss->owner + 1);
 				jadd_str(dv, "host", cfg->port[ss->owner].host);
-				sim_host_bdf(cfg, ss->owner, d, s, bdf, sizeof(bdf));
+				sim_slot_bdf(cfg, ss->owner, d, s, bdf, sizeof(bdf));
 				jadd_str(dv, "bdf", bdf);
 			} else {
 				json_object_object_add(dv, "owner", NULL);

@@ -2,6 +2,11 @@
  * sim_server.h - falcon-sim's running state shared by the HTTP side
  * (falcon-sim.c, sim_redfish.c) and the host side (sim_host.c).
  *
+ * Layered, no file calls back into its caller: falcon-sim.c (HTTP,
+ * admin, main) calls sim_redfish.c and sim_host.c; sim_redfish.c calls
+ * sim_host.c (a detach's surprise removal); sim_host.c calls only the
+ * pure parts (sim.h), never the HTTP side.
+ *
  * One mutex guards everything below it; HTTP handlers (one thread per
  * connection) and the inotify thread take it for each operation.
  *
@@ -92,7 +97,5 @@ void sim_host_stop(struct sim_server *srv);
 /* Called under srv->lock after the chassis detached drawer d slot s from port p:
  * surprise removal on the host when the device is still on its bus. */
 void sim_host_detached(struct sim_server *srv, int p, int d, int s);
-/* sim_host_bdf - the BDF drawer d slot s gets on port p's host; buf >= 16. */
-void sim_host_bdf(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n);
 
 #endif /* FALCON_SIM_SERVER_H */

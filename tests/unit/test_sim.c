@@ -51,6 +51,13 @@ static const struct {
 	  "drawers[0].slots[0].slot: expected an integer in [1, 8]" },
 	{ "{" PORTS2 ",\"drawers\":[{\"id\":1,\"slots\":[{\"slot\":1,\"type\":\"FPGA\",\"vendor_id\":\"10de\",\"device_id\":\"1db6\"}]}]}",
 	  "drawers[0].slots[0].type: expected \"GPU\", \"NVMe\" or \"NIC\"" },
+	{ "{" PORTS2 ",\"drawers\":[{\"id\":1,\"slots\":[{\"slot\":2,\"type\":\"NIC\",\"vendor_id\":\"15b3\",\"device_id\":\"101b\"}]}]}",
+	  NULL },
+	/* the words are case-sensitive, and "other" (device.h's fourth) is no slot device */
+	{ "{" PORTS2 ",\"drawers\":[{\"id\":1,\"slots\":[{\"slot\":1,\"type\":\"gpu\",\"vendor_id\":\"10de\",\"device_id\":\"1db6\"}]}]}",
+	  "drawers[0].slots[0].type: expected \"GPU\", \"NVMe\" or \"NIC\"" },
+	{ "{" PORTS2 ",\"drawers\":[{\"id\":1,\"slots\":[{\"slot\":1,\"type\":\"other\",\"vendor_id\":\"10de\",\"device_id\":\"1db6\"}]}]}",
+	  "drawers[0].slots[0].type: expected \"GPU\", \"NVMe\" or \"NIC\"" },
 	{ "{" PORTS2 ",\"drawers\":[{\"id\":1,\"slots\":[{\"slot\":1,\"type\":\"GPU\",\"vendor_id\":\"nvidia\",\"device_id\":\"1db6\"}]}]}",
 	  "drawers[0].slots[0].vendor_id: expected a hex id" },
 	{ "{" PORTS2 ",\"drawers\":[{\"id\":1,\"slots\":[{\"slot\":1,\"type\":\"GPU\",\"vendor_id\":\"10de\",\"device_id\":\"1db6\",\"link\":{\"speed_gts\":7,\"width\":16}}]}]}",
@@ -133,11 +140,17 @@ START_TEST(test_default_is_testbed)
 	sim_config_default(&cfg);
 	for (d = 0; d < SIM_DRAWERS; d++)
 		for (s = 0; s < SIM_SLOTS; s++) {
-			gpus += cfg.drawer[d].slot[s].type == SIM_DEV_GPU;
-			nvme += cfg.drawer[d].slot[s].type == SIM_DEV_NVME;
+			gpus += cfg.drawer[d].slot[s].populated &&
+				cfg.drawer[d].slot[s].type == FALCON_DEV_GPU;
+			nvme += cfg.drawer[d].slot[s].populated &&
+				cfg.drawer[d].slot[s].type == FALCON_DEV_NVME;
 		}
 	ck_assert_int_eq(gpus, 8);
 	ck_assert_int_eq(nvme, 1);
+	ck_assert(!cfg.drawer[0].slot[4].populated); /* drawer 1 slot 5: empty */
+	ck_assert(cfg.drawer[1].slot[4].populated);
+	ck_assert_int_eq(cfg.drawer[1].slot[4].type, FALCON_DEV_NVME);
+	ck_assert(cfg.hosts[0].local[0].populated);
 	ck_assert_str_eq(cfg.port[0].host, "node1");
 	ck_assert_str_eq(cfg.port[1].host, "node1");
 	ck_assert_uint_eq(cfg.hosts[0].nlocal, 9);
