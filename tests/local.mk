@@ -21,6 +21,11 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
 
 EXTRA_DIST += tests/lib.sh
 
+# The shape of the tree (doc/ARCHITECTURE.md) read off the built objects:
+# no file cycles, lib parts downwards, lean plugins, short functions.
+TESTS += tests/layering.sh
+EXTRA_DIST += tests/layering.sh
+
 # After the harness, show check's own summary lines and the totals.
 check-local: check-TESTS
 	@echo "---- check summaries ----"

@@ -25,7 +25,7 @@ FUZZ_TARGETS += fuzz-falcond
 EXTRA_DIST += tests/fuzz/fuzz_request.c tests/fuzz/seeds-request
 fuzz-falcond: config.h
 	@mkdir -p tests/fuzz/corpus-request
-	$(CLANG) $(FUZZ_CFLAGS) $(JSON_CFLAGS) $(CRYPTO_CFLAGS) -o tests/fuzz/fuzz_request \
+	$(CLANG) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CRYPTO_CFLAGS) -o tests/fuzz/fuzz_request \
 	  $(srcdir)/tests/fuzz/fuzz_request.c $(srcdir)/lib/api/proto.c $(srcdir)/lib/api/auth.c \
 	  $(addprefix $(srcdir)/,$(CORE_SRCS)) $(JSON_LIBS) $(CRYPTO_LIBS) $(MUNGE_LIBS) -lm
 	tests/fuzz/fuzz_request -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \

@@ -26,7 +26,7 @@
 
 #include <json-c/json.h>
 
-#include "chassis/chassis.h"
+#include "core/device.h"
 #include "core/conf.h"
 #include "core/falcon_err.h"
 

@@ -1,0 +1,107 @@
+#!/bin/sh
+# tests/layering.sh - the shape of the tree (doc/ARCHITECTURE.md), read off
+# the built objects so that it cannot drift from what is linked:
+#   1. no cycle among product source files: with A -> B when A's object
+#      uses a global symbol B's object defines, the graph sorts (tsort);
+#      in particular no two files call each other;
+#   2. lib/ parts depend downwards only: core on nothing, pci and chassis
+#      on core, api on chassis and core; nothing in lib/ uses a program's
+#      file (composer/, prolog/, plugin/, sim/);
+#   3. spank_falcon.so and job_submit_falcon.so need no libcurl, libpci,
+#      libmunge or libcrypto (readelf -d NEEDED);
+#   4. no product function is over 150 lines (this tree's style: a
+#      function's body opens with "{" and closes with "}" in column 0).
+# Run from the build tree by `make check` (top_srcdir, top_builddir set);
+# skips (77) without nm/readelf.  LAYERING_EDGES=FILE keeps the "user
+# definer" file edges for a look.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=.}"
+command -v nm >/dev/null && command -v readelf >/dev/null && command -v tsort >/dev/null ||
+	{ echo "layering: SKIP: nm, readelf or tsort missing"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# object -> its source, "dir/name.c" relative to top_srcdir; automake names
+# per-target objects TARGET-name.o (TARGET canonicalized: no '-').
+src_of() { # src_of OBJ
+	d=$(dirname "$1"); d=${d#./}; d=${d%/.libs}; b=$(basename "$1" .o)
+	case $b in *-*) s=${b#*-}; [ -f "$top_srcdir/$d/$s.c" ] && b=$s ;; esac
+	[ -f "$top_srcdir/$d/$b.c" ] && echo "$d/$b.c"
+}
+
+cd "$top_builddir" || exit 1
+find lib composer prolog plugin sim -name '*.o' 2>/dev/null | sort >"$tmp/objs"
+[ -s "$tmp/objs" ] || { echo "layering: SKIP: nothing built"; exit 77; }
+: >"$tmp/defs"; : >"$tmp/uses"
+while read -r o; do
+	case $(basename "$o") in tests_*) continue ;; esac
+	s=$(src_of "$o") || continue
+	nm -P --defined-only "$o" 2>/dev/null |
+		awk -v s="$s" '$2 ~ /^[TDBRVW]$/ && $1 != "main" { print $1, s }' >>"$tmp/defs"
+	nm -P -u "$o" 2>/dev/null | awk -v s="$s" '{ print $1, s }' >>"$tmp/uses"
+done <"$tmp/objs"
+sort -u -k1,1 "$tmp/defs" >"$tmp/defs.s"
+sort -u "$tmp/uses" | sort -k1,1 >"$tmp/uses.s"
+# edges "user definer", each once, no self-edges
+join "$tmp/uses.s" "$tmp/defs.s" | awk '$2 != $3 { print $2, $3 }' | sort -u >"$tmp/edges"
+
+# 1. cycles
+while read -r a b; do
+	if grep -qx "$b $a" "$tmp/edges" && [ "$a" \< "$b" ]; then
+		echo "layering: FAIL: $a and $b call each other:" \
+			"$(join "$tmp/uses.s" "$tmp/defs.s" | awk -v a="$a" -v b="$b" \
+			'($2 == a && $3 == b) || ($2 == b && $3 == a) { printf "%s ", $1 }')"
+		fail=1
+	fi
+done <"$tmp/edges"
+if ! tsort "$tmp/edges" >/dev/null 2>"$tmp/tsort"; then
+	echo "layering: FAIL: the file dependency graph has a cycle:"
+	sed 's/^/  /' "$tmp/tsort"
+	fail=1
+fi
+
+# 2. parts
+part() {
+	case $1 in
+	lib/core/*) echo core ;; lib/pci/*) echo pci ;; lib/chassis/*) echo chassis ;;
+	lib/api/*) echo api ;; *) echo program ;;
+	esac
+}
+while read -r a b; do
+	pa=$(part "$a"); pb=$(part "$b")
+	case "$pa>$pb" in
+	core\>core | pci\>pci | pci\>core | chassis\>chassis | chassis\>core | \
+	api\>api | api\>chassis | api\>core | program\>*) ;;
+	*) echo "layering: FAIL: $a ($pa) uses $b ($pb): lib parts depend downwards only" \
+		"(core <- pci, chassis <- api)"; fail=1 ;;
+	esac
+done <"$tmp/edges"
+
+# 3. what the plugins load
+for so in plugin/.libs/spank_falcon.so plugin/.libs/job_submit_falcon.so; do
+	[ -f "$so" ] || continue
+	bad=$(readelf -d "$so" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' |
+		grep -E '^lib(curl|pci|munge|crypto)\.' | tr '\n' ' ')
+	if [ -n "$bad" ]; then
+		echo "layering: FAIL: $so needs $bad(it should need lib/core's dependencies only)"
+		fail=1
+	fi
+done
+
+# 4. long functions
+for f in $(cd "$top_srcdir" && ls lib/*/*.c composer/*.c prolog/*.c plugin/*.c sim/*.c); do
+	awk -v f="$f" -v max=150 '
+		/^[A-Za-z_].*\(/ { name = $0 }
+		/^\{/ { start = NR; sig = name }
+		/^\}/ && start { n = NR - start + 1
+			if (n > max) { printf "layering: FAIL: %s:%d: %d lines: %s\n", f, start, n, sig; bad = 1 }
+			start = 0 }
+		END { exit bad }' "$top_srcdir/$f" || fail=1
+done
+
+[ -n "${LAYERING_EDGES:-}" ] && cp "$tmp/edges" "$LAYERING_EDGES"
+n=$(wc -l <"$tmp/edges")
+[ $fail = 0 ] && echo "layering: ok ($n file dependencies, acyclic; lib parts downwards; plugins lean; functions <= 150 lines)"
+exit $fail
