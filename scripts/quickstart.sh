@@ -27,7 +27,8 @@ set -eu
 prog=quickstart
 cd "$(dirname "$0")/.."
 top=$(pwd)
-. "$top/scripts/daemon-lib.sh"
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 state=${FALCON_DEMO_DIR:-/var/tmp/falcon-demo}
 case $state in /*) ;; *) state=$(pwd)/$state ;; esac
 prefix=$state/prefix
@@ -53,29 +54,6 @@ fail() {
 
 usage() {
 	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"
-}
-
-# free_port - a free TCP port below the kernel's ephemeral range: the demo
-# keeps its ports across runs, and a port from that range can be taken
-# meanwhile as the local end of any outgoing connection (then falcon-sim or
-# falcond cannot bind it when restarted).
-free_port() {
-	python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-for _ in range(200):
-    p = random.randrange(min(20000, lo - 1000), lo)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(p)
-    break
-else:
-    raise SystemExit("no free port below %d" % lo)'
 }
 
 cmd_stop() {
