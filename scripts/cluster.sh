@@ -253,24 +253,26 @@ start_slurmctld() {
 
 node_state() { SLURM_CONF=$slurm_conf sinfo -h -n "$node" -o %t 2>/dev/null; }
 
+# node_up - the node is idle or runs jobs (its state in st); a drained or
+# down one is resumed (a condition for wait_for).
+node_up() {
+	st=$(node_state)
+	case $st in
+	idle|mix|mixed|alloc|allocated) return 0 ;;
+	*drain*|down*) SLURM_CONF=$slurm_conf scontrol update nodename="$node" \
+		state=resume >/dev/null 2>&1 || true ;;
+	esac
+	return 1
+}
+
 start_slurmd() {
 	f=$(pidfile_of slurmd)
 	if ! pid_alive slurmd "$f"; then
 		SLURM_CONF=$slurm_conf slurmd -N "$node" ||
 			die "slurmd failed, see $log/slurmd-$node.log"
 	fi
-	i=0
-	while :; do
-		st=$(node_state)
-		case $st in
-		idle|mix|mixed|alloc|allocated) break ;;
-		*drain*|down*) SLURM_CONF=$slurm_conf scontrol update nodename="$node" \
-			state=resume >/dev/null 2>&1 || true ;;
-		esac
-		i=$((i + 1))
-		[ $i -lt 300 ] || die "node $node is '$st', not idle after 60 s; see $log/slurmd-$node.log"
-		sleep 0.2
-	done
+	wait_for 60 "node $node to be idle" node_up ||
+		die "node $node is '$st', not idle after 60 s; see $log/slurmd-$node.log"
 	say "slurmd running, node $node $st"
 }
 
@@ -313,6 +315,10 @@ netns_down() {
 	ip netns del "$ns" 2>/dev/null || true
 }
 
+node2_idle() {
+	[ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$node2" -o %t 2>/dev/null)" = idle ]
+}
+
 start_slurmd2() {
 	f=$(pidfile_of slurmd2)
 	netns_up
@@ -324,12 +330,8 @@ start_slurmd2() {
 			'hostname "$1" && SLURM_CONF="$2" exec slurmd -N "$1"' sh "$node2" "$slurm_conf" ||
 			die "slurmd $node2 failed, see $log/slurmd-$node2.log"
 	fi
-	i=0
-	until [ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$node2" -o %t 2>/dev/null)" = idle ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || die "node $node2 not idle after 60 s; see $log/slurmd-$node2.log"
-		sleep 0.2
-	done
+	wait_for 60 "node $node2 to be idle" node2_idle ||
+		die "node $node2 not idle after 60 s; see $log/slurmd-$node2.log"
 	say "slurmd $node2 running in netns $(netns_name), node $node2 idle"
 }
 
