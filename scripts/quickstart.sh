@@ -56,6 +56,11 @@ usage() {
 	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"
 }
 
+# no_jobs - squeue lists no job (a condition for wait_for).
+no_jobs() {
+	[ -z "$(SLURM_CONF=$slurm_conf squeue -h -o %i 2>/dev/null)" ]
+}
+
 cmd_stop() {
 	[ "$(id -u)" = 0 ] || { echo "$prog: run as root" >&2; exit 1; }
 	if [ ! -d "$state" ]; then
@@ -66,10 +71,7 @@ cmd_stop() {
 	if [ -f "$slurm_conf" ] && command -v scancel >/dev/null 2>&1 &&
 		SLURM_CONF=$slurm_conf scontrol ping >/dev/null 2>&1; then
 		SLURM_CONF=$slurm_conf scancel --quiet --user=root >/dev/null 2>&1 || true
-		i=0
-		while [ -n "$(SLURM_CONF=$slurm_conf squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 150 ]; do
-			sleep 0.2; i=$((i + 1))
-		done
+		wait_for 30 "the cancelled jobs to leave the queue" no_jobs || true
 	fi
 	{
 		if [ -d "$cluster" ]; then
@@ -220,12 +222,11 @@ else
 		--sysfs-root "$state/sim/sysfs" --config "$top/examples/falcon-sim.json" \
 		--port-file "$state/sim/port" </dev/null >>"$log/falcon-sim.log" 2>&1 &
 	echo $! >"$sim_pid"
-	i=0
-	until [ -s "$state/sim/port" ]; do
-		pid_alive falcon-sim "$sim_pid" || fail "starting falcon-sim" "$log/falcon-sim.log"
-		i=$((i + 1)); [ $i -lt 200 ] || fail "starting falcon-sim (no port after 20 s)" "$log/falcon-sim.log"
-		sleep 0.1
-	done
+	# By its pid, not pid_alive: until the child has exec'd setsid, its
+	# command line is this script's, and pid_alive said "not running"
+	# (seen once: "starting falcon-sim failed" right after the start).
+	wait_for -p "$!" 20 "falcon-sim to write its port file $state/sim/port" \
+		test -s "$state/sim/port" || fail "starting falcon-sim" "$log/falcon-sim.log"
 	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs)"
 fi
 
@@ -243,12 +244,9 @@ else
 	SLURM_CONF=$slurm_conf setsid nohup "$prefix/sbin/falcond" -f "$conf" \
 		</dev/null >>"$log/falcond.log" 2>&1 &
 	echo $! >"$falcond_pid"
-	i=0
-	until curl -s -o /dev/null "http://127.0.0.1:$FALCOND_PORT/v1/health"; do
-		pid_alive falcond "$falcond_pid" || fail "starting falcond" "$log/falcond.log"
-		i=$((i + 1)); [ $i -lt 200 ] || fail "starting falcond (no answer after 20 s)" "$log/falcond.log"
-		sleep 0.1
-	done
+	wait_for -p "$!" 20 "falcond to answer on http://127.0.0.1:$FALCOND_PORT/v1/health" \
+		curl -s -o /dev/null "http://127.0.0.1:$FALCOND_PORT/v1/health" ||
+		fail "starting falcond" "$log/falcond.log"
 	say "  falcond running on 127.0.0.1:$FALCOND_PORT (munged socket $cluster/munge/munge.sock)"
 fi
 
@@ -294,21 +292,20 @@ job_state() {
 	[ -n "$s" ] || s=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | cut -d' ' -f1)
 	echo "$s"
 }
-i=0
-while :; do
-	st=$(job_state "$jid")
+# job_ended JOBID - the job has ended (its state in st; a condition for wait_for).
+job_ended() {
+	st=$(job_state "$1")
 	case $st in
-	COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;;
+	COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) return 0 ;;
 	esac
-	i=$((i + 1))
-	if [ $i -ge $((job_timeout * 2)) ]; then
-		reason=$(squeue -h -j "$jid" -o %r 2>/dev/null || true)
-		echo "$prog: job $jid still '$st' ($reason) after $job_timeout s; sinfo -R:" >&2
-		sinfo -R >&2 || true
-		fail "the job" "$log/falcon-prolog.log"
-	fi
-	sleep 0.5
-done
+	return 1
+}
+if ! wait_for "$job_timeout" "job $jid to end" job_ended "$jid"; then
+	reason=$(squeue -h -j "$jid" -o %r 2>/dev/null || true)
+	echo "$prog: job $jid still '$st' ($reason) after $job_timeout s; sinfo -R:" >&2
+	sinfo -R >&2 || true
+	fail "the job" "$log/falcon-prolog.log"
+fi
 [ "$st" = COMPLETED ] || {
 	echo "$prog: job $jid ended $st; its output ($out):" >&2
 	cat "$out" >&2 2>/dev/null || true
@@ -351,12 +348,12 @@ grep '^== no python3\|^== torchrun\|^trained ' "$out" || true
 
 echo
 echo "---- sacct -X -j $jid -o JobID,AllocTRES%60,AdminComment%80"
-i=0
-until sacct -n -X -P -j "$jid" -o AdminComment 2>/dev/null | grep -q 'falcon:'; do
-	i=$((i + 1))
-	[ $i -lt 150 ] || fail "reading the job's falcon: AdminComment from sacct" "$cluster/log/slurmdbd.log"
-	sleep 0.2
-done
+# has_tag JOBID - sacct has the job's falcon: AdminComment (a condition for wait_for).
+has_tag() {
+	sacct -n -X -P -j "$1" -o AdminComment 2>/dev/null | grep -q 'falcon:'
+}
+wait_for 30 "job $jid's falcon: AdminComment in sacct" has_tag "$jid" ||
+	fail "reading the job's falcon: AdminComment from sacct" "$cluster/log/slurmdbd.log"
 sacct -X -j "$jid" -o JobID,AllocTRES%60,AdminComment%80
 tag=$(sacct -n -X -P -j "$jid" -o AdminComment | grep -o 'falcon:[^ ]*' | head -n1)
 
@@ -387,14 +384,15 @@ bus_left() {
 	ls "$state/sim/sysfs/node1/bus/pci/devices/" 2>/dev/null |
 		grep -cE '^0000:(3[d-f]|4[0-4]|b[1-8]):' || true
 }
+# devices_back JOBID - falconctl status no longer names the job and no
+# chassis device is on the bus (a condition for wait_for).
+devices_back() {
+	! falconctl status 2>/dev/null |
+		awk -v j="$1" '{ for (k = 1; k <= NF; k++) if ($k == j) f = 1 } END { exit !f }' &&
+		[ "$(bus_left)" = 0 ]
+}
 # the epilog runs after the job is COMPLETED: wait (30 s at most) for it
-i=0
-while falconctl status 2>/dev/null |
-	awk -v j="$jid" '{ for (k = 1; k <= NF; k++) if ($k == j) f = 1 } END { exit !f }' ||
-	[ "$(bus_left)" != 0 ]; do
-	i=$((i + 1)); [ $i -lt 150 ] || break
-	sleep 0.2
-done
+wait_for 30 "job $jid's epilog to give its devices back" devices_back "$jid" || true
 falconctl status 2>"$log/falconctl.log" || fail "falconctl status" "$log/falconctl.log"
 left=$(bus_left)
 if [ "$left" = 0 ]; then
