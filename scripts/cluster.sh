@@ -33,7 +33,8 @@
 #                        namespace (ip netns, a veth pair 10.77.N.1/.2) and
 #                        UTS namespace (hostname NAME); "" = none
 #
-# Ports are picked free on 127.0.0.1 at the first start and kept in
+# Ports are picked free on 127.0.0.1, below the kernel's ephemeral range
+# (free_port, scripts/lib.sh), at the first start and kept in
 # STATE_DIR/ports.  Processes are stopped by their pid files only.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -63,19 +64,8 @@ munge_dir=$state/munge
 db_dir=$state/mysql
 slurm_conf=$etc/slurm.conf
 bin_dir=$(cd "$(dirname "$0")" && pwd)
-. "$bin_dir/daemon-lib.sh"
-
-# wait_for SECONDS WHAT CMD... - run CMD every 0.2 s until it succeeds.
-wait_for() {
-	n=$(($1 * 5)); what=$2; shift 2
-	i=0
-	until "$@" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt $n ] || return 1
-		sleep 0.2
-	done
-	return 0
-}
+# shellcheck source=scripts/lib.sh
+. "$bin_dir/lib.sh"
 
 # slurm_plugindir - the directory of Slurm's own plugins (PluginDir's
 # default), found by one of them.
@@ -84,10 +74,6 @@ slurm_plugindir() {
 		[ -f "$d/select_cons_tres.so" ] && { echo "$d"; return 0; }
 	done
 	die "Slurm's plugin directory (select_cons_tres.so) not found"
-}
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
 daemons="slurmd slurmctld slurmdbd mariadbd munged"
@@ -174,7 +160,7 @@ start_munged() {
 		--pid-file="$f" --log-file="$munge_dir/munged.log" \
 		--seed-file="$munge_dir/munged.seed" ||
 		die "munged failed: $(tail -3 "$munge_dir/munged.log" 2>/dev/null)"
-	wait_for 10 munged sh -c "munge -S '$munge_dir/munge.sock' -n | unmunge -S '$munge_dir/munge.sock'" ||
+	wait_for 10 "munged to answer on $munge_dir/munge.sock" sh -c "munge -S '$munge_dir/munge.sock' -n | unmunge -S '$munge_dir/munge.sock'" ||
 		die "munged does not answer on $munge_dir/munge.sock"
 	say "munged running"
 }
@@ -210,7 +196,7 @@ start_mariadb() {
 			--log-error="$log/mariadbd.log" --innodb-buffer-pool-size=32M \
 			--innodb-log-file-size=16M --performance-schema=off \
 			</dev/null >/dev/null 2>&1 &
-		wait_for 60 mariadbd mariadb-admin --no-defaults -S "$db_dir/mysqld.sock" ping ||
+		wait_for 60 "mariadbd to answer on $db_dir/mysqld.sock" mariadb-admin --no-defaults -S "$db_dir/mysqld.sock" ping ||
 			die "MariaDB did not start, see $log/mariadbd.log"
 		say "mariadbd running on 127.0.0.1:$DB_PORT"
 	fi
@@ -227,7 +213,7 @@ start_slurmdbd() {
 		SLURM_CONF=$slurm_conf slurmdbd ||
 			die "slurmdbd failed, see $log/slurmdbd.log"
 	fi
-	wait_for 60 slurmdbd env SLURM_CONF="$slurm_conf" sacctmgr -n list cluster ||
+	wait_for 60 "slurmdbd to answer sacctmgr" env SLURM_CONF="$slurm_conf" sacctmgr -n list cluster ||
 		die "slurmdbd does not answer, see $log/slurmdbd.log"
 	export SLURM_CONF=$slurm_conf
 	if ! sacctmgr -n -P list cluster format=cluster | grep -qx "$cluster"; then
@@ -260,12 +246,24 @@ start_slurmctld() {
 	else
 		SLURM_CONF=$slurm_conf slurmctld -i || die "slurmctld failed, see $log/slurmctld.log"
 	fi
-	wait_for 60 slurmctld env SLURM_CONF="$slurm_conf" scontrol ping ||
+	wait_for 60 "slurmctld to answer scontrol ping" env SLURM_CONF="$slurm_conf" scontrol ping ||
 		die "slurmctld does not answer, see $log/slurmctld.log"
 	say "slurmctld running on 127.0.0.1:$CTLD_PORT"
 }
 
 node_state() { SLURM_CONF=$slurm_conf sinfo -h -n "$node" -o %t 2>/dev/null; }
+
+# node_up - the node is idle or runs jobs (its state in st); a drained or
+# down one is resumed (a condition for wait_for).
+node_up() {
+	st=$(node_state)
+	case $st in
+	idle|mix|mixed|alloc|allocated) return 0 ;;
+	*drain*|down*) SLURM_CONF=$slurm_conf scontrol update nodename="$node" \
+		state=resume >/dev/null 2>&1 || true ;;
+	esac
+	return 1
+}
 
 start_slurmd() {
 	f=$(pidfile_of slurmd)
@@ -273,18 +271,8 @@ start_slurmd() {
 		SLURM_CONF=$slurm_conf slurmd -N "$node" ||
 			die "slurmd failed, see $log/slurmd-$node.log"
 	fi
-	i=0
-	while :; do
-		st=$(node_state)
-		case $st in
-		idle|mix|mixed|alloc|allocated) break ;;
-		*drain*|down*) SLURM_CONF=$slurm_conf scontrol update nodename="$node" \
-			state=resume >/dev/null 2>&1 || true ;;
-		esac
-		i=$((i + 1))
-		[ $i -lt 300 ] || die "node $node is '$st', not idle after 60 s; see $log/slurmd-$node.log"
-		sleep 0.2
-	done
+	wait_for 60 "node $node to be idle" node_up ||
+		die "node $node is '$st', not idle after 60 s; see $log/slurmd-$node.log"
 	say "slurmd running, node $node $st"
 }
 
@@ -327,6 +315,10 @@ netns_down() {
 	ip netns del "$ns" 2>/dev/null || true
 }
 
+node2_idle() {
+	[ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$node2" -o %t 2>/dev/null)" = idle ]
+}
+
 start_slurmd2() {
 	f=$(pidfile_of slurmd2)
 	netns_up
@@ -338,12 +330,8 @@ start_slurmd2() {
 			'hostname "$1" && SLURM_CONF="$2" exec slurmd -N "$1"' sh "$node2" "$slurm_conf" ||
 			die "slurmd $node2 failed, see $log/slurmd-$node2.log"
 	fi
-	i=0
-	until [ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$node2" -o %t 2>/dev/null)" = idle ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || die "node $node2 not idle after 60 s; see $log/slurmd-$node2.log"
-		sleep 0.2
-	done
+	wait_for 60 "node $node2 to be idle" node2_idle ||
+		die "node $node2 not idle after 60 s; see $log/slurmd-$node2.log"
 	say "slurmd $node2 running in netns $(netns_name), node $node2 idle"
 }
 

@@ -27,7 +27,8 @@ set -eu
 prog=quickstart
 cd "$(dirname "$0")/.."
 top=$(pwd)
-. "$top/scripts/daemon-lib.sh"
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 state=${FALCON_DEMO_DIR:-/var/tmp/falcon-demo}
 case $state in /*) ;; *) state=$(pwd)/$state ;; esac
 prefix=$state/prefix
@@ -55,27 +56,9 @@ usage() {
 	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"
 }
 
-# free_port - a free TCP port below the kernel's ephemeral range: the demo
-# keeps its ports across runs, and a port from that range can be taken
-# meanwhile as the local end of any outgoing connection (then falcon-sim or
-# falcond cannot bind it when restarted).
-free_port() {
-	python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-for _ in range(200):
-    p = random.randrange(min(20000, lo - 1000), lo)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(p)
-    break
-else:
-    raise SystemExit("no free port below %d" % lo)'
+# no_jobs - squeue lists no job (a condition for wait_for).
+no_jobs() {
+	[ -z "$(SLURM_CONF=$slurm_conf squeue -h -o %i 2>/dev/null)" ]
 }
 
 cmd_stop() {
@@ -88,10 +71,7 @@ cmd_stop() {
 	if [ -f "$slurm_conf" ] && command -v scancel >/dev/null 2>&1 &&
 		SLURM_CONF=$slurm_conf scontrol ping >/dev/null 2>&1; then
 		SLURM_CONF=$slurm_conf scancel --quiet --user=root >/dev/null 2>&1 || true
-		i=0
-		while [ -n "$(SLURM_CONF=$slurm_conf squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 150 ]; do
-			sleep 0.2; i=$((i + 1))
-		done
+		wait_for 30 "the cancelled jobs to leave the queue" no_jobs || true
 	fi
 	{
 		if [ -d "$cluster" ]; then
@@ -109,184 +89,229 @@ cmd_stop() {
 	rm -f "$state/stop.out"
 }
 
-case ${1:-} in
---stop) [ $# = 1 ] || { usage >&2; exit 2; }; cmd_stop; exit 0 ;;
--h|--help) usage; exit 0 ;;
-"") ;;
-*) echo "$prog: unknown argument $1" >&2; usage >&2; exit 2 ;;
-esac
-[ "$(id -u)" = 0 ] || { echo "$prog: run as root (sudo $0)" >&2; exit 1; }
-
-mkdir -p "$state" "$log" "$state/etc" "$state/run" "$state/jobs"
-chmod 0755 "$state"
-
 # ---- 1. Debian packages ----------------------------------------------------
-say "step 1/6: Debian packages (scripts/install-deps.sh)"
-scripts/install-deps.sh >"$log/install-deps.log" 2>&1 ||
-	fail "installing Debian packages (scripts/install-deps.sh)" "$log/install-deps.log"
-tail -n 1 "$log/install-deps.log" | sed 's/^/  /'
+install_packages() {
+	say "step 1/6: Debian packages (scripts/install-deps.sh)"
+	scripts/install-deps.sh >"$log/install-deps.log" 2>&1 ||
+		fail "installing Debian packages (scripts/install-deps.sh)" "$log/install-deps.log"
+	tail -n 1 "$log/install-deps.log" | sed 's/^/  /'
+}
 
 # ---- 2. build and install into STATE/prefix (out of tree) ------------------
-say "step 2/6: build and install into $prefix"
-need_bootstrap=no
-[ -x configure ] || need_bootstrap=yes
-for f in configure.ac Makefile.am m4/*.m4; do
-	[ "$need_bootstrap" = yes ] || [ ! "$f" -nt configure ] || need_bootstrap=yes
-done
-if [ $need_bootstrap = yes ]; then
-	./bootstrap >"$log/bootstrap.log" 2>&1 || fail "./bootstrap" "$log/bootstrap.log"
-fi
-if [ -f config.status ]; then
-	echo "$prog: error: step 2 cannot build out of tree: $top is configured in tree" \
-		"(run 'make distclean' there first)" >&2
-	exit 1
-fi
-# A build configured from another checkout would install that checkout's
-# code: start the build over when its source directory is not this one.
-if [ -f "$build/config.status" ] &&
-	! grep -qxF -- "srcdir='$top'" "$build/config.status"; then
-	say "  $build was configured from another source tree: rebuilding"
-	rm -rf "$build"
-fi
-mkdir -p "$build"
-# Slurm's source of the installed version, for job_submit_falcon.so (the
-# partition policies at submit and the pool license): fetched once into
-# /var/cache/falcon-slurm.  Without it (no network) the demo runs without
-# the plugin and says so.
-slurm_src=""
-if slurm_src=$(scripts/slurm-source.sh 2>"$log/slurm-source.log"); then
-	say "  Slurm source for job_submit_falcon.so: $slurm_src"
-else
+# bootstrap_if_needed - ./bootstrap when configure is missing or older than
+# what it is made from.
+bootstrap_if_needed() {
+	need_bootstrap=no
+	[ -x configure ] || need_bootstrap=yes
+	for f in configure.ac Makefile.am m4/*.m4; do
+		[ "$need_bootstrap" = yes ] || [ ! "$f" -nt configure ] || need_bootstrap=yes
+	done
+	if [ $need_bootstrap = yes ]; then
+		./bootstrap >"$log/bootstrap.log" 2>&1 || fail "./bootstrap" "$log/bootstrap.log"
+	fi
+}
+
+# prepare_build_dir - STATE/build, out of tree, configured from this checkout.
+prepare_build_dir() {
+	if [ -f config.status ]; then
+		echo "$prog: error: step 2 cannot build out of tree: $top is configured in tree" \
+			"(run 'make distclean' there first)" >&2
+		exit 1
+	fi
+	# A build configured from another checkout would install that checkout's
+	# code: start the build over when its source directory is not this one.
+	if [ -f "$build/config.status" ] &&
+		! grep -qxF -- "srcdir='$top'" "$build/config.status"; then
+		say "  $build was configured from another source tree: rebuilding"
+		rm -rf "$build"
+	fi
+	mkdir -p "$build"
+}
+
+# find_slurm_source - slurm_src: Slurm's source of the installed version, for
+# job_submit_falcon.so (the partition policies at submit and the pool
+# license): fetched once into /var/cache/falcon-slurm.  Without it (no
+# network) slurm_src is empty: the demo runs without the plugin and says so.
+find_slurm_source() {
 	slurm_src=""
-	echo "$prog: WARNING: could not get Slurm's source ($(tail -n 1 "$log/slurm-source.log"));" \
-		"job_submit_falcon.so is NOT built: no partition policy at submit, licenses by hand" >&2
-fi
-if [ ! -f "$build/config.status" ] ||
-	! grep -qF -- "'--prefix=$prefix'" "$build/config.status" ||
-	! grep -qF -- "'--with-slurm-source=$slurm_src'" "$build/config.status"; then
-	(cd "$build" && "$top/configure" --prefix="$prefix" \
-		--with-slurm-plugindir="$prefix/lib/slurm" \
-		--with-slurm-source="$slurm_src") >"$log/configure.log" 2>&1 ||
-		fail "configure" "$log/configure.log"
-fi
-stamp=$build/.quickstart-installed
-(cd "$build" && make -j"${FALCON_DEMO_JOBS:-$(nproc)}") >"$log/make.log" 2>&1 ||
-	fail "make" "$log/make.log"
-if [ ! -f "$stamp" ] || [ ! -x "$prefix/bin/falconctl" ] ||
-	[ -n "$(find "$build" -newer "$stamp" -type f ! -name '*.log' ! -name '*.trs' | head -n 1)" ]; then
-	(cd "$build" && make install) >"$log/install.log" 2>&1 || fail "make install" "$log/install.log"
-	touch "$stamp"
-	say "  installed: $("$prefix/bin/falconctl" --version 2>&1 | head -n1)"
-else
-	say "  nothing changed: reusing $prefix ($("$prefix/bin/falconctl" --version 2>&1 | head -n1))"
-fi
-spank=$prefix/lib/slurm/spank_falcon.so
-job_submit_opt=""
-if [ -n "$slurm_src" ]; then
-	[ -f "$prefix/lib/slurm/job_submit_falcon.so" ] ||
-		fail "the install: $prefix/lib/slurm/job_submit_falcon.so is missing" "$log/make.log"
-	job_submit_opt=$prefix/lib/slurm
-fi
-for f in "$prefix/bin/falcon-sim" "$prefix/sbin/falcond" "$prefix/sbin/falcon-prolog" \
-	"$prefix/sbin/falcon-epilog" "$spank"; do
-	[ -e "$f" ] || fail "the install: $f is missing (is libslurm-dev installed?)" "$log/configure.log"
-done
+	if slurm_src=$(scripts/slurm-source.sh 2>"$log/slurm-source.log"); then
+		say "  Slurm source for job_submit_falcon.so: $slurm_src"
+	else
+		slurm_src=""
+		echo "$prog: WARNING: could not get Slurm's source ($(tail -n 1 "$log/slurm-source.log"));" \
+			"job_submit_falcon.so is NOT built: no partition policy at submit, licenses by hand" >&2
+	fi
+}
+
+# configure_build - configure STATE/build unless it already is, with the
+# same prefix and Slurm source.
+configure_build() {
+	if [ ! -f "$build/config.status" ] ||
+		! grep -qF -- "'--prefix=$prefix'" "$build/config.status" ||
+		! grep -qF -- "'--with-slurm-source=$slurm_src'" "$build/config.status"; then
+		(cd "$build" && "$top/configure" --prefix="$prefix" \
+			--with-slurm-plugindir="$prefix/lib/slurm" \
+			--with-slurm-source="$slurm_src") >"$log/configure.log" 2>&1 ||
+			fail "configure" "$log/configure.log"
+	fi
+}
+
+# make_and_install - make; make install when something was rebuilt since
+# the last install.
+make_and_install() {
+	stamp=$build/.quickstart-installed
+	(cd "$build" && make -j"${FALCON_DEMO_JOBS:-$(nproc)}") >"$log/make.log" 2>&1 ||
+		fail "make" "$log/make.log"
+	if [ ! -f "$stamp" ] || [ ! -x "$prefix/bin/falconctl" ] ||
+		[ -n "$(find "$build" -newer "$stamp" -type f ! -name '*.log' ! -name '*.trs' | head -n 1)" ]; then
+		(cd "$build" && make install) >"$log/install.log" 2>&1 || fail "make install" "$log/install.log"
+		touch "$stamp"
+		say "  installed: $("$prefix/bin/falconctl" --version 2>&1 | head -n1)"
+	else
+		say "  nothing changed: reusing $prefix ($("$prefix/bin/falconctl" --version 2>&1 | head -n1))"
+	fi
+}
+
+# check_install - every program and plugin the demo runs is installed; sets
+# spank and job_submit_opt (cluster.sh --job-submit: "" without Slurm's
+# source).
+check_install() {
+	spank=$prefix/lib/slurm/spank_falcon.so
+	job_submit_opt=""
+	if [ -n "$slurm_src" ]; then
+		[ -f "$prefix/lib/slurm/job_submit_falcon.so" ] ||
+			fail "the install: $prefix/lib/slurm/job_submit_falcon.so is missing" "$log/make.log"
+		job_submit_opt=$prefix/lib/slurm
+	fi
+	for f in "$prefix/bin/falcon-sim" "$prefix/sbin/falcond" "$prefix/sbin/falcon-prolog" \
+		"$prefix/sbin/falcon-epilog" "$spank"; do
+		[ -e "$f" ] || fail "the install: $f is missing (is libslurm-dev installed?)" "$log/configure.log"
+	done
+}
+
+build_and_install() {
+	say "step 2/6: build and install into $prefix"
+	bootstrap_if_needed
+	prepare_build_dir
+	find_slurm_source
+	configure_build
+	make_and_install
+	check_install
+}
 
 # ---- 3. configuration (all under STATE) ------------------------------------
-say "step 3/6: configuration in $state/etc"
-if [ ! -f "$state/ports" ]; then
-	{ echo "SIM_PORT=$(free_port)"; echo "FALCOND_PORT=$(free_port)"; } >"$state/ports.tmp"
-	mv "$state/ports.tmp" "$state/ports"
-fi
-. "$state/ports"
-host=$(hostname -s)
-mkdir -p "$state/falcond" "$state/run/falcon" "$state/sim/sysfs"
-chmod 0700 "$state/falcond"
-old_conf=$(cat "$conf" 2>/dev/null || true)
-sed -e "s|@STATE@|$state|g" -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$host|g" \
-	-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
-	examples/falcon-demo.conf.in >"$conf.tmp"
-mv "$conf.tmp" "$conf"
-chmod 0644 "$conf"
-# slurmd runs the prolog with an environment of its own: these wrappers
-# name falcon.conf and keep the programs' messages in STATE/log.
-for p in prolog epilog; do
-	cat >"$state/etc/falcon-$p.sh.tmp" <<EOS
+# write_config - STATE/ports (picked once, kept), falcon.conf (old_conf: the
+# one before) and the prolog/epilog wrappers; exports FALCON_CONF.
+write_config() {
+	say "step 3/6: configuration in $state/etc"
+	if [ ! -f "$state/ports" ]; then
+		{ echo "SIM_PORT=$(free_port)"; echo "FALCOND_PORT=$(free_port)"; } >"$state/ports.tmp"
+		mv "$state/ports.tmp" "$state/ports"
+	fi
+	. "$state/ports"
+	host=$(hostname -s)
+	mkdir -p "$state/falcond" "$state/run/falcon" "$state/sim/sysfs"
+	chmod 0700 "$state/falcond"
+	old_conf=$(cat "$conf" 2>/dev/null || true)
+	sed -e "s|@STATE@|$state|g" -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$host|g" \
+		-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
+		examples/falcon-demo.conf.in >"$conf.tmp"
+	mv "$conf.tmp" "$conf"
+	chmod 0644 "$conf"
+	# slurmd runs the prolog with an environment of its own: these wrappers
+	# name falcon.conf and keep the programs' messages in STATE/log.
+	for p in prolog epilog; do
+		cat >"$state/etc/falcon-$p.sh.tmp" <<EOS
 #!/bin/sh
 # Written by scripts/quickstart.sh: the demo's slurm.conf Prolog=/Epilog=.
 exec "$prefix/sbin/falcon-$p" -c "$conf" -v 2>>"$log/falcon-$p.log"
 EOS
-	chmod 0755 "$state/etc/falcon-$p.sh.tmp"
-	mv "$state/etc/falcon-$p.sh.tmp" "$state/etc/falcon-$p.sh"
-done
-export FALCON_CONF="$conf"
+		chmod 0755 "$state/etc/falcon-$p.sh.tmp"
+		mv "$state/etc/falcon-$p.sh.tmp" "$state/etc/falcon-$p.sh"
+	done
+	export FALCON_CONF="$conf"
+}
 
 # ---- 4. daemons -------------------------------------------------------------
-say "step 4/6: daemons"
-"$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
-	--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
-	--spank "$spank" --spank-args "conf=$conf" --license falcon1:9 \
-	--job-submit "$job_submit_opt" --falcon-conf "$conf" \
-	>"$log/cluster-start.log" 2>&1 ||
-	fail "starting the Slurm cluster (scripts/cluster.sh start $cluster)" "$log/cluster-start.log"
-sed -n 's/^cluster.sh: /  /p' "$log/cluster-start.log"
-export SLURM_CONF="$slurm_conf"
+# start_cluster - munged, MariaDB, slurmdbd, slurmctld, slurmd
+# (scripts/cluster.sh); exports SLURM_CONF.
+start_cluster() {
+	"$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
+		--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
+		--spank "$spank" --spank-args "conf=$conf" --license falcon1:9 \
+		--job-submit "$job_submit_opt" --falcon-conf "$conf" \
+		>"$log/cluster-start.log" 2>&1 ||
+		fail "starting the Slurm cluster (scripts/cluster.sh start $cluster)" "$log/cluster-start.log"
+	sed -n 's/^cluster.sh: /  /p' "$log/cluster-start.log"
+	export SLURM_CONF="$slurm_conf"
+}
 
-# falcon-sim: restarted when its binary was reinstalled since it started.
-if pid_alive falcon-sim "$sim_pid" && [ ! "$prefix/bin/falcon-sim" -nt "$sim_pid" ]; then
-	say "  falcon-sim already running (pid $(cat "$sim_pid"))"
-else
+# start_sim - falcon-sim: restarted when its binary was reinstalled since it
+# started.
+start_sim() {
+	if pid_alive falcon-sim "$sim_pid" && [ ! "$prefix/bin/falcon-sim" -nt "$sim_pid" ]; then
+		say "  falcon-sim already running (pid $(cat "$sim_pid"))"
+		return 0
+	fi
 	stop_pid falcon-sim "$sim_pid" >/dev/null
 	rm -f "$state/sim/port"
 	setsid nohup "$prefix/bin/falcon-sim" --listen "127.0.0.1:$SIM_PORT" \
 		--sysfs-root "$state/sim/sysfs" --config "$top/examples/falcon-sim.json" \
 		--port-file "$state/sim/port" </dev/null >>"$log/falcon-sim.log" 2>&1 &
 	echo $! >"$sim_pid"
-	i=0
-	until [ -s "$state/sim/port" ]; do
-		pid_alive falcon-sim "$sim_pid" || fail "starting falcon-sim" "$log/falcon-sim.log"
-		i=$((i + 1)); [ $i -lt 200 ] || fail "starting falcon-sim (no port after 20 s)" "$log/falcon-sim.log"
-		sleep 0.1
-	done
+	# By its pid, not pid_alive: until the child has exec'd setsid, its
+	# command line is this script's, and pid_alive said "not running"
+	# (seen once: "starting falcon-sim failed" right after the start).
+	wait_for -p "$!" 20 "falcon-sim to write its port file $state/sim/port" \
+		test -s "$state/sim/port" || fail "starting falcon-sim" "$log/falcon-sim.log"
 	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs)"
-fi
+}
 
-# falcond: restarted when reinstalled, when falcon.conf changed, or when an
-# older quickstart started it with --no-slurm.  It runs with the demo's
-# SLURM_CONF (exported above), so its reconcile (at start, on SIGHUP,
-# `falconctl reconcile`) asks this cluster's slurmctld which jobs run and
-# detaches devices left attached for a job that ended.
-if pid_alive falcond "$falcond_pid" && [ ! "$prefix/sbin/falcond" -nt "$falcond_pid" ] &&
-	[ "$old_conf" = "$(cat "$conf")" ] &&
-	! tr '\0' ' ' <"/proc/$(head -n1 "$falcond_pid" | tr -dc 0-9)/cmdline" | grep -q -- --no-slurm; then
-	say "  falcond already running (pid $(cat "$falcond_pid"))"
-else
+# start_falcond - falcond: restarted when reinstalled, when falcon.conf
+# changed, or when an older quickstart started it with --no-slurm.  It runs
+# with the demo's SLURM_CONF (exported by start_cluster), so its reconcile
+# (at start, on SIGHUP, `falconctl reconcile`) asks this cluster's slurmctld
+# which jobs run and detaches devices left attached for a job that ended.
+start_falcond() {
+	if pid_alive falcond "$falcond_pid" && [ ! "$prefix/sbin/falcond" -nt "$falcond_pid" ] &&
+		[ "$old_conf" = "$(cat "$conf")" ] &&
+		! tr '\0' ' ' <"/proc/$(pid_of "$falcond_pid")/cmdline" | grep -q -- --no-slurm; then
+		say "  falcond already running (pid $(cat "$falcond_pid"))"
+		return 0
+	fi
 	stop_pid falcond "$falcond_pid" >/dev/null
 	SLURM_CONF=$slurm_conf setsid nohup "$prefix/sbin/falcond" -f "$conf" \
 		</dev/null >>"$log/falcond.log" 2>&1 &
 	echo $! >"$falcond_pid"
-	i=0
-	until curl -s -o /dev/null "http://127.0.0.1:$FALCOND_PORT/v1/health"; do
-		pid_alive falcond "$falcond_pid" || fail "starting falcond" "$log/falcond.log"
-		i=$((i + 1)); [ $i -lt 200 ] || fail "starting falcond (no answer after 20 s)" "$log/falcond.log"
-		sleep 0.1
-	done
+	wait_for -p "$!" 20 "falcond to answer on http://127.0.0.1:$FALCOND_PORT/v1/health" \
+		curl -s -o /dev/null "http://127.0.0.1:$FALCOND_PORT/v1/health" ||
+		fail "starting falcond" "$log/falcond.log"
 	say "  falcond running on 127.0.0.1:$FALCOND_PORT (munged socket $cluster/munge/munge.sock)"
-fi
+}
 
-cat >"$state/env" <<EOE
+# write_env - STATE/env, for `. STATE/env`.
+write_env() {
+	cat >"$state/env" <<EOE
 SLURM_CONF=$slurm_conf
 FALCON_CONF=$conf
 PATH=$prefix/bin:$prefix/sbin:\$PATH
 MANPATH=$prefix/share/man:\${MANPATH:-}
 export SLURM_CONF FALCON_CONF PATH MANPATH
 EOE
+}
+
+start_daemons() {
+	say "step 4/6: daemons"
+	start_cluster
+	start_sim
+	start_falcond
+	write_env
+}
 
 # ---- 5. the job -------------------------------------------------------------
-export PATH="$prefix/bin:$prefix/sbin:$PATH"
-cd "$state/jobs"
-lic_opt=""
-if [ -n "$job_submit_opt" ]; then
+# show_policy_refusal - sbatch -p small --gres=falcon_gpu:4 is refused, with
+# the falcon message.
+show_policy_refusal() {
 	# partition small: falcon.conf allows it at most 2 falcon_gpu per node
 	say "step 5/6: a job the partition policy refuses: sbatch -p small --gres=falcon_gpu:4"
 	if jid=$(sbatch --parsable -p small --gres=falcon_gpu:4 -o /dev/null --wrap true \
@@ -299,55 +324,63 @@ if [ -n "$job_submit_opt" ]; then
 	grep -q 'falcon: partition small' "$log/sbatch-small.log" ||
 		fail "the policy of partition small (no falcon message)" "$log/sbatch-small.log"
 	sed 's/^/  | /' "$log/sbatch-small.log"
-else
-	# without job_submit_falcon nobody adds the chassis pool license
-	lic_opt="-L falcon1:4"
-fi
-say "step 5/6: sbatch --gres=falcon_gpu:4${lic_opt:+ $lic_opt} examples/train.sh"
-# shellcheck disable=SC2086
-jid=$(sbatch --parsable --gres=falcon_gpu:4 $lic_opt -o "$state/jobs/train-%j.out" \
-	"$top/examples/train.sh" 2>"$log/sbatch.log") || fail "sbatch" "$log/sbatch.log"
-jid=${jid%%;*}
-out=$state/jobs/train-$jid.out
-say "  job $jid submitted ($(scontrol show job "$jid" | tr ' ' '\n' | grep '^Licenses=' ||
-	echo Licenses=none)${job_submit_opt:+, added by job_submit_falcon}); waiting (at most $job_timeout s)"
+}
+
 job_state() {
 	s=$(squeue -h -j "$1" -o %T 2>/dev/null || true)
 	[ -n "$s" ] || s=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | cut -d' ' -f1)
 	echo "$s"
 }
-i=0
-while :; do
-	st=$(job_state "$jid")
+# job_ended JOBID - the job has ended (its state in st; a condition for wait_for).
+job_ended() {
+	st=$(job_state "$1")
 	case $st in
-	COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;;
+	COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) return 0 ;;
 	esac
-	i=$((i + 1))
-	if [ $i -ge $((job_timeout * 2)) ]; then
+	return 1
+}
+
+# run_job - sbatch examples/train.sh (with the pool license by hand when
+# job_submit_falcon is not there to add it) and wait until it completed;
+# sets jid and out (its output).
+run_job() {
+	lic_opt=""
+	# without job_submit_falcon nobody adds the chassis pool license
+	[ -n "$job_submit_opt" ] || lic_opt="-L falcon1:4"
+	say "step 5/6: sbatch --gres=falcon_gpu:4${lic_opt:+ $lic_opt} examples/train.sh"
+	# shellcheck disable=SC2086
+	jid=$(sbatch --parsable --gres=falcon_gpu:4 $lic_opt -o "$state/jobs/train-%j.out" \
+		"$top/examples/train.sh" 2>"$log/sbatch.log") || fail "sbatch" "$log/sbatch.log"
+	jid=${jid%%;*}
+	out=$state/jobs/train-$jid.out
+	say "  job $jid submitted ($(scontrol show job "$jid" | tr ' ' '\n' | grep '^Licenses=' ||
+		echo Licenses=none)${job_submit_opt:+, added by job_submit_falcon}); waiting (at most $job_timeout s)"
+	if ! wait_for "$job_timeout" "job $jid to end" job_ended "$jid"; then
 		reason=$(squeue -h -j "$jid" -o %r 2>/dev/null || true)
 		echo "$prog: job $jid still '$st' ($reason) after $job_timeout s; sinfo -R:" >&2
 		sinfo -R >&2 || true
 		fail "the job" "$log/falcon-prolog.log"
 	fi
-	sleep 0.5
-done
-[ "$st" = COMPLETED ] || {
-	echo "$prog: job $jid ended $st; its output ($out):" >&2
-	cat "$out" >&2 2>/dev/null || true
-	sinfo -R >&2 || true
-	fail "the job" "$log/falcon-prolog.log"
+	[ "$st" = COMPLETED ] || {
+		echo "$prog: job $jid ended $st; its output ($out):" >&2
+		cat "$out" >&2 2>/dev/null || true
+		sinfo -R >&2 || true
+		fail "the job" "$log/falcon-prolog.log"
+	}
+	say "  job $jid $st"
 }
-say "  job $jid $st"
 
 # ---- 6. what happened ---------------------------------------------------------
-say "step 6/6: results"
-echo
-echo "---- job $jid: its environment and topology (from $out)"
-sed -n '/^== falcon job/,/^FALCON_NVME\|^FALCON_TOPOLOGY_FILE/p' "$out"
-sed -n '/^== topology.json$/,/^== end topology.json$/{/^== /d;p;}' "$out" >"$state/jobs/topology-$jid.json"
-echo
-echo "---- job $jid: its devices (topology.json, kept in $state/jobs/topology-$jid.json)"
-python3 - "$state/jobs/topology-$jid.json" <<'EOP' || echo "(no topology.json in the job's output)"
+# show_job_output - the job's environment, devices and falconctl topo, from
+# its output; keeps its topology.json in STATE/jobs.
+show_job_output() {
+	echo
+	echo "---- job $jid: its environment and topology (from $out)"
+	sed -n '/^== falcon job/,/^FALCON_NVME\|^FALCON_TOPOLOGY_FILE/p' "$out"
+	sed -n '/^== topology.json$/,/^== end topology.json$/{/^== /d;p;}' "$out" >"$state/jobs/topology-$jid.json"
+	echo
+	echo "---- job $jid: its devices (topology.json, kept in $state/jobs/topology-$jid.json)"
+	python3 - "$state/jobs/topology-$jid.json" <<'EOP' || echo "(no topology.json in the job's output)"
 import json, sys
 t = json.load(open(sys.argv[1]))
 print("topology %s, storage %s, CUDA_VISIBLE_DEVICES=%s" %
@@ -366,73 +399,129 @@ if m:
     for i, row in enumerate(m):
         print("  %-7s " % ("GPU%d" % i) + "".join("%-10s" % c for c in row))
 EOP
-echo
-echo "---- job $jid: falconctl topo of its node, run by the job (all the node's devices)"
-sed -n '/^== falconctl topo$/,/^== end falconctl topo$/{/^== /d;/^Legend:/,$d;p;}' "$out"
-grep '^== no python3\|^== torchrun\|^trained ' "$out" || true
+	echo
+	echo "---- job $jid: falconctl topo of its node, run by the job (all the node's devices)"
+	sed -n '/^== falconctl topo$/,/^== end falconctl topo$/{/^== /d;/^Legend:/,$d;p;}' "$out"
+	grep '^== no python3\|^== torchrun\|^trained ' "$out" || true
+}
 
-echo
-echo "---- sacct -X -j $jid -o JobID,AllocTRES%60,AdminComment%80"
-i=0
-until sacct -n -X -P -j "$jid" -o AdminComment 2>/dev/null | grep -q 'falcon:'; do
-	i=$((i + 1))
-	[ $i -lt 150 ] || fail "reading the job's falcon: AdminComment from sacct" "$cluster/log/slurmdbd.log"
-	sleep 0.2
-done
-sacct -X -j "$jid" -o JobID,AllocTRES%60,AdminComment%80
-tag=$(sacct -n -X -P -j "$jid" -o AdminComment | grep -o 'falcon:[^ ]*' | head -n1)
+# has_tag JOBID - sacct has the job's falcon: AdminComment (a condition for wait_for).
+has_tag() {
+	sacct -n -X -P -j "$1" -o AdminComment 2>/dev/null | grep -q 'falcon:'
+}
 
-echo
-echo "---- the check (falcon-ncclcheck)"
-verdict=$(printf '%s\n' "$tag" | sed -n 's/.*check=\([a-z]*\).*/\1/p')
-detail=$(python3 - "$state/jobs/topology-$jid.json" <<'EOP' 2>/dev/null || true
+# show_sacct - the job's sacct line once its falcon: AdminComment is there;
+# sets tag.
+show_sacct() {
+	echo
+	echo "---- sacct -X -j $jid -o JobID,AllocTRES%60,AdminComment%80"
+	wait_for 30 "job $jid's falcon: AdminComment in sacct" has_tag "$jid" ||
+		fail "reading the job's falcon: AdminComment from sacct" "$cluster/log/slurmdbd.log"
+	sacct -X -j "$jid" -o JobID,AllocTRES%60,AdminComment%80
+	tag=$(sacct -n -X -P -j "$jid" -o AdminComment | grep -o 'falcon:[^ ]*' | head -n1)
+}
+
+# show_check - the falcon-ncclcheck verdict of the tag, explained.
+show_check() {
+	echo
+	echo "---- the check (falcon-ncclcheck)"
+	verdict=$(printf '%s\n' "$tag" | sed -n 's/.*check=\([a-z]*\).*/\1/p')
+	detail=$(python3 - "$state/jobs/topology-$jid.json" <<'EOP' 2>/dev/null || true
 import json, sys
 c = json.load(open(sys.argv[1])).get("check")
 if isinstance(c, dict):
     print(c.get("reason") or c.get("detail") or c.get("message") or "")
 EOP
 )
-case $verdict in
-skipped) echo "check: skipped${detail:+ ($detail)} --"
-	echo "  falcon-ncclcheck needs real NVIDIA GPUs and CUDA/NCCL; falcon-sim's V100s"
-	echo "  exist only on an emulated PCIe bus, so nothing was measured" ;;
-off) echo "check: off (the job's --falcon-check or the partition's Check= said so)" ;;
-pass) echo "check: pass${detail:+ ($detail)}" ;;
-*) echo "check: ${verdict:-unknown}${detail:+ ($detail)}" ;;
-esac
+	case $verdict in
+	skipped) echo "check: skipped${detail:+ ($detail)} --"
+		echo "  falcon-ncclcheck needs real NVIDIA GPUs and CUDA/NCCL; falcon-sim's V100s"
+		echo "  exist only on an emulated PCIe bus, so nothing was measured" ;;
+	off) echo "check: off (the job's --falcon-check or the partition's Check= said so)" ;;
+	pass) echo "check: pass${detail:+ ($detail)}" ;;
+	*) echo "check: ${verdict:-unknown}${detail:+ ($detail)}" ;;
+	esac
+}
 
-echo
-echo "---- falconctl status (after the epilog: the devices are back in the pool)"
 # bus_left - how many chassis devices are still on the node's bus (falcon-sim
 # puts H1's under bus 0x3d-0x44 and H2's under 0xb1-0xb8).
 bus_left() {
 	ls "$state/sim/sysfs/node1/bus/pci/devices/" 2>/dev/null |
 		grep -cE '^0000:(3[d-f]|4[0-4]|b[1-8]):' || true
 }
-# the epilog runs after the job is COMPLETED: wait (30 s at most) for it
-i=0
-while falconctl status 2>/dev/null |
-	awk -v j="$jid" '{ for (k = 1; k <= NF; k++) if ($k == j) f = 1 } END { exit !f }' ||
-	[ "$(bus_left)" != 0 ]; do
-	i=$((i + 1)); [ $i -lt 150 ] || break
-	sleep 0.2
-done
-falconctl status 2>"$log/falconctl.log" || fail "falconctl status" "$log/falconctl.log"
-left=$(bus_left)
-if [ "$left" = 0 ]; then
-	echo "devices back in the pool: no chassis device left on $host's PCIe bus"
-else
-	echo "$prog: warning: $left chassis device(s) still on $host's bus; see $log/falcon-epilog.log" >&2
-fi
+# devices_back JOBID - falconctl status no longer names the job and no
+# chassis device is on the bus (a condition for wait_for).
+devices_back() {
+	! falconctl status 2>/dev/null |
+		awk -v j="$1" '{ for (k = 1; k <= NF; k++) if ($k == j) f = 1 } END { exit !f }' &&
+		[ "$(bus_left)" = 0 ]
+}
 
-echo
-echo "---- falconctl report --start today (accounting per topology, from slurmdbd)"
-falconctl report --start today 2>"$log/falconctl.log" || fail "falconctl report" "$log/falconctl.log"
+# show_pool - falconctl status once the epilog has given the devices back.
+show_pool() {
+	echo
+	echo "---- falconctl status (after the epilog: the devices are back in the pool)"
+	# the epilog runs after the job is COMPLETED: wait (30 s at most) for it
+	wait_for 30 "job $jid's epilog to give its devices back" devices_back "$jid" || true
+	falconctl status 2>"$log/falconctl.log" || fail "falconctl status" "$log/falconctl.log"
+	left=$(bus_left)
+	if [ "$left" = 0 ]; then
+		echo "devices back in the pool: no chassis device left on $host's PCIe bus"
+	else
+		echo "$prog: warning: $left chassis device(s) still on $host's bus; see $log/falcon-epilog.log" >&2
+	fi
+}
 
-echo
-echo "Logs: $log/ (falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
-	"and $cluster/log/ (Slurm)."
-echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo; falconctl report"
-echo "Stop: $0 --stop"
-echo "SLURM_CONF=$slurm_conf"
-echo "FALCON_CONF=$conf"
+show_report() {
+	echo
+	echo "---- falconctl report --start today (accounting per topology, from slurmdbd)"
+	falconctl report --start today 2>"$log/falconctl.log" || fail "falconctl report" "$log/falconctl.log"
+}
+
+# show_next_steps - where the logs are, what to try, how to stop; the last
+# two lines are SLURM_CONF=... and FALCON_CONF=...
+show_next_steps() {
+	echo
+	echo "Logs: $log/ (falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
+		"and $cluster/log/ (Slurm)."
+	echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo; falconctl report"
+	echo "Stop: $0 --stop"
+	echo "SLURM_CONF=$slurm_conf"
+	echo "FALCON_CONF=$conf"
+}
+
+show_results() {
+	say "step 6/6: results"
+	show_job_output
+	show_sacct
+	show_check
+	show_pool
+	show_report
+	show_next_steps
+}
+
+main() {
+	case ${1:-} in
+	--stop) [ $# = 1 ] || { usage >&2; exit 2; }; cmd_stop; exit 0 ;;
+	-h|--help) usage; exit 0 ;;
+	"") ;;
+	*) echo "$prog: unknown argument $1" >&2; usage >&2; exit 2 ;;
+	esac
+	[ "$(id -u)" = 0 ] || { echo "$prog: run as root (sudo $0)" >&2; exit 1; }
+	mkdir -p "$state" "$log" "$state/etc" "$state/run" "$state/jobs"
+	chmod 0755 "$state"
+
+	install_packages
+	build_and_install
+	write_config
+	start_daemons
+	export PATH="$prefix/bin:$prefix/sbin:$PATH"
+	cd "$state/jobs"
+	if [ -n "$job_submit_opt" ]; then
+		show_policy_refusal
+	fi
+	run_job
+	show_results
+}
+
+main "$@"

@@ -1,6 +1,9 @@
 # tests/lib.sh - sourced by the shell tests.  Provides skip/fail helpers, a
-# scratch directory removed on exit, and a free loopback port.
+# scratch directory removed on exit, and scripts/lib.sh's helpers (wait_for,
+# free_port, pid files).
 set -eu
+# shellcheck source=scripts/lib.sh
+. "$top_srcdir/scripts/lib.sh"
 
 t_name=$(basename "$0" .sh)
 t_fail() { echo "FAIL: $t_name: $*" >&2; exit 1; }
@@ -20,7 +23,5 @@ t_cleanup_hooks=""
 t_on_exit() { t_cleanup_hooks="$1; $t_cleanup_hooks"; }
 trap 'eval "$t_cleanup_hooks"; rm -rf "$t_tmp"' EXIT
 
-# t_free_port - an ephemeral TCP port free on 127.0.0.1 now.
-t_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+# t_free_port - a TCP port free on 127.0.0.1 now: free_port (scripts/lib.sh).
+t_free_port() { free_port; }

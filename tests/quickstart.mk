@@ -6,5 +6,5 @@ if INTEGRATION_TESTS
 TESTS += tests/integration/quickstart.sh
 endif
 EXTRA_DIST += tests/integration/quickstart.sh scripts/quickstart.sh \
-	scripts/cluster.sh scripts/daemon-lib.sh scripts/install-deps.sh \
+	scripts/cluster.sh scripts/lib.sh scripts/install-deps.sh \
 	examples/train.sh examples/falcon-demo.conf.in

@@ -21,12 +21,11 @@ fd_need() {
 
 # fd_wait_file FILE - wait (bounded, 20 s) for FILE to be non-empty.
 fd_wait_file() {
-	_fw=0
-	while [ ! -s "$1" ]; do
-		_fw=$((_fw + 1)); [ $_fw -le 200 ] || t_fail "timed out waiting for $1"
-		sleep 0.1
-	done
+	wait_for 20 "$1 to be written" test -s "$1" || t_fail "timed out waiting for $1"
 }
+
+# fd_exited PID - process PID is gone (a condition for wait_for).
+fd_exited() { ! kill -0 "$1" 2>/dev/null; }
 
 fd_start_munged() {
 	M=$t_tmp/munge
@@ -39,7 +38,7 @@ fd_start_munged() {
 	fd_wait_file "$M/pid"
 	# wait (5 s at most) for munged to write its seed file and go: the
 	# directory is removed right after the hooks
-	t_on_exit "_mp=\$(cat '$M/pid'); kill \$_mp 2>/dev/null; _mw=0; while kill -0 \$_mp 2>/dev/null && [ \$_mw -lt 50 ]; do sleep 0.1; _mw=\$((_mw + 1)); done"
+	t_on_exit "_mp=\$(cat '$M/pid'); kill \$_mp 2>/dev/null; wait_for 5 \"munged (pid \$_mp) to exit\" fd_exited \$_mp || true"
 	# the socket's directory must be reachable for the nobody test
 	chmod 755 "$t_tmp" "$M"
 	MUNGE_SOCK=$M/sock
@@ -75,7 +74,7 @@ fd_sim() {
 # testbed: node1 on H1 (drawer 1) and H2 (drawer 2), node2 on H3 (drawer 1),
 # node3 on H4 (drawer 2)), plus EXTRA lines.
 fd_write_conf() {
-	FD_PORT=$(t_free_port)
+	FD_PORT=$(free_port)
 	mkdir -p "$t_tmp/state" && chmod 700 "$t_tmp/state"
 	FALCON_CONF=$t_tmp/falcon.conf
 	export FALCON_CONF
@@ -99,13 +98,11 @@ fd_start_falcond() {
 	"$FALCOND" -f "$FALCON_CONF" ${FD_NO_SLURM---no-slurm} "$@" 2>>"$t_tmp/falcond.log" &
 	FD_PID=$!
 	echo $FD_PID > "$t_tmp/falcond.pid"
-	_fw=0
-	until curl -s -o /dev/null "http://127.0.0.1:$FD_PORT/v1/health"; do
-		_fw=$((_fw + 1))
+	if ! wait_for -p $FD_PID 20 "falcond to answer on http://127.0.0.1:$FD_PORT/v1/health" \
+		curl -s -o /dev/null "http://127.0.0.1:$FD_PORT/v1/health"; then
 		kill -0 $FD_PID 2>/dev/null || t_fail "falcond exited: $(tail -5 "$t_tmp/falcond.log")"
-		[ $_fw -le 200 ] || t_fail "falcond did not answer"
-		sleep 0.1
-	done
+		t_fail "falcond did not answer"
+	fi
 }
 t_on_exit "kill \$(cat '$t_tmp/falcond.pid' 2>/dev/null) 2>/dev/null || true"
 

@@ -24,7 +24,7 @@ fp_setup() {
 	FP_HOST=${FP_HOST:-node1}
 	fd_start_munged
 	fd_start_sim c1 ${FP_SIM_CONFIG:-}
-	FD_PORT=$(t_free_port)
+	FD_PORT=$(free_port)
 	mkdir -p "$t_tmp/state" "$t_tmp/run" && chmod 700 "$t_tmp/state"
 	FALCON_CONF=$t_tmp/falcon.conf
 	export FALCON_CONF

@@ -13,8 +13,9 @@ command -v lspci >/dev/null 2>&1 || t_skip "lspci not found (pciutils)"
 N1=$SIM_ROOT/node1/bus/pci
 lsp() { lspci -A linux-sysfs -O "sysfs.path=$N1" "$@" 2>/dev/null; }
 
-# wait_for COND... - poll a shell condition (the rescan is asynchronous).
-wait_for() {
+# poll_for COND... - poll a shell condition (the rescan is asynchronous)
+# every 0.05 s, 10 s at most (finer than wait_for of scripts/lib.sh).
+poll_for() {
 	_n=0
 	until "$@"; do
 		_n=$((_n + 1))
@@ -28,7 +29,7 @@ absent() { [ ! -e "$N1/devices/$1" ]; }
 # the file, then rescans holding its lock, which GET /admin/state waits for.
 rescan() {
 	echo 1 >"$N1/rescan"
-	wait_for eval '[ ! -s "$N1/rescan" ]'
+	poll_for eval '[ ! -s "$N1/rescan" ]'
 	curl -s -m 20 -o /dev/null "$SIM_BASE/admin/state"
 }
 remove() { echo 1 >"$N1/devices/$1/remove"; }
@@ -54,8 +55,8 @@ req GET /admin/state
 req POST /admin/faults '{"degraded_links":{"drawer1_slot2":{"speed_gts":8,"width":8}}}'
 expect 200 "slot 2 will train at Gen3 x8"
 rescan
-wait_for present 0000:3d:00.0
-wait_for present 0000:3e:00.0
+poll_for present 0000:3d:00.0
+poll_for present 0000:3e:00.0
 lsp -nn -s 3d:00.0 | grep -q '3D controller \[0302\]: .*\[10de:1db4\]' || t_fail "3d:00.0 IDs: $(lsp -nn -s 3d:00.0)"
 lsp -vv -s 3d:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x16' || t_fail "3d:00.0 LnkSta: $(lsp -vv -s 3d:00.0 | grep Lnk)"
 lsp -vv -s 3e:00.0 | grep -q 'LnkCap:.*Speed 8GT/s.*Width x16' || t_fail "3e:00.0 LnkCap"
@@ -71,17 +72,17 @@ t_ok "attach + rescan: the devices appear with their IDs and LnkSta"
 # Remove: the directory goes; the chassis still has it attached; a rescan
 # brings it back.
 remove 0000:3d:00.0
-wait_for absent 0000:3d:00.0
+poll_for absent 0000:3d:00.0
 lsp -n | grep -q '^3d:00.0' && t_fail "3d:00.0 still listed"
 [ "$(owner drawer1_slot1)" = H1 ] || t_fail "remove detached in the chassis"
 rescan
-wait_for present 0000:3d:00.0
+poll_for present 0000:3d:00.0
 [ -f "$N1/devices/0000:3d:00.0/remove" ] || t_fail "no remove file"
 t_ok "remove and rescan again"
 
 # The proper teardown: remove on the host, then detach.
 remove 0000:3e:00.0
-wait_for absent 0000:3e:00.0
+poll_for absent 0000:3e:00.0
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1)"
 expect 200 "detach drawer1_slot2 after its remove"
 rescan
@@ -108,27 +109,27 @@ req DELETE /admin/faults
 
 # Removing the adapter takes its switch and devices; rescan restores them.
 remove 0000:3b:00.0
-wait_for absent 0000:3b:00.0
+poll_for absent 0000:3b:00.0
 absent 0000:3c:03.0 || t_fail "downstream port left"
 absent 0000:40:00.0 || t_fail "device below the adapter left"
 rescan
-wait_for present 0000:40:00.0
-wait_for present 0000:3f:00.0
-wait_for present 0000:3b:00.0
-wait_for present 0000:3c:07.0
+poll_for present 0000:40:00.0
+poll_for present 0000:3f:00.0
+poll_for present 0000:3b:00.0
+poll_for present 0000:3c:07.0
 t_ok "remove a bridge, rescan"
 
 # A local device: remove and rescan.
 remove 0000:18:00.0
-wait_for absent 0000:18:00.0
+poll_for absent 0000:18:00.0
 rescan
-wait_for present 0000:18:00.0
+poll_for present 0000:18:00.0
 
 # The NVMe in drawer 2 through H2 (same host, second adapter).
 req POST "$RF/Systems/H2/Actions/ComputerSystem.AddResourceBlock" "$(block_body drawer2_slot5)"
 expect 204 "compose the Falcon NVMe to H2"
 rescan
-wait_for present 0000:b5:00.0
+poll_for present 0000:b5:00.0
 lsp -nn -s b5:00.0 | grep -q 'Non-Volatile memory controller \[0108\]: .*\[8086:0a54\]' || t_fail "NVMe IDs"
 lsp -vv -s b5:00.0 | grep -q 'LnkSta:.*Speed 8GT/s.*Width x4' || t_fail "NVMe LnkSta"
 t_ok "Falcon NVMe via composition"
@@ -154,13 +155,13 @@ sim_stop
 sim_start --config "$t_tmp/stale.json"
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1)"
 rescan
-wait_for present 0000:3d:00.0
+poll_for present 0000:3d:00.0
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
 expect 200 "detach while on the bus (stale)"
 present 0000:3d:00.0 || t_fail "stale device gone"
 [ "$(od -An -tx1 -N4 "$N1/devices/0000:3d:00.0/config" | tr -d ' ')" = ffffffff ] || t_fail "config not all-ones"
 remove 0000:3d:00.0
-wait_for absent 0000:3d:00.0
+poll_for absent 0000:3d:00.0
 t_ok "surprise removal: stale"
 sim_stop
 
@@ -169,11 +170,11 @@ sim_stop
 sim_start --config "$t_tmp/refuse.json"
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1)"
 rescan
-wait_for present 0000:3d:00.0
+poll_for present 0000:3d:00.0
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
 expect 409 "detach refused while on the bus"
 [ "$(jget 'd["error"]["code"]')" = Falcon.1.0.DetachRefused ] || t_fail "refuse code"
 remove 0000:3d:00.0
-wait_for absent 0000:3d:00.0
+poll_for absent 0000:3d:00.0
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
 expect 200 "detach after remove"

@@ -21,17 +21,14 @@ sim_start() {
 	"$SIM" --listen 127.0.0.1:0 --sysfs-root "$SIM_ROOT" --port-file "$t_tmp/port" \
 		-v "$@" >>"$t_tmp/sim.log" 2>&1 &
 	SIM_PID=$!
-	_i=0
-	while [ ! -s "$t_tmp/port" ]; do
+	if ! wait_for -p "$SIM_PID" 60 "falcon-sim to write $t_tmp/port" test -s "$t_tmp/port"; then
 		if ! kill -0 "$SIM_PID" 2>/dev/null; then
 			cat "$t_tmp/sim.log" >&2
 			SIM_PID=
 			t_fail "falcon-sim exited during start-up"
 		fi
-		_i=$((_i + 1))
-		[ $_i -lt 600 ] || t_fail "falcon-sim wrote no port file"
-		sleep 0.1
-	done
+		t_fail "falcon-sim wrote no port file"
+	fi
 	SIM_PORT=$(cat "$t_tmp/port")
 	SIM_BASE=http://127.0.0.1:$SIM_PORT
 	RF=/redfish/v1

@@ -66,20 +66,22 @@ s_job_state() {
 	echo "$s_js"
 }
 
+# s_in_state JOBID STATE... - the job is in one of the states (its state in
+# s_st; a condition for wait_for).
+s_in_state() {
+	s_st=$(s_job_state "$1"); shift
+	for s_want in "$@"; do
+		[ "$s_st" = "$s_want" ] && return 0
+	done
+	return 1
+}
+
 # s_wait_state JOBID STATE... - wait (60 s at most) until the job is in one
 # of the states; fails the test otherwise.
 s_wait_state() {
 	s_jid=$1; shift
-	s_i=0
-	while :; do
-		s_st=$(s_job_state "$s_jid")
-		for s_want in "$@"; do
-			[ "$s_st" = "$s_want" ] && return 0
-		done
-		s_i=$((s_i + 1))
-		[ $s_i -lt 300 ] || { s_logs; t_fail "job $s_jid is '$s_st', not $* after 60 s"; }
-		sleep 0.2
-	done
+	wait_for 60 "job $s_jid to be $*" s_in_state "$s_jid" "$@" ||
+		{ s_logs; t_fail "job $s_jid is '$s_st', not $* after 60 s"; }
 }
 
 # s_wait_done JOBID - wait until the job left the queue (60 s at most).

@@ -1,0 +1,100 @@
+# shellcheck shell=sh
+# scripts/lib.sh - shell helpers shared by scripts/quickstart.sh,
+# scripts/cluster.sh and the tests (tests/lib.sh sources it): bounded waits,
+# free ports, pid files.  Sourced; POSIX sh.  Messages start with "$prog: "
+# (the caller's name; default: the script's file name); stop_pid also needs
+# the caller's say MESSAGE.  sh has no local variables: the functions' own
+# start with _l.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+
+# wait_for [-p PID] SECONDS WHAT CMD... - run CMD (its output discarded)
+# every 0.2 s, SECONDS * 5 times at most, until it succeeds: return 0.
+# Otherwise say on stderr what was awaited ("$prog: gave up waiting for
+# WHAT ...") and return 1; the caller says what that means.  With -p, give up
+# as soon as process PID (the one that was to bring CMD about, e.g. a daemon
+# started with &) has ended.  CMD may be a shell function: it runs in this
+# shell, so the variables it sets are seen after.
+wait_for() {
+	_lwf_pid=
+	if [ "$1" = -p ]; then
+		_lwf_pid=$2; shift 2
+	fi
+	_lwf_secs=$1 _lwf_what=$2
+	shift 2
+	_lwf_i=0
+	until "$@" >/dev/null 2>&1; do
+		if [ -n "$_lwf_pid" ] && ! kill -0 "$_lwf_pid" 2>/dev/null; then
+			echo "${prog:-${0##*/}}: gave up waiting for $_lwf_what: process $_lwf_pid ended" >&2
+			return 1
+		fi
+		_lwf_i=$((_lwf_i + 1))
+		if [ $_lwf_i -ge $((_lwf_secs * 5)) ]; then
+			echo "${prog:-${0##*/}}: gave up waiting for $_lwf_what after $_lwf_secs s" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# free_port - a TCP port free on 127.0.0.1 now, picked at random below the
+# kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range).  Not
+# from that range: the kernel hands its ports out as the local end of any
+# outgoing connection, so a port from there that a script keeps (the demo's
+# and the cluster's ports are kept across runs in their state directories)
+# can be taken meanwhile, and the daemon cannot bind it when restarted.
+free_port() {
+	python3 -c '
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    p = random.randrange(min(20000, lo - 1000), lo)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+else:
+    raise SystemExit("no free port below %d" % lo)'
+}
+
+# pid_of PIDFILE - the pid its first line names (digits only; may be empty).
+pid_of() {
+	head -n1 "$1" 2>/dev/null | tr -dc 0-9
+}
+
+# pid_alive NAME PIDFILE - true when PIDFILE names a live process whose
+# command line contains NAME (so a recycled pid is not taken for ours).
+pid_alive() {
+	[ -s "$2" ] || return 1
+	_lpa_pid=$(pid_of "$2")
+	[ -n "$_lpa_pid" ] && [ -r "/proc/$_lpa_pid/cmdline" ] || return 1
+	tr '\0' ' ' <"/proc/$_lpa_pid/cmdline" | grep -q -- "$1"
+}
+
+# pid_gone NAME PIDFILE - not pid_alive (a condition for wait_for).
+pid_gone() {
+	! pid_alive "$1" "$2"
+}
+
+# stop_pid NAME PIDFILE - TERM, wait up to 20 s, then KILL; removes PIDFILE
+# and says "stopped NAME (pid P)" when something was running.
+stop_pid() {
+	if ! pid_alive "$1" "$2"; then
+		rm -f "$2"
+		return 0
+	fi
+	_lsp_pid=$(pid_of "$2")
+	kill -TERM "$_lsp_pid" 2>/dev/null || true
+	if ! wait_for 20 "$1 (pid $_lsp_pid) to stop" pid_gone "$1" "$2"; then
+		say "$1 (pid $_lsp_pid) did not stop in 20 s: killing it"
+		kill -KILL "$_lsp_pid" 2>/dev/null || true
+		sleep 0.2
+	fi
+	rm -f "$2"
+	say "stopped $1 (pid $_lsp_pid)"
+}
