@@ -201,6 +201,7 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 	if (rv != FALCON_OK)
 		goto fail;
 	if (opts->timeout_s < 0 || opts->timeout_s > 3600 ||
+	    opts->task_timeout_s < 0 || opts->task_timeout_s > 3600 ||
 	    opts->connect_timeout_s < 0 || opts->connect_timeout_s > 3600) {
 		rv = falcon_err_set(FALCON_ERR_INVAL, "chassis %s: timeouts must be in [0, 3600] s",
 				    ch->name);
@@ -213,6 +214,7 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 	ro.basic_auth = opts->basic_auth;
 	ro.timeout_ms = opts->timeout_s * 1000;
 	ro.connect_timeout_ms = opts->connect_timeout_s * 1000;
+	ro.task_timeout_ms = opts->task_timeout_s * 1000;
 	rv = falcon_rf_open(&ro, &ch->rf);
 	if (rv != FALCON_OK)
 		goto fail;

@@ -79,6 +79,8 @@ struct falcon_chassis_opts {
 	const char *fabric;           /* redfish-fabric: the fabric's path,
 				       * NULL = discover from /redfish/v1/Fabrics */
 	int retries;                  /* re-reads after a 412; 0 = 5, -1 = none */
+	int task_timeout_s;           /* an attach/detach answered 202: how long
+				       * its task monitor is followed; 0 = 60 */
 };
 
 /*
