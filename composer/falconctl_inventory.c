@@ -24,13 +24,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: falconctl inventory --url URL [--backend redfish-fabric|redfish-composition]\n"
+		"usage: falconctl inventory --url URL [--backend auto|redfish-fabric|redfish-composition]\n"
 		"                 [--credentials FILE] [--cacert FILE] [--insecure] [--basic-auth]\n"
 		"                 [--fabric PATH] [--timeout SECONDS] [--json]\n"
 		"       falconctl inventory [--config FILE] [--chassis NAME] [--json]\n"
 		"\n"
 		"  --url URL            the chassis' Redfish service (http(s)://host[:port])\n"
-		"  --backend B          redfish-fabric (zones, default) or redfish-composition\n"
+		"  --backend B          auto (default: read the service root and say which),\n"
+		"                       redfish-fabric (zones) or redfish-composition\n"
 		"  --credentials FILE   \"user:password\", mode 0600 (default: anonymous)\n"
 		"  --cacert FILE        CA certificate(s) to verify the chassis with\n"
 		"  --insecure           do not verify the TLS certificate (warned)\n"
@@ -197,7 +198,7 @@ int falconctl_inventory(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct falcon_chassis_opts o = { .backend = FALCON_BACKEND_FABRIC };
+	struct falcon_chassis_opts o = { .backend = FALCON_BACKEND_AUTO };
 	const char *config = NULL, *only = NULL;
 	bool json = false, url_opts = false;
 	struct falcon_conf *conf = NULL;

@@ -9,7 +9,7 @@ build_pkgs="build-essential autoconf automake libtool pkg-config
  libpci-dev pciutils libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
  libmunge-dev libslurm-dev libssl-dev check"
 run_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
- python3 openssl curl inotify-tools iproute2 util-linux procps psmisc clang libclang-rt-14-dev"
+ python3 python3-sushy openssl curl inotify-tools iproute2 util-linux procps psmisc clang libclang-rt-14-dev"
 
 pkgs=$build_pkgs
 [ "${1:-}" = --build ] || pkgs="$build_pkgs $run_pkgs"

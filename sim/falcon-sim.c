@@ -121,21 +121,57 @@ static bool peer_is_loopback(struct MHD_Connection *c)
 	return false;
 }
 
-/* Queue r as the response: JSON body, ETag, Redfish headers; optionally dropped. */
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r, bool drop)
+/* Does an If-None-Match header (a list of ETags, or "*") name etag? */
+static bool none_match_hit(const char *inm, const char *etag)
+{
+	char buf[1024];
+	char *tok, *sv = NULL;
+
+	if (inm == NULL)
+		return false;
+	falcon_strlcpy(buf, inm, sizeof(buf));
+	for (tok = strtok_r(buf, ", \t", &sv); tok != NULL; tok = strtok_r(NULL, ", \t", &sv)) {
+		if (strncmp(tok, "W/", 2) == 0)
+			tok += 2;
+		if (strcmp(tok, "*") == 0 || strcmp(tok, etag) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Queue r as the response: JSON body, ETag, Redfish headers; optionally
+ * dropped.  inm is the request's If-None-Match (NULL: none): a 200 whose
+ * ETag it names becomes 304 Not Modified without a body (RFC 7232 sec. 3.2).
+ */
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r, bool drop,
+				  const char *inm)
 {
 	struct MHD_Response *resp;
 	const char *text = "";
-	char etag[32];
+	char etag[32], link[256];
+	bool not_modified = false;
 	enum MHD_Result ret;
 
+	link[0] = '\0';
 	if (r->body != NULL) {
+		struct json_object *t;
+
 		if (r->etag) {
 			sim_etag_of(r->body, etag, sizeof(etag));
 			json_object_object_add(r->body, "@odata.etag", json_object_new_string(etag));
+			not_modified = r->status == 200 && none_match_hit(inm, etag);
 		}
-		text = json_object_to_json_string_ext(r->body, JSON_C_TO_STRING_PRETTY |
+		/* DSP0266 sec. 8.2.2: Link: <schema>; rel=describedby */
+		if (r->status < 300 && json_object_object_get_ex(r->body, "@odata.type", &t) &&
+		    sim_odata_schema_uri(json_object_get_string(t), link + 1, sizeof(link) - 32)) {
+			link[0] = '<';
+			strcat(link, ">; rel=describedby");
+		}
+		text = not_modified ? "" : json_object_to_json_string_ext(r->body, JSON_C_TO_STRING_PRETTY |
 						      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	} else if (r->text != NULL) {
+		text = r->text;
 	}
 	if (drop) {
 		struct drop_ctx *dc = calloc(1, sizeof(*dc));
@@ -153,8 +189,12 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r,
 	}
 	if (resp == NULL)
 		return MHD_NO;
-	if (r->body != NULL)
+	if (r->body != NULL && !not_modified)
 		MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+	else if (r->text != NULL)
+		MHD_add_response_header(resp, "Content-Type", r->ctype);
+	if (link[0] != '\0')
+		MHD_add_response_header(resp, "Link", link);
 	MHD_add_response_header(resp, "OData-Version", "4.0");
 	MHD_add_response_header(resp, "Cache-Control", "no-cache");
 	if (r->body != NULL && r->etag)
@@ -168,7 +208,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r,
 	if (r->status == 401)
 		ret = MHD_queue_basic_auth_fail_response(c, "falcon-sim", resp);
 	else
-		ret = MHD_queue_response(c, (unsigned)r->status, resp);
+		ret = MHD_queue_response(c, not_modified ? 304u : (unsigned)r->status, resp);
 	MHD_destroy_response(resp);
 	return ret;
 }
@@ -199,15 +239,32 @@ static bool authenticated(struct MHD_Connection *c)
 	return ok;
 }
 
-/* Requests Redfish serves without authentication (DSP0266 sec. 13.3.1). */
+/* url equals one of the NULL-terminated paths, ignoring one trailing '/'. */
+static bool url_in(const char *url, const char *const *paths)
+{
+	size_t n = strlen(url);
+
+	if (n > 1 && url[n - 1] == '/')
+		n--;
+	for (; *paths != NULL; paths++)
+		if (strlen(*paths) == n && strncmp(url, *paths, n) == 0)
+			return true;
+	return false;
+}
+
+/* Requests Redfish serves without authentication (DSP0266 1.20 sec. 13.3.1:
+ * the /redfish version object, the service root, $metadata, the OData
+ * service document, and POST to the session collection or its Members). */
 static bool auth_exempt(const char *method, const char *url)
 {
-	return (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
-	       ? (strcmp(url, "/redfish") == 0 || strcmp(url, "/redfish/") == 0 ||
-		  strcmp(url, "/redfish/v1") == 0 || strcmp(url, "/redfish/v1/") == 0)
-	       : (strcmp(method, "POST") == 0 &&
-		  (strcmp(url, "/redfish/v1/SessionService/Sessions") == 0 ||
-		   strcmp(url, "/redfish/v1/SessionService/Sessions/") == 0));
+	static const char *const get[] = { "/redfish", "/redfish/v1", "/redfish/v1/$metadata",
+					   "/redfish/v1/odata", NULL };
+	static const char *const post[] = { "/redfish/v1/SessionService/Sessions",
+					    "/redfish/v1/SessionService/Sessions/Members", NULL };
+
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return url_in(url, get);
+	return strcmp(method, "POST") == 0 && url_in(url, post);
 }
 
 static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const char *method,
@@ -278,7 +335,7 @@ static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const ch
 	} else {
 		sim_reply_error(&r, 404, "Base.1.16.ResourceNotFound", "No admin resource %s.", url);
 	}
-	ret = send_reply(c, &r, false);
+	ret = send_reply(c, &r, false, NULL);
 	json_object_put(r.body);
 	return ret;
 }
@@ -291,6 +348,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	struct sim_fault_rule rule;
 	struct sim_reply r;
 	bool fault = false, drop = false;
+	const char *odata_version;
 	long latency;
 	enum MHD_Result ret;
 
@@ -345,6 +403,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 				rule.status == 503 ? "Base.1.16.ServiceTemporarilyUnavailable"
 						   : "Base.1.16.InternalError",
 				"Injected fault: the service answered %d.", rule.status);
+	} else if ((odata_version = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								"OData-Version")) != NULL &&
+		   strcmp(odata_version, "4.0") != 0) {
+		/* DSP0266 sec. 8.1.1: an unsupported OData-Version is 412 */
+		sim_reply_error(&r, 412, "Base.1.16.HeaderInvalid",
+				"OData-Version %.16s is not supported (only 4.0).", odata_version);
 	} else if (!auth_exempt(method, url) && !authenticated(c)) {
 		sim_reply_error(&r, 401, "Base.1.16.NoValidSession",
 				"Authentication required: basic auth or an X-Auth-Token from SessionService.");
@@ -360,7 +424,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		drop = fault && rule.action == SIM_FAULT_DROP;
 	}
 	falcon_verbose("%s %s -> %d", method, url, r.status);
-	ret = send_reply(c, &r, drop);
+	ret = send_reply(c, &r, drop,
+			 strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
+			 ? MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match") : NULL);
 	json_object_put(r.body);
 	return ret;
 }

@@ -105,6 +105,11 @@ struct sim_faults {
 	struct sim_link degraded_link[SIM_DRAWERS][SIM_SLOTS];
 	bool no_appear[SIM_DRAWERS][SIM_SLOTS];
 	bool refuse_detach[SIM_DRAWERS][SIM_SLOTS];
+	/* asynchronous operations (DSP0266 sec. 12.2): attach / detach answered
+	 * 202 Accepted with a task monitor; the task runs task_ms and then
+	 * completes, or ends in TaskState Exception when task_fail */
+	bool task_attach, task_detach, task_fail;
+	long task_ms;
 };
 
 struct sim_config {

@@ -840,10 +840,39 @@ static falcon_err_t parse_rule(struct json_object *o, const char *field,
 	return FALCON_OK;
 }
 
+/* "tasks": {"attach": bool, "detach": bool, "ms": 0..3600000, "fail": bool}. */
+static falcon_err_t parse_tasks(struct json_object *o, struct sim_faults *f)
+{
+	static const char *const keys[] = { "attach", "detach", "ms", "fail", NULL };
+	static const char *const flags[] = { "attach", "detach", "fail" };
+	bool *dst[] = { &f->task_attach, &f->task_detach, &f->task_fail };
+	struct json_object *v;
+	char fld[32];
+	falcon_err_t rv;
+	size_t i;
+
+	if ((rv = want_type(o, json_type_object, "tasks",
+			    "an object {attach, detach, ms, fail}")) != FALCON_OK ||
+	    (rv = check_keys(o, "tasks", keys)) != FALCON_OK)
+		return rv;
+	f->task_ms = 200;
+	for (i = 0; i < ARRAY_SIZE(flags); i++)
+		if (json_object_object_get_ex(o, flags[i], &v)) {
+			snprintf(fld, sizeof(fld), "tasks.%s", flags[i]);
+			if ((rv = want_type(v, json_type_boolean, fld, "true or false")) != FALCON_OK)
+				return rv;
+			*dst[i] = json_object_get_boolean(v);
+		}
+	if (json_object_object_get_ex(o, "ms", &v) &&
+	    (rv = get_long(v, "tasks.ms", 0, 3600000, &f->task_ms)) != FALCON_OK)
+		return rv;
+	return FALCON_OK;
+}
+
 falcon_err_t sim_faults_from_json(struct json_object *obj, struct sim_faults *out)
 {
 	static const char *const keys[] = {
-		"latency_ms", "rules", "degraded_links", "no_appear", "refuse_detach", NULL };
+		"latency_ms", "rules", "degraded_links", "no_appear", "refuse_detach", "tasks", NULL };
 	struct json_object *v;
 	struct sim_faults *f = NULL;
 	char fld[128];
@@ -898,6 +927,9 @@ falcon_err_t sim_faults_from_json(struct json_object *obj, struct sim_faults *ou
 		goto fail;
 	if (json_object_object_get_ex(obj, "refuse_detach", &v) &&
 	    (rv = parse_dev_list(v, "refuse_detach", f->refuse_detach)) != FALCON_OK)
+		goto fail;
+	if (json_object_object_get_ex(obj, "tasks", &v) &&
+	    (rv = parse_tasks(v, f)) != FALCON_OK)
 		goto fail;
 	*out = *f;
 	rv = FALCON_OK;
@@ -965,6 +997,15 @@ struct json_object *sim_faults_to_json(const struct sim_faults *f)
 	json_object_object_add(o, "degraded_links", deg);
 	json_object_object_add(o, "no_appear", na);
 	json_object_object_add(o, "refuse_detach", rd);
+	if (f->task_attach || f->task_detach || f->task_fail) {
+		struct json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "attach", json_object_new_boolean(f->task_attach));
+		json_object_object_add(t, "detach", json_object_new_boolean(f->task_detach));
+		json_object_object_add(t, "ms", json_object_new_int64(f->task_ms));
+		json_object_object_add(t, "fail", json_object_new_boolean(f->task_fail));
+		json_object_object_add(o, "tasks", t);
+	}
 	return o;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "sim_server.h"
@@ -210,6 +211,8 @@ static struct json_object *service_root(struct sim_server *srv)
 	json_object_object_add(o, "Systems", jlink(RF "/Systems"));
 	json_object_object_add(o, "CompositionService", jlink(RF "/CompositionService"));
 	json_object_object_add(o, "SessionService", jlink(RF "/SessionService"));
+	/* ServiceRoot.v1_16_0: the TaskService link is named Tasks */
+	json_object_object_add(o, "Tasks", jlink(RF "/TaskService"));
 	json_object_object_add(links, "Sessions", jlink(RF "/SessionService/Sessions"));
 	json_object_object_add(o, "Links", links);
 	(void)srv;
@@ -232,6 +235,7 @@ static struct json_object *chassis(struct sim_server *srv)
 	json_object_object_add(o, "PCIeDevices", jlink("%s/PCIeDevices", path));
 	oem = json_object_new_object();
 	fal = json_object_new_object();
+	jadd_str(fal, "@odata.type", "#Falcon.v1_0_0.Chassis");
 	jadd_str(fal, "Mode", cfg->mode == SIM_MODE_ADVANCED ? "Advanced" : "Standard");
 	drawers = json_object_new_array();
 	for (d = 0; d < SIM_DRAWERS; d++) {
@@ -267,7 +271,7 @@ static struct json_object *pcie_device(struct sim_server *srv, int d, int s)
 	const struct sim_config *cfg = &srv->cfg;
 	const struct sim_device *dev = &cfg->drawer[d - 1].slot[s - 1];
 	struct sim_link l = sim_trained_link(cfg, d, s);
-	struct json_object *o, *ifc, *slot, *loc, *links;
+	struct json_object *o, *ifc, *slot, *loc, *part, *links;
 	char path[256], id[48];
 
 	snprintf(id, sizeof(id), "drawer%d_slot%d", d, s);
@@ -286,8 +290,13 @@ static struct json_object *pcie_device(struct sim_server *srv, int d, int s)
 	json_object_object_add(o, "PCIeInterface", ifc);
 	slot = json_object_new_object();
 	loc = json_object_new_object();
+	part = json_object_new_object();
 	jadd_str(slot, "SlotType", "FullLength");
-	jadd_fmt(loc, "ServiceLabel", "Drawer %d Slot %d", d, s);
+	/* Resource.Location: the label is PartLocation.ServiceLabel */
+	jadd_fmt(part, "ServiceLabel", "Drawer %d Slot %d", d, s);
+	jadd_str(part, "LocationType", "Slot");
+	json_object_object_add(part, "LocationOrdinalValue", json_object_new_int(s));
+	json_object_object_add(loc, "PartLocation", part);
 	json_object_object_add(slot, "Location", loc);
 	json_object_object_add(o, "Slot", slot);
 	json_object_object_add(o, "PCIeFunctions", jlink("%s/PCIeFunctions", path));
@@ -372,6 +381,7 @@ static struct json_object *hostport_endpoint(struct sim_server *srv, int p)
 	json_object_object_add(o, "Links", links);
 	oem = json_object_new_object();
 	fal = json_object_new_object();
+	jadd_str(fal, "@odata.type", "#Falcon.v1_0_0.Endpoint");
 	jadd_fmt(fal, "HostPort", "H%d", p + 1);
 	jadd_str(fal, "HostName", port->host);
 	jadd_str(fal, "Adapter", port->adapter);
@@ -425,6 +435,7 @@ static struct json_object *device_endpoint(struct sim_server *srv, int d, int s)
 	json_object_object_add(o, "Links", links);
 	oem = json_object_new_object();
 	fal = json_object_new_object();
+	jadd_str(fal, "@odata.type", "#Falcon.v1_0_0.Endpoint");
 	json_object_object_add(fal, "Drawer", json_object_new_int(d));
 	json_object_object_add(fal, "Slot", json_object_new_int(s));
 	jadd_str(fal, "DeviceType", falcon_dev_type_str(dev->type));
@@ -613,7 +624,7 @@ static struct json_object *resource_zone(struct sim_server *srv, int p)
 
 static struct json_object *system_res(struct sim_server *srv, int p)
 {
-	struct json_object *o, *comp, *uc, *act, *a, *links, *blocks;
+	struct json_object *o, *comp, *uc, *boot, *act, *a, *links, *blocks;
 	char path[256], id[16];
 	int d, s;
 
@@ -628,6 +639,13 @@ static struct json_object *system_res(struct sim_server *srv, int p)
 	json_object_array_add(uc, json_object_new_string("ExpandableSystem"));
 	json_object_object_add(comp, "UseCases", uc);
 	json_object_object_add(o, "Composition", comp);
+	/* No boot control here, but clients such as sushy require Boot
+	 * (DMTF's own mockup systems carry it): no override. */
+	boot = json_object_new_object();
+	jadd_str(boot, "BootSourceOverrideEnabled", "Disabled");
+	jadd_str(boot, "BootSourceOverrideTarget", "None");
+	jadd_str(boot, "BootSourceOverrideMode", "UEFI");
+	json_object_object_add(o, "Boot", boot);
 	act = json_object_new_object();
 	a = json_object_new_object();
 	jadd_fmt(a, "target", "%s/Actions/ComputerSystem.AddResourceBlock", path);
@@ -659,6 +677,84 @@ static struct json_object *session_res(const struct sim_session *se)
 	return o;
 }
 
+/* ---- tasks (DSP0266 1.20 sec. 12.2; Task.v1_7_3, TaskService.v1_2_1) ---- */
+
+static const char *task_id_str(const struct sim_task *t)
+{
+	return t->idstr;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void iso_now(char *buf, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+}
+
+static const char *task_state_str(sim_task_state_t st)
+{
+	switch (st) {
+	case SIM_TASK_RUNNING: return "Running";
+	case SIM_TASK_COMPLETED: return "Completed";
+	default: return "Exception";
+	}
+}
+
+static struct json_object *task_res(const struct sim_task *t)
+{
+	struct json_object *o, *msgs, *m;
+	char path[128];
+	long long pct;
+
+	snprintf(path, sizeof(path), RF "/TaskService/Tasks/%s", t->idstr);
+	o = resource("#Task.v1_7_3.Task", t->idstr, t->zone ? "Zone change" : t->add
+		     ? "Add resource block" : "Remove resource block", path);
+	jadd_str(o, "TaskState", task_state_str(t->state));
+	jadd_str(o, "TaskStatus", t->state == SIM_TASK_EXCEPTION ? "Critical" : "OK");
+	jadd_str(o, "StartTime", t->start_time);
+	if (t->state != SIM_TASK_RUNNING)
+		jadd_str(o, "EndTime", t->end_time);
+	pct = t->state != SIM_TASK_RUNNING ? 100 : t->due_ms <= t->start_ms ? 0
+	      : 100 * (now_ms() - t->start_ms) / (t->due_ms - t->start_ms);
+	json_object_object_add(o, "PercentComplete", json_object_new_int((int)(pct > 99 &&
+		t->state == SIM_TASK_RUNNING ? 99 : pct)));
+	jadd_fmt(o, "TaskMonitor", RF "/TaskService/TaskMonitors/%s", t->idstr);
+	msgs = json_object_new_array();
+	if (t->state != SIM_TASK_RUNNING) {
+		m = json_object_new_object();
+		jadd_str(m, "MessageId", t->state == SIM_TASK_COMPLETED ? MSG_BASE "Success"
+			 : "Falcon.1.0.TaskFailed");
+		jadd_str(m, "Message", t->message);
+		jadd_str(m, "MessageSeverity", t->state == SIM_TASK_COMPLETED ? "OK" : "Critical");
+		json_object_array_add(msgs, m);
+	}
+	json_object_object_add(o, "Messages", msgs);
+	return o;
+}
+
+static struct json_object *task_service(void)
+{
+	struct json_object *o = resource("#TaskService.v1_2_1.TaskService", "TaskService",
+					 "Task Service", RF "/TaskService");
+
+	json_object_object_add(o, "ServiceEnabled", json_object_new_boolean(true));
+	jadd_str(o, "CompletedTaskOverWritePolicy", "Oldest");
+	json_object_object_add(o, "LifeCycleEventOnTaskStateChange", json_object_new_boolean(false));
+	json_object_object_add(o, "Status", status_ok("Enabled"));
+	json_object_object_add(o, "Tasks", jlink(RF "/TaskService/Tasks"));
+	return o;
+}
+
 /* ---- routing ---- */
 
 enum kind {
@@ -666,16 +762,19 @@ enum kind {
 	K_PCIEFN_COLL, K_PCIEFN, K_FABRIC_COLL, K_FABRIC, K_EP_COLL, K_EP_HOST, K_EP_DEV,
 	K_ZONE_COLL, K_ZONE, K_COMP, K_RB_COLL, K_RB, K_RB_MEMBER, K_RZ_COLL, K_RZ,
 	K_SYS_COLL, K_SYS, K_SYS_ADD, K_SYS_REMOVE, K_SS, K_SESS_COLL, K_SESS,
+	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON,
 };
 
 struct route {
 	enum kind k;
 	int p, d, s;      /* port index, drawer, slot */
 	int sess;         /* session index */
+	int task;         /* task index */
 };
 
 /* Match path against a pattern with %p (H<n>), %h (hostport<n>_H<n>),
- * %D (drawer<D>_slot<S>), %c (chassis name), %S (session id) segments. */
+ * %D (drawer<D>_slot<S>), %c (chassis name), %S (session id), %T (task id)
+ * segments. */
 static bool match(struct sim_server *srv, const char *path, const char *pat, struct route *r)
 {
 	char pb[512], tb[512];
@@ -713,6 +812,16 @@ static bool match(struct sim_server *srv, const char *path, const char *pat, str
 			if (i == SIM_MAX_SESSIONS)
 				return false;
 			r->sess = i;
+		} else if (strcmp(ps, "%T") == 0) {
+			int i;
+
+			for (i = 0; i < SIM_MAX_TASKS; i++)
+				if (srv->tasks[i].state != SIM_TASK_FREE &&
+				    strcmp(ts, task_id_str(&srv->tasks[i])) == 0)
+					break;
+			if (i == SIM_MAX_TASKS)
+				return false;
+			r->task = i;
 		} else if (strcmp(ps, ts) != 0) {
 			return false;
 		}
@@ -756,7 +865,15 @@ static const struct {
 	{ K_SYS_REMOVE, RF "/Systems/%p/Actions/ComputerSystem.RemoveResourceBlock", "POST" },
 	{ K_SS, RF "/SessionService", "GET, HEAD" },
 	{ K_SESS_COLL, RF "/SessionService/Sessions", "GET, HEAD, POST" },
+	/* DSP0266 sec. 13.3.4: a session may also be created on Members */
+	{ K_SESS_COLL, RF "/SessionService/Sessions/Members", "POST" },
 	{ K_SESS, RF "/SessionService/Sessions/%S", "GET, HEAD, DELETE" },
+	{ K_METADATA, RF "/$metadata", "GET, HEAD" },
+	{ K_ODATA, RF "/odata", "GET, HEAD" },
+	{ K_TS, RF "/TaskService", "GET, HEAD" },
+	{ K_TASK_COLL, RF "/TaskService/Tasks", "GET, HEAD" },
+	{ K_TASK, RF "/TaskService/Tasks/%T", "GET, HEAD" },
+	{ K_TASK_MON, RF "/TaskService/TaskMonitors/%T", "GET, HEAD" },
 };
 
 /* The GET representation of a routed resource (new reference). */
@@ -880,6 +997,17 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 		return collection("#SessionCollection.SessionCollection", "Session Collection",
 				  RF "/SessionService/Sessions", m);
 	case K_SESS: return session_res(&srv->sessions[r->sess]);
+	case K_ODATA: return sim_odata_service_doc();
+	case K_TS: return task_service();
+	case K_TASK_COLL:
+		m = json_object_new_array();
+		for (i = 0; i < SIM_MAX_TASKS; i++)
+			if (srv->tasks[i].state != SIM_TASK_FREE)
+				json_object_array_add(m, jlink(RF "/TaskService/Tasks/%s",
+							       srv->tasks[i].idstr));
+		return collection("#TaskCollection.TaskCollection", "Task Collection",
+				  RF "/TaskService/Tasks", m);
+	case K_TASK: return task_res(&srv->tasks[r->task]);
 	default: return NULL;
 	}
 }
@@ -985,15 +1113,13 @@ static void do_detach(struct sim_server *srv, int p, int d, int s)
 	falcon_info("detach: drawer%d_slot%d from H%d (%s)", d, s, p + 1, srv->cfg.port[p].host);
 }
 
-/* PATCH Zones/H<n> {"Links": {"Endpoints": [...]}}: the new member set. */
-static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
-		       struct sim_reply *r)
+/* The body of a zone PATCH {"Links": {"Endpoints": [...]}} as the new
+ * member set want; false with a 400 reply when it is not one. */
+static bool zone_want(struct sim_server *srv, int p, struct json_object *body,
+		      bool want[SIM_DRAWERS][SIM_SLOTS], struct sim_reply *r)
 {
 	struct json_object *links, *eps;
-	struct sim_state trial;
-	bool want[SIM_DRAWERS][SIM_SLOTS] = { { false } };
 	char id[64];
-	falcon_err_t e;
 	size_t i;
 	int d, s;
 
@@ -1003,7 +1129,7 @@ static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
 			sim_reply_error(r, 400, MSG_BASE "PropertyUnknown",
 					"The property %s is not a writable property of a Zone (only Links.Endpoints).",
 					key);
-			return;
+			return false;
 		}
 	}
 	if (!json_object_object_get_ex(body, "Links", &links) ||
@@ -1012,7 +1138,7 @@ static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
 	    !json_object_is_type(eps, json_type_array)) {
 		sim_reply_error(r, 400, MSG_BASE "PropertyValueTypeError",
 				"Links.Endpoints must be an array of {\"@odata.id\": ...} links.");
-		return;
+		return false;
 	}
 	for (i = 0; i < json_object_array_length(eps); i++) {
 		const char *uri = link_id(json_object_array_get_idx(eps, i));
@@ -1021,18 +1147,18 @@ static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
 		if (uri == NULL) {
 			sim_reply_error(r, 400, MSG_BASE "PropertyValueTypeError",
 					"Links.Endpoints[%zu] is not a link with an @odata.id string.", i);
-			return;
+			return false;
 		}
 		if (!id_after(uri, RF "/Fabrics/PCIe/Endpoints/", id, sizeof(id))) {
 			sim_reply_error(r, 400, MSG_BASE "ResourceMissingAtURI",
 					"The resource at the URI %s is not an endpoint of this fabric.", uri);
-			return;
+			return false;
 		}
 		if (sscanf(id, "hostport%1d_H%1d%n", &a, &b, &n) == 2 && id[n] == '\0') {
 			if (a != p + 1 || b != p + 1) {
 				sim_reply_error(r, 400, MSG_BASE "PropertyValueNotInList",
 						"The host port endpoint %s belongs to zone H%d, not H%d.", id, a, p + 1);
-				return;
+				return false;
 			}
 			continue;
 		}
@@ -1040,18 +1166,32 @@ static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
 			sim_reply_error(r, 400, MSG_BASE "ResourceMissingAtURI",
 					"The resource at the URI %s does not exist (empty slot or unknown endpoint).",
 					uri);
-			return;
+			return false;
 		}
 		want[d - 1][s - 1] = true;
 	}
-	/* Check every change against the rules before applying any. */
+	return true;
+}
+
+/*
+ * Check the member set want of zone p against the rules (every change
+ * before any is applied) and, when apply, apply it.  false with the
+ * rule's error reply when refused.
+ */
+static bool zone_apply(struct sim_server *srv, int p, bool want[SIM_DRAWERS][SIM_SLOTS],
+		       bool apply, struct sim_reply *r)
+{
+	struct sim_state trial;
+	falcon_err_t e;
+	int d, s;
+
 	trial = srv->st;
 	for (d = 1; d <= SIM_DRAWERS; d++)
 		for (s = 1; s <= SIM_SLOTS; s++)
 			if (!want[d - 1][s - 1] && trial.slot[d - 1][s - 1].owner == p) {
 				if ((e = sim_check_detach(&srv->cfg, &trial, p, d, s)) != FALCON_OK) {
 					reply_rule_error(r, e);
-					return;
+					return false;
 				}
 				trial.slot[d - 1][s - 1].owner = -1;
 			}
@@ -1060,10 +1200,12 @@ static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
 			if (want[d - 1][s - 1] && trial.slot[d - 1][s - 1].owner != p) {
 				if ((e = sim_check_attach(&srv->cfg, &trial, p, d, s)) != FALCON_OK) {
 					reply_rule_error(r, e);
-					return;
+					return false;
 				}
 				trial.slot[d - 1][s - 1].owner = p;
 			}
+	if (!apply)
+		return true;
 	for (d = 1; d <= SIM_DRAWERS; d++)
 		for (s = 1; s <= SIM_SLOTS; s++) {
 			if (!want[d - 1][s - 1] && srv->st.slot[d - 1][s - 1].owner == p)
@@ -1071,6 +1213,156 @@ static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
 			else if (want[d - 1][s - 1])
 				do_attach(srv, p, d, s);
 		}
+	return true;
+}
+
+/*
+ * task_start - accept an attach or detach as task proto (its operation
+ * fields set): 202 Accepted, Location the task monitor, the Task as body.
+ * The oldest finished task makes room; 503 when all are running.
+ */
+static void task_start(struct sim_server *srv, const struct sim_task *proto, struct sim_reply *r)
+{
+	struct sim_task *t = NULL;
+	size_t i;
+
+	for (i = 0; i < SIM_MAX_TASKS; i++)
+		if (srv->tasks[i].state == SIM_TASK_FREE) {
+			t = &srv->tasks[i];
+			break;
+		}
+	for (i = 0; t == NULL && i < SIM_MAX_TASKS; i++)
+		if (srv->tasks[i].state != SIM_TASK_RUNNING &&
+		    (t == NULL || srv->tasks[i].id < t->id))
+			t = &srv->tasks[i];
+	if (t == NULL) {
+		sim_reply_error(r, 503, MSG_BASE "ServiceTemporarilyUnavailable",
+				"All %d task slots are running; retry later.", SIM_MAX_TASKS);
+		return;
+	}
+	*t = *proto;
+	t->id = ++srv->next_task;
+	snprintf(t->idstr, sizeof(t->idstr), "%lu", t->id);
+	t->state = SIM_TASK_RUNNING;
+	t->start_ms = now_ms();
+	t->due_ms = t->start_ms + srv->cfg.faults.task_ms;
+	t->fail = srv->cfg.faults.task_fail;
+	iso_now(t->start_time, sizeof(t->start_time));
+	r->status = 202;
+	r->body = task_res(t);
+	snprintf(r->location, sizeof(r->location), RF "/TaskService/TaskMonitors/%s", t->idstr);
+	falcon_info("task %s: %s accepted, due in %ld ms%s", t->idstr, t->zone ? "zone change"
+		    : t->add ? "AddResourceBlock" : "RemoveResourceBlock",
+		    srv->cfg.faults.task_ms, t->fail ? " (will fail: fault)" : "");
+}
+
+/* task_finish - run a due task: apply its change (checked against the
+ * rules again) or fail it as the fault asks. */
+static void task_finish(struct sim_server *srv, struct sim_task *t)
+{
+	struct sim_reply tmp;
+	falcon_err_t e;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (t->fail) {
+		t->state = SIM_TASK_EXCEPTION;
+		snprintf(t->message, sizeof(t->message),
+			 "Injected fault: the chassis failed the %s of task %s.",
+			 t->zone ? "zone change" : t->add ? "attach" : "detach", t->idstr);
+	} else if (t->zone) {
+		if (zone_apply(srv, t->p, t->want, true, &tmp)) {
+			t->state = SIM_TASK_COMPLETED;
+			snprintf(t->message, sizeof(t->message), "Zone H%d changed.", t->p + 1);
+		}
+	} else {
+		e = t->add ? sim_check_attach(&srv->cfg, &srv->st, t->p, t->d, t->s)
+			   : sim_check_detach(&srv->cfg, &srv->st, t->p, t->d, t->s);
+		if (e != FALCON_OK) {
+			reply_rule_error(&tmp, e);
+		} else {
+			if (t->add)
+				do_attach(srv, t->p, t->d, t->s);
+			else
+				do_detach(srv, t->p, t->d, t->s);
+			t->state = SIM_TASK_COMPLETED;
+			snprintf(t->message, sizeof(t->message), "drawer%d_slot%d %s H%d.", t->d, t->s,
+				 t->add ? "attached to" : "detached from", t->p + 1);
+		}
+	}
+	if (tmp.body != NULL) { /* refused when it ran: the rule's message */
+		struct json_object *err, *msg;
+
+		t->state = SIM_TASK_EXCEPTION;
+		if (json_object_object_get_ex(tmp.body, "error", &err) &&
+		    json_object_object_get_ex(err, "message", &msg))
+			falcon_strlcpy(t->message, json_object_get_string(msg), sizeof(t->message));
+		json_object_put(tmp.body);
+	}
+	t->end_ms = now_ms();
+	iso_now(t->end_time, sizeof(t->end_time));
+	falcon_info("task %s: %s: %s", t->idstr, task_state_str(t->state), t->message);
+}
+
+/* tasks_tick - finish every task that is due (called on each request). */
+static void tasks_tick(struct sim_server *srv)
+{
+	long long now = now_ms();
+	size_t i;
+
+	for (i = 0; i < SIM_MAX_TASKS; i++)
+		if (srv->tasks[i].state == SIM_TASK_RUNNING && srv->tasks[i].due_ms <= now)
+			task_finish(srv, &srv->tasks[i]);
+}
+
+/*
+ * GET on a task monitor: 202 with the Task while it runs; when it is done
+ * the operation's own answer (a zone PATCH: 200 with the zone; an action:
+ * 204); when it failed, 200 with the Task in TaskState Exception and its
+ * message (what a client reads to report the failure).
+ */
+static void task_monitor(struct sim_server *srv, struct sim_task *t, struct sim_reply *r)
+{
+	if (t->state == SIM_TASK_RUNNING) {
+		r->status = 202;
+		r->body = task_res(t);
+		snprintf(r->location, sizeof(r->location), RF "/TaskService/TaskMonitors/%s", t->idstr);
+	} else if (t->state == SIM_TASK_EXCEPTION) {
+		r->status = 200;
+		r->body = task_res(t);
+	} else if (t->zone) {
+		r->status = 200;
+		r->body = zone(srv, t->p);
+		r->etag = true;
+	} else {
+		r->status = 204;
+	}
+}
+
+/* PATCH Zones/H<n> {"Links": {"Endpoints": [...]}}: the new member set. */
+static void patch_zone(struct sim_server *srv, int p, struct json_object *body,
+		       struct sim_reply *r)
+{
+	bool want[SIM_DRAWERS][SIM_SLOTS] = { { false } };
+	bool adds = false, removes = false;
+	int d, s;
+
+	if (!zone_want(srv, p, body, want, r) || !zone_apply(srv, p, want, false, r))
+		return;
+	for (d = 1; d <= SIM_DRAWERS; d++)
+		for (s = 1; s <= SIM_SLOTS; s++) {
+			int owner = srv->st.slot[d - 1][s - 1].owner;
+
+			adds |= want[d - 1][s - 1] && owner != p;
+			removes |= !want[d - 1][s - 1] && owner == p;
+		}
+	if ((adds && srv->cfg.faults.task_attach) || (removes && srv->cfg.faults.task_detach)) {
+		struct sim_task t = { .zone = true, .p = p };
+
+		memcpy(t.want, want, sizeof(t.want));
+		task_start(srv, &t, r);
+		return;
+	}
+	zone_apply(srv, p, want, true, r);
 	r->status = 200;
 	r->body = zone(srv, p);
 	r->etag = true;
@@ -1136,6 +1428,12 @@ static void block_action(struct sim_server *srv, int p, bool add, struct json_ob
 		: sim_check_detach(&srv->cfg, &srv->st, p, d, s);
 	if (e != FALCON_OK) {
 		reply_rule_error(r, e);
+		return;
+	}
+	if (add ? srv->cfg.faults.task_attach : srv->cfg.faults.task_detach) {
+		struct sim_task t = { .add = add, .p = p, .d = d, .s = s };
+
+		task_start(srv, &t, r);
 		return;
 	}
 	if (add)
@@ -1218,6 +1516,7 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 	n = strlen(norm);
 	while (n > 1 && norm[n - 1] == '/')
 		norm[--n] = '\0';
+	tasks_tick(srv);
 	memset(&rt, 0, sizeof(rt));
 	for (i = 0; i < ARRAY_SIZE(routes); i++) {
 		memset(&rt, 0, sizeof(rt));
@@ -1239,9 +1538,21 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 		return;
 	}
 	if (get) {
+		/* DSP0266 sec. 8.2.2: GET and HEAD answers carry Allow */
+		falcon_strlcpy(r->allow, routes[i].allow, sizeof(r->allow));
+		if (rt.k == K_METADATA) {
+			r->status = 200;
+			r->text = sim_odata_metadata();
+			r->ctype = "application/xml";
+			return;
+		}
+		if (rt.k == K_TASK_MON) {
+			task_monitor(srv, &srv->tasks[rt.task], r);
+			return;
+		}
 		r->status = 200;
 		r->body = render(srv, &rt);
-		r->etag = rt.k != K_REDFISH;
+		r->etag = rt.k != K_REDFISH && rt.k != K_ODATA;
 		return;
 	}
 	if (strcmp(method, "DELETE") == 0) { /* K_SESS */
@@ -1295,6 +1606,7 @@ struct json_object *sim_state_json(struct sim_server *srv)
 	struct json_object *devs = json_object_new_array();
 	int p, d, s, i, nsess = 0;
 
+	tasks_tick(srv);
 	jadd_str(o, "chassis", cfg->chassis);
 	jadd_str(o, "mode", sim_mode_str(cfg->mode));
 	jadd_str(o, "surprise_removal", cfg->surprise == SIM_SURPRISE_STALE ? "stale"

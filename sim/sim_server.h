@@ -30,6 +30,28 @@ struct sim_session {
 	char user[SIM_NAME_LEN];
 };
 
+/*
+ * An asynchronous attach or detach (DSP0266 1.20 sec. 12.2, "Asynchronous
+ * operations"): accepted with 202 and a task monitor, applied when it is
+ * due (checked again against the rules then), or failed on purpose.
+ */
+#define SIM_MAX_TASKS 32
+typedef enum { SIM_TASK_FREE = 0, SIM_TASK_RUNNING, SIM_TASK_COMPLETED,
+	       SIM_TASK_EXCEPTION } sim_task_state_t;
+struct sim_task {
+	sim_task_state_t state;
+	unsigned long id;
+	char idstr[24];                      /* id as the URI segment */
+	long long start_ms, due_ms, end_ms;  /* CLOCK_MONOTONIC ms */
+	char start_time[32], end_time[32];   /* ISO 8601, for the Task resource */
+	bool zone;                           /* PATCH of a zone, else a block action */
+	bool add;                            /* block action: Add, else Remove */
+	int p, d, s;
+	bool want[SIM_DRAWERS][SIM_SLOTS];   /* zone: the new member set */
+	bool fail;                           /* end in Exception (fault) */
+	char message[256];                   /* the outcome, for Messages */
+};
+
 struct sim_host_state;
 
 struct sim_server {
@@ -46,6 +68,9 @@ struct sim_server {
 	/* host side */
 	char *sysfs_root;
 	struct sim_host_state *host;
+	/* asynchronous operations (sim_redfish.c) */
+	struct sim_task tasks[SIM_MAX_TASKS];
+	unsigned long next_task;
 };
 
 /* A reply built by sim_redfish_*: status, JSON body (owned), extra headers. */
@@ -53,9 +78,11 @@ struct sim_reply {
 	int status;
 	struct json_object *body;     /* NULL = empty body */
 	bool etag;                    /* add ETag + @odata.etag (a resource) */
-	char allow[64];               /* 405: the Allow header */
+	char allow[64];               /* the Allow header (GET, HEAD and 405) */
 	char location[256];
 	char token[80];
+	const char *text;             /* a body that is not JSON (static), or NULL */
+	const char *ctype;            /* its Content-Type */
 };
 
 /*
@@ -83,6 +110,29 @@ void sim_etag_of(struct json_object *o, char *buf, size_t n);
 
 /* sim_state_json - GET /admin/state: who owns what, what each host sees. */
 struct json_object *sim_state_json(struct sim_server *srv);
+
+/* ---- sim_odata.c: OData documents (pure) ---- */
+
+/*
+ * sim_odata_metadata - the CSDL document served at /redfish/v1/$metadata
+ * (DSP0266 1.20 sec. 8.4 "Service metadata", OData CSDL 4.0): an
+ * edmx:Reference with edmx:Include for every DMTF namespace falcon-sim's
+ * resources use, the Service entity container and the inline Falcon.v1_0_0
+ * schema of our Oem objects.  Static storage; never NULL.
+ */
+const char *sim_odata_metadata(void);
+
+/* sim_odata_service_doc - the OData service document (/redfish/v1/odata,
+ * DSP0266 sec. 8.5): the service root's top-level resources (new reference). */
+struct json_object *sim_odata_service_doc(void);
+
+/*
+ * sim_odata_schema_uri - the JSON schema of a resource from its @odata.type
+ * ("#Chassis.v1_25_0.Chassis" -> https://redfish.dmtf.org/schemas/v1/
+ * Chassis.v1_25_0.json) into buf (n bytes) for the Link rel=describedby
+ * header (DSP0266 sec. 8.2.2).  false when odata_type is malformed or buf small.
+ */
+bool sim_odata_schema_uri(const char *odata_type, char *buf, size_t n);
 
 /* ---- sim_host.c: the host side (sysfs-shaped trees) ---- */
 

@@ -3,7 +3,7 @@
  * the benchmark (not installed).
  *
  *   chassis-client --url URL [--backend B] [--credentials F] [--timeout S]
- *                  [--retries N] [-v] COMMAND
+ *                  [--retries N] [--task-timeout S] [-v] COMMAND
  *     attach PORT DEV | detach PORT DEV | verify PORT DEV attached|detached
  *     owner DEV            the device's owner from the inventory ("-" if free)
  *     bench N              N attach+detach round trips (PORT H1, DEV
@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 		{ "credentials", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
+		{ "task-timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -123,6 +124,11 @@ int main(int argc, char **argv)
 			if (falcon_strtol(optarg, 10, -1, 100, &v) != FALCON_OK)
 				return 2;
 			o.retries = (int)v;
+			break;
+		case 'T':
+			if (falcon_strtol(optarg, 10, 1, 600, &v) != FALCON_OK)
+				return 2;
+			o.task_timeout_s = (int)v;
 			break;
 		case 'v': level = FALCON_LOG_VERBOSE; break;
 		default: return 2;

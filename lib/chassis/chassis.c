@@ -20,6 +20,7 @@
 #include "chassis/chassis_backend.h"
 #include "chassis/chassis_common.h"
 #include "chassis/redfish.h"
+#include "core/log.h"
 #include "core/util.h"
 
 struct falcon_chassis {
@@ -37,6 +38,7 @@ static const struct falcon_be_ops *backend_ops(falcon_backend_t b)
 	switch (b) {
 	case FALCON_BACKEND_FABRIC: return &falcon_be_fabric;
 	case FALCON_BACKEND_COMPOSITION: return &falcon_be_composition;
+	case FALCON_BACKEND_AUTO: break; /* resolved before be_init() */
 	}
 	return NULL;
 }
@@ -71,6 +73,80 @@ static falcon_err_t be_init(struct falcon_be *be, falcon_backend_t backend,
 	return FALCON_OK;
 }
 
+/* Does the fabric at path have a Zones collection?  A fabric that cannot be
+ * read counts as none (the service root may list what it does not serve). */
+static bool fabric_has_zones(struct falcon_be *be, const char *path)
+{
+	struct json_object *f = NULL;
+	bool zones;
+
+	if (falcon_be_get(be, path, &f, NULL, 0) != FALCON_OK)
+		return false;
+	zones = falcon_rf_link(f, "Zones") != NULL;
+	json_object_put(f);
+	return zones;
+}
+
+/*
+ * pick_backend - read the service root (DSP0266 1.20 sec. 7: the root links
+ * the services it offers) over be->get and choose: a Fabrics member with
+ * Zones (H3's model, DMTF's CXL mockup) is redfish-fabric, else a
+ * CompositionService is redfish-composition; the choice and why are logged.
+ * FALCON_ERR_UNSUPPORTED when the root has neither; transport errors of
+ * the root GET as they come.
+ */
+static falcon_err_t pick_backend(struct falcon_be *be, const char *name, falcon_backend_t *out)
+{
+	struct json_object *root = NULL, *coll = NULL;
+	const char **paths = NULL, *fabrics, *comp;
+	char why[FALCON_RF_PATH_LEN + 64] = "";
+	falcon_err_t rv;
+	size_t i, n = 0;
+
+	be->budget = FALCON_BE_MAX_FETCHES;
+	if ((rv = falcon_be_get(be, FALCON_RF_ROOT, &root, NULL, 0)) != FALCON_OK)
+		return rv;
+	fabrics = falcon_rf_link(root, "Fabrics");
+	comp = falcon_rf_link(root, "CompositionService");
+	if (fabrics != NULL &&
+	    falcon_be_get_collection(be, fabrics, &coll, &paths, &n) == FALCON_OK)
+		for (i = 0; i < n && i < 16; i++)
+			if (fabric_has_zones(be, paths[i])) {
+				snprintf(why, sizeof(why), "fabric %s has Zones", paths[i]);
+				*out = FALCON_BACKEND_FABRIC;
+				break;
+			}
+	if (why[0] == '\0' && comp != NULL) {
+		snprintf(why, sizeof(why), "the service root has a CompositionService%s",
+			 fabrics != NULL ? " and no fabric with Zones" : " and no Fabrics");
+		*out = FALCON_BACKEND_COMPOSITION;
+	}
+	free(paths);
+	json_object_put(coll);
+	json_object_put(root);
+	if (why[0] == '\0')
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
+				      "chassis %s: the service root %s has neither a fabric with "
+				      "Zones nor a CompositionService: no backend fits", name,
+				      FALCON_RF_ROOT);
+	falcon_info("chassis %s: backend %s (%s)", name, falcon_backend_str(*out), why);
+	return FALCON_OK;
+}
+
+/* When backend is auto: a given fabric path means redfish-fabric, else
+ * the service root decides (be's get and ctx set). */
+static falcon_err_t resolve_backend(struct falcon_be *be, const char *name,
+				    const char *fabric, falcon_backend_t *backend)
+{
+	if (*backend != FALCON_BACKEND_AUTO)
+		return FALCON_OK;
+	if (fabric != NULL && *fabric != '\0') {
+		*backend = FALCON_BACKEND_FABRIC;
+		return FALCON_OK;
+	}
+	return pick_backend(be, name, backend);
+}
+
 falcon_err_t falcon_chassis_open_io(falcon_backend_t backend, falcon_rf_get_fn get,
 				    falcon_rf_send_fn send, void *ctx,
 				    const char *fabric, long max_fetches,
@@ -83,14 +159,16 @@ falcon_err_t falcon_chassis_open_io(falcon_backend_t backend, falcon_rf_get_fn g
 	ch = calloc(1, sizeof(*ch));
 	if (ch == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_chassis_open_io");
-	rv = be_init(&ch->be, backend, fabric, 0, max_fetches);
+	ch->be.get = get;
+	ch->be.send = send;
+	ch->be.ctx = ctx;
+	rv = resolve_backend(&ch->be, "(io)", fabric, &backend);
+	if (rv == FALCON_OK)
+		rv = be_init(&ch->be, backend, fabric, 0, max_fetches);
 	if (rv != FALCON_OK) {
 		free(ch);
 		return rv;
 	}
-	ch->be.get = get;
-	ch->be.send = send;
-	ch->be.ctx = ctx;
 	*out = ch;
 	return FALCON_OK;
 }
@@ -100,6 +178,7 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 {
 	struct falcon_rf_opts ro = { 0 };
 	struct falcon_chassis *ch = NULL;
+	falcon_backend_t backend;
 	falcon_err_t rv;
 
 	*out = NULL;
@@ -116,10 +195,13 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 		       sizeof(ch->name));
 	if (opts->name != NULL)
 		falcon_strlcpy(ch->be.chassis, opts->name, sizeof(ch->be.chassis));
-	rv = be_init(&ch->be, opts->backend, opts->fabric, opts->retries, 0);
+	backend = opts->backend;
+	rv = be_init(&ch->be, backend == FALCON_BACKEND_AUTO ? FALCON_BACKEND_FABRIC : backend,
+		     opts->fabric, opts->retries, 0);
 	if (rv != FALCON_OK)
 		goto fail;
 	if (opts->timeout_s < 0 || opts->timeout_s > 3600 ||
+	    opts->task_timeout_s < 0 || opts->task_timeout_s > 3600 ||
 	    opts->connect_timeout_s < 0 || opts->connect_timeout_s > 3600) {
 		rv = falcon_err_set(FALCON_ERR_INVAL, "chassis %s: timeouts must be in [0, 3600] s",
 				    ch->name);
@@ -132,6 +214,7 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 	ro.basic_auth = opts->basic_auth;
 	ro.timeout_ms = opts->timeout_s * 1000;
 	ro.connect_timeout_ms = opts->connect_timeout_s * 1000;
+	ro.task_timeout_ms = opts->task_timeout_s * 1000;
 	rv = falcon_rf_open(&ro, &ch->rf);
 	if (rv != FALCON_OK)
 		goto fail;
@@ -139,6 +222,13 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 	ch->be.send = falcon_rf_send;
 	ch->be.send_resp = falcon_rf_send_resp;
 	ch->be.ctx = ch->rf;
+	if (backend == FALCON_BACKEND_AUTO) {
+		rv = resolve_backend(&ch->be, ch->name, opts->fabric, &backend);
+		if (rv == FALCON_OK)
+			rv = be_init(&ch->be, backend, opts->fabric, opts->retries, 0);
+		if (rv != FALCON_OK)
+			goto fail;
+	}
 	*out = ch;
 	ch = NULL;
 	rv = FALCON_OK;

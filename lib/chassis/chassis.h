@@ -68,7 +68,8 @@ struct falcon_chassis_opts {
 	const char *name;             /* for messages and falcon_device.chassis
 				       * when the service names none; NULL = url */
 	const char *url;              /* http(s)://host[:port]; required */
-	falcon_backend_t backend;
+	falcon_backend_t backend;     /* FALCON_BACKEND_AUTO: read the service
+				       * root (see falcon_chassis_open_opts()) */
 	const char *credentials_file; /* NULL = anonymous */
 	const char *ca_file;          /* NULL = system CA store */
 	bool insecure;                /* TLS verification off (warned) */
@@ -78,11 +79,19 @@ struct falcon_chassis_opts {
 	const char *fabric;           /* redfish-fabric: the fabric's path,
 				       * NULL = discover from /redfish/v1/Fabrics */
 	int retries;                  /* re-reads after a 412; 0 = 5, -1 = none */
+	int task_timeout_s;           /* an attach/detach answered 202: how long
+				       * its task monitor is followed; 0 = 60 */
 };
 
 /*
  * falcon_chassis_open_opts - a client from explicit options; errors as
  * falcon_chassis_open().  *out is freed with falcon_chassis_close().
+ * With backend FALCON_BACKEND_AUTO and no fabric path it reads the service
+ * root (DSP0266 1.20 sec. 7) and chooses: a Fabrics member with a Zones
+ * collection is redfish-fabric, else a CompositionService is
+ * redfish-composition (logged at info level with the reason; a given
+ * fabric path means redfish-fabric).  FALCON_ERR_UNSUPPORTED when the root
+ * offers neither; errors of the root GET as falcon_chassis_inventory().
  */
 falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 				      struct falcon_chassis **out);

@@ -24,9 +24,11 @@ tests_fixture_server_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(PTHREA
 tests_fixture_server_LDADD = $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) $(MHD_LIBS) \
 	$(PTHREAD_LIBS)
 
-EXTRA_DIST += tests/integration/chassis-mockup.sh
+EXTRA_DIST += tests/integration/chassis-mockup.sh tests/integration/chassis-discover.sh \
+	tests/integration/chassis-tasks.sh
 if INTEGRATION_TESTS
-TESTS += tests/integration/chassis-mockup.sh
+TESTS += tests/integration/chassis-mockup.sh tests/integration/chassis-discover.sh \
+	tests/integration/chassis-tasks.sh
 endif
 
 if HAVE_CHECK

@@ -39,6 +39,7 @@ struct json_object;
 #define FALCON_RF_MAX_DEPTH 64            /* JSON nesting (json-c tokener depth) */
 #define FALCON_RF_CONNECT_TIMEOUT_MS 5000 /* default connect timeout */
 #define FALCON_RF_TIMEOUT_MS 10000        /* default total time of one request */
+#define FALCON_RF_TASK_TIMEOUT_MS 60000   /* default time to follow a task monitor */
 
 /*
  * How a backend reads one resource: *out gets a new JSON object (caller
@@ -149,6 +150,17 @@ bool falcon_rf_path_eq(const char *a, const char *b);
  */
 void falcon_rf_body_etag(struct json_object *obj, char *etag, size_t n);
 
+/*
+ * falcon_rf_task_outcome - what a task monitor's answer says (DSP0266 1.20
+ * sec. 12.2; Task.v1_7_3 TaskState).  A body that is not a Task (its
+ * @odata.type not "#Task.") is the operation's own answer: *done, OK.  A
+ * Task in TaskState Completed: *done, OK; Killed, Exception or Cancelled:
+ * *done, FALCON_ERR_CHASSIS with "WHAT: task ID ended in TaskState S:
+ * Messages[0].Message"; any other state: !*done (still running), OK.  A
+ * Task without TaskState is FALCON_ERR_PROTOCOL naming what.
+ */
+falcon_err_t falcon_rf_task_outcome(struct json_object *body, const char *what, bool *done);
+
 /* ---- the mockup directory (rf_dir.c) ---- */
 
 /*
@@ -184,6 +196,8 @@ struct falcon_rf_opts {
 				       * instead of a Redfish session */
 	int connect_timeout_ms;       /* 0 = FALCON_RF_CONNECT_TIMEOUT_MS */
 	int timeout_ms;               /* 0 = FALCON_RF_TIMEOUT_MS */
+	int task_timeout_ms;          /* following a 202's task monitor;
+				       * 0 = FALCON_RF_TASK_TIMEOUT_MS */
 };
 
 struct falcon_rf;
@@ -231,6 +245,14 @@ void falcon_rf_resp_free(struct falcon_rf_resp *resp);
  * connection and TLS failures FALCON_ERR_TRANSPORT, a body over
  * FALCON_RF_MAX_BODY or not JSON FALCON_ERR_PROTOCOL/PARSE) and resp holds
  * nothing to free.  With a session, a 401 logs in again once and retries.
+ * A change (not GET) answered 202 Accepted is an asynchronous operation
+ * (DSP0266 1.20 sec. 12.2): its task monitor (Location, else the Task's
+ * TaskMonitor) is polled with GET (100 ms, doubling to 1 s) until it
+ * answers other than 202, at most task_timeout_ms (FALCON_ERR_TIMEOUT
+ * naming the monitor and the last TaskState); *resp is then the monitor's
+ * final answer, with the body dropped when it is a Task in TaskState
+ * Completed (there is no resource to return: the caller reads back), and
+ * a failed task is the error of falcon_rf_task_outcome().
  */
 falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
 			       const char *path, struct json_object *body,

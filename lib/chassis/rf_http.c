@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -139,6 +140,7 @@ struct falcon_rf {
 	bool insecure;
 	long connect_timeout_ms;
 	long timeout_ms;
+	long task_timeout_ms;
 	char errbuf[CURL_ERROR_SIZE];
 	/* the response being received */
 	char *body;
@@ -414,6 +416,77 @@ static falcon_err_t take_body(struct falcon_rf *rf, const char *method, const ch
 
 static falcon_err_t login(struct falcon_rf *rf);
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * follow_task - *resp is a 202 to `method path`: poll its task monitor
+ * until the operation is over (see falcon_rf_request()).  On error resp
+ * holds nothing to free.
+ */
+static falcon_err_t follow_task(struct falcon_rf *rf, const char *method, const char *path,
+				struct falcon_rf_resp *resp)
+{
+	char monitor[FALCON_RF_PATH_LEN], what[2 * FALCON_RF_PATH_LEN + 32];
+	char state[32] = "unknown";
+	long long deadline = mono_ms() + rf->task_timeout_ms;
+	long wait_ms = 100;
+	falcon_err_t rv;
+	bool done;
+
+	if (resp->location[0] != '\0')
+		falcon_strlcpy(monitor, resp->location, sizeof(monitor));
+	else if (falcon_rf_str(resp->body, "TaskMonitor") != NULL &&
+		 falcon_rf_path_ok(falcon_rf_str(resp->body, "TaskMonitor")))
+		falcon_strlcpy(monitor, falcon_rf_str(resp->body, "TaskMonitor"), sizeof(monitor));
+	else {
+		falcon_rf_resp_free(resp);
+		return falcon_err_set(FALCON_ERR_PROTOCOL, "%s %s: 202 Accepted without a task "
+				      "monitor (no Location, no TaskMonitor)", method, path);
+	}
+	snprintf(what, sizeof(what), "%s %s (task monitor %s)", method, path, monitor);
+	falcon_verbose("%s: accepted, following the task", what);
+	for (;;) {
+		if (falcon_rf_str(resp->body, "TaskState") != NULL)
+			falcon_strlcpy(state, falcon_rf_str(resp->body, "TaskState"), sizeof(state));
+		falcon_rf_resp_free(resp);
+		if (mono_ms() + wait_ms > deadline)
+			return falcon_err_set(FALCON_ERR_TIMEOUT, "%s: still running after %ld ms "
+					      "(TaskState %s)", what, rf->task_timeout_ms, state);
+		{
+			struct timespec ts = { wait_ms / 1000, (wait_ms % 1000) * 1000000L };
+
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		}
+		wait_ms = wait_ms * 2 > 1000 ? 1000 : wait_ms * 2;
+		rv = falcon_rf_request(rf, "GET", monitor, NULL, NULL, resp);
+		if (rv != FALCON_OK)
+			return rv;
+		if (resp->status == 202)
+			continue;
+		rv = falcon_rf_task_outcome(resp->body, what, &done);
+		if (rv != FALCON_OK) {
+			falcon_rf_resp_free(resp);
+			return rv;
+		}
+		if (!done)
+			continue;
+		if (falcon_rf_str(resp->body, "TaskState") != NULL) { /* a Task: no resource */
+			json_object_put(resp->body);
+			resp->body = NULL;
+			resp->etag[0] = '\0';
+		}
+		falcon_verbose("%s: done (HTTP %ld)", what, resp->status);
+		return FALCON_OK;
+	}
+}
+
 falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
 			       const char *path, struct json_object *body,
 			       const char *if_match, struct falcon_rf_resp *resp)
@@ -456,6 +529,8 @@ falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
 	if (rv != FALCON_OK)
 		goto fail;
 	falcon_debug("%s %s: HTTP %ld", method, url, resp->status);
+	if (resp->status == 202 && strcmp(method, "GET") != 0)
+		return follow_task(rf, method, path, resp);
 	return FALCON_OK;
 fail:
 	falcon_rf_resp_free(resp);
@@ -582,6 +657,8 @@ falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf 
 	rf->connect_timeout_ms = opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms :
 				 FALCON_RF_CONNECT_TIMEOUT_MS;
 	rf->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : FALCON_RF_TIMEOUT_MS;
+	rf->task_timeout_ms = opts->task_timeout_ms > 0 ? opts->task_timeout_ms
+			      : FALCON_RF_TASK_TIMEOUT_MS;
 	rf->insecure = opts->insecure;
 	rf->basic = opts->basic_auth;
 	if (opts->ca_file != NULL && (rf->ca_file = strdup(opts->ca_file)) == NULL) {

@@ -306,3 +306,41 @@ void falcon_rf_body_etag(struct json_object *obj, char *etag, size_t n)
 			return;
 	falcon_strlcpy(etag, e, n);
 }
+
+falcon_err_t falcon_rf_task_outcome(struct json_object *body, const char *what, bool *done)
+{
+	/* Task.v1_7_3 TaskState: New, Starting, Running, Suspended,
+	 * Interrupted, Pending, Stopping, Completed, Killed, Exception,
+	 * Service, Cancelling, Cancelled.  Still going unless one of these: */
+	static const char *const failed[] = { "Killed", "Exception", "Cancelled", NULL };
+	const char *type = falcon_rf_str(body, "@odata.type");
+	const char *state = falcon_rf_str(body, "TaskState");
+	struct json_object *msgs = falcon_rf_arr(body, "Messages");
+	const char *msg = NULL;
+	char clean[512];
+	size_t i;
+
+	*done = true;
+	if (type == NULL || strncmp(type, "#Task.", 6) != 0)
+		return FALCON_OK; /* the operation's own answer */
+	if (state == NULL)
+		return falcon_err_set(FALCON_ERR_PROTOCOL, "%s: a Task without TaskState", what);
+	if (strcmp(state, "Completed") == 0)
+		return FALCON_OK;
+	for (i = 0; failed[i] != NULL; i++)
+		if (strcmp(state, failed[i]) == 0)
+			break;
+	if (failed[i] == NULL) {
+		*done = false;
+		return FALCON_OK;
+	}
+	if (msgs != NULL && json_object_array_length(msgs) > 0)
+		msg = falcon_rf_str(json_object_array_get_idx(msgs, 0), "Message");
+	falcon_strlcpy(clean, msg != NULL ? msg : "no message", sizeof(clean));
+	for (i = 0; clean[i] != '\0'; i++)
+		if ((unsigned char)clean[i] < 0x20)
+			clean[i] = '?';
+	return falcon_err_set(FALCON_ERR_CHASSIS, "%s: task %s ended in TaskState %s: %s", what,
+			      falcon_rf_str(body, "Id") != NULL ? falcon_rf_str(body, "Id") : "?",
+			      state, clean);
+}

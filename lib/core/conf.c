@@ -108,7 +108,7 @@ static falcon_err_t words_from_str(const struct words *w, const char *s, unsigne
 CONF_WORDS(place, falcon_place_t, "pack", "spread", "any")
 CONF_WORDS(check, falcon_check_t, "quick", "full", "off")
 CONF_WORDS(action, falcon_action_t, "drain", "fail", "warn")
-CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition")
+CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition", "auto")
 CONF_WORDS(mode, falcon_mode_t, "standard", "advanced")
 
 /* Table III of the paper, in falcon_topo_label_t bit order. */

@@ -24,7 +24,10 @@
 #define FALCON_BDF_LEN 16        /* "0000:3b:00.0" + NUL, padded */
 #define FALCON_NAME_LEN 64
 
-typedef enum { FALCON_BACKEND_FABRIC = 0, FALCON_BACKEND_COMPOSITION } falcon_backend_t;
+/* FALCON_BACKEND_AUTO: the chassis client reads the service root and picks
+ * one (lib/chassis/chassis.h, falcon_chassis_open_opts()). */
+typedef enum { FALCON_BACKEND_FABRIC = 0, FALCON_BACKEND_COMPOSITION,
+	       FALCON_BACKEND_AUTO } falcon_backend_t;
 typedef enum { FALCON_MODE_STANDARD = 0, FALCON_MODE_ADVANCED } falcon_mode_t;
 typedef enum { FALCON_PLACE_PACK = 0, FALCON_PLACE_SPREAD, FALCON_PLACE_ANY } falcon_place_t;
 typedef enum { FALCON_CHECK_QUICK = 0, FALCON_CHECK_FULL, FALCON_CHECK_OFF } falcon_check_t;

@@ -419,7 +419,7 @@ static const struct {
 	{ "ChassisName=c Url=http://[::1]x/\n", 1, "Url: expected", NULL },
 	{ "ChassisName=c Url=http://c\x01/\n", 1, "Url: expected", NULL },
 	{ "ChassisName=c Url=http://c/ Backend=ipmi\n", 1,
-	  "Backend: expected redfish-fabric|redfish-composition, got 'ipmi'", NULL },
+	  "Backend: expected redfish-fabric|redfish-composition|auto, got 'ipmi'", NULL },
 	{ "ChassisName=c Url=http://c/ Mode=shared\n", 1, "Mode: expected standard|advanced",
 	  NULL },
 	{ "ChassisName=c Url=http://c/ Insecure=maybe\n", 1, "Insecure: expected yes|no", NULL },

@@ -307,6 +307,45 @@ static const struct {
 	{ "<html></html>", 0, FALCON_ERR_PARSE, "malformed JSON" },
 };
 
+/* falcon_rf_task_outcome over task monitor answers (DSP0266 sec. 12.2). */
+static const struct {
+	const char *body;
+	falcon_err_t rv;
+	bool done;
+	const char *msg;
+} task_cases[] = {
+	{ "{\"@odata.type\":\"#Zone.v1_6_1.Zone\"}", FALCON_OK, true, NULL },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"TaskState\":\"Running\"}", FALCON_OK, false, NULL },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"TaskState\":\"Pending\"}", FALCON_OK, false, NULL },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"TaskState\":\"Completed\"}", FALCON_OK, true, NULL },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"Id\":\"7\",\"TaskState\":\"Exception\","
+	  "\"Messages\":[{\"Message\":\"slot\\nfault\"}]}", FALCON_ERR_CHASSIS, true,
+	  "M: task 7 ended in TaskState Exception: slot?fault" },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"TaskState\":\"Killed\"}", FALCON_ERR_CHASSIS, true,
+	  "task ? ended in TaskState Killed: no message" },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"TaskState\":\"Cancelled\",\"Messages\":5}",
+	  FALCON_ERR_CHASSIS, true, "TaskState Cancelled" },
+	{ "{\"@odata.type\":\"#Task.v1_7_3.Task\",\"TaskState\":3}", FALCON_ERR_PROTOCOL, true,
+	  "M: a Task without TaskState" },
+};
+
+START_TEST(test_task_outcome)
+{
+	struct json_object *o = json_tokener_parse(task_cases[_i].body);
+	bool done = !task_cases[_i].done;
+	falcon_err_t rv;
+
+	ck_assert_ptr_nonnull(o);
+	rv = falcon_rf_task_outcome(o, "M", &done);
+	ck_assert_int_eq(rv, task_cases[_i].rv);
+	ck_assert(done == task_cases[_i].done);
+	if (task_cases[_i].msg != NULL)
+		ck_assert_msg(strstr(falcon_errmsg(), task_cases[_i].msg) != NULL,
+			      "case %d: '%s' lacks '%s'", _i, falcon_errmsg(), task_cases[_i].msg);
+	json_object_put(o);
+}
+END_TEST
+
 START_TEST(test_parse_table)
 {
 	struct json_object *obj = (void *)1;
@@ -1510,6 +1549,7 @@ int main(void)
 	tcase_add_test(tc, test_be_shared_results);
 	tcase_add_loop_test(tc, test_be_attach_rollback, 0, ARRAY_SIZE(rollback_cases));
 	tcase_add_test(tc, test_be_send_resp);
+	tcase_add_loop_test(tc, test_task_outcome, 0, ARRAY_SIZE(task_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");

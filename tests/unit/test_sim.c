@@ -92,6 +92,11 @@ static const struct {
 	{ "{\"faults\":{\"rules\":[{\"action\":\"latency\"}]}}", "faults.rules[0].ms: required for a latency rule" },
 	{ "{\"faults\":{\"degraded_links\":{\"gpu1\":{\"speed_gts\":8,\"width\":8}}}}",
 	  "faults.degraded_links.gpu1: expected a key" },
+	{ "{\"faults\":{\"tasks\":{\"attach\":1}}}", "faults.tasks.attach: expected true or false" },
+	{ "{\"faults\":{\"tasks\":{\"ms\":-1}}}", "faults.tasks.ms: expected" },
+	{ "{\"faults\":{\"tasks\":{\"later\":true}}}", "faults.tasks.later: unknown field" },
+	{ "{\"faults\":{\"tasks\":[]}}", "faults.tasks: expected an object" },
+	{ "{\"faults\":{\"tasks\":{\"attach\":true,\"ms\":0}}}", NULL },
 };
 
 START_TEST(test_config_errors)

@@ -1,0 +1,87 @@
+#!/bin/sh
+# chassis-tasks.sh - asynchronous attach and detach (DSP0266 sec. 12.2):
+# falcon-sim answers them 202 Accepted with a TaskService task monitor
+# (faults.tasks, set through /admin/faults and through --config), and the
+# chassis client follows the monitor to the end with both backends: the
+# change is applied only when the task completes, a task that ends in
+# TaskState Exception is an error carrying the task's message (nothing
+# changed), and a task that outlives the client's task timeout is a TIMEOUT
+# naming the monitor.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/sim-lib.sh"
+
+CLIENT=$top_builddir/tests/chassis-client
+[ -x "$CLIENT" ] || t_fail "$CLIENT not built"
+
+# Tasks from the configuration file: the sim answers 202 from the start.
+"$SIM" --dump-config >"$t_tmp/cfg.json"
+python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+c["faults"] = {"tasks": {"attach": True, "detach": True, "ms": 1500}}
+json.dump(c, open(sys.argv[1], "w"))' "$t_tmp/cfg.json"
+sim_start --config "$t_tmp/cfg.json"
+
+req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body drawer1_slot1)"
+expect 202 "zone PATCH accepted as a task"
+MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
+case $MON in /redfish/v1/TaskService/TaskMonitors/*) ;; *) t_fail "Location '$MON'" ;; esac
+[ "$(jget 'd["TaskState"]')" = Running ] || t_fail "202 body is not a running Task"
+o=$(owner drawer1_slot1); [ "$o" = None ] || t_fail "applied before the task ran ($o)"
+req GET "$MON"
+expect 202 "monitor while running"
+sleep 1.6
+req GET "$MON"
+expect 200 "monitor when done: the zone"
+[ "$(jget 'd["@odata.type"]')" = "#Zone.v1_6_1.Zone" ] || t_fail "monitor's final answer is not the zone"
+[ "$(owner drawer1_slot1)" = H3 ] || t_fail "not applied after the task"
+TASK=${MON##*/}
+req GET "$RF/TaskService/Tasks/$TASK"
+[ "$(jget 'd["TaskState"]')" = Completed ] || t_fail "task not Completed"
+req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body)"
+expect 202 "detach accepted as a task"
+sleep 1.6
+req GET "$RF/TaskService/Tasks"
+[ "$(jget 'd["Members@odata.count"]')" = 2 ] || t_fail "two tasks listed"
+[ "$(owner drawer1_slot1)" = None ] || t_fail "detach task not applied"
+t_ok "sim: 202, monitor, applied when done"
+
+cl() {
+	out=$("$CLIENT" --url "$SIM_BASE" --backend "$backend" --timeout 3 "$@" 2>"$t_tmp/cl.err") || true
+}
+for backend in redfish-fabric redfish-composition; do
+	req POST /admin/faults '{"tasks":{"attach":true,"detach":true,"ms":300}}'
+	expect 200 "tasks on"
+	cl -v attach H1 drawer1_slot2
+	[ "$out" = ok ] || t_fail "$backend: attach: $out $(cat "$t_tmp/cl.err")"
+	grep -q 'task monitor /redfish/v1/TaskService/TaskMonitors/' "$t_tmp/cl.err" ||
+		t_fail "$backend: the client did not follow a task: $(cat "$t_tmp/cl.err")"
+	[ "$(owner drawer1_slot2)" = H1 ] || t_fail "$backend: not attached"
+	cl verify H1 drawer1_slot2 attached
+	[ "$out" = ok ] || t_fail "$backend: verify: $out"
+	cl detach H1 drawer1_slot2
+	[ "$out" = ok ] || t_fail "$backend: detach: $out $(cat "$t_tmp/cl.err")"
+	[ "$(owner drawer1_slot2)" = None ] || t_fail "$backend: not detached"
+	t_ok "$backend: attach and detach through task monitors"
+
+	req POST /admin/faults '{"tasks":{"attach":true,"ms":100,"fail":true}}'
+	expect 200 "failing tasks"
+	cl attach H1 drawer1_slot3
+	case $out in
+	"error chassis:"*"TaskState Exception: Injected fault: the chassis failed"*) ;;
+	*) t_fail "$backend: failed task: '$out'" ;;
+	esac
+	[ "$(owner drawer1_slot3)" = None ] || t_fail "$backend: a failed task changed the owner"
+	t_ok "$backend: failed task -> $out"
+
+	req POST /admin/faults '{"tasks":{"attach":true,"ms":600000}}'
+	expect 200 "endless tasks"
+	cl --task-timeout 1 attach H1 drawer1_slot4
+	case $out in
+	"error timeout:"*"task monitor /redfish/v1/TaskService/TaskMonitors/"*"still running after 1000 ms (TaskState Running)"*) ;;
+	*) t_fail "$backend: endless task: '$out'" ;;
+	esac
+	t_ok "$backend: endless task -> $out"
+	req DELETE /admin/faults
+done
