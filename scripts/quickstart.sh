@@ -36,6 +36,7 @@ build=$state/build
 log=$state/log
 cluster=$state/cluster
 conf=$state/etc/falcon.conf
+sim_cred=$state/etc/falcon1.credentials
 slurm_conf=$cluster/etc/slurm.conf
 sim_pid=$state/run/falcon-sim.pid
 falcond_pid=$state/run/falcond.pid
@@ -209,12 +210,21 @@ write_config() {
 		mv "$state/ports.tmp" "$state/ports"
 	fi
 	. "$state/ports"
+	# falcon-sim's credentials, like a real chassis': only falcond (root)
+	# can read them, so no other local user can attach or detach through
+	# falcon-sim directly. Made once, kept.
+	if [ ! -s "$sim_cred" ]; then
+		(umask 077; printf 'falcond:%s\n' "$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')" \
+			>"$sim_cred.tmp") && mv "$sim_cred.tmp" "$sim_cred"
+	fi
+	chmod 0600 "$sim_cred"
 	host=$(hostname -s)
 	mkdir -p "$state/falcond" "$state/run/falcon" "$state/sim/sysfs"
 	chmod 0700 "$state/falcond"
 	old_conf=$(cat "$conf" 2>/dev/null || true)
 	sed -e "s|@STATE@|$state|g" -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$host|g" \
 		-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
+		-e "s|@SIM_CREDENTIALS@|$sim_cred|g" \
 		examples/falcon-demo.conf.in >"$conf.tmp"
 	mv "$conf.tmp" "$conf"
 	chmod 0644 "$conf"
@@ -246,10 +256,12 @@ start_cluster() {
 	export SLURM_CONF="$slurm_conf"
 }
 
-# start_sim - falcon-sim: restarted when its binary was reinstalled since it
-# started.
+# start_sim - falcon-sim, with credentials only falcond reads: restarted
+# when its binary was reinstalled since it started, or when an older
+# quickstart started it without credentials.
 start_sim() {
-	if pid_alive falcon-sim "$sim_pid" && [ ! "$prefix/bin/falcon-sim" -nt "$sim_pid" ]; then
+	if pid_alive falcon-sim "$sim_pid" && [ ! "$prefix/bin/falcon-sim" -nt "$sim_pid" ] &&
+		tr '\0' ' ' <"/proc/$(pid_of "$sim_pid")/cmdline" | grep -q -- --credentials; then
 		say "  falcon-sim already running (pid $(cat "$sim_pid"))"
 		return 0
 	fi
@@ -257,6 +269,7 @@ start_sim() {
 	rm -f "$state/sim/port"
 	setsid nohup "$prefix/bin/falcon-sim" --listen "127.0.0.1:$SIM_PORT" \
 		--sysfs-root "$state/sim/sysfs" --config "$top/examples/falcon-sim.json" \
+		--credentials "$sim_cred" \
 		--port-file "$state/sim/port" </dev/null >>"$log/falcon-sim.log" 2>&1 &
 	echo $! >"$sim_pid"
 	# By its pid, not pid_alive: until the child has exec'd setsid, its
@@ -264,7 +277,7 @@ start_sim() {
 	# (seen once: "starting falcon-sim failed" right after the start).
 	wait_for -p "$!" 20 "falcon-sim to write its port file $state/sim/port" \
 		test -s "$state/sim/port" || fail "starting falcon-sim" "$log/falcon-sim.log"
-	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs)"
+	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs; credentials in $sim_cred, mode 0600)"
 }
 
 # start_falcond - falcond: restarted when reinstalled, when falcon.conf

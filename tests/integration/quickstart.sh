@@ -79,6 +79,20 @@ python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["slurm_c
 	"$t_tmp/rec.json" || t_fail "falcond's reconcile did not ask Slurm: $(cat "$t_tmp/rec.json")"
 t_ok "falcond's reconcile asks the demo's slurmctld"
 
+# falcon-sim has credentials only root can read (a real chassis' only
+# falcond holds): an anonymous attach is refused, and the file is 0600.
+. "$demo/ports"
+cred=$demo/etc/falcon1.credentials
+[ "$(stat -c '%a %U' "$cred")" = "600 root" ] || t_fail "$cred: $(stat -c '%a %U' "$cred")"
+grep -q "CredentialsFile=$cred" "$demo/etc/falcon.conf" || t_fail "falcon.conf names no CredentialsFile"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
+	-d '{"Links":{"Endpoints":[]}}' "http://127.0.0.1:$SIM_PORT/redfish/v1/Fabrics/PCIe/Zones/H1")
+[ "$code" = 401 ] || t_fail "an anonymous PATCH of zone H1 got HTTP $code, not 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' -u "$(cat "$cred")" \
+	"http://127.0.0.1:$SIM_PORT/redfish/v1/Fabrics/PCIe/Zones/H1")
+[ "$code" = 200 ] || t_fail "GET of zone H1 with the credentials got HTTP $code"
+t_ok "falcon-sim refuses an anonymous attach (401); its credentials are root's, mode 0600"
+
 run_qs 2
 tag=$(check_run 2)
 grep -q 'nothing changed: reusing' "$t_tmp/qs-2.log" || t_fail "second run rebuilt or reinstalled"
