@@ -9,7 +9,8 @@
 #     rescanned onto the node's bus (the same V100 as every drawer slot); a
 #     --gres=falcon_gpu:1 job is leased drawer1_slot2 and must be given
 #     slot2's BDF (what falcon-sim's /admin/state says the slot got), not the
-#     orphan's; its epilog must leave the orphan on the bus.
+#     orphan's; its epilog must leave the orphan on the bus, also when the
+#     job's lease.json names the orphan's BDF.
 #  2. a leftover RunDir/<job>/lease.json of an ended job naming the slot the
 #     next job is leased: the next job runs (the record is removed), where
 #     the record's BDF claim once made the prolog time out.
@@ -113,6 +114,30 @@ done
 	t_fail "job $jid's epilog removed the orphan $orphan: $(tail -5 "$t_tmp/slurm-epilog.log")"
 [ ! -e "$t_tmp/run/$jid" ] || t_fail "RunDir/$jid left: $(tail -5 "$t_tmp/slurm-epilog.log")"
 t_ok "job $jid's epilog removed $want only; the orphan $orphan stays"
+# -- an epilog whose lease.json names the orphan's BDF (as a prolog that
+# matched by IDs wrote it) removes what its slot holds, not the orphan
+jid=$(sbatch --parsable --gres=falcon_gpu:1 -L falcon1:1 -o /dev/null \
+	--wrap "echo started > '$t_tmp/edit-started'; sleep 300")
+s_wait_state "$jid" RUNNING
+fd_wait_file "$t_tmp/edit-started"
+own=$(fp_topo "$jid" 'j["lease"]["devices"][0]["bdf"]')
+[ "$own" != "$orphan" ] || t_fail "job $jid was given the orphan $orphan"
+sed -i "s/\"$own\"/\"$orphan\"/" "$t_tmp/run/$jid/lease.json"
+grep -q "$orphan" "$t_tmp/run/$jid/lease.json" || t_fail "lease.json not edited"
+scancel "$jid"
+s_wait_done "$jid"
+k=0
+while [ -e "$t_tmp/run/$jid" ]; do
+	k=$((k + 1))
+	[ $k -lt 150 ] || t_fail "job $jid's epilog did not finish: $(tail -5 "$t_tmp/slurm-epilog.log")"
+	sleep 0.2
+done
+[ -e "$DEVS/$orphan/config" ] ||
+	t_fail "job $jid's epilog removed the orphan $orphan named in its lease.json"
+[ ! -e "$DEVS/$own" ] || t_fail "job $jid's epilog left its own $own on the bus"
+grep -q "job $jid: .*lease.json has $orphan, its slot [0-9]* holds $own; $orphan stays" \
+	"$t_tmp/slurm-epilog.log" || t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
+t_ok "job $jid's lease.json naming the orphan: its epilog removed its own $own, not $orphan"
 # the admin takes the orphan back
 echo 1 > "$DEVS/$orphan/remove"
 p_zone_set ""
