@@ -752,11 +752,15 @@ int falcon_topo_identify(const struct falcon_topo *topo, int adapter, const char
 	if (nhit == 1)
 		return hit;
 	if (why != NULL && whylen > 0) {
+		char ids[16] = "";
+
+		if (vendor != 0 || device != 0)
+			snprintf(ids, sizeof(ids), " %04x:%04x", vendor, device);
 		if (in_slot == 0)
 			snprintf(why, whylen, "%s: empty", where);
 		else
-			snprintf(why, whylen, "%s holds %s, expected %s%s %04x:%04x", where, found,
-				 nhit > 1 ? "one " : "a ", kind_word(kind), vendor, device);
+			snprintf(why, whylen, "%s holds %s, expected %s%s%s", where, found,
+				 nhit > 1 ? "only one " : "", kind_word(kind), ids);
 	}
 	return in_slot == 0 ? FALCON_TOPO_SLOT_EMPTY : FALCON_TOPO_SLOT_MISMATCH;
 }

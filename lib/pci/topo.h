@@ -169,7 +169,7 @@ const struct falcon_pci_dev *falcon_topo_find(const struct falcon_topo *topo,
  * functions but none of that kind and IDs, or more than one.  why (whylen
  * bytes, may be NULL) gets what was found: "slot 2 below 0000:3b:00.0:
  * empty", "slot 2 below 0000:3b:00.0 holds 0000:3e:00.0 8086:0953, expected
- * a GPU 10de:1db4".  adapter_bdf names the adapter in why (NULL: "adapter
+ * GPU 10de:1db4" ("expected only one GPU" when several match).  adapter_bdf names the adapter in why (NULL: "adapter
  * N").  Never allocates.
  */
 int falcon_topo_identify(const struct falcon_topo *topo, int adapter, const char *adapter_bdf,

@@ -767,9 +767,11 @@ START_TEST(test_identify_by_slot)
 	x = falcon_topo_identify(t, 0, "0000:3b:00.0", 2, FALCON_PCI_NVME, 0, 0, why, sizeof(why));
 	ck_assert_int_eq(x, FALCON_TOPO_SLOT_MISMATCH);
 	ck_assert_msg(strstr(why, "slot 2 below 0000:3b:00.0 holds 0000:3e:00.0 10de:1db4, "
-				  "expected a NVMe") != NULL, "%s", why);
+				  "expected NVMe") != NULL, "%s", why);
 	x = falcon_topo_identify(t, 0, NULL, 2, FALCON_PCI_GPU, 0x10de, 0x1eb8, why, sizeof(why));
 	ck_assert_int_eq(x, FALCON_TOPO_SLOT_MISMATCH);
+	ck_assert_msg(strstr(why, "slot 2 below adapter 0 holds 0000:3e:00.0 10de:1db4, "
+				  "expected GPU 10de:1eb8") != NULL, "%s", why);
 	/* no adapter (a local slot number means nothing): refused */
 	ck_assert_int_eq(falcon_topo_identify(t, -1, NULL, 2, FALCON_PCI_GPU, 0, 0, why,
 					      sizeof(why)), FALCON_TOPO_SLOT_EMPTY);
