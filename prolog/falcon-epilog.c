@@ -78,6 +78,42 @@ static bool may_have_lease(void)
 	return j.req.falcon_gpus + j.req.falcon_nvme > 0;
 }
 
+/*
+ * identify - which functions on the bus are the lease's now, by location
+ * (fp_match(): the device in its slot below its port's adapter), whatever
+ * lease.json recorded: only those are removed.  A recorded BDF its slot
+ * does not confirm (another device there, or the slot empty) is left on
+ * the bus and logged: it may be another job's device or an orphan.
+ */
+static void identify(const struct falcon_host_conf *host)
+{
+	char rec[FP_MAX_DEVS][FALCON_BDF_LEN], why[1024];
+	size_t i;
+	int lock, r;
+
+	for (i = 0; i < g.lease.n; i++)
+		falcon_strlcpy(rec[i], g.lease.devs[i].bdf, FALCON_BDF_LEN);
+	lock = fp_lock(g.conf);
+	r = host != NULL ? fp_match(g.root, host, &g.lease, why, sizeof(why)) : -1;
+	fp_unlock(lock);
+	if (r < 0) {
+		falcon_error("job %u: %s; removing nothing from the bus", g.job.id,
+			     host != NULL ? why : "no HostName= line");
+		for (i = 0; i < g.lease.n; i++)
+			g.lease.devs[i].bdf[0] = '\0';
+	} else if (r == 0) {
+		falcon_info("job %u: not identified on the bus (left there): %s", g.job.id, why);
+	}
+	for (i = 0; i < g.lease.n; i++) {
+		const struct fp_dev *d = &g.lease.devs[i];
+
+		if (rec[i][0] != '\0' && strcmp(rec[i], d->bdf) != 0)
+			falcon_warn("job %u: %s: lease.json has %s, its slot %d holds %s; %s stays "
+				    "on the bus", g.job.id, d->id, rec[i], d->phys_slot,
+				    d->bdf[0] ? d->bdf : "nothing of it", rec[i]);
+	}
+}
+
 static int run(void)
 {
 	char path[PATH_MAX], root[PATH_MAX], reason[512] = "", held[FP_MAX_DEVS][96];
@@ -87,7 +123,7 @@ static int run(void)
 	json_object *o;
 	falcon_err_t rv;
 	size_t i, n = 0, stuck = 0;
-	int q = 0, lock;
+	int q = 0;
 	long long t0;
 
 	host = falcon_conf_host(g.conf, g.job.node);
@@ -109,19 +145,13 @@ static int run(void)
 		fp_rmtree(g.dir);
 		return 0;
 	} else if (host != NULL && fp_lease_of(g.conf, g.job.id, g.job.node, &g.lease) == FALCON_OK) {
-		/* no record here (prolog killed, node rebooted): find the devices */
-		char claimed[FP_MAX_DEVS * 4][FALCON_BDF_LEN], why[512];
-		size_t nc = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
-
-		lock = fp_lock(g.conf);
-		if (fp_match(g.root, host, &g.lease, claimed, nc, why, sizeof(why)) == 0)
-			falcon_info("job %u: not on the bus: %s", g.job.id, why);
-		fp_unlock(lock);
+		/* no record here (prolog killed, node rebooted): identify() finds them */
 	} else if (host == NULL) {
 		falcon_verbose("job %u: node %s has no HostName= line; nothing to do", g.job.id,
 			       g.job.node);
 		return 0;
 	}
+	identify(host);
 	t0 = fp_now_us();
 	for (i = 0; i < g.lease.n; i++) {
 		struct fp_dev *d = &g.lease.devs[i];

@@ -191,24 +191,18 @@ static unsigned long long dir_signature(void)
 
 static int match_cond(void *p)
 {
-	static char claimed[FP_MAX_DEVS * 4][FALCON_BDF_LEN];
-	static size_t nclaimed;
-	static bool have, have_sig;
+	static bool have_sig;
 	static unsigned long long last_sig;
 	unsigned long long sig;
 	char *why = p;
 	int r;
 
-	if (!have) {
-		nclaimed = fp_claimed(g.conf, g.job.id, g.job.node, claimed, ARRAY_SIZE(claimed));
-		have = true;
-	}
 	/* scan again only when devices/ changed since the last scan that
 	 * came up short: the wait polls readdir, not libpci */
 	sig = dir_signature();
 	if (have_sig && sig == last_sig)
 		return 0;
-	r = fp_match(g.root, g.host, &g.lease, claimed, nclaimed, why, 512);
+	r = fp_match(g.root, g.host, &g.lease, why, 512);
 	/* only a clean read that came up short is worth remembering: a parse
 	 * error means files are still being written */
 	last_sig = sig;
@@ -505,6 +499,8 @@ static int bring_up(int *lock)
 	long wait_ms;
 
 	*lock = fp_lock(g.conf);
+	/* records of ended jobs that name our slots would claim their BDFs */
+	fp_drop_stale(g.conf, g.job.id, g.job.node, &g.lease);
 	t0 = fp_now_us();
 	if (falcon_hp_rescan(g.root) != FALCON_OK) {
 		fp_unlock(*lock);
@@ -523,7 +519,7 @@ static int bring_up(int *lock)
 	}
 	if (rv != FALCON_OK) {
 		fp_unlock(*lock);
-		return fail_node("%s after rescan: missing %s", falcon_strerror(rv),
+		return fail_node("%s after rescan: not found in its slot: %s", falcon_strerror(rv),
 				 why[0] ? why : falcon_errmsg());
 	}
 	return -1;

@@ -41,6 +41,8 @@ struct fp_dev {
 	char port[FALCON_NAME_LEN];    /* "H1" */
 	falcon_dev_type_t type;        /* GPU, NVMe or other: fp_dev_kind() */
 	char vendor_id[8], device_id[8]; /* "10de", "" = not given */
+	int phys_slot;                 /* PCIe Physical Slot Number the host sees
+					* (falcon_chassis_phys_slot()), 0 = unknown */
 	char bdf[FALCON_BDF_LEN];      /* "" = not found on the bus (yet) */
 };
 
@@ -82,7 +84,9 @@ size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *nod
 int fp_lock(const struct falcon_conf *conf);
 void fp_unlock(int fd);
 /* fp_lease_json / fp_lease_from_json - the lease.json form (node: the
- * Slurm node it is on, NULL = left out). */
+ * Slurm node it is on, NULL = left out).  A device without "phys_slot"
+ * (lease.json of an older prolog) gets it from its id "drawer<D>_slot<S>"
+ * (fp_phys_slot_of()). */
 json_object *fp_lease_json(const struct fp_lease *l, const char *node);
 falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l);
 /* fp_write_json - write o to path atomically, mode 0640, then chown root:gid. */
@@ -96,6 +100,23 @@ void fp_rmtree(const char *dir);
  * there, and lease.json has always said "other" for it).
  */
 falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t);
+/*
+ * fp_phys_slot_of - the Physical Slot Number of a Falcon device id
+ * "drawer<D>_slot<S>" (lib/chassis naming) by falcon_chassis_phys_slot();
+ * 0 when id is not of that form or out of range.
+ */
+int fp_phys_slot_of(const char *id);
+/*
+ * fp_drop_stale - remove the records of ended jobs that name this job's
+ * devices: a RunDir/<other job>/ on node whose lease.json lists a device
+ * (chassis and id) of lease.  falcond leases a chassis slot to one job at
+ * a time, so such a record outlived its job (an epilog that never ran or
+ * died); left, it would claim the slot's BDF and local GPUs.  Each removal
+ * is logged (warning) with the job and device.  Returns how many were
+ * removed.  Call under fp_lock().
+ */
+size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
+		     const struct fp_lease *lease);
 /* ---- fp_falcond.c ---- */
 
 /*
@@ -143,15 +164,22 @@ struct fp_topo_result {
 };
 
 /*
- * fp_match - find each lease device on the bus under root: a function
- * below the adapter of its port (the host's Port= and Adapter= lists pair
- * up by position; one adapter serves every port), of its type and
- * vendor/device, not claimed (other jobs' BDFs) and not matched already;
- * fills devs[].bdf.  Returns 1 when all are found, 0 when some are not
- * (yet), -err on a scan error (detail set).  *why gets what is missing.
+ * fp_match - find each lease device on the bus under root by where it is
+ * (falcon_topo_identify()): the one function of its type (and
+ * vendor:device when the lease gives them) in its physical slot
+ * (devs[].phys_slot) below the adapter of its port (the host's Port= and
+ * Adapter= lists pair up by position; one adapter serves every port).
+ * Never by IDs alone: an orphan of the same IDs in another slot is not
+ * taken (DESIGN "Device identity").  Fills devs[].bdf of the devices
+ * found, clears it for the others.  Returns 1 when all are found, 0 when
+ * some are not (yet), -err on a scan error (detail set).  *why gets, for
+ * each device not identified, its id, type, IDs, port and what its slot
+ * holds ("drawer1_slot2 (GPU 10de:1db4 on H1): slot 2 below 0000:3b:00.0:
+ * empty"); a device without a slot number or a port without an adapter
+ * is never identified.
  */
 int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
-	     char (*claimed)[FALCON_BDF_LEN], size_t nclaimed, char *why, size_t whylen);
+	     char *why, size_t whylen);
 
 /*
  * fp_build_topology - scan root, and build the job's topology: the job's

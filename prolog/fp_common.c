@@ -22,6 +22,7 @@
 #include "fp.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "pci/pcicfg.h"
 
 long fp_left(long long deadline)
 {
@@ -48,6 +49,16 @@ char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t
 falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t)
 {
 	return t == FALCON_DEV_GPU || t == FALCON_DEV_NVME ? t : FALCON_DEV_OTHER;
+}
+
+int fp_phys_slot_of(const char *id)
+{
+	int d, sl, n = 0, v;
+
+	if (id == NULL || sscanf(id, "drawer%d_slot%d%n", &d, &sl, &n) != 2 || id[n] != '\0')
+		return 0;
+	v = falcon_chassis_phys_slot(d, sl);
+	return v > 0 ? v : 0;
 }
 
 static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const char *s)
@@ -108,6 +119,67 @@ size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *nod
 	return n;
 }
 
+/* names_ours - lease.json o lists a device (chassis, id) of lease. */
+static const char *names_ours(json_object *o, const struct fp_lease *lease)
+{
+	json_object *a, *x, *c, *id;
+	size_t i, k;
+
+	if (!json_object_object_get_ex(o, "devices", &a) || !json_object_is_type(a, json_type_array))
+		return NULL;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		x = json_object_array_get_idx(a, i);
+		if (!json_object_object_get_ex(x, "id", &id) || json_object_get_string(id) == NULL)
+			continue;
+		if (!json_object_object_get_ex(x, "chassis", &c))
+			c = NULL;
+		for (k = 0; k < lease->n; k++)
+			if (strcmp(lease->devs[k].id, json_object_get_string(id)) == 0 &&
+			    strcmp(lease->devs[k].chassis,
+				   c && json_object_get_string(c) ? json_object_get_string(c) : "") == 0)
+				return lease->devs[k].id;
+	}
+	return NULL;
+}
+
+size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
+		     const struct fp_lease *lease)
+{
+	DIR *d = opendir(conf->run_dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char path[PATH_MAX], dir[PATH_MAX - 32];
+		const char *dev;
+		json_object *o;
+		long id;
+
+		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) != FALCON_OK ||
+		    (uint32_t)id == self)
+			continue;
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, de->d_name) >=
+		    sizeof(dir))
+			continue;
+		snprintf(path, sizeof(path), "%s/lease.json", dir);
+		if ((o = json_object_from_file(path)) == NULL)
+			continue;
+		dev = other_node(o, node) ? NULL : names_ours(o, lease);
+		if (dev != NULL) {
+			falcon_warn("job %u: %s names %s, which falcond leased to job %u: the record "
+				    "of an ended job; removing %s", self, path, dev, self, dir);
+			fp_rmtree(dir);
+			n++;
+		}
+		json_object_put(o);
+	}
+	closedir(d);
+	falcon_err_clear();
+	return n;
+}
+
 int fp_lock(const struct falcon_conf *conf)
 {
 	char path[PATH_MAX];
@@ -160,6 +232,8 @@ json_object *fp_lease_json(const struct fp_lease *l, const char *node)
 		jstr(x, "type", falcon_dev_type_str(d->type));
 		jstr(x, "vendor_id", d->vendor_id);
 		jstr(x, "device_id", d->device_id);
+		json_object_object_add(x, "phys_slot", d->phys_slot > 0
+				       ? json_object_new_int(d->phys_slot) : NULL);
 		jstr(x, "bdf", d->bdf);
 		json_object_array_add(a, x);
 	}
@@ -199,7 +273,7 @@ falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
 		return falcon_err_set(FALCON_ERR_PARSE, "lease.json: devices: expected an array");
 	gstr(o, "id", l->id, sizeof(l->id));
 	for (i = 0; i < json_object_array_length(a) && l->n < FP_MAX_DEVS; i++) {
-		json_object *x = json_object_array_get_idx(a, i);
+		json_object *x = json_object_array_get_idx(a, i), *ps;
 		struct fp_dev *d = &l->devs[l->n++];
 
 		gstr(x, "chassis", d->chassis, sizeof(d->chassis));
@@ -208,6 +282,10 @@ falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
 		gstr(x, "vendor_id", d->vendor_id, sizeof(d->vendor_id));
 		gstr(x, "device_id", d->device_id, sizeof(d->device_id));
 		gstr(x, "bdf", d->bdf, sizeof(d->bdf));
+		d->phys_slot = json_object_object_get_ex(x, "phys_slot", &ps) &&
+			       json_object_is_type(ps, json_type_int) &&
+			       json_object_get_int(ps) > 0 && json_object_get_int(ps) <= 0x1fff
+			       ? json_object_get_int(ps) : fp_phys_slot_of(d->id);
 		gstr(x, "type", t, sizeof(t));
 		d->type = kind_of(t);
 	}

@@ -15,6 +15,7 @@
 #include "fp.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "pci/pcicfg.h"
 
 long long fp_falcond_us;
 
@@ -75,6 +76,9 @@ static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
 		falcon_strlcpy(d->vendor_id, l->devs[i].vendor_id, sizeof(d->vendor_id));
 		falcon_strlcpy(d->device_id, l->devs[i].device_id, sizeof(d->device_id));
 		d->type = fp_dev_kind(l->devs[i].type);
+		d->phys_slot = falcon_chassis_phys_slot(l->devs[i].drawer, l->devs[i].slot);
+		if (d->phys_slot < 0)
+			d->phys_slot = fp_phys_slot_of(d->id);
 	}
 }
 

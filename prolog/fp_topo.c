@@ -50,29 +50,49 @@ static bool in_list(char (*l)[FALCON_BDF_LEN], size_t n, const char *bdf)
 	return false;
 }
 
-static bool kind_is(const struct falcon_pci_dev *x, falcon_dev_type_t t)
+static falcon_dev_kind_t pci_kind(falcon_dev_type_t t)
 {
-	return (t == FALCON_DEV_GPU && x->kind == FALCON_PCI_GPU) ||
-	       (t == FALCON_DEV_NVME && x->kind == FALCON_PCI_NVME) ||
-	       (t == FALCON_DEV_OTHER && x->kind == FALCON_PCI_OTHER);
+	return t == FALCON_DEV_GPU ? FALCON_PCI_GPU
+	     : t == FALCON_DEV_NVME ? FALCON_PCI_NVME : FALCON_PCI_OTHER;
 }
 
-static bool ids_match(const struct falcon_pci_dev *x, const struct fp_dev *d)
+static uint16_t hex16(const char *s)
 {
-	char v[8], dv[8];
+	unsigned long v = s[0] ? strtoul(s, NULL, 16) : 0;
 
-	snprintf(v, sizeof(v), "%04x", x->vendor_id);
-	snprintf(dv, sizeof(dv), "%04x", x->device_id);
-	return (d->vendor_id[0] == '\0' || strcasecmp(d->vendor_id, v) == 0) &&
-	       (d->device_id[0] == '\0' || strcasecmp(d->device_id, dv) == 0);
+	return v <= 0xffff ? (uint16_t)v : 0;
+}
+
+/* identify - d's BDF by location into d->bdf; false with what was found in
+ * why (whylen bytes) when it cannot be positively identified. */
+static bool identify(const struct falcon_topo *t, const struct falcon_host_conf *host,
+		     struct fp_dev *d, char *why, size_t whylen)
+{
+	int ad = adapter_of(host, d->port), x;
+
+	d->bdf[0] = '\0';
+	if (ad < 0 || ad >= host->nadapters) {
+		snprintf(why, whylen, "no Adapter= for port %s in falcon.conf: the chassis' slots "
+			 "cannot be told from the host's", d->port);
+		return false;
+	}
+	if (d->phys_slot <= 0) {
+		snprintf(why, whylen, "no physical slot number (expected an id drawer<D>_slot<S>)");
+		return false;
+	}
+	x = falcon_topo_identify(t, ad, host->adapters[ad], d->phys_slot, pci_kind(d->type),
+				 hex16(d->vendor_id), hex16(d->device_id), why, whylen);
+	if (x < 0)
+		return false;
+	falcon_strlcpy(d->bdf, t->devs[x].bdf, sizeof(d->bdf));
+	return true;
 }
 
 int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
-	     char (*claimed)[FALCON_BDF_LEN], size_t nclaimed, char *why, size_t whylen)
+	     char *why, size_t whylen)
 {
 	struct falcon_topo *t = NULL;
-	char taken[FP_MAX_DEVS][FALCON_BDF_LEN];
-	size_t i, j, ntaken = 0, missing = 0;
+	size_t i, missing = 0;
 	falcon_err_t rv;
 
 	if ((rv = scan(root, host, &t)) != FALCON_OK) {
@@ -80,34 +100,18 @@ int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_le
 		return -(int)rv;
 	}
 	why[0] = '\0';
-	for (i = 0; i < lease->n; i++)
-		if (lease->devs[i].bdf[0] != '\0')
-			falcon_strlcpy(taken[ntaken++], lease->devs[i].bdf, FALCON_BDF_LEN);
 	for (i = 0; i < lease->n; i++) {
 		struct fp_dev *d = &lease->devs[i];
-		int ad = adapter_of(host, d->port);
+		char what[256];
+		size_t l = strlen(why);
 
-		if (d->bdf[0] != '\0')
+		if (identify(t, host, d, what, sizeof(what)))
 			continue;
-		for (j = 0; j < t->ndevs; j++) {
-			const struct falcon_pci_dev *x = &t->devs[j];
-
-			if (x->location != FALCON_LOC_FALCON || (ad >= 0 && x->adapter != ad) ||
-			    !kind_is(x, d->type) || !ids_match(x, d) ||
-			    in_list(claimed, nclaimed, x->bdf) || in_list(taken, ntaken, x->bdf))
-				continue;
-			falcon_strlcpy(d->bdf, x->bdf, sizeof(d->bdf));
-			falcon_strlcpy(taken[ntaken++], x->bdf, FALCON_BDF_LEN);
-			break;
-		}
-		if (d->bdf[0] == '\0') {
-			size_t l = strlen(why);
-
-			if (missing++ == 0 || l + 64 < whylen)
-				snprintf(why + l, whylen - l, "%s%s (%s %s:%s on %s)", l ? ", " : "",
-					 d->id, falcon_dev_type_str(d->type), d->vendor_id, d->device_id,
-					 d->port);
-		}
+		if (missing++ == 0 || l + 64 < whylen)
+			snprintf(why + l, whylen - l, "%s%s (%s %s:%s on %s): %s", l ? "; " : "",
+				 d->id, falcon_dev_type_str(d->type),
+				 d->vendor_id[0] ? d->vendor_id : "*",
+				 d->device_id[0] ? d->device_id : "*", d->port, what);
 	}
 	if (host != NULL && t->nmissing > 0 && missing > 0) {
 		size_t l = strlen(why);

@@ -6,7 +6,11 @@
  * At start a host's tree holds its local devices and, per host port, the
  * Falcon adapter (the drawer switch's upstream port, at the configured
  * BDF) with the switch's 8 downstream ports (slot S at device S-1 of bus
- * `first`, secondary bus first+S).  Config spaces come from lib/pcicfg.
+ * `first`, secondary bus first+S), each carrying its slot: Slot
+ * Implemented with the Physical Slot Number falcon_chassis_phys_slot() in
+ * SltCap, and ROOT/<host>/bus/pci/slots/<N>/address naming the bus below
+ * it, as pciehp shows a slot in /sys/bus/pci/slots.  Config spaces come
+ * from lib/pcicfg.
  * An attached device is staged by the Redfish side; a write of "1" to
  * rescan (seen with inotify, IN_CLOSE_WRITE) makes staged devices appear
  * behind their slot's downstream port with the trained link; a write of
@@ -227,13 +231,35 @@ static falcon_err_t write_adapter(struct sim_server *srv, int p)
 			numa_of(port->bus));
 }
 
-/* Downstream port of slot s on port p: link up when its device is on the bus. */
+/*
+ * The /sys/bus/pci/slots name of drawer d slot s behind port p: its
+ * Physical Slot Number (falcon_chassis_phys_slot()), with "-N" when an
+ * earlier port of the same host is cabled to the same drawer, as Linux
+ * names a duplicate (drivers/pci/slot.c make_slot_name()).
+ */
+static void slot_name(const struct sim_config *cfg, int p, int d, int s, char *buf, size_t n)
+{
+	int q, dup = 0;
+
+	for (q = 0; q < p; q++)
+		if (port_drawer(cfg, q) == d && strcmp(cfg->port[q].host, cfg->port[p].host) == 0)
+			dup++;
+	if (dup > 0)
+		snprintf(buf, n, "%d-%d", falcon_chassis_phys_slot(d, s), dup);
+	else
+		snprintf(buf, n, "%d", falcon_chassis_phys_slot(d, s));
+}
+
+/* Downstream port of slot s on port p: link up when its device is on the
+ * bus; its slot (SltCap and slots/<N>/address) names the chassis slot. */
 static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 {
 	const struct sim_port *port = &srv->cfg.port[p];
 	const struct sim_slot_state *ss = &srv->st.slot[d - 1][s - 1];
 	struct falcon_pcicfg_spec spec;
-	char bdf[SIM_BDF_LEN];
+	char bdf[SIM_BDF_LEN], root[PATH_MAX], name[24];
+	int h = host_index(&srv->cfg, port->host);
+	falcon_err_t rv;
 
 	dsp_bdf(port, s, bdf, sizeof(bdf));
 	falcon_pcicfg_default_spec(&spec, SWITCH_VENDOR, SWITCH_DEVICE, FALCON_CLASS_PCI_BRIDGE,
@@ -243,7 +269,7 @@ static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 	spec.secondary_bus = (uint8_t)(port->bus_first + s);
 	spec.subordinate_bus = (uint8_t)(port->bus_first + s);
 	spec.slot = true;
-	spec.slot_number = (uint16_t)((d - 1) * SIM_SLOTS + s);
+	spec.slot_number = (uint16_t)falcon_chassis_phys_slot(d, s);
 	spec.port_number = (uint8_t)s;
 	spec.max_speed = 4;
 	spec.max_width = 16;
@@ -255,8 +281,11 @@ static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 	} else {
 		spec.link_down = true;
 	}
-	return write_fn(srv, host_index(&srv->cfg, port->host), bdf, &spec,
-			numa_of(port->bus));
+	if ((rv = write_fn(srv, h, bdf, &spec, numa_of(port->bus))) != FALCON_OK)
+		return rv;
+	host_root(srv, h, root, sizeof(root));
+	slot_name(&srv->cfg, p, d, s, name, sizeof(name));
+	return falcon_pcicfg_write_slot(root, name, port->domain, port->bus_first + (unsigned)s);
 }
 
 static falcon_err_t write_slot_dev(struct sim_server *srv, int p, int d, int s)
@@ -375,8 +404,13 @@ static void do_remove(struct sim_server *srv, int h, const char *bdf)
 					write_dsp(srv, p, d, s); /* link down */
 			}
 			if (dsp) {
+				char root[PATH_MAX], name[24];
+
 				dsp_bdf(port, s, b, sizeof(b));
 				rm_fn(srv, h, b);
+				host_root(srv, h, root, sizeof(root));
+				slot_name(cfg, p, d, s, name, sizeof(name));
+				falcon_pcicfg_remove_slot(root, name);
 				hs->dsp_removed[p][s - 1] = true;
 			}
 		}

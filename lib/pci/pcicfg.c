@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "pci/pcicfg.h"
 #include "core/util.h"
@@ -468,6 +469,44 @@ falcon_err_t falcon_pcicfg_write_sysfs(const char *root, const char *bdf,
 	return falcon_pcicfg_write_raw(root, bdf, cfg, sizeof(cfg), numa_node);
 }
 
+falcon_err_t falcon_pcicfg_write_slot(const char *root, const char *name, unsigned domain,
+				      unsigned bus)
+{
+	char dir[4096];
+	falcon_err_t rv;
+
+	if (name == NULL || *name == '\0' || strchr(name, '/') != NULL || domain > 0xffff ||
+	    bus > 0xff)
+		return falcon_err_set(FALCON_ERR_INVAL, "slot '%s' at %x:%x: expected a name "
+				      "without '/', domain <= ffff, bus <= ff", name ? name : "",
+				      domain, bus);
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/bus/pci/slots/%s", root, name) >= sizeof(dir))
+		return falcon_err_set(FALCON_ERR_INVAL, "path too long: %s", root);
+	if ((rv = mkdir_p(dir)) != FALCON_OK)
+		return rv;
+	/* drivers/pci/slot.c address_read_file(): "%04x:%02x:%02x\n" */
+	return put_text(dir, "address", "%04x:%02x:%02x\n", domain, bus, 0u);
+}
+
+void falcon_pcicfg_remove_slot(const char *root, const char *name)
+{
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/bus/pci/slots/%s/address", root, name) <
+	    sizeof(path)) {
+		unlink(path);
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
+	}
+}
+
+int falcon_chassis_phys_slot(int drawer, int slot)
+{
+	if (drawer < 1 || drawer > 2 || slot < 1 || slot > 8)
+		return -1;
+	return (drawer - 1) * 8 + slot;
+}
+
 falcon_err_t falcon_pcicfg_parse(const uint8_t *cfg, size_t len,
 				 struct falcon_pcicfg_info *info)
 {
@@ -554,6 +593,9 @@ falcon_err_t falcon_pcicfg_parse(const uint8_t *cfg, size_t len,
 			info->pcie_version = flags & 0xf;
 			info->port_type = (falcon_pcie_type_t)((flags >> 4) & 0xf);
 			info->slot = (flags & (1u << 8)) != 0;
+			/* 7.5.3.9: Physical Slot Number, SltCap bits 31:19 */
+			if (info->slot && ptr + EXP_SLTCAP + 4 <= len)
+				info->slot_number = (uint16_t)(get32(cfg, ptr + EXP_SLTCAP) >> 19);
 			info->lnkcap = get32(cfg, ptr + EXP_LNKCAP);
 			info->lnksta = get16(cfg, ptr + EXP_LNKSTA);
 			if (info->pcie_version >= 2 && ptr + EXP_LNKCAP2 + 4 <= len)

@@ -132,6 +132,43 @@ falcon_err_t falcon_pcicfg_write_sysfs(const char *root, const char *bdf,
 				       const struct falcon_pcicfg_spec *spec, int numa_node);
 
 /*
+ * falcon_pcicfg_write_slot - create ROOT/bus/pci/slots/NAME/address holding
+ * "DDDD:BB:DD\n" (domain:bus:device of the slot's device: the secondary bus
+ * of the port that carries the slot, device 0 for PCIe), as Linux's
+ * drivers/pci/slot.c address_read_file() writes it and libpci's sysfs
+ * method (PCI_FILL_PHYS_SLOT, sysfs_fill_slots()) reads it.  name is the
+ * slot's name, which pciehp makes the decimal Physical Slot Number (Linux
+ * appends "-N" to a name already taken).  An existing slot directory is
+ * rewritten.
+ *
+ * Returns FALCON_ERR_INVAL for an empty name or one with '/' or a
+ * domain/bus out of range (domain > 0xffff, bus > 0xff); FALCON_ERR_IO
+ * (path, strerror) when a directory or the file cannot be written.
+ */
+falcon_err_t falcon_pcicfg_write_slot(const char *root, const char *name, unsigned domain,
+				      unsigned bus);
+
+/*
+ * falcon_pcicfg_remove_slot - remove ROOT/bus/pci/slots/NAME (the slot goes
+ * away with its port, as pci_destroy_slot() does); absent is fine.
+ */
+void falcon_pcicfg_remove_slot(const char *root, const char *name);
+
+/*
+ * falcon_chassis_phys_slot - the PCIe Physical Slot Number (Slot
+ * Capabilities bits 31:19, PCIe Base 4.0 sec 7.5.3.9) of a Falcon 4016
+ * drawer slot as the host sees it on the drawer switch's downstream port:
+ * (drawer - 1) * 8 + slot, so drawer 1 is slots 1-8 and drawer 2 slots
+ * 9-16, one number per slot of the chassis.  This numbering is this
+ * project's (falcon-sim's, documented in falcon-sim(1) and
+ * falcon-prolog(8)); H3 Platform does not publish the real chassis'
+ * numbering, so a site whose chassis numbers otherwise must check it with
+ * `lspci -vv` (SltCap "Slot #") before trusting the prolog's matching.
+ * drawer 1..2, slot 1..8 (1-based); returns -1 for anything else.
+ */
+int falcon_chassis_phys_slot(int drawer, int slot);
+
+/*
  * falcon_pcicfg_write_raw - like falcon_pcicfg_write_sysfs() but from
  * config bytes already made (len bytes, e.g. a real dump of 64, 256 or
  * 4096 bytes): config gets exactly those bytes, the ID files are derived
@@ -161,7 +198,9 @@ struct falcon_pcicfg_info {
 	int pcie_offset;            /* 0 = not PCI Express */
 	uint8_t pcie_version;       /* capability version, 1 or 2 */
 	falcon_pcie_type_t port_type;
-	bool slot;
+	bool slot;                  /* Slot Implemented (7.5.3.2 bit 8) */
+	uint16_t slot_number;       /* SltCap Physical Slot Number (7.5.3.9 bits
+				     * 31:19) when slot, else 0 */
 	uint32_t lnkcap;            /* raw registers, 0 when absent */
 	uint16_t lnksta;
 	uint32_t lnkcap2;           /* 0 for a version 1 capability or a short buffer */

@@ -320,7 +320,8 @@ static falcon_err_t libpci_read(const char *path, struct falcon_topo *t, size_t 
 		}
 		x = &t->devs[t->ndevs];
 		memset(x, 0, sizeof(*x));
-		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_NUMA_NODE);
+		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_NUMA_NODE |
+				 PCI_FILL_PHYS_SLOT);
 		x->domain = (unsigned)d->domain;
 		x->bus = d->bus;
 		x->dev = d->dev;
@@ -337,6 +338,17 @@ static falcon_err_t libpci_read(const char *path, struct falcon_topo *t, size_t 
 		x->class_code = ((uint32_t)d->device_class << 8) | (x->cfg.class_code & 0xff);
 		x->parent = -1;
 		x->adapter = -1;
+		x->slot = -1;
+		if (d->phy_slot != NULL) {
+			char *end;
+			long n = strtol(d->phy_slot, &end, 10);
+
+			falcon_strlcpy(x->slot_name, d->phy_slot, sizeof(x->slot_name));
+			/* Linux names a duplicate "N-M" (drivers/pci/slot.c make_slot_name) */
+			if (end != d->phy_slot && (*end == '\0' || *end == '-') && n >= 0 &&
+			    n <= 0x1fff)
+				x->slot = (int)n;
+		}
 		t->ndevs++;
 	}
 	rv = FALCON_OK;
@@ -488,6 +500,11 @@ static falcon_err_t classify(struct falcon_topo *t, const char adapters[][FALCON
 		x->location = x->adapter >= 0 ? FALCON_LOC_FALCON : FALCON_LOC_LOCAL;
 		if (x->parent >= 0)
 			port = &t->devs[x->parent].cfg;
+		/* no slots/ entry: the slot of the port above, from its config */
+		if (x->slot < 0 && port != NULL && port->slot && port->pcie_offset != 0 &&
+		    (port->port_type == FALCON_PCIE_ROOT_PORT ||
+		     port->port_type == FALCON_PCIE_DOWNSTREAM))
+			x->slot = port->slot_number;
 		falcon_link_judge(&x->cfg, port, x->kind, &x->link);
 		if (x->kind == FALCON_PCI_GPU) {
 			t->gpus[t->ngpus++] = (int)i;
@@ -692,6 +709,60 @@ done:
 	if (smi != NULL)
 		*smi = s;
 	return FALCON_OK;
+}
+
+static const char *kind_word(falcon_dev_kind_t k)
+{
+	switch (k) {
+	case FALCON_PCI_GPU:    return "GPU";
+	case FALCON_PCI_NVME:   return "NVMe";
+	case FALCON_PCI_BRIDGE: return "bridge";
+	default:                return "other device";
+	}
+}
+
+int falcon_topo_identify(const struct falcon_topo *topo, int adapter, const char *adapter_bdf,
+			 int slot, falcon_dev_kind_t kind, uint16_t vendor, uint16_t device,
+			 char *why, size_t whylen)
+{
+	char where[64], found[160] = "";
+	size_t i, in_slot = 0, off = 0;
+	int hit = -1, nhit = 0;
+
+	if (adapter_bdf != NULL)
+		snprintf(where, sizeof(where), "slot %d below %s", slot, adapter_bdf);
+	else
+		snprintf(where, sizeof(where), "slot %d below adapter %d", slot, adapter);
+	for (i = 0; adapter >= 0 && slot >= 0 && i < topo->ndevs; i++) {
+		const struct falcon_pci_dev *x = &topo->devs[i];
+
+		if (x->adapter != adapter || x->slot != slot)
+			continue;
+		in_slot++;
+		if (off + 24 < sizeof(found))
+			off += (size_t)snprintf(found + off, sizeof(found) - off, "%s%s %04x:%04x",
+						off ? ", " : "", x->bdf, x->vendor_id,
+						x->device_id);
+		if (x->kind != kind || (vendor != 0 && x->vendor_id != vendor) ||
+		    (device != 0 && x->device_id != device))
+			continue;
+		if (nhit++ == 0)
+			hit = (int)i;
+	}
+	if (nhit == 1)
+		return hit;
+	if (why != NULL && whylen > 0) {
+		char ids[16] = "";
+
+		if (vendor != 0 || device != 0)
+			snprintf(ids, sizeof(ids), " %04x:%04x", vendor, device);
+		if (in_slot == 0)
+			snprintf(why, whylen, "%s: empty", where);
+		else
+			snprintf(why, whylen, "%s holds %s, expected %s%s%s", where, found,
+				 nhit > 1 ? "only one " : "", kind_word(kind), ids);
+	}
+	return in_slot == 0 ? FALCON_TOPO_SLOT_EMPTY : FALCON_TOPO_SLOT_MISMATCH;
 }
 
 /* ------------------------------------------------------------------ */

@@ -78,6 +78,14 @@ struct falcon_pci_dev {
 	falcon_loc_t location;
 	int adapter;                /* index in the adapter list above it; -1 = local */
 	struct falcon_link link;
+	/* The physical slot it sits in: slot_name is the name of the
+	 * /sys/bus/pci/slots entry whose address is its domain:bus:device
+	 * (libpci PCI_FILL_PHYS_SLOT), "" when none; slot is that name's
+	 * leading decimal number, else the Physical Slot Number of the port
+	 * above it when that port has Slot Implemented (PCIe Base 4.0 sec
+	 * 7.5.3.2 bit 8, 7.5.3.9 SltCap bits 31:19), else -1. */
+	char slot_name[16];
+	int slot;
 };
 
 struct falcon_topo {
@@ -139,6 +147,34 @@ void falcon_topo_free(struct falcon_topo *topo);
  */
 const struct falcon_pci_dev *falcon_topo_find(const struct falcon_topo *topo,
 					      const char *bdf);
+
+/* falcon_topo_identify() outcomes other than an index. */
+#define FALCON_TOPO_SLOT_EMPTY    (-1)  /* nothing in the slot (yet) */
+#define FALCON_TOPO_SLOT_MISMATCH (-2)  /* the slot holds something else */
+
+/*
+ * falcon_topo_identify - the device in a physical slot: the one function
+ * of kind `kind` (and vendor:device, 0 = any) whose slot (see struct
+ * falcon_pci_dev: /sys/bus/pci/slots via libpci, else the Physical Slot
+ * Number of the port above it) is `slot` and which sits below adapter
+ * index `adapter` (into the scan's adapter list; must be >= 0: a host's
+ * own slots carry Physical Slot Numbers too, so a slot number means the
+ * chassis' slot only below its adapter).  Identity by location only: a
+ * function of the same IDs elsewhere on the bus is never taken for it
+ * (the DESIGN "Device identity" rule).
+ *
+ * Returns its index into topo->devs; FALCON_TOPO_SLOT_EMPTY when no
+ * function below the adapter is in that slot (not on the bus yet, or the
+ * adapter missing); FALCON_TOPO_SLOT_MISMATCH when the slot holds
+ * functions but none of that kind and IDs, or more than one.  why (whylen
+ * bytes, may be NULL) gets what was found: "slot 2 below 0000:3b:00.0:
+ * empty", "slot 2 below 0000:3b:00.0 holds 0000:3e:00.0 8086:0953, expected
+ * GPU 10de:1db4" ("expected only one GPU" when several match).  adapter_bdf names the adapter in why (NULL: "adapter
+ * N").  Never allocates.
+ */
+int falcon_topo_identify(const struct falcon_topo *topo, int adapter, const char *adapter_bdf,
+			 int slot, falcon_dev_kind_t kind, uint16_t vendor, uint16_t device,
+			 char *why, size_t whylen);
 
 /*
  * falcon_topo_pair - path classes between devices a and b (indices into

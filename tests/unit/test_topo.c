@@ -703,6 +703,117 @@ START_TEST(test_vmd_domain)
 }
 END_TEST
 
+/*
+ * Identity by location (issue #11): a Falcon drawer behind adapter
+ * 3b:00.0, slots 1-3 on downstream ports 3c:00.0-3c:02.0 (Physical Slot
+ * Numbers 1-3, as falcon-sim numbers drawer 1); an orphan V100 in slot 1,
+ * the leased V100 (same 10de:1db4) in slot 2, slot 3 empty; a local V100
+ * in the host's own slot 2 (root port 00:03.0).  The slot's own function
+ * is found; an empty slot or one holding something else is refused, never
+ * answered with the orphan or the local GPU of the same IDs.
+ */
+static const char *slot_tree(void)
+{
+	const char *root = tmpdir("slot");
+	static const char *const devs[] = {
+		"0000:00:03.0 8086:2030 060400 rp bus=00,01,01 slot=2",
+		"0000:01:00.0 10de:1db4 030200 ep",
+		"0000:3a:00.0 8086:2030 060400 rp bus=3a,3b,44",
+		"0000:3b:00.0 1000:c010 060400 usp bus=3b,3c,44",
+		"0000:3c:00.0 1000:c010 060400 dsp bus=3c,3d,3d slot=1",
+		"0000:3c:01.0 1000:c010 060400 dsp bus=3c,3e,3e slot=2",
+		"0000:3c:02.0 1000:c010 060400 dsp bus=3c,3f,3f slot=3 down=1",
+		"0000:3d:00.0 10de:1db4 030200 ep",
+		"0000:3e:00.0 10de:1db4 030200 ep",
+	};
+	char cmd[8192];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(devs); i++) {
+		FMT(cmd, "'%s/tests/pcigen' device '%s' %s", FALCON_TEST_BUILDDIR, root, devs[i]);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	return root;
+}
+
+START_TEST(test_identify_by_slot)
+{
+	const char *root = slot_tree();
+	struct falcon_topo *t = scan(root, "0000:3b:00.0");
+	char why[256];
+	int x;
+
+	/* the slot numbers come from the ports' SltCap (no slots/ here) */
+	ck_assert_int_eq(falcon_topo_find(t, "3d:00.0")->slot, 1);
+	ck_assert_int_eq(falcon_topo_find(t, "3e:00.0")->slot, 2);
+	ck_assert_int_eq(falcon_topo_find(t, "01:00.0")->slot, 2);
+	ck_assert_int_eq(falcon_topo_find(t, "3c:00.0")->slot, -1);
+	ck_assert_str_eq(falcon_topo_find(t, "3e:00.0")->slot_name, "");
+	/* the leased slot 2 gets its own BDF, not the orphan's in slot 1
+	 * (3d:00.0, first by BDF) nor the host's own slot 2 (01:00.0) */
+	x = falcon_topo_identify(t, 0, "0000:3b:00.0", 2, FALCON_PCI_GPU, 0x10de, 0x1db4, why,
+				 sizeof(why));
+	ck_assert_int_ge(x, 0);
+	ck_assert_str_eq(t->devs[x].bdf, "0000:3e:00.0");
+	x = falcon_topo_identify(t, 0, NULL, 1, FALCON_PCI_GPU, 0, 0, why, sizeof(why));
+	ck_assert_int_ge(x, 0);
+	ck_assert_str_eq(t->devs[x].bdf, "0000:3d:00.0");
+	/* an empty slot is refused, not guessed (two unclaimed V100s are there) */
+	x = falcon_topo_identify(t, 0, "0000:3b:00.0", 3, FALCON_PCI_GPU, 0x10de, 0x1db4, why,
+				 sizeof(why));
+	ck_assert_int_eq(x, FALCON_TOPO_SLOT_EMPTY);
+	ck_assert_str_eq(why, "slot 3 below 0000:3b:00.0: empty");
+	/* a slot holding another kind or other IDs is refused and says what is there */
+	x = falcon_topo_identify(t, 0, "0000:3b:00.0", 2, FALCON_PCI_NVME, 0, 0, why, sizeof(why));
+	ck_assert_int_eq(x, FALCON_TOPO_SLOT_MISMATCH);
+	ck_assert_msg(strstr(why, "slot 2 below 0000:3b:00.0 holds 0000:3e:00.0 10de:1db4, "
+				  "expected NVMe") != NULL, "%s", why);
+	x = falcon_topo_identify(t, 0, NULL, 2, FALCON_PCI_GPU, 0x10de, 0x1eb8, why, sizeof(why));
+	ck_assert_int_eq(x, FALCON_TOPO_SLOT_MISMATCH);
+	ck_assert_msg(strstr(why, "slot 2 below adapter 0 holds 0000:3e:00.0 10de:1db4, "
+				  "expected GPU 10de:1eb8") != NULL, "%s", why);
+	/* no adapter (a local slot number means nothing): refused */
+	ck_assert_int_eq(falcon_topo_identify(t, -1, NULL, 2, FALCON_PCI_GPU, 0, 0, why,
+					      sizeof(why)), FALCON_TOPO_SLOT_EMPTY);
+	falcon_topo_free(t);
+}
+END_TEST
+
+/* /sys/bus/pci/slots (libpci PCI_FILL_PHYS_SLOT) names the slot when there;
+ * Linux's "N-M" duplicate names keep their number. */
+START_TEST(test_identify_sysfs_slots)
+{
+	const char *root = slot_tree();
+	struct falcon_topo *t;
+	char why[256];
+	int x;
+
+	ck_assert_int_eq(falcon_pcicfg_write_slot(root, "9", 0, 0x3e), FALCON_OK);
+	ck_assert_int_eq(falcon_pcicfg_write_slot(root, "1-1", 0, 0x3d), FALCON_OK);
+	ck_assert_int_eq(falcon_pcicfg_write_slot(root, "a/b", 0, 0x3d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_pcicfg_write_slot(root, "1", 0, 0x100), FALCON_ERR_INVAL);
+	t = scan(root, "0000:3b:00.0");
+	ck_assert_str_eq(falcon_topo_find(t, "3e:00.0")->slot_name, "9");
+	ck_assert_int_eq(falcon_topo_find(t, "3e:00.0")->slot, 9);
+	ck_assert_str_eq(falcon_topo_find(t, "3d:00.0")->slot_name, "1-1");
+	ck_assert_int_eq(falcon_topo_find(t, "3d:00.0")->slot, 1);
+	x = falcon_topo_identify(t, 0, NULL, 9, FALCON_PCI_GPU, 0x10de, 0x1db4, why, sizeof(why));
+	ck_assert_int_ge(x, 0);
+	ck_assert_str_eq(t->devs[x].bdf, "0000:3e:00.0");
+	ck_assert_int_eq(falcon_topo_identify(t, 0, NULL, 2, FALCON_PCI_GPU, 0, 0, why,
+					      sizeof(why)), FALCON_TOPO_SLOT_EMPTY);
+	falcon_topo_free(t);
+	falcon_pcicfg_remove_slot(root, "9");
+	t = scan(root, "0000:3b:00.0");
+	ck_assert_int_eq(falcon_topo_find(t, "3e:00.0")->slot, 2);
+	falcon_topo_free(t);
+	ck_assert_int_eq(falcon_chassis_phys_slot(1, 1), 1);
+	ck_assert_int_eq(falcon_chassis_phys_slot(2, 8), 16);
+	ck_assert_int_eq(falcon_chassis_phys_slot(3, 1), -1);
+	ck_assert_int_eq(falcon_chassis_phys_slot(1, 0), -1);
+}
+END_TEST
+
 START_TEST(test_bdf_normalise)
 {
 	char out[FALCON_BDF_LEN];
@@ -738,6 +849,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_link_judge, 0, (int)ARRAY_SIZE(links));
 	tcase_add_test(tc, test_bdf_normalise);
 	tcase_add_test(tc, test_vmd_domain);
+	tcase_add_test(tc, test_identify_by_slot);
+	tcase_add_test(tc, test_identify_sysfs_slots);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tf, test_fixture_sys4028grtr);
 	tcase_add_test(tf, test_fixture_lenovo_cx7);
