@@ -59,6 +59,7 @@ static void usage(FILE *f)
 		   "   MM/DD[/YY][-HH:MM[:SS]] or epoch seconds (default: today .. now, as sacct)\n");
 }
 
+#ifdef HAVE_SLURM
 /* progress - one status line on stderr, rewritten in place on a terminal. */
 static void progress(const struct ropts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -82,6 +83,7 @@ static void progress_done(const struct ropts *o)
 	if (o->progress != 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 }
+#endif /* HAVE_SLURM: run() alone reports progress */
 
 /*
  * history - falcond's device history overlapping [start, end] into *out
