@@ -28,8 +28,9 @@
 # / is a mount point, which `ip netns exec` needs) are mounted there only,
 # never in the machine's namespace, and are gone when the run ends; on exit
 # (also on a signal) every process still running inside the chroot is
-# stopped, by pid (TERM, then KILL).  Needs root, debootstrap (installed
-# with apt-get when missing) and unshare (util-linux).
+# stopped, by pid (TERM, then KILL).  One run at a time per chroot (flock
+# on DIR.lock).  Needs root, debootstrap (installed with apt-get when
+# missing), unshare and flock (util-linux).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 set -eu
@@ -139,6 +140,10 @@ fi
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, mounts, chroot)"
 command -v unshare >/dev/null 2>&1 || die "unshare not found (util-linux)"
+# one run per chroot at a time: each replaces the tree in /src/falcon-slurm
+mkdir -p "$(dirname "$root")"
+exec 9>"$root.lock"
+flock -n 9 || die "another chroot-lane.sh runs on $root ($root.lock)"
 
 # 1. the chroot, once
 if [ ! -f "$stamp" ]; then
