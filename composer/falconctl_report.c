@@ -32,6 +32,7 @@
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include "slurm_compat.h"
 
 /* libslurm's loaded slurm.conf (slurm_init); the type is public in slurm.h,
  * the variable is exported by libslurm but declared only in its own
@@ -58,6 +59,7 @@ static void usage(FILE *f)
 		   "   MM/DD[/YY][-HH:MM[:SS]] or epoch seconds (default: today .. now, as sacct)\n");
 }
 
+#ifdef HAVE_SLURM
 /* progress - one status line on stderr, rewritten in place on a terminal. */
 static void progress(const struct ropts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -81,6 +83,7 @@ static void progress_done(const struct ropts *o)
 	if (o->progress != 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 }
+#endif /* HAVE_SLURM: run() alone reports progress */
 
 /*
  * history - falcond's device history overlapping [start, end] into *out
@@ -149,10 +152,10 @@ fail:
 }
 
 #ifdef HAVE_SLURM
-/* str_list - the comma separated items of s appended to a new List. */
-static List str_list(const char *s, bool users)
+/* str_list - the comma separated items of s appended to a new list. */
+static list_t *str_list(const char *s, bool users)
 {
-	List l = slurm_list_create(free);
+	list_t *l = slurm_list_create(free);
 	char *copy = strdup(s), *tok, *save = NULL;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -183,8 +186,8 @@ static List str_list(const char *s, bool users)
 static void tres_ids(void *db, uint32_t *falcon_gpu, uint32_t *gpu)
 {
 	slurmdb_tres_cond_t cond;
-	List l;
-	ListIterator it;
+	list_t *l;
+	list_itr_t *it;
 	slurmdb_tres_rec_t *t;
 
 	*falcon_gpu = *gpu = 0;
@@ -229,8 +232,8 @@ static int run(const struct ropts *o)
 {
 	slurmdb_job_cond_t *cond = NULL;
 	void *db = NULL;
-	List jobs = NULL;
-	ListIterator it = NULL;
+	list_t *jobs = NULL;
+	list_itr_t *it = NULL;
 	slurmdb_job_rec_t *rec;
 	struct falcon_rjob *rj = NULL;
 	struct falcon_rgroup *groups = NULL;

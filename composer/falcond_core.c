@@ -23,12 +23,15 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
 #endif
 
 #include "falcond.h"
@@ -781,6 +784,19 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 	return rv;
 }
 
+#ifdef HAVE_SLURM
+/* libslurm reads slurm.conf ($SLURM_CONF) once, before its first call:
+ * since Slurm 23.11.1 a call without slurm_init() is fatal.  Once per
+ * process, on the first reconcile that asks Slurm (HTTP threads and the
+ * main loop may reconcile at once). */
+static pthread_once_t slurm_once = PTHREAD_ONCE_INIT;
+
+static void slurm_init_once(void)
+{
+	slurm_init(NULL);
+}
+#endif
+
 /* running_jobs - ids of jobs Slurm says are alive; -1 when Slurm cannot be asked. */
 static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 {
@@ -793,6 +809,7 @@ static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 		job_info_msg_t *msg = NULL;
 		uint32_t i;
 
+		pthread_once(&slurm_once, slurm_init_once);
 		if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 			falcon_warn("reconcile: slurm_load_jobs: %s; job states not checked",
 				    slurm_strerror(slurm_get_errno()));

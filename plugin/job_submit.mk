@@ -4,14 +4,19 @@
 # is built only when configure is given --with-slurm-source=DIR (a
 # configured tree of the installed Slurm: scripts/slurm-source.sh).
 #
-# -iquote puts Slurm's tree before everything else for "..." includes: its
-# headers' #include "config.h" must find Slurm's config.h, not ours.
+# JOB_SUBMIT_CPPFLAGS (m4/x_ac_slurm_source_api.m4): -iquote puts Slurm's
+# tree before everything else for "..." includes (its headers' #include
+# "config.h" must find Slurm's config.h, not ours) and -I for the
+# <src/common/...> includes of Slurm 23.11 on.  JOB_SUBMIT_DEFS: the
+# configure results for Slurm's internal API (-D, as Slurm's config.h is
+# the one this file sees).
 
 if HAVE_SLURM_SOURCE
 jobsubmitdir = $(SLURM_PLUGINDIR)
 jobsubmit_LTLIBRARIES = plugin/job_submit_falcon.la
 plugin_job_submit_falcon_la_SOURCES = plugin/job_submit_falcon.c
-plugin_job_submit_falcon_la_CPPFLAGS = -iquote $(SLURM_SRC_DIR) -I$(top_srcdir)/lib
+plugin_job_submit_falcon_la_CPPFLAGS = $(JOB_SUBMIT_CPPFLAGS) $(JOB_SUBMIT_DEFS) \
+	-I$(top_srcdir)/lib
 plugin_job_submit_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS)
 # No -lslurm: info(), xmalloc() and slurmctld's own functions come from
 # slurmctld, which loads the module.

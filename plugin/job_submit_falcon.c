@@ -11,7 +11,10 @@
  * Built against Slurm's source tree (--with-slurm-source): its internal
  * headers (slurmctld.h) are compiled with Slurm's own config.h, so this
  * file's "config.h" is Slurm's (plugin/job_submit.mk puts the tree first
- * with -iquote) and no falcon-slurm config.h macro is used here.
+ * with -iquote) and no falcon-slurm config.h macro is used here: what
+ * configure decided about Slurm's internal API comes as -D flags
+ * (FALCON_HOSTLIST_IS_STRUCT, FALCON_MODIFY_ERR_MSG:
+ * m4/x_ac_slurm_source_api.m4).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -51,7 +54,20 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 int init(void);
 int fini(void);
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg);
+#ifdef FALCON_MODIFY_ERR_MSG
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
+		      char **err_msg);
+#else
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid);
+#endif
+
+/* falcon_hostlist_t: Slurm's hostlist handle, a pointer in every release
+ * (hostlist_t is the pointer up to 23.02, the struct from 23.11 on). */
+#ifdef FALCON_HOSTLIST_IS_STRUCT
+typedef hostlist_t *falcon_hostlist_t;
+#else
+typedef hostlist_t falcon_hostlist_t;
+#endif
 
 #define MAX_HOSTS 4096 /* nodes looked at to find a job's chassis pool */
 
@@ -158,7 +174,7 @@ static const char *pool_of(const struct falcon_conf *fconf, const char *req_node
 	const char *hosts[MAX_HOSTS], *pool = NULL;
 	char *names[MAX_HOSTS];
 	part_record_t *p = NULL;
-	hostlist_t hl = NULL;
+	falcon_hostlist_t hl = NULL;
 	size_t n = 0, i;
 	char *h;
 
@@ -300,11 +316,18 @@ out:
 }
 
 /*
- * job_modify - the fields not changed are the job's own.  Slurm 22.05
- * gives job_modify no err_msg: the message goes to slurmctld's log and
- * the user gets "Invalid generic resource (gres) specification".
+ * job_modify - the fields not changed are the job's own.  From Slurm 23.02
+ * on the refusal's message is *err_msg (xmalloc'd, slurmctld frees it),
+ * which scontrol update shows the user; 22.05 gives job_modify no err_msg:
+ * the message goes to slurmctld's log only and the user gets "Invalid
+ * generic resource (gres) specification".
  */
+#ifdef FALCON_MODIFY_ERR_MSG
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
+		      char **err_msg)
+#else
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
+#endif
 {
 	char *why = NULL, *lic = NULL;
 	const char *tres = job_desc->tres_per_node ? job_desc->tres_per_node
@@ -329,6 +352,13 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 		   &why, &lic);
 	if (rv != SLURM_SUCCESS) {
 		falcon_info("job %u: modify refused: %s", job_ptr->job_id, why ? why : "");
+#ifdef FALCON_MODIFY_ERR_MSG
+		if (err_msg != NULL && why != NULL) {
+			xfree(*err_msg);
+			*err_msg = why;
+			why = NULL;
+		}
+#endif
 		goto out;
 	}
 	if (lic != NULL && IS_JOB_PENDING(job_ptr)) {

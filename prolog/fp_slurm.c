@@ -14,6 +14,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
 
 #include "fp.h"
 #include "core/log.h"

@@ -200,11 +200,19 @@ start_mariadb() {
 			die "MariaDB did not start, see $log/mariadbd.log"
 		say "mariadbd running on 127.0.0.1:$DB_PORT"
 	fi
-	db_sql -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$DB_PASS';
+	# The database is made here, not by slurmdbd: on a missing database
+	# slurmdbd creates it and connects again with the same MYSQL handle,
+	# and libmariadb 3.4.10 (Debian 13's libmariadb3 1:11.8.9) then fails
+	# the first query on that handle with 5027 "Number of columns in result
+	# (=1) set execeeds maxmimum allowed number of columns (=0)" (slurmdbd:
+	# fatal: _check_mysql_concat_is_sane).  A connect that finds the
+	# database never takes that path, with any libmariadb.
+	db_sql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db;
+		CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$DB_PASS';
 		CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY '$DB_PASS';
 		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
 		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';" ||
-		die "cannot create the slurm database user"
+		die "cannot create the slurm database and its user"
 }
 
 start_slurmdbd() {

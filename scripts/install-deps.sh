@@ -1,15 +1,20 @@
 #!/bin/sh
-# scripts/install-deps.sh - install, from Debian 12 packages, what falcon-slurm
-# needs to build, test and run its demo.  Idempotent; run as root.
+# scripts/install-deps.sh - install, from Debian packages (Debian 12
+# bookworm with Slurm 22.05, Debian 13 trixie with Slurm 24.11: the same
+# names on both), what falcon-slurm needs to build, test and run its demo.
+# Idempotent; run as root.
 #   --build   build dependencies only
-#   (default) build + test + demo: munge, Slurm daemons, MariaDB, clang for fuzzing
+#   (default) build + test + demo: munge, Slurm daemons, MariaDB, clang for
+#             fuzzing (libclang-rt-dev: the default clang's runtime, named
+#             the same on both), xmllint (libxml2-utils) for the report test
 set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
  libpci-dev pciutils libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
  libmunge-dev libslurm-dev libssl-dev check"
 run_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
- python3 python3-sushy openssl curl inotify-tools iproute2 util-linux procps psmisc clang libclang-rt-14-dev"
+ python3 python3-sushy openssl curl inotify-tools iproute2 util-linux procps psmisc clang
+ libclang-rt-dev libxml2-utils"
 
 pkgs=$build_pkgs
 [ "${1:-}" = --build ] || pkgs="$build_pkgs $run_pkgs"

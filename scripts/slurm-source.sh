@@ -16,7 +16,15 @@
 # sources.list has no deb-src entry, a separate
 # /etc/apt/sources.list.d/falcon-slurm-src.sources (Types: deb-src, the
 # URIs/Suites/Components of the deb entries of debian.sources) is added and
-# `apt-get update` run; nothing else of the apt configuration is changed.
+# `apt-get update` run (from a one-line /etc/apt/sources.list, as
+# debootstrap writes, a falcon-slurm-src.list of its deb lines as deb-src);
+# nothing else of the apt configuration is changed.
+# When `apt-get source` fails on a file (Debian 13's mirror here answers 404
+# for the .dsc and .debian.tar.xz of 24.11.5-4+deb13u1) the upstream
+# .orig.tar.gz alone is fetched with apt-helper, which checks it against the
+# SHA256 of the Sources index apt verified (Release signature), and used
+# without Debian's patches (which change packaging and docs, not the structs
+# slurmctld.h declares); the tree's falcon-source file says which it is.
 # Exit status 1 with the reason on stderr when it cannot.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -58,7 +66,24 @@ has_src() {
 	grep -Eqs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources
 }
 fetch() { # fetch DIR - apt-get source into DIR
-	(cd "$1" && apt-get source -qq -o APT::Sandbox::User=root "$src=$ver") >&2
+	(cd "$1" && apt-get source -qq -o APT::Sandbox::User=root "$src=$ver") >&2 &&
+		echo "apt-get source $src=$ver" >"$1/falcon-source"
+}
+# fetch_orig DIR - the .orig.tar.gz alone, checked against the SHA256 apt
+# has for it (apt-get source --print-uris: from the signed Sources index)
+fetch_orig() {
+	line=$(apt-get source --print-uris -qq "$src=$ver" 2>/dev/null |
+		grep "^'[^']*\.orig\.tar\.[a-z0-9]*' " | head -n 1)
+	[ -n "$line" ] || { say "no .orig tarball of $src $ver in apt's Sources index"; return 1; }
+	uri=$(echo "$line" | cut -d"'" -f2)
+	set -- $(echo "$line" | cut -d"'" -f3-)
+	name=$1; sum=$3
+	case $sum in SHA256:*) ;; *) say "no SHA256 for $name in the Sources index"; return 1 ;; esac
+	say "fetching $name alone ($sum, from the Sources index)"
+	/usr/lib/apt/apt-helper download-file "$uri" "$tmp/$name" "$sum" >&2 || return 1
+	tar -xf "$tmp/$name" -C "$tmp" || return 1
+	rm -f "$tmp/$name"
+	echo "$name (upstream only, no Debian patches: apt-get source failed; $sum)" >"$tmp/falcon-source"
 }
 
 mkdir -p "$cache"
@@ -68,15 +93,26 @@ t0=$(date +%s)
 if ! has_src || ! fetch "$tmp"; then
 	if ! has_src; then
 		main=/etc/apt/sources.list.d/debian.sources
-		[ -f "$main" ] || die "no deb-src entry and no $main to derive one from"
-		say "adding /etc/apt/sources.list.d/falcon-slurm-src.sources (deb-src of $main)"
-		sed -n -e 's/^Types:.*/Types: deb-src/' -e '/^#/d' -e p "$main" \
-			>/etc/apt/sources.list.d/falcon-slurm-src.sources
+		if [ -f "$main" ]; then
+			say "adding /etc/apt/sources.list.d/falcon-slurm-src.sources (deb-src of $main)"
+			sed -n -e 's/^Types:.*/Types: deb-src/' -e '/^#/d' -e p "$main" \
+				>/etc/apt/sources.list.d/falcon-slurm-src.sources
+		elif grep -Eqs '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list; then
+			say "adding /etc/apt/sources.list.d/falcon-slurm-src.list (deb-src of /etc/apt/sources.list)"
+			sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' /etc/apt/sources.list \
+				>/etc/apt/sources.list.d/falcon-slurm-src.list
+		else
+			die "no deb-src entry and no deb entry to derive one from"
+		fi
 	fi
 	say "apt-get update"
 	apt-get update -qq >&2 || die "apt-get update failed (no network?)"
 	rm -rf "$tmp"/*
-	fetch "$tmp" || die "apt-get source $src=$ver failed (no network, or the mirror no longer has $ver)"
+	if ! fetch "$tmp"; then
+		rm -rf "$tmp"/*
+		fetch_orig "$tmp" ||
+			die "apt-get source $src=$ver failed (no network, or the mirror no longer has $ver)"
+	fi
 fi
 t1=$(date +%s)
 up=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
@@ -90,6 +126,7 @@ say "fetched $src $ver in $((t1 - t0)) s; configuring (headers only)"
 	{ tail -n 20 "$tmp/configure.log" >&2; die "Slurm's configure failed"; }
 t2=$(date +%s)
 mv "$tmp/configure.log" "$up/falcon-configure.log"
+mv "$tmp/falcon-source" "$up/falcon-source"
 rm -rf "$dir"
 mv "$up" "$dir"
 date -u +%FT%TZ >"$stamp"

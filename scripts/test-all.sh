@@ -1,20 +1,75 @@
 #!/bin/sh
 # scripts/test-all.sh - the README's test command and what .ci/run calls:
-# install what the tests need, then build and run every test tier.
+# install what the tests need, then build and run every test tier, in two
+# lanes: this machine's Debian (12, Slurm 22.05) and a Debian 13 chroot
+# (Slurm 24.11) that scripts/chroot-lane.sh makes and caches.
 #
+#   test-all.sh [--lane=all|host|trixie]   (or FALCON_LANE=...; default all)
+#
+# The host lane, in this tree:
 #   0. scripts/slurm-source.sh: Slurm's source for job_submit_falcon.so
 #   1. build/       -Werror build; `make check`: unit tests (check) and the
 #                   integration tests (falcon-sim, munged, Slurm) as root
 #   2. build-asan/  the same sources with -fsanitize=address,undefined;
 #                   the unit tests again
 #   3. make distcheck (unit tests from the tarball)
+# The trixie lane: scripts/chroot-lane.sh, which runs the host lane of a
+# copy of this tree in the chroot (root only: skipped otherwise, and said).
 #
-# Prints one closing line "test-all: N passed, N failed, N skipped".
+# Prints one closing line "test-all: N passed, N failed, N skipped", the
+# sum of the lanes run.
 # Long fuzz, soak and benchmark runs are `make fuzz`, `make soak`, `make bench`.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
+lane=${FALCON_LANE:-all}
+for a in "$@"; do
+	case $a in
+	--lane=*) lane=${a#--lane=} ;;
+	-h|--help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
+	*) echo "test-all: unknown argument $a (--help)" >&2; exit 2 ;;
+	esac
+done
+case $lane in all|host|trixie) ;; *) echo "test-all: --lane=$lane: all, host or trixie" >&2; exit 2 ;; esac
+sum_pass=0; sum_fail=0; sum_skip=0
+status=0
+t_start=$(date +%s)
+host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
+
+# trixie_lane: the chroot's test-all; its closing line adds to ours.
+trixie_lane() {
+	echo "==== test-all: trixie lane (Debian 13 chroot, scripts/chroot-lane.sh) ===="
+	if [ "$(id -u)" != 0 ]; then
+		echo "test-all: not root: the trixie lane is SKIPPED (needs debootstrap, chroot)" >&2
+		sum_skip=$((sum_skip + 1))
+		return 0
+	fi
+	t0=$(date +%s)
+	out=$(mktemp)
+	# its lines prefixed, so that ours stays the only closing line
+	scripts/chroot-lane.sh --test 2>&1 | sed -u 's/^/trixie| /' | tee "$out" || true
+	line=$(sed -n 's/^trixie| \(test-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/\1/p' \
+		"$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		echo "test-all: the trixie lane gave no closing line: counted as failed" >&2
+		sum_fail=$((sum_fail + 1)); status=1
+	else
+		set -- $line
+		sum_pass=$((sum_pass + $2)); sum_fail=$((sum_fail + $4)); sum_skip=$((sum_skip + $6))
+		[ "$4" = 0 ] || status=1
+	fi
+	echo "test-all: trixie lane: ${line#test-all: } in $(($(date +%s) - t0)) s"
+}
+
+if [ "$lane" = trixie ]; then
+	trixie_lane
+	[ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
+	echo "test-all: $sum_pass passed, $sum_fail failed, $sum_skip skipped"
+	exit $status
+fi
+echo "==== test-all: host lane ($host_name) ===="
 
 if [ "$(id -u)" = 0 ]; then
 	scripts/install-deps.sh
@@ -26,7 +81,6 @@ export FALCON_SHARED
 
 ./bootstrap >/dev/null 2>&1 || ./bootstrap
 
-sum_pass=0; sum_fail=0; sum_skip=0
 tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
 	log=$1/test-suite.log
 	[ -f "$log" ] || return 0
@@ -49,7 +103,6 @@ else
 		"job_submit_falcon.so is NOT built and tests/integration/slurm-submit.sh is skipped" >&2
 fi
 
-status=0
 echo "==== test-all: 1/3 -Werror build, unit + integration tests ===="
 rm -rf build && mkdir build
 (cd build && ../configure --enable-werror ${slurm_src:+--with-slurm-source="$slurm_src"} \
@@ -71,6 +124,10 @@ echo "==== test-all: 3/3 make distcheck ===="
 (cd build && make -j"$jobs" distcheck >distcheck.out 2>&1 && tail -5 distcheck.out ||
 	{ tail -80 distcheck.out; exit 1; }) || status=1
 
+[ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
+echo "test-all: host lane ($host_name): $sum_pass passed, $sum_fail failed, $sum_skip skipped" \
+	"in $(($(date +%s) - t_start)) s"
+[ "$lane" = host ] || trixie_lane
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
 echo "test-all: $sum_pass passed, $sum_fail failed, $sum_skip skipped"
 exit $status

@@ -12,7 +12,8 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
 	FALCON_SHARED="$${FALCON_SHARED:-$(abs_top_srcdir)/../shared}"; \
 	CK_DEFAULT_TIMEOUT=60; \
-	export top_srcdir top_builddir FALCON_SHARED CK_DEFAULT_TIMEOUT;
+	JOB_SUBMIT_DEFS='$(JOB_SUBMIT_DEFS)'; \
+	export top_srcdir top_builddir FALCON_SHARED CK_DEFAULT_TIMEOUT JOB_SUBMIT_DEFS;
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
 	$(CURL_CFLAGS) $(MUNGE_CFLAGS) \

@@ -99,6 +99,12 @@ fi
 grep -q "job $jid: modify refused: falcon: partition small does not allow falconGPUs" \
 	"$s_state/log/slurmctld.log" || { s_logs; t_fail "no modify refusal in slurmctld.log"; }
 [ "$(squeue -h -j "$jid" -o %P)" = debug ] || t_fail "job moved: $(squeue -h -j "$jid" -o %P)"
+# Slurm 23.02 on: job_modify's err_msg reaches scontrol (configure's
+# feature test, JOB_SUBMIT_DEFS from tests/local.mk)
+case ${JOB_SUBMIT_DEFS:-} in *FALCON_MODIFY_ERR_MSG*)
+	grep -q "partition small does not allow falconGPUs" "$t_tmp/upd.err" ||
+		t_fail "job_modify's err_msg not shown by scontrol: $(cat "$t_tmp/upd.err")" ;;
+esac
 t_ok "scontrol update partition=small refused ($(cat "$t_tmp/upd.err"))"
 # a GRES change of the pending job: its license follows
 scontrol update jobid="$jid" gres=falcon_gpu:3 2>"$t_tmp/upd.err" ||

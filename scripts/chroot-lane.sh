@@ -1,0 +1,184 @@
+#!/bin/sh
+# scripts/chroot-lane.sh - run falcon-slurm's tests (or the demo, or a
+# shell) in a Debian 13 (trixie) chroot, against trixie's Slurm 24.11, on
+# a Debian 12 machine: the second lane of scripts/test-all.sh.
+#
+#   chroot-lane.sh [--test]   scripts/test-all.sh --lane=host in the chroot:
+#                             every test tier against Slurm 24.11; its last
+#                             line is test-all's closing line
+#   chroot-lane.sh --quickstart
+#                             the README's demo (scripts/quickstart.sh) in the
+#                             chroot, its STATE in the chroot's
+#                             /var/tmp/falcon-demo, then stopped
+#   chroot-lane.sh --shell    an interactive shell in the chroot (the tree in
+#                             /src/falcon-slurm)
+#   chroot-lane.sh --help     this text
+#
+# The chroot is made once with `debootstrap --variant=minbase` from
+# Debian's packages ($FALCON_DEBIAN_MIRROR, default
+# http://deb.debian.org/debian) into $FALCON_CHROOT_CACHE (default
+# /var/cache/falcon-slurm/trixie, about 2 GB once scripts/install-deps.sh
+# has run in it) and reused by later runs (a stamp file marks a finished
+# one; remove the directory to start afresh).  Each run copies the working
+# tree (without build directories) to /src/falcon-slurm inside, and
+# $FALCON_SHARED (if set and present) read-only to /src/shared.
+#
+# Everything runs in a mount namespace of its own (unshare -m): /proc,
+# /sys, /dev, a /run tmpfs and the chroot itself bound onto itself (so that
+# / is a mount point, which `ip netns exec` needs) are mounted there only,
+# never in the machine's namespace, and are gone when the run ends; on exit
+# (also on a signal) every process still running inside the chroot is
+# stopped, by pid (TERM, then KILL).  One run at a time per chroot (flock
+# on DIR.lock).  Needs root, debootstrap (installed with apt-get when
+# missing), unshare and flock (util-linux).
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+set -eu
+
+prog=chroot-lane
+say() { echo "$prog: $*" >&2; }
+die() { echo "$prog: error: $*" >&2; exit 1; }
+
+cd "$(dirname "$0")/.."
+top=$(pwd)
+suite=trixie
+root=${FALCON_CHROOT_CACHE:-/var/cache/falcon-slurm/$suite}
+mirror=${FALCON_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+stamp=$root/.falcon-slurm-debootstrapped
+
+mode=test
+case ${1:-} in
+''|--test) ;;
+--quickstart) mode=quickstart ;;
+--shell) mode=shell ;;
+--inside) mode=inside ;;
+-h|--help) sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
+*) die "unknown argument $1 (--help)" ;;
+esac
+
+# chroot_pids - the processes whose root directory is the chroot.
+chroot_pids() {
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
+	done
+	return 0
+}
+
+# stop_chroot_pids - TERM, then (after 10 s) KILL, each process in the chroot.
+stop_chroot_pids() {
+	pids=$(chroot_pids)
+	[ -n "$pids" ] || return 0
+	say "stopping what still runs in the chroot: $(echo $pids)"
+	# shellcheck disable=SC2086
+	kill -TERM $pids 2>/dev/null || true
+	i=0
+	while [ $i -lt 50 ] && [ -n "$(chroot_pids)" ]; do sleep 0.2; i=$((i + 1)); done
+	pids=$(chroot_pids)
+	# shellcheck disable=SC2086
+	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+}
+
+if [ "$mode" = inside ]; then
+	# In the private mount namespace (unshare -m, see below): mount, copy
+	# the tree, chroot; unmount on the way out.
+	shift
+	what=$1
+	cleanup() {
+		stop_chroot_pids
+		for m in src/shared run dev sys proc; do
+			mountpoint -q "$root/$m" && umount -R -l "$root/$m" 2>/dev/null || true
+		done
+		mountpoint -q "$root" && umount -l "$root" 2>/dev/null || true
+	}
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM HUP
+	mount --make-rprivate /
+	mount --bind "$root" "$root"
+	mount -t proc proc "$root/proc"
+	mount --rbind /sys "$root/sys"
+	mount --rbind /dev "$root/dev"
+	mount -t tmpfs -o mode=0755 tmpfs "$root/run"
+	cp /etc/hosts "$root/etc/hosts"
+	[ -f /etc/resolv.conf ] && cp /etc/resolv.conf "$root/etc/resolv.conf" || true
+	rm -rf "$root/src/falcon-slurm"
+	mkdir -p "$root/src/falcon-slurm" "$root/src/shared"
+	tar -C "$top" -cf - --exclude=./build --exclude=./build-asan \
+		--exclude='./falcon-slurm-*' --exclude=./.git . |
+		tar -C "$root/src/falcon-slurm" -xf -
+	shared=
+	if [ -n "${FALCON_SHARED:-}" ] && [ -d "$FALCON_SHARED" ]; then
+		mount --bind -o ro "$FALCON_SHARED" "$root/src/shared"
+		shared=/src/shared
+	fi
+	env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+ LANG=C.UTF-8 TERM=${TERM:-dumb} FALCON_SHARED=$shared"
+	rc=0
+	case $what in
+	test)
+		# shellcheck disable=SC2086
+		chroot "$root" /usr/bin/env -i $env /bin/sh -c \
+			'cd /src/falcon-slurm && exec scripts/test-all.sh --lane=host' &
+		;;
+	quickstart)
+		# shellcheck disable=SC2086
+		chroot "$root" /usr/bin/env -i $env /bin/sh -c \
+			'cd /src/falcon-slurm && scripts/quickstart.sh; rc=$?
+			 scripts/quickstart.sh --stop >/dev/null 2>&1; exit $rc' &
+		;;
+	shell)
+		# shellcheck disable=SC2086
+		chroot "$root" /usr/bin/env -i $env /bin/bash -c \
+			'cd /src/falcon-slurm && exec bash -i' || rc=$?
+		exit $rc
+		;;
+	esac
+	# in the background and waited for: a signal then runs the traps at
+	# once (sh runs them only after a foreground child has ended)
+	wait $! || rc=$?
+	exit $rc
+fi
+
+[ "$(id -u)" = 0 ] || die "run as root (debootstrap, mounts, chroot)"
+command -v unshare >/dev/null 2>&1 || die "unshare not found (util-linux)"
+# one run per chroot at a time: each replaces the tree in /src/falcon-slurm
+mkdir -p "$(dirname "$root")"
+exec 9>"$root.lock"
+flock -n 9 || die "another chroot-lane.sh runs on $root ($root.lock)"
+
+# 1. the chroot, once
+if [ ! -f "$stamp" ]; then
+	command -v debootstrap >/dev/null 2>&1 || {
+		say "installing debootstrap"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			debootstrap >&2 || die "cannot install debootstrap"
+	}
+	[ -z "$(chroot_pids)" ] || die "processes still run in $root: $(chroot_pids | tr '\n' ' ')"
+	rm -rf "$root"
+	mkdir -p "$root"
+	t0=$(date +%s)
+	say "debootstrap --variant=minbase $suite $root $mirror"
+	debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$root.debootstrap.log" >&2; die "debootstrap failed (log: $root.debootstrap.log)"; }
+	date -u +%FT%TZ >"$stamp"
+	say "chroot made in $(($(date +%s) - t0)) s: $root"
+else
+	say "reusing the $suite chroot $root (made $(cat "$stamp"))"
+fi
+
+# 2. the run, in a mount namespace of its own; the namespace goes with its
+# last process, and the inside cleanup (umount, stop) runs on any exit.
+t0=$(date +%s)
+rc=0
+if [ "$mode" = shell ]; then
+	trap 'stop_chroot_pids' EXIT
+	FALCON_CHROOT_CACHE=$root unshare --mount --propagation private "$0" --inside shell || rc=$?
+else
+	# unshare execs the inside script: $! is it; a signal is passed on
+	FALCON_CHROOT_CACHE=$root unshare --mount --propagation private "$0" --inside "$mode" &
+	inner=$!
+	trap 'kill -TERM $inner 2>/dev/null; wait $inner; stop_chroot_pids; exit 130' INT TERM HUP
+	trap 'stop_chroot_pids' EXIT
+	wait $inner || rc=$?
+fi
+say "$suite lane ($mode) finished in $(($(date +%s) - t0)) s, exit status $rc"
+exit $rc
