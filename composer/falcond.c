@@ -23,6 +23,7 @@
 #include <microhttpd.h>
 
 #include "falcond.h"
+#include "falcond_events.h"
 #include "falcond_history.h"
 #include "falcond_status.h"
 #include "api/auth.h"
@@ -461,6 +462,8 @@ int main(int argc, char **argv)
 		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));
 		goto out;
 	}
+	if (falcond_events_start(&g_st) != FALCON_OK)
+		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
 		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis, nleases);
 	for (;;) {
@@ -474,6 +477,7 @@ int main(int argc, char **argv)
 	falcon_info("signal %d: stopping", sig);
 	rc = 0;
 out:
+	falcond_events_stop();
 	if (d)
 		MHD_stop_daemon(d);
 	if (g_st.ch)

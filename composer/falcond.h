@@ -159,7 +159,7 @@ falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
 
 /*
  * falcond_place - choose r->gpus GPUs and r->nvme NVMe devices for host among
- * slots[0..n), free, not quarantined, not Critical, within the chassis mode
+ * slots[0..n), free, not quarantined, not Critical nor Absent, within the chassis mode
  * limits (standard: a drawer half, slots 1-4 or 5-8, belongs to one host;
  * advanced: at most 3 hosts share a drawer — the Falcon 4016 modes as the
  * paper describes them), by place (pack: one drawer switch first, best fit;

@@ -15,7 +15,8 @@ sbin_PROGRAMS += composer/falcond
 composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c \
 	composer/falcond_history.c composer/falcond_history.h \
-	composer/falcond_status.c composer/falcond_status.h
+	composer/falcond_status.c composer/falcond_status.h \
+	composer/falcond_events.c composer/falcond_events.h
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
@@ -24,12 +25,13 @@ composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE)
 if INTEGRATION_TESTS
 TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
-	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh
+	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
+	tests/integration/falcond-events.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
 	tests/integration/falcond-history.sh tests/integration/falcond-ledger.sh \
-	tests/integration/falcond-zone.sh
+	tests/integration/falcond-zone.sh tests/integration/falcond-events.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

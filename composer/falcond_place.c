@@ -81,7 +81,8 @@ static bool reachable(const struct falcond_slot *slots, size_t n, size_t i, cons
 static bool usable(const struct falcond_slot *s, falcon_dev_type_t type)
 {
 	return s->holder == NULL && !s->quarantined && !s->unreachable && s->dev->type == type &&
-	       s->dev->owner[0] == '\0' && strcasecmp(s->dev->health, "Critical") != 0;
+	       s->dev->owner[0] == '\0' && strcasecmp(s->dev->health, "Critical") != 0 &&
+	       strcasecmp(s->dev->state, "Absent") != 0;
 }
 
 static int cmp_slot(const void *a, const void *b, const struct falcond_slot *slots)

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -100,6 +101,109 @@ static void wait_ms(long ms, bool until_faults_change)
 			break;
 	}
 	pthread_mutex_unlock(&srv.lock);
+}
+
+/*
+ * The SSE stream of the EventService (DSP0266 1.20 sec. 13.5.2): one
+ * response per client whose content reader blocks (this connection's own
+ * thread: MHD_USE_THREAD_PER_CONNECTION) until an event newer than the
+ * last one sent is kept (sim_events.c), sending a ": keep-alive" comment
+ * every SSE_KEEPALIVE_MS so that a client can tell a quiet stream from a
+ * dead one, and ends the stream when the server stops.
+ */
+#define SSE_KEEPALIVE_MS 5000
+
+struct sse_ctx {
+	unsigned long after;   /* id of the last event sent */
+	char *pending;         /* SSE text being sent (owned), NULL = none */
+	size_t len, off;
+};
+
+/* sse_wait - the next event's SSE text into x (a keep-alive comment after
+ * SSE_KEEPALIVE_MS); false when the server stops. */
+static bool sse_wait(struct sse_ctx *x)
+{
+	struct timespec ts;
+	unsigned long id = 0;
+	bool stopping;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += SSE_KEEPALIVE_MS / 1000;
+	pthread_mutex_lock(&srv.lock);
+	while (!srv.stopping && (x->pending = sim_events_next(&srv, x->after, &id)) == NULL)
+		if (pthread_cond_timedwait(&srv.cond, &srv.lock, &ts) == ETIMEDOUT)
+			break;
+	stopping = srv.stopping;
+	pthread_mutex_unlock(&srv.lock);
+	if (x->pending != NULL)
+		x->after = id;
+	else if (!stopping)
+		x->pending = strdup(": keep-alive\n\n");
+	if (x->pending == NULL)
+		return false;
+	x->len = strlen(x->pending);
+	x->off = 0;
+	return true;
+}
+
+static ssize_t sse_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct sse_ctx *x = cls;
+	size_t n;
+
+	(void)pos;
+	if (x->pending == NULL && !sse_wait(x))
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = x->len - x->off;
+	if (n > max)
+		n = max;
+	memcpy(buf, x->pending + x->off, n);
+	x->off += n;
+	if (x->off == x->len) {
+		free(x->pending);
+		x->pending = NULL;
+	}
+	return (ssize_t)n;
+}
+
+static void sse_free(void *cls)
+{
+	struct sse_ctx *x = cls;
+
+	falcon_verbose("SSE stream closed after event %lu", x->after);
+	free(x->pending);
+	free(x);
+}
+
+/* sse_start - queue the stream; a Last-Event-ID header resumes after it,
+ * else the stream starts with the next event. */
+static enum MHD_Result sse_start(struct MHD_Connection *c)
+{
+	const char *last = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
+	struct sse_ctx *x = calloc(1, sizeof(*x));
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	long v;
+
+	if (x == NULL)
+		return MHD_NO;
+	pthread_mutex_lock(&srv.lock);
+	x->after = srv.last_event;
+	pthread_mutex_unlock(&srv.lock);
+	if (last != NULL && falcon_strtol(last, 10, 0, LONG_MAX, &v) == FALCON_OK)
+		x->after = (unsigned long)v;
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, sse_reader, x, sse_free);
+	if (resp == NULL) {
+		free(x);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	MHD_add_response_header(resp, "OData-Version", "4.0");
+	falcon_verbose("SSE stream opened after event %lu", x->after);
+	ret = MHD_queue_response(c, 200, resp);
+	MHD_destroy_response(resp);
+	return ret;
 }
 
 static bool peer_is_loopback(struct MHD_Connection *c)
@@ -332,6 +436,21 @@ static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const ch
 			sim_reply_error(&r, 405, "Base.1.16.OperationNotAllowed", "GET, POST or DELETE");
 			falcon_strlcpy(r.allow, "GET, POST, DELETE", sizeof(r.allow));
 		}
+	} else if (strcmp(url, "/admin/health") == 0) {
+		struct json_object *o = rq->body ? json_tokener_parse(rq->body) : NULL;
+
+		if (strcmp(method, "POST") != 0) {
+			sim_reply_error(&r, 405, "Base.1.16.OperationNotAllowed", "POST only");
+			falcon_strlcpy(r.allow, "POST", sizeof(r.allow));
+		} else if (!json_object_is_type(o, json_type_object)) {
+			sim_reply_error(&r, 400, "Base.1.16.MalformedJSON",
+					"The request body is not a JSON object.");
+		} else {
+			pthread_mutex_lock(&srv.lock);
+			sim_events_admin(&srv, o, &r);
+			pthread_mutex_unlock(&srv.lock);
+		}
+		json_object_put(o);
 	} else {
 		sim_reply_error(&r, 404, "Base.1.16.ResourceNotFound", "No admin resource %s.", url);
 	}
@@ -415,6 +534,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	} else if (rq->too_big) {
 		sim_reply_error(&r, 413, "Base.1.16.GeneralError",
 				"The request body exceeds %d bytes.", MAX_BODY);
+	} else if (strcmp(url, SIM_SSE_PATH) == 0 && strcmp(method, "GET") == 0) {
+		return sse_start(c);
 	} else {
 		const char *if_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-Match");
 
@@ -873,6 +994,7 @@ static void stop(struct MHD_Daemon *d, int fd, bool host_started)
 		close(fd);
 	if (host_started)
 		sim_host_stop(&srv);
+	sim_events_free(&srv);
 	if (srv.password != NULL)
 		memset(srv.password, 0, strlen(srv.password));
 	free(srv.user);

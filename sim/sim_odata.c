@@ -53,6 +53,8 @@ static const struct {
 	{ "Task", "v1_7_3" },
 	{ "TaskCollection", "" },
 	{ "Message", "v1_1_2" },
+	{ "EventService", "v1_10_0" },
+	{ "Event", "v1_7_0" },
 };
 
 /* Our Oem objects (Oem.Falcon): a schema of our own, inline. */
@@ -117,6 +119,7 @@ struct json_object *sim_odata_service_doc(void)
 		{ "CompositionService", "/redfish/v1/CompositionService" },
 		{ "SessionService", "/redfish/v1/SessionService" },
 		{ "TaskService", "/redfish/v1/TaskService" },
+		{ "EventService", "/redfish/v1/EventService" },
 	};
 	struct json_object *o = json_object_new_object(), *v = json_object_new_array();
 	size_t i;

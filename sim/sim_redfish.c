@@ -84,6 +84,19 @@ static struct json_object *status_ok(const char *state)
 	return o;
 }
 
+/* A chassis device's Status: state, or Absent once it left the fabric, and
+ * the health POST /admin/health set (sim_events.c; "" = OK). */
+static struct json_object *dev_status(const struct sim_server *srv, int d, int s,
+				      const char *state)
+{
+	struct json_object *o = json_object_new_object();
+	const char *h = srv->health[d - 1][s - 1];
+
+	jadd_str(o, "State", srv->removed[d - 1][s - 1] ? "Absent" : state);
+	jadd_str(o, "Health", h[0] ? h : "OK");
+	return o;
+}
+
 /* A collection whose members are the paths in the array `members` (taken). */
 static struct json_object *collection(const char *type, const char *name,
 				      const char *odata_id, struct json_object *members)
@@ -213,6 +226,7 @@ static struct json_object *service_root(struct sim_server *srv)
 	json_object_object_add(o, "SessionService", jlink(RF "/SessionService"));
 	/* ServiceRoot.v1_16_0: the TaskService link is named Tasks */
 	json_object_object_add(o, "Tasks", jlink(RF "/TaskService"));
+	json_object_object_add(o, "EventService", jlink(RF "/EventService"));
 	json_object_object_add(links, "Sessions", jlink(RF "/SessionService/Sessions"));
 	json_object_object_add(o, "Links", links);
 	(void)srv;
@@ -281,7 +295,7 @@ static struct json_object *pcie_device(struct sim_server *srv, int d, int s)
 	jadd_str(o, "Model", dev->model);
 	jadd_str(o, "SerialNumber", dev->serial);
 	jadd_str(o, "DeviceType", "SingleFunction");
-	json_object_object_add(o, "Status", status_ok("Enabled"));
+	json_object_object_add(o, "Status", dev_status(srv, d, s, "Enabled"));
 	ifc = json_object_new_object();
 	jadd_str(ifc, "PCIeType", gen_of(l.speed_gts));
 	jadd_str(ifc, "MaxPCIeType", gen_of(dev->max_link.speed_gts));
@@ -426,7 +440,8 @@ static struct json_object *device_endpoint(struct sim_server *srv, int d, int s)
 				     cfg->chassis, id));
 	json_object_array_add(ents, ent);
 	json_object_object_add(o, "ConnectedEntities", ents);
-	json_object_object_add(o, "Status", status_ok(ss->owner >= 0 ? "Enabled" : "StandbyOffline"));
+	json_object_object_add(o, "Status", dev_status(srv, d, s,
+						       ss->owner >= 0 ? "Enabled" : "StandbyOffline"));
 	links = json_object_new_object();
 	zones = json_object_new_array();
 	if (ss->owner >= 0)
@@ -762,7 +777,7 @@ enum kind {
 	K_PCIEFN_COLL, K_PCIEFN, K_FABRIC_COLL, K_FABRIC, K_EP_COLL, K_EP_HOST, K_EP_DEV,
 	K_ZONE_COLL, K_ZONE, K_COMP, K_RB_COLL, K_RB, K_RB_MEMBER, K_RZ_COLL, K_RZ,
 	K_SYS_COLL, K_SYS, K_SYS_ADD, K_SYS_REMOVE, K_SS, K_SESS_COLL, K_SESS,
-	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON,
+	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON, K_EVS,
 };
 
 struct route {
@@ -771,6 +786,24 @@ struct route {
 	int sess;         /* session index */
 	int task;         /* task index */
 };
+
+/*
+ * The EventService (#EventService.v1_10_0, DSP0266 1.20 sec. 13.5): SSE
+ * only (no subscriptions), on ServerSentEventUri (falcon-sim.c serves it).
+ */
+static struct json_object *event_service(void)
+{
+	struct json_object *o = resource("#EventService.v1_10_0.EventService", "EventService",
+					 "Event Service", RF "/EventService");
+	struct json_object *pfx = json_object_new_array();
+
+	json_object_object_add(o, "ServiceEnabled", json_object_new_boolean(true));
+	json_object_object_add(o, "Status", status_ok("Enabled"));
+	jadd_str(o, "ServerSentEventUri", SIM_SSE_PATH);
+	json_object_array_add(pfx, json_object_new_string("ResourceEvent"));
+	json_object_object_add(o, "RegistryPrefixes", pfx);
+	return o;
+}
 
 /* Match path against a pattern with %p (H<n>), %h (hostport<n>_H<n>),
  * %D (drawer<D>_slot<S>), %c (chassis name), %S (session id), %T (task id)
@@ -874,6 +907,7 @@ static const struct {
 	{ K_TASK_COLL, RF "/TaskService/Tasks", "GET, HEAD" },
 	{ K_TASK, RF "/TaskService/Tasks/%T", "GET, HEAD" },
 	{ K_TASK_MON, RF "/TaskService/TaskMonitors/%T", "GET, HEAD" },
+	{ K_EVS, RF "/EventService", "GET, HEAD" },
 };
 
 /* The GET representation of a routed resource (new reference). */
@@ -1008,6 +1042,7 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 		return collection("#TaskCollection.TaskCollection", "Task Collection",
 				  RF "/TaskService/Tasks", m);
 	case K_TASK: return task_res(&srv->tasks[r->task]);
+	case K_EVS: return event_service();
 	default: return NULL;
 	}
 }

@@ -54,6 +54,19 @@ struct sim_task {
 
 struct sim_host_state;
 
+/*
+ * Redfish events (sim_events.c): the last SIM_MAX_EVENTS events, each the
+ * JSON text of one Event (#Event.v1_7_0) with its id, served on the
+ * EventService's ServerSentEventUri (DSP0266 1.20 sec. 13.5.2) and kept
+ * so that a client reconnecting with Last-Event-ID gets what it missed.
+ */
+#define SIM_MAX_EVENTS 64
+#define SIM_SSE_PATH "/redfish/v1/EventService/SSE"
+struct sim_event {
+	unsigned long id;      /* 1, 2, ...; 0 = unused */
+	char *text;            /* the Event's JSON, one line (owned) */
+};
+
 struct sim_server {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;          /* broadcast on stop and fault changes */
@@ -71,6 +84,13 @@ struct sim_server {
 	/* asynchronous operations (sim_redfish.c) */
 	struct sim_task tasks[SIM_MAX_TASKS];
 	unsigned long next_task;
+	/* device health and presence (POST /admin/health), [drawer-1][slot-1]:
+	 * "" = "OK"; removed = gone from the fabric (Status.State Absent) */
+	char health[SIM_DRAWERS][SIM_SLOTS][12];
+	bool removed[SIM_DRAWERS][SIM_SLOTS];
+	/* events (sim_events.c); srv->cond is broadcast on each new one */
+	struct sim_event events[SIM_MAX_EVENTS];
+	unsigned long last_event;     /* id of the newest, 0 = none yet */
 };
 
 /* A reply built by sim_redfish_*: status, JSON body (owned), extra headers. */
@@ -110,6 +130,33 @@ void sim_etag_of(struct json_object *o, char *buf, size_t n);
 
 /* sim_state_json - GET /admin/state: who owns what, what each host sees. */
 struct json_object *sim_state_json(struct sim_server *srv);
+
+/* ---- sim_events.c: Redfish events (under srv->lock) ---- */
+
+/*
+ * sim_events_admin - POST /admin/health with body
+ * {"device":"drawer1_slot2","health":"OK"|"Warning"|"Critical"} (a health
+ * change: the device's Status.Health in the Redfish tree and, when it
+ * changed, a ResourceEvent.1.4.ResourceStatusChanged<Health> event) or
+ * {"device":"drawer1_slot2","removed":true} (the device leaves the fabric:
+ * Status.State Absent and a ResourceEvent.1.4.ResourceRemoved event).
+ * Fills r: 200 with {"device","health","removed","event"} (event: the id
+ * of the event sent, null when nothing changed), 400 for a malformed body
+ * or an unknown / empty slot.  Caller frees r->body.
+ */
+void sim_events_admin(struct sim_server *srv, struct json_object *body, struct sim_reply *r);
+
+/*
+ * sim_events_next - the SSE text of the oldest kept event newer than
+ * after ("id: N\ndata: {json}\n\n", WHATWG HTML "Server-sent events"
+ * framing as DSP0266 1.20 sec. 13.5.2 uses it) into a new string (caller
+ * frees) and its id into *id; NULL when there is none (or out of memory).
+ * An after beyond the newest id (a client of an earlier run) counts as 0.
+ */
+char *sim_events_next(struct sim_server *srv, unsigned long after, unsigned long *id);
+
+/* sim_events_free - free the kept events (at stop). */
+void sim_events_free(struct sim_server *srv);
 
 /* ---- sim_odata.c: OData documents (pure) ---- */
 

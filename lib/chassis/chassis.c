@@ -262,6 +262,14 @@ void falcon_chassis_close(struct falcon_chassis *ch)
 	free(ch);
 }
 
+falcon_err_t falcon_chassis_listen(struct falcon_chassis *ch, struct falcon_chassis_listen *l)
+{
+	if (ch->rf == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
+				      "chassis %s: events need an HTTP client", ch->name);
+	return falcon_events_listen(ch->rf, ch->be.chassis[0] ? ch->be.chassis : ch->name, l);
+}
+
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch)
 {
 	return ch->be.ops->name;

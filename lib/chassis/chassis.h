@@ -152,6 +152,67 @@ falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
 
 
+/* ---- events (chassis_events.c over rf_http.c and rf_sse.c) ---- */
+
+typedef enum {
+	FALCON_EVENT_OTHER = 0, /* a record we do not act on */
+	FALCON_EVENT_HEALTH,    /* ResourceStatusChanged{OK,Warning,Critical} */
+	FALCON_EVENT_REMOVED,   /* ResourceRemoved: the device left the fabric */
+} falcon_event_kind_t;
+
+/*
+ * One record of a Redfish Event (schema #Event.v1_x: Events[] of EventType,
+ * EventId, MessageId, MessageArgs, Severity, Message, OriginOfCondition;
+ * messages of DMTF's ResourceEvent registry, any 1.x version).
+ */
+struct falcon_chassis_event {
+	falcon_event_kind_t kind;
+	char chassis[FALCON_NAME_LEN];  /* the client's name */
+	char device[FALCON_NAME_LEN];   /* last segment of OriginOfCondition ("drawer1_slot2"),
+					 * "" when the record has none */
+	char health[16];                /* HEALTH: "OK", "Warning" or "Critical" */
+	char message_id[128];           /* "ResourceEvent.1.4.ResourceStatusChangedCritical" */
+	char event_id[64];              /* the SSE id (else the Event's Id) */
+	char origin[256];               /* OriginOfCondition's @odata.id */
+	char message[256];              /* Message, control characters replaced by '?' */
+};
+
+/*
+ * How falcon_chassis_listen() reports and is stopped.  on_event gets each
+ * record (valid during the call); stop (may be NULL) is polled about once a
+ * second and while connecting, true ends the listen; on_open (may be NULL)
+ * is told once the stream answered 200 text/event-stream.
+ */
+struct falcon_chassis_listen {
+	void (*on_event)(void *ctx, const struct falcon_chassis_event *ev);
+	bool (*stop)(void *ctx);
+	void (*on_open)(void *ctx, const char *sse_uri);
+	void *ctx;
+	int stall_s;         /* no byte (event or keep-alive) this long: the stream is
+			      * dead (FALCON_ERR_TIMEOUT); 0 = 60 */
+	char last_id[64];    /* in: sent as Last-Event-ID when not ""; out: the last
+			      * SSE id received */
+};
+
+/*
+ * falcon_chassis_listen - follow the chassis' Redfish events until the
+ * stream ends or l->stop says so: the EventService from the service root,
+ * its ServerSentEventUri (DSP0266 1.20 sec. 13.5.2 Server-Sent Events) read
+ * with a long-lived GET (the client's credentials: session token or basic
+ * auth; no total timeout, l->stall_s of silence ends it), each SSE event's
+ * data parsed as an Event and handed to l->on_event record by record (a
+ * malformed one is logged and skipped).  Blocks; runs in the caller's
+ * thread, so the client must be that thread's own (not thread-safe).
+ * Returns FALCON_OK when stopped; FALCON_ERR_UNSUPPORTED when the service
+ * has no EventService, it is not enabled or has no ServerSentEventUri;
+ * FALCON_ERR_TRANSPORT when the service closed the stream or the
+ * connection failed; FALCON_ERR_TIMEOUT after l->stall_s of silence; HTTP
+ * errors as falcon_chassis_inventory(); FALCON_ERR_PROTOCOL when the answer
+ * is not text/event-stream.  Not for clients opened over callbacks
+ * (FALCON_ERR_UNSUPPORTED).
+ */
+falcon_err_t falcon_chassis_listen(struct falcon_chassis *ch, struct falcon_chassis_listen *l);
+
 struct json_object;
 /*
  * falcon_device_to_json - one device as a JSON object (new reference, NULL

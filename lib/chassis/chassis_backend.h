@@ -95,4 +95,14 @@ falcon_err_t falcon_chassis_open_io(falcon_backend_t backend, falcon_rf_get_fn g
 				    const char *fabric, long max_fetches,
 				    struct falcon_chassis **out);
 
+/*
+ * falcon_events_listen - falcon_chassis_listen() over an HTTP client
+ * (chassis_events.c): the ServerSentEventUri from the service root's
+ * EventService, streamed with falcon_rf_stream(), split with
+ * falcon_sse_feed() and parsed with falcon_rf_events_parse().  Errors as
+ * falcon_chassis_listen().
+ */
+falcon_err_t falcon_events_listen(struct falcon_rf *rf, const char *chassis,
+				  struct falcon_chassis_listen *l);
+
 #endif /* FALCON_CHASSIS_BACKEND_H */

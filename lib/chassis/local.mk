@@ -6,8 +6,8 @@
 # DMTF's mockups and falcon-sim, the fuzzer and the benchmark.
 
 noinst_LTLIBRARIES += lib/chassis/libfalcon_chassis.la
-CHASSIS_SRCS = lib/chassis/rf_json.c lib/chassis/rf_dir.c lib/chassis/rf_http.c \
-	lib/chassis/chassis_common.c lib/chassis/chassis_describe.c \
+CHASSIS_SRCS = lib/chassis/rf_json.c lib/chassis/rf_sse.c lib/chassis/rf_dir.c lib/chassis/rf_http.c \
+	lib/chassis/chassis_common.c lib/chassis/chassis_describe.c lib/chassis/chassis_events.c \
 	lib/chassis/rf_fabric.c lib/chassis/rf_composition.c lib/chassis/chassis.c
 lib_chassis_libfalcon_chassis_la_SOURCES = $(CHASSIS_SRCS) \
 	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_backend.h \

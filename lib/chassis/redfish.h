@@ -161,6 +161,64 @@ void falcon_rf_body_etag(struct json_object *obj, char *etag, size_t n);
  */
 falcon_err_t falcon_rf_task_outcome(struct json_object *body, const char *what, bool *done);
 
+/* ---- Server-Sent Events and Redfish Events (rf_sse.c, pure) ---- */
+
+#define FALCON_SSE_MAX_LINE (1u << 20) /* bytes of one SSE line or event's data */
+
+/*
+ * An SSE parser: the "event stream interpretation" of WHATWG HTML,
+ * "Server-sent events" sec. 9.2.6, the framing DSP0266 1.20 sec. 13.5.2
+ * uses: lines end in CRLF, LF or CR (a CRLF split across two chunks is one
+ * end of line); an empty line dispatches the event; "data" fields are
+ * joined with "\n"; "id" sets the last event id (ignored when it holds a
+ * NUL); a line starting with ':' is a comment; "field" without ':' is the
+ * field with an empty value; one space after the ':' is dropped; other
+ * fields ("event", "retry") are ignored.  An event without data is not
+ * dispatched.  Feed it the chunks libcurl's write callback gets.
+ */
+struct falcon_sse {
+	char *line;               /* the line being read (owned) */
+	size_t len, cap;
+	char *data;               /* the event's data so far (owned) */
+	size_t dlen, dcap;
+	bool has_data;
+	bool after_cr;            /* the last byte was CR: a following LF is part of it */
+	char id[64];              /* last event id */
+};
+
+/* falcon_sse_fn - one dispatched event: its id (the last id seen, "" if
+ * none) and data (NUL-terminated, len bytes, without the final "\n"). */
+typedef void falcon_sse_fn(void *ctx, const char *id, const char *data, size_t len);
+
+/* falcon_sse_init - an empty parser; falcon_sse_free frees what it holds. */
+void falcon_sse_init(struct falcon_sse *p);
+void falcon_sse_free(struct falcon_sse *p);
+
+/*
+ * falcon_sse_feed - n bytes of the stream (any split); fn gets each event
+ * completed by them, in order.  FALCON_ERR_PROTOCOL when a line or an
+ * event's data exceeds FALCON_SSE_MAX_LINE (the stream is then unusable),
+ * FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcon_sse_feed(struct falcon_sse *p, const char *buf, size_t n,
+			     falcon_sse_fn *fn, void *ctx);
+
+struct falcon_chassis_event;
+/*
+ * falcon_rf_events_parse - an SSE event's data as a Redfish Event (schema
+ * #Event.v1_x: an object with Events[]); fn gets one struct
+ * falcon_chassis_event per record (chassis and id copied in; kind from
+ * the MessageId: a "ResourceEvent.<ver>.ResourceStatusChanged<Health>"
+ * key is HEALTH, "ResourceEvent.<ver>.ResourceRemoved" REMOVED, anything
+ * else OTHER; device the last segment of OriginOfCondition.@odata.id).
+ * Returns the number of records, or -1 with FALCON_ERR_PARSE /
+ * FALCON_ERR_PROTOCOL in falcon_errmsg() for data that is not JSON or not
+ * an Event.
+ */
+int falcon_rf_events_parse(const char *data, size_t len, const char *chassis, const char *id,
+			   void (*fn)(void *ctx, const struct falcon_chassis_event *ev),
+			   void *ctx);
+
 /* ---- the mockup directory (rf_dir.c) ---- */
 
 /*
@@ -268,6 +326,35 @@ falcon_err_t falcon_rf_send(void *ctx, const char *method, const char *path,
 falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path,
 				 struct json_object *body, const char *if_match,
 				 struct json_object **out, char *etag, size_t etag_len);
+
+/* What falcon_rf_stream() does with a stream.  on_data gets each chunk of
+ * the body as libcurl receives it (any split; not NUL-terminated) and
+ * returns FALCON_OK to go on, else an error (with its detail set) that
+ * ends the stream and is returned; on_open (may be NULL) is told when the
+ * answer is 200 text/event-stream; stop (may be NULL) is polled about once
+ * a second (libcurl's progress callback) and true ends the stream. */
+struct falcon_rf_stream_opts {
+	falcon_err_t (*on_data)(void *ctx, const char *buf, size_t n);
+	void (*on_open)(void *ctx);
+	bool (*stop)(void *ctx);
+	void *ctx;
+	const char *last_id;  /* sent as Last-Event-ID when not NULL or "" */
+	int stall_s;          /* seconds without a byte that end it (> 0) */
+};
+
+/*
+ * falcon_rf_stream - a long-lived GET of path (Accept: text/event-stream,
+ * the client's session token or basic auth, Last-Event-ID) for DSP0266
+ * 1.20 sec. 13.5.2 Server-Sent Events: no total timeout (the connect
+ * timeout holds), CURLOPT_LOW_SPEED_TIME o->stall_s.  Returns FALCON_OK when
+ * o->stop ended it; on_data's error; FALCON_ERR_TRANSPORT when the service
+ * closed an open stream or the connection failed; FALCON_ERR_TIMEOUT after
+ * stall_s of silence; a 2xx that is not text/event-stream
+ * FALCON_ERR_PROTOCOL; other HTTP answers as falcon_rf_map_status() (a 401
+ * with a session logs in again once first).
+ */
+falcon_err_t falcon_rf_stream(struct falcon_rf *rf, const char *path,
+			      const struct falcon_rf_stream_opts *o);
 
 /* falcon_rf_session_path - the session being used, "" for none (tests). */
 const char *falcon_rf_session_path(const struct falcon_rf *rf);

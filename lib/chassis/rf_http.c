@@ -127,8 +127,19 @@ out:
 #define RF_PASS_LEN 256
 #define RF_TOKEN_LEN 512
 
+/* A long-lived GET in progress (falcon_rf_stream): exchange() hands the body
+ * to on_data once the answer is 200 text/event-stream. */
+struct rf_stream {
+	const struct falcon_rf_stream_opts *o;
+	bool event_stream;          /* Content-Type: text/event-stream seen */
+	bool open;                  /* 200 and event_stream: body goes to on_data */
+	falcon_err_t err;           /* what on_data returned when it stopped us */
+	bool stopped;               /* o->stop said so */
+};
+
 struct falcon_rf {
 	CURL *curl;
+	struct rf_stream *stream;   /* set during falcon_rf_stream(), else NULL */
 	char base[512];             /* scheme://authority[/prefix], no trailing '/' */
 	char user[RF_USER_LEN];
 	char pass[RF_PASS_LEN];
@@ -173,6 +184,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 	struct falcon_rf *rf = ctx;
 	size_t n = size * nmemb;
 
+	if (rf->stream != NULL && rf->stream->open) {
+		rf->stream->err = rf->stream->o->on_data(rf->stream->o->ctx, data, n);
+		return rf->stream->err == FALCON_OK ? n : 0;
+	}
 	if (n > FALCON_RF_MAX_BODY - rf->body_len) {
 		rf->body_overflow = true;
 		return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
@@ -235,6 +250,18 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
 	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
 		/* a new response (after 1xx): forget the previous headers */
 		rf->hdr_etag[0] = rf->hdr_location[0] = rf->hdr_token[0] = '\0';
+		if (rf->stream != NULL)
+			rf->stream->event_stream = rf->stream->open = false;
+		return n;
+	}
+	if (rf->stream != NULL && (n == 2 || n == 1) && (data[0] == '\r' || data[0] == '\n')) {
+		long code = 0;
+
+		/* the end of the headers: is the stream open? */
+		curl_easy_getinfo(rf->curl, CURLINFO_RESPONSE_CODE, &code);
+		rf->stream->open = code == 200 && rf->stream->event_stream;
+		if (rf->stream->open && rf->stream->o->on_open != NULL)
+			rf->stream->o->on_open(rf->stream->o->ctx);
 		return n;
 	}
 	colon = memchr(data, ':', n);
@@ -256,7 +283,21 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
 		keep_location(rf, v, vlen);
 	else if (nlen == 12 && strncasecmp(data, "X-Auth-Token", 12) == 0)
 		keep_header(rf->hdr_token, sizeof(rf->hdr_token), v, vlen);
+	else if (rf->stream != NULL && nlen == 12 && strncasecmp(data, "Content-Type", 12) == 0)
+		rf->stream->event_stream = vlen >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
 	return n;
+}
+
+/* libcurl's progress callback during a stream: about once a second even
+ * when nothing arrives; non-zero aborts (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *ctx, curl_off_t dlt, curl_off_t dln, curl_off_t ult, curl_off_t uln)
+{
+	struct falcon_rf *rf = ctx;
+
+	(void)dlt, (void)dln, (void)ult, (void)uln;
+	if (rf->stream->o->stop != NULL && rf->stream->o->stop(rf->stream->o->ctx))
+		rf->stream->stopped = true;
+	return rf->stream->stopped;
 }
 
 static falcon_err_t curl_err(struct falcon_rf *rf, CURLcode cc, const char *method,
@@ -323,7 +364,17 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 #endif
 	SETOPT(CURLOPT_FOLLOWLOCATION, 0L);
 	SETOPT(CURLOPT_CONNECTTIMEOUT_MS, rf->connect_timeout_ms);
-	SETOPT(CURLOPT_TIMEOUT_MS, rf->timeout_ms);
+	if (rf->stream != NULL) {
+		/* no total time; a silent stream (no event, no keep-alive) is dead */
+		SETOPT(CURLOPT_TIMEOUT_MS, 0L);
+		SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
+		SETOPT(CURLOPT_LOW_SPEED_TIME, (long)rf->stream->o->stall_s);
+		SETOPT(CURLOPT_NOPROGRESS, 0L);
+		SETOPT(CURLOPT_XFERINFOFUNCTION, on_progress);
+		SETOPT(CURLOPT_XFERINFODATA, rf);
+	} else {
+		SETOPT(CURLOPT_TIMEOUT_MS, rf->timeout_ms);
+	}
 	SETOPT(CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(CURLOPT_WRITEDATA, rf);
 	SETOPT(CURLOPT_HEADERFUNCTION, on_header);
@@ -353,7 +404,14 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 		SETOPT(CURLOPT_PASSWORD, rf->pass);
 	}
 
-	h = curl_slist_append(hdrs, "Accept: application/json");
+	h = curl_slist_append(hdrs, rf->stream ? "Accept: text/event-stream"
+					       : "Accept: application/json");
+	if (h != NULL && rf->stream != NULL && rf->stream->o->last_id != NULL &&
+	    rf->stream->o->last_id[0] != '\0') {
+		hdrs = h;
+		snprintf(line, sizeof(line), "Last-Event-ID: %.64s", rf->stream->o->last_id);
+		h = curl_slist_append(hdrs, line);
+	}
 	if (h != NULL)
 		hdrs = h, h = curl_slist_append(hdrs, "OData-Version: 4.0");
 	if (h != NULL)
@@ -783,6 +841,60 @@ falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path
 	resp.body = NULL;
 	falcon_rf_resp_free(&resp);
 	return FALCON_OK;
+}
+
+/* stream_once - one long-lived GET of path; *resp as exchange(). */
+static falcon_err_t stream_once(struct falcon_rf *rf, const char *path, struct rf_stream *st,
+				struct falcon_rf_resp *resp)
+{
+	falcon_err_t rv;
+
+	rf->stream = st;
+	rv = exchange(rf, "GET", path, NULL, NULL, true, resp);
+	rf->stream = NULL;
+	return rv;
+}
+
+falcon_err_t falcon_rf_stream(struct falcon_rf *rf, const char *path,
+			      const struct falcon_rf_stream_opts *o)
+{
+	struct falcon_rf_resp resp;
+	struct rf_stream st;
+	char url[sizeof(rf->base) + FALCON_RF_PATH_LEN];
+	falcon_err_t rv;
+	int attempt;
+
+	snprintf(url, sizeof(url), "%s%s", rf->base, path);
+	for (attempt = 0;; attempt++) {
+		memset(&st, 0, sizeof(st));
+		st.o = o;
+		rv = stream_once(rf, path, &st, &resp);
+		if (st.stopped)
+			return FALCON_OK;
+		if (st.open) {
+			/* it was open: why did it end? */
+			if (st.err != FALCON_OK)
+				return st.err; /* on_data's error, detail set */
+			if (rv == FALCON_OK)
+				return falcon_err_set(FALCON_ERR_TRANSPORT,
+						      "GET %s: the service ended the stream", url);
+			return rv;
+		}
+		if (rv != FALCON_OK)
+			return rv;
+		/* a session that expired: log in again once (as falcon_rf_request) */
+		if (resp.status == 401 && attempt == 0 && rf->have_creds && !rf->basic) {
+			falcon_verbose("GET %s: HTTP 401, logging in again", url);
+			if ((rv = login(rf)) != FALCON_OK)
+				return rv;
+			continue;
+		}
+		if (resp.status >= 200 && resp.status <= 299)
+			return falcon_err_set(FALCON_ERR_PROTOCOL,
+					      "GET %s: HTTP %ld is not a text/event-stream", url,
+					      resp.status);
+		return falcon_rf_map_status(resp.status, rf->body, rf->body_len, "GET", url);
+	}
 }
 
 const char *falcon_rf_session_path(const struct falcon_rf *rf)

@@ -462,6 +462,20 @@ START_TEST(placement)
 }
 END_TEST
 
+/* a device that left the fabric (a ResourceRemoved event: State Absent) is
+ * never placed */
+START_TEST(placement_absent)
+{
+	size_t picks[4];
+
+	reset_pool();
+	snprintf(inv[D1(1)].state, sizeof(inv[0].state), "Absent");
+	ck_assert_int_eq(falcond_place(slots, 16, "me", FALCON_MODE_ADVANCED, FALCON_PLACE_ANY, 1, 0,
+				       picks), FALCON_OK);
+	ck_assert_uint_eq(picks[0], D1(2));
+}
+END_TEST
+
 START_TEST(placement_owner_on_chassis)
 {
 	size_t picks[4];
@@ -557,6 +571,7 @@ int main(void)
 	tc = tcase_create("placement");
 	tcase_add_loop_test(tc, placement, 0, (int)ARRAY_SIZE(pcases));
 	tcase_add_test(tc, placement_owner_on_chassis);
+	tcase_add_test(tc, placement_absent);
 	tcase_add_loop_test(tc, policy, 0, (int)ARRAY_SIZE(polcases));
 	tcase_add_test(tc, port_by_drawer);
 	suite_add_tcase(s, tc);
