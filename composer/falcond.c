@@ -394,6 +394,8 @@ int main(int argc, char **argv)
 	socklen_t sl = 0;
 	size_t nleases;
 	struct passwd *pw;
+	pthread_t reconciler;
+	bool reconciling = false;
 	sigset_t set;
 	int opt, sig, rc = 1, verbose = 0;
 	bool reconcile = true;
@@ -466,6 +468,12 @@ int main(int argc, char **argv)
 		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
 		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis, nleases);
+	/* periodic reconcile, settle deadlines, chassis back after an outage */
+	reconciling = pthread_create(&reconciler, NULL, falcond_reconciler, &g_st) == 0;
+	if (!reconciling) {
+		falcon_error("cannot start the reconcile thread");
+		goto out;
+	}
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;
@@ -478,6 +486,10 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	falcond_events_stop();
+	if (reconciling) {
+		falcond_reconciler_stop(&g_st);
+		pthread_join(reconciler, NULL);
+	}
 	if (d)
 		MHD_stop_daemon(d);
 	if (g_st.ch)

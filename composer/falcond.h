@@ -64,6 +64,12 @@ struct falcond_devhist {
 typedef void falcond_release_sink(const char *chassis, const char *device,
 				  const struct falcond_hist *e, long uid);
 
+/* The settle deadline of an in-flight lease of a dead falcond (memory only). */
+struct falcond_settle {
+	char lease[FALCON_LEASE_ID_LEN];
+	long long until_ms;          /* falcond_now_ms() clock */
+};
+
 struct falcond_ledger {
 	char *path;                  /* StateDir/ledger.json, owned */
 	unsigned long long seq;      /* last lease number handed out */
@@ -74,6 +80,8 @@ struct falcond_ledger {
 	size_t nhist;
 	struct falcond_devhist *hist;
 	falcond_release_sink *on_release; /* NULL: closed entries go nowhere else */
+	size_t nsettle;              /* not in the file: see falcond_ledger_settle_look */
+	struct falcond_settle *settle; /* owned */
 };
 
 /*
@@ -114,7 +122,8 @@ struct falcond_quarantine *falcond_ledger_quarantined(struct falcond_ledger *lg,
 						      const char *chassis, const char *device);
 /* falcond_ledger_add_lease - append a copy; FALCON_ERR_CONFLICT if a device is leased. */
 falcon_err_t falcond_ledger_add_lease(struct falcond_ledger *lg, const struct falcon_lease *l);
-/* falcond_ledger_remove_lease - drop lease id (no-op when absent). */
+/* falcond_ledger_remove_lease - drop lease id and its settle deadline (no-op
+ * when absent). */
 void falcond_ledger_remove_lease(struct falcond_ledger *lg, const char *id);
 /* falcond_ledger_quarantine - add (or update the reason of) a quarantine entry. */
 falcon_err_t falcond_ledger_quarantine(struct falcond_ledger *lg, const char *chassis,
@@ -134,6 +143,25 @@ falcon_err_t falcond_ledger_record_attach(struct falcond_ledger *lg, const struc
 					  const struct falcon_lease_dev *d);
 void falcond_ledger_record_release(struct falcond_ledger *lg, const char *lease,
 				   const struct falcon_lease_dev *d, const char *result);
+/*
+ * falcond_ledger_settle_look - one look at a lease l that a dead falcond
+ * left in flight (state "composing" or "settling": written ahead, never
+ * answered) against inv, the chassis inventory read at now_ms (ms,
+ * falcond_now_ms clock).  late[j] (caller's array of l->ndevs) is set when
+ * device j is attached to a port in inv and not quarantined: a request of
+ * the dead process that the chassis carried out late, to be detached.  The
+ * lease's deadline (kept in lg, not in the file) is now_ms + settle_ms at
+ * the first look and again at every look that finds a late attach (the
+ * zone is not stable yet).  Returns true when the lease is settled: the
+ * deadline has passed and this look found nothing attached; it can be
+ * dropped (rolled back).  When the deadline cannot be kept (out of
+ * memory) the lease settles at the first look that finds nothing attached.
+ * falcond_ledger_settle_next - the earliest deadline (ms), 0 when none.
+ */
+bool falcond_ledger_settle_look(struct falcond_ledger *lg, const struct falcon_lease *l,
+				const struct falcon_inventory *inv, long long now_ms,
+				long long settle_ms, bool *late);
+long long falcond_ledger_settle_next(const struct falcond_ledger *lg);
 /* falcond_now_ms - wall clock in ms since the epoch (ledger times). */
 long long falcond_now_ms(void);
 
@@ -199,6 +227,9 @@ struct falcond_chassis {
 	bool have_last;
 	long long last_ms;              /* when it was read (falcon_now_ms) */
 	bool stale;                     /* an error since: read it again before use */
+	bool down;                      /* its last read failed, or a change timed out
+					 * (may land late): the next read that works
+					 * kicks a reconcile (ch->lock) */
 	/* (port, drawer) pairs the chassis refused as not cabled (learnt,
 	 * forgotten after FALCOND_NOREACH_MS to re-probe; ch->lock) */
 	size_t nnoreach;
@@ -219,11 +250,16 @@ struct falcond_state {
 	struct falcond_chassis *ch;
 	bool use_slurm;
 	uid_t slurm_uid;                /* (uid_t)-1 when SlurmUser is unknown */
+	/* the reconcile thread (falcond_reconciler; st->lock) */
+	pthread_cond_t wake;            /* CLOCK_MONOTONIC: kick or stop */
+	bool kick;                      /* reconcile now (a chassis answers again) */
+	bool stopping;
 	/* metrics */
 	unsigned long long compose_ok, compose_fail, decompose_ok, decompose_fail;
 	unsigned long long chassis_errors[FALCON_ERR_MAX];
 	unsigned long long auth_fail, perm_fail, reconcile_runs;
 	unsigned long long disagree_orphan, disagree_gone, disagree_job, rolled_back;
+	unsigned long long disagree_late; /* attaches of a dead falcond caught late */
 	unsigned long long quarantined_total;
 	struct falcond_hist_metric compose_lat, decompose_lat;
 };
@@ -256,11 +292,23 @@ falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compo
 falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
 			       json_object **closed);
 /*
- * falcond_reconcile - ledger vs chassis vs Slurm; *report (may be NULL; caller
- * puts) = the counts.  FALCON_ERR_TRANSPORT when a chassis could not be
+ * falcond_reconcile - ledger vs chassis vs Slurm (doc/falcond.8, RECONCILE);
+ * *report (may be NULL; caller puts) = the counts.  FALCON_ERR_TRANSPORT when a chassis could not be
  * read (the others are still reconciled).  Thread-safe.
  */
 falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report);
+/*
+ * falcond_reconciler - the body of falcond's reconcile thread; arg is the
+ * struct falcond_state.  Runs falcond_reconcile() every ReconcileInterval
+ * seconds (falcon.conf; none when 0), at the settle deadline of a lease a
+ * dead falcond left in flight (falcond_ledger_settle_next), and at once when
+ * a chassis that failed answers again (st->kick).  Sleeps on st->wake in
+ * between; returns NULL once falcond_reconciler_stop() was called (after
+ * the pass in progress, if any, ends).
+ */
+void *falcond_reconciler(void *arg);
+/* falcond_reconciler_stop - tell the reconcile thread to return (join it). */
+void falcond_reconciler_stop(struct falcond_state *st);
 /*
  * falcond_quarantine / falcond_unquarantine - take a device out of / back into the
  * pool, committed before returning.  FALCON_ERR_NOTFOUND (no such chassis;

@@ -6,18 +6,24 @@
  * falcond_chassis.lock); st->lock guards the ledger, caches and metrics
  * and is always taken after a chassis lock, never before.
  *
- * Ledger protocol (what makes a crash safe):
- *   compose:   lease added in memory ("composing": its devices are held) ->
- *              attach -> "active" -> chassis unlocked -> group commit of
- *              the ledger -> answer.
- *   decompose: detach -> lease dropped in memory -> commit -> answer.
- *   A crash before a commit leaves the chassis ahead of the file: a device
- *   attached that no lease names, or a lease whose devices are gone; the
- *   reconcile at start detaches the one and closes the other.  Nothing
- *   answered is lost, since every answer waits for its commit.  A
- *   "composing" lease found in a file (written by another request's
- *   commit) is rolled back.  A detach that fails quarantines the device
- *   (committed at once) with the reason.
+ * Ledger protocol (what makes a crash safe): intent before action.
+ *   compose:   lease added ("composing": its devices are held) and
+ *              committed -> attach -> "active" -> chassis unlocked ->
+ *              group commit of the ledger -> answer.
+ *   decompose: "closing" committed -> detach -> lease dropped in memory ->
+ *              commit -> answer.
+ *   A crash leaves in the file what was in flight.  A "composing" lease
+ *   found by a reconcile was left by a dead falcond (a live compose holds
+ *   ch->lock, which reconcile takes): it becomes "settling", its devices
+ *   stay held, and every reconcile detaches those the chassis shows
+ *   attached (the dead process's PATCH may land late) until SettleTime
+ *   passes with none attached; then it is dropped (rolled back).  A
+ *   "closing" one is released again.  A device attached that no lease
+ *   names is detached, a lease whose devices are gone closed.  Nothing
+ *   answered is lost, since every answer waits for its commit.  A detach
+ *   that fails quarantines the device (committed at once) with the reason.
+ *   Reconcile runs at start, every ReconcileInterval (falcond_reconciler),
+ *   when a chassis answers again after failing, on SIGHUP and on demand.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -27,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
@@ -42,8 +49,14 @@ falcon_err_t falcond_state_init(struct falcond_state *st)
 {
 	size_t i;
 
+	pthread_condattr_t ca;
+
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_cond_init(&st->saved, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	st->nchassis = st->conf->nchassis;
 	st->ch = calloc(st->nchassis ? st->nchassis : 1, sizeof(*st->ch));
 	if (st->ch == NULL)
@@ -68,6 +81,7 @@ void falcond_state_fini(struct falcond_state *st)
 	free(st->ch);
 	st->ch = NULL;
 	pthread_cond_destroy(&st->saved);
+	pthread_cond_destroy(&st->wake);
 	pthread_mutex_destroy(&st->lock);
 }
 
@@ -87,6 +101,13 @@ static void count_chassis_error(struct falcond_state *st, falcon_err_t e)
 	if (e > 0 && e < FALCON_ERR_MAX)
 		st->chassis_errors[e]++;
 	pthread_mutex_unlock(&st->lock);
+}
+
+/* may_land_late - a change that failed with e may still be carried out by
+ * the chassis (it was sent, no answer came): a reconcile must look again. */
+static bool may_land_late(falcon_err_t e)
+{
+	return e == FALCON_ERR_TIMEOUT || e == FALCON_ERR_TRANSPORT || e == FALCON_ERR_SERVER;
 }
 
 /* ch_client - the chassis' client, opened on first use (ch->lock held). */
@@ -121,7 +142,9 @@ static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory
  * held).  With fresh false, the one read within st->inventory_ttl_ms is
  * reused when no error happened since: falcond itself changes owners only
  * under ch->lock and records them (ch_set_owner); a change made behind its
- * back makes the attach fail, which marks the cache stale.
+ * back makes the attach fail, which marks the cache stale.  A read that
+ * fails marks the chassis down; the next one that works kicks the
+ * reconcile thread (falcond_reconciler).
  */
 static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				 struct falcon_inventory *inv, bool fresh)
@@ -144,10 +167,18 @@ static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassi
 	if (rv != FALCON_OK) {
 		count_chassis_error(st, rv);
 		ch->stale = true;
+		ch->down = true;
 		return rv;
 	}
 	inv_copy(&copy, inv);
 	pthread_mutex_lock(&st->lock);
+	if (ch->down) {
+		/* what failed may have landed meanwhile: reconcile soon */
+		falcon_info("chassis %s answers again: reconcile", ch->cc->name);
+		ch->down = false;
+		st->kick = true;
+		pthread_cond_signal(&st->wake);
+	}
 	if (ch->have_last)
 		falcon_inventory_free(&ch->last);
 	ch->last = copy;
@@ -169,6 +200,13 @@ static void ch_set_owner(struct falcond_state *st, struct falcond_chassis *ch, c
 		if (strcmp(ch->last.devs[i].id, dev) == 0)
 			falcon_strlcpy(ch->last.devs[i].owner, port, sizeof(ch->last.devs[i].owner));
 	pthread_mutex_unlock(&st->lock);
+}
+
+/* in_flight - a lease a dead falcond left in flight, being settled (only
+ * reconcile sees a live one: a compose holds ch->lock until it is active). */
+static bool in_flight(const struct falcon_lease *l)
+{
+	return strcmp(l->state, "composing") == 0 || strcmp(l->state, "settling") == 0;
 }
 
 /* host_of_port - the HostName cabled to port of chassis, or NULL. */
@@ -257,6 +295,7 @@ static falcon_err_t detach_or_quarantine(struct falcond_state *st, struct falcon
 		return rv;
 	}
 	count_chassis_error(st, rv);
+	ch->down |= may_land_late(rv);
 	snprintf(reason, sizeof(reason), "detach from %s failed during %s: %s", port, why,
 		 falcon_errmsg());
 	falcon_error("%s/%s: %s; quarantined", ch->cc->name, dev, reason);
@@ -408,7 +447,9 @@ static falcon_err_t compose_resolve(struct compose_ctx *x)
  * the same lease, answered (x->answered) only once the write that made it
  * active is durable (it became active at a generation <= st->gen, see
  * compose_activate).  Another lease of the job on the host is
- * FALCON_ERR_CONFLICT.  Takes ch->lock, kept unless a repeat.
+ * FALCON_ERR_CONFLICT; one a dead falcond left in flight is not counted:
+ * it keeps its devices until settled and the job gets others.  Takes
+ * ch->lock, kept unless a repeat.
  */
 static falcon_err_t compose_repeat(struct compose_ctx *x)
 {
@@ -417,10 +458,17 @@ static falcon_err_t compose_repeat(struct compose_ctx *x)
 	struct falcon_lease *old;
 	falcon_err_t rv = FALCON_OK;
 
+	size_t i;
+
 	pthread_mutex_lock(&x->ch->lock);
 	x->ch_locked = true;
 	pthread_mutex_lock(&st->lock);
-	old = falcond_ledger_job_host(st->ledger, r->job_id, r->host);
+	for (i = 0, old = NULL; i < st->ledger->nleases && old == NULL; i++) {
+		struct falcon_lease *l = &st->ledger->leases[i];
+
+		if (l->job_id == r->job_id && strcmp(l->host, r->host) == 0 && !in_flight(l))
+			old = l;
+	}
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
 	    (int)old->ndevs == r->gpus + r->nvme) {
 		unsigned long long want = st->gen;
@@ -531,10 +579,13 @@ static falcon_err_t compose_pick(struct compose_ctx *x)
 }
 
 /*
- * compose_record - step 1, intent, in memory: the lease gets its id and
- * the devices are held from now on (x->recorded); a crash before the
- * commit leaves them attached without a lease on disk, which reconcile at
- * start detaches (ch->lock held; takes st->lock).
+ * compose_record - step 1, intent before action: the lease gets its id,
+ * its devices are held from now on, and it is written ("composing")
+ * before any chassis request (ch->lock held, so no reconcile sees it until
+ * it is active or gone; takes st->lock).  A crash after the write leaves
+ * the intent in the file: the restarted falcond settles it (see the top of
+ * this file) even when the dead process's attach lands late.  The write
+ * failing is FALCON_ERR_IO, the lease dropped again (nothing was sent).
  */
 static falcon_err_t compose_record(struct compose_ctx *x)
 {
@@ -545,6 +596,11 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 	st->ledger->seq++;
 	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
 	rv = falcond_ledger_add_lease(st->ledger, &x->l);
+	if (rv == FALCON_OK) {
+		rv = commit_locked(st);
+		if (rv != FALCON_OK)
+			falcond_ledger_remove_lease(st->ledger, x->l.id);
+	}
 	pthread_mutex_unlock(&st->lock);
 	if (rv == FALCON_OK)
 		x->recorded = true;
@@ -591,6 +647,7 @@ static falcon_err_t compose_attach(struct compose_ctx *x)
 		}
 		count_chassis_error(x->st, rv);
 		ch->stale = true;
+		ch->down |= may_land_late(rv);
 		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 		if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT)
 			attach_refused(x, d);
@@ -719,6 +776,32 @@ falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compo
 	return rv;
 }
 
+/*
+ * decompose_intent - intent before action: lease id is written "closing"
+ * before its devices are detached, so that a falcond restarted after a
+ * crash releases it (ch->lock held; takes st->lock).  FALCON_ERR_IO when
+ * the write failed: the lease is left as it was and nothing is sent.
+ */
+static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
+{
+	struct falcon_lease *lp;
+	char was[sizeof(lp->state)];
+	falcon_err_t rv = FALCON_OK;
+
+	pthread_mutex_lock(&st->lock);
+	lp = falcond_ledger_lease(st->ledger, id);
+	if (lp != NULL && strcmp(lp->state, "active") == 0) {
+		falcon_strlcpy(was, lp->state, sizeof(was));
+		falcon_strlcpy(lp->state, "closing", sizeof(lp->state));
+		rv = commit_locked(st);
+		lp = falcond_ledger_lease(st->ledger, id);
+		if (rv != FALCON_OK && lp != NULL)
+			falcon_strlcpy(lp->state, was, sizeof(lp->state));
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rv;
+}
+
 falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
 			       json_object **closed)
 {
@@ -735,9 +818,10 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 		pthread_mutex_lock(&st->lock);
 		if (r->lease[0])
 			lp = n == 0 ? falcond_ledger_lease(st->ledger, r->lease) : NULL;
-		else
+		else /* a dead falcond's in-flight lease is left to settle */
 			for (i = 0; i < st->ledger->nleases && lp == NULL; i++)
-				if (st->ledger->leases[i].job_id == r->job_id)
+				if (st->ledger->leases[i].job_id == r->job_id &&
+				    !in_flight(&st->ledger->leases[i]))
 					lp = &st->ledger->leases[i];
 		if (lp != NULL) {
 			falcon_strlcpy(id, lp->id, sizeof(id));
@@ -758,8 +842,12 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			snprintf(result, sizeof(result), "released%s%s", r->check[0] ? "; check: " : "",
 				 r->check);
 			pthread_mutex_lock(&ch->lock);
-			total_q += release_lease(st, ch, id, result);
+			rv = decompose_intent(st, id);
+			if (rv == FALCON_OK)
+				total_q += release_lease(st, ch, id, result);
 			pthread_mutex_unlock(&ch->lock);
+			if (rv != FALCON_OK)
+				break;
 		}
 		/* acknowledge only once it is written */
 		pthread_mutex_lock(&st->lock);
@@ -837,23 +925,20 @@ struct reconcile_run {
 	size_t njobs;
 	int slurm_ok;                /* 0: jobs is what Slurm says; -1: not checked */
 	unsigned long long rolled, closed_gone, closed_job, orphans, errors;
+	unsigned long long late, settling; /* late attaches detached; leases left settling */
 };
 
 /*
  * lease_verdict - why lease l of chassis cn must be closed, or NULL: a
- * "composing" one is rolled back, a "closing" one released, one whose
- * device is not attached to its port in inv any more or whose job Slurm
- * does not run closed (counted in run, logged; st->lock held).
+ * "closing" one is released, one whose device is not attached to its port
+ * in inv any more or whose job Slurm does not run closed (counted in run,
+ * logged; st->lock held).  In-flight leases are reconcile_settle's.
  */
 static const char *lease_verdict(struct reconcile_run *run, const char *cn,
 				 const struct falcon_inventory *inv, const struct falcon_lease *l)
 {
 	size_t j, k;
 
-	if (strcmp(l->state, "composing") == 0) {
-		run->rolled++;
-		return "rolled back";
-	}
 	if (strcmp(l->state, "closing") == 0)
 		return "released";
 	for (j = 0; j < l->ndevs; j++) {
@@ -896,7 +981,7 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 		const struct falcon_lease *l = &st->ledger->leases[i];
 		const char *reason;
 
-		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0)
+		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0 || in_flight(l))
 			continue;
 		reason = lease_verdict(run, ch->cc->name, inv, l);
 		if (reason != NULL) {
@@ -907,6 +992,75 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 	pthread_mutex_unlock(&st->lock);
 	for (i = 0; i < nids; i++)
 		release_lease(st, ch, ids[i], why[i]);
+}
+
+/*
+ * settle_one - one look at in-flight lease id (falcond_ledger_settle_look):
+ * it becomes "settling"; its devices attached late are detached (or
+ * quarantined); settled, it is dropped (ch->lock held; takes st->lock).
+ */
+static void settle_one(struct falcond_state *st, struct falcond_chassis *ch,
+		       const struct falcon_inventory *inv, const char *id,
+		       struct reconcile_run *run)
+{
+	bool late[FALCON_PROTO_MAX_DEVS], settled;
+	struct falcon_lease l, *lp;
+	size_t j, k;
+
+	pthread_mutex_lock(&st->lock);
+	lp = falcond_ledger_lease(st->ledger, id);
+	if (lp == NULL || !in_flight(lp)) {
+		pthread_mutex_unlock(&st->lock);
+		return;
+	}
+	if (strcmp(lp->state, "composing") == 0)
+		falcon_warn("reconcile: lease %s (job %u on %s) was in flight when falcond "
+			    "stopped; its devices are held and watched %d s before it is "
+			    "rolled back", id, lp->job_id, lp->host, st->conf->settle_time);
+	falcon_strlcpy(lp->state, "settling", sizeof(lp->state));
+	settled = falcond_ledger_settle_look(st->ledger, lp, inv, falcond_now_ms(),
+					     st->conf->settle_time * 1000LL, late);
+	l = *lp;
+	if (settled)
+		falcond_ledger_remove_lease(st->ledger, id);
+	pthread_mutex_unlock(&st->lock);
+	for (j = 0; j < l.ndevs; j++) {
+		if (!late[j])
+			continue;
+		for (k = 0; k < inv->n && strcmp(inv->devs[k].id, l.devs[j].id) != 0; k++)
+			;
+		falcon_warn("reconcile: lease %s: %s/%s attached to %s late (by the request "
+			    "in flight when falcond stopped); detaching", id, ch->cc->name,
+			    l.devs[j].id, inv->devs[k].owner);
+		run->late++;
+		detach_or_quarantine(st, ch, inv->devs[k].owner, l.devs[j].id, "settle");
+	}
+	if (settled) {
+		falcon_warn("reconcile: lease %s: settled; rolled back", id);
+		run->rolled++;
+	} else {
+		run->settling++;
+	}
+}
+
+/* reconcile_settle - settle_one for each in-flight lease of chassis ch (at
+ * most 64 a pass; ch->lock held). */
+static void reconcile_settle(struct falcond_state *st, struct falcond_chassis *ch,
+			     const struct falcon_inventory *inv, struct reconcile_run *run)
+{
+	char ids[64][FALCON_LEASE_ID_LEN];
+	size_t nids = 0, i;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < st->ledger->nleases && nids < 64; i++) {
+		const struct falcon_lease *l = &st->ledger->leases[i];
+
+		if (l->ndevs > 0 && strcmp(l->devs[0].chassis, ch->cc->name) == 0 && in_flight(l))
+			falcon_strlcpy(ids[nids++], l->id, sizeof(ids[0]));
+	}
+	pthread_mutex_unlock(&st->lock);
+	for (i = 0; i < nids; i++)
+		settle_one(st, ch, inv, ids[i], run);
 }
 
 /* reconcile_orphans - detach the devices of inv attached that no lease
@@ -942,12 +1096,14 @@ static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *
 	struct falcon_inventory inv = { 0, NULL };
 
 	pthread_mutex_lock(&ch->lock);
+	ch->down = false; /* this pass is the reconcile a recovery would kick */
 	if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
 		falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
 		run->errors++;
 		pthread_mutex_unlock(&ch->lock);
 		return;
 	}
+	reconcile_settle(st, ch, &inv, run);
 	reconcile_leases(st, ch, &inv, run);
 	reconcile_orphans(st, ch, &inv, run);
 	falcon_inventory_free(&inv);
@@ -971,6 +1127,8 @@ static json_object *reconcile_report(const struct reconcile_run *run)
 	json_object_object_add(o, "closed_job_ended",
 			       json_object_new_int64((int64_t)run->closed_job));
 	json_object_object_add(o, "orphans_detached", json_object_new_int64((int64_t)run->orphans));
+	json_object_object_add(o, "late_detached", json_object_new_int64((int64_t)run->late));
+	json_object_object_add(o, "settling", json_object_new_int64((int64_t)run->settling));
 	json_object_object_add(o, "chassis_unreachable",
 			       json_object_new_int64((int64_t)run->errors));
 	json_object_object_add(o, "slurm_checked", json_object_new_boolean(run->slurm_ok == 0));
@@ -979,7 +1137,7 @@ static json_object *reconcile_report(const struct reconcile_run *run)
 
 falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 {
-	struct reconcile_run run = { NULL, 0, 0, 0, 0, 0, 0, 0 };
+	struct reconcile_run run = { NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	size_t c;
 
 	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);
@@ -992,15 +1150,87 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 	st->disagree_gone += run.closed_gone;
 	st->disagree_job += run.closed_job;
 	st->disagree_orphan += run.orphans;
+	st->disagree_late += run.late;
 	pthread_mutex_unlock(&st->lock);
-	falcon_info("reconcile: %llu rolled back, %llu closed (gone), %llu closed (job ended), "
-		    "%llu orphan device(s) detached, %llu chassis unreachable",
-		    run.rolled, run.closed_gone, run.closed_job, run.orphans, run.errors);
+	/* a periodic pass that found nothing is not worth a line at info */
+	falcon_log(run.rolled || run.closed_gone || run.closed_job || run.orphans || run.late ||
+		   run.settling || run.errors ? FALCON_LOG_INFO : FALCON_LOG_VERBOSE,
+		"reconcile: %llu rolled back, %llu closed (gone), %llu closed (job ended), "
+		"%llu orphan device(s) detached, %llu late attach(es) detached, %llu lease(s) "
+		"settling, %llu chassis unreachable", run.rolled, run.closed_gone,
+		run.closed_job, run.orphans, run.late, run.settling, run.errors);
 	if (report)
 		*report = reconcile_report(&run);
 	return run.errors ? falcon_err_set(FALCON_ERR_TRANSPORT,
 					   "reconcile: %llu chassis unreachable", run.errors)
 			  : FALCON_OK;
+}
+
+/* wake_at - wait on st->wake until t (falcon_now_ms clock; t < 0: until
+ * signalled) (st->lock held). */
+static void wake_at(struct falcond_state *st, long long t)
+{
+	struct timespec ts;
+	long long d;
+
+	if (t < 0) {
+		pthread_cond_wait(&st->wake, &st->lock);
+		return;
+	}
+	d = t - falcon_now_ms();
+	if (d <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)(d / 1000);
+	ts.tv_nsec += (long)(d % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&st->wake, &st->lock, &ts);
+}
+
+void *falcond_reconciler(void *arg)
+{
+	struct falcond_state *st = arg;
+	long long interval = st->conf->reconcile_interval * 1000LL;
+	long long next = interval ? falcon_now_ms() + interval : -1;
+	long long last_wall = falcond_now_ms(); /* start of the last pass */
+
+	pthread_mutex_lock(&st->lock);
+	while (!st->stopping) {
+		/* a settle deadline set since the last pass (one that is past
+		 * and still there, its chassis unreachable, waits for the next
+		 * periodic pass or kick) */
+		long long due = next, settle = falcond_ledger_settle_next(st->ledger);
+
+		if (settle > last_wall) {
+			long long at = falcon_now_ms() + (settle - falcond_now_ms());
+
+			due = due < 0 || at < due ? at : due;
+		}
+		if (!st->kick && (due < 0 || falcon_now_ms() < due)) {
+			wake_at(st, due);
+			continue;
+		}
+		st->kick = false;
+		last_wall = falcond_now_ms();
+		pthread_mutex_unlock(&st->lock);
+		falcond_reconcile(st, NULL);
+		pthread_mutex_lock(&st->lock);
+		if (interval)
+			next = falcon_now_ms() + interval;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+void falcond_reconciler_stop(struct falcond_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->stopping = true;
+	pthread_cond_broadcast(&st->wake);
+	pthread_mutex_unlock(&st->lock);
 }
 
 falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_device_req *r)

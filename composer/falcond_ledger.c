@@ -42,6 +42,7 @@ void falcond_ledger_free(struct falcond_ledger *lg)
 	for (i = 0; i < lg->nhist; i++)
 		free(lg->hist[i].text);
 	free(lg->hist);
+	free(lg->settle);
 	free(lg);
 }
 
@@ -123,6 +124,66 @@ void falcond_ledger_remove_lease(struct falcond_ledger *lg, const char *id)
 	i = (size_t)(l - lg->leases);
 	memmove(&lg->leases[i], &lg->leases[i + 1], (lg->nleases - i - 1) * sizeof(*l));
 	lg->nleases--;
+	for (i = 0; i < lg->nsettle; i++)
+		if (strcmp(lg->settle[i].lease, id) == 0) {
+			lg->settle[i] = lg->settle[--lg->nsettle];
+			break;
+		}
+}
+
+/* settle_of - the settle deadline entry of lease id, created (until 0)
+ * when absent; NULL when out of memory. */
+static struct falcond_settle *settle_of(struct falcond_ledger *lg, const char *id)
+{
+	struct falcond_settle *s;
+	size_t i;
+
+	for (i = 0; i < lg->nsettle; i++)
+		if (strcmp(lg->settle[i].lease, id) == 0)
+			return &lg->settle[i];
+	s = realloc(lg->settle, (lg->nsettle + 1) * sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	lg->settle = s;
+	s = &lg->settle[lg->nsettle++];
+	falcon_strlcpy(s->lease, id, sizeof(s->lease));
+	s->until_ms = 0;
+	return s;
+}
+
+bool falcond_ledger_settle_look(struct falcond_ledger *lg, const struct falcon_lease *l,
+				const struct falcon_inventory *inv, long long now_ms,
+				long long settle_ms, bool *late)
+{
+	struct falcond_settle *s = settle_of(lg, l->id);
+	bool any = false;
+	size_t j, k;
+
+	for (j = 0; j < l->ndevs; j++) {
+		late[j] = false;
+		for (k = 0; k < inv->n; k++)
+			if (strcmp(inv->devs[k].id, l->devs[j].id) == 0)
+				late[j] = inv->devs[k].owner[0] != '\0';
+		if (late[j] && falcond_ledger_quarantined(lg, l->devs[j].chassis, l->devs[j].id))
+			late[j] = false;
+		any |= late[j];
+	}
+	if (s == NULL)
+		return !any;
+	if (s->until_ms == 0 || any)
+		s->until_ms = now_ms + settle_ms;
+	return !any && now_ms >= s->until_ms;
+}
+
+long long falcond_ledger_settle_next(const struct falcond_ledger *lg)
+{
+	long long next = 0;
+	size_t i;
+
+	for (i = 0; i < lg->nsettle; i++)
+		if (next == 0 || lg->settle[i].until_ms < next)
+			next = lg->settle[i].until_ms;
+	return next;
 }
 
 falcon_err_t falcond_ledger_quarantine(struct falcond_ledger *lg, const char *chassis,

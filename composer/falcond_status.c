@@ -209,8 +209,10 @@ char *falcond_metrics_text(struct falcond_state *st)
 		      "falcond_reconcile_disagreements_total{kind=\"orphan_device\"} %llu\n"
 		      "falcond_reconcile_disagreements_total{kind=\"device_gone\"} %llu\n"
 		      "falcond_reconcile_disagreements_total{kind=\"job_not_running\"} %llu\n"
-		      "falcond_reconcile_disagreements_total{kind=\"rolled_back\"} %llu\n",
-		  st->disagree_orphan, st->disagree_gone, st->disagree_job, st->rolled_back);
+		      "falcond_reconcile_disagreements_total{kind=\"rolled_back\"} %llu\n"
+		      "falcond_reconcile_disagreements_total{kind=\"late_attach\"} %llu\n",
+		  st->disagree_orphan, st->disagree_gone, st->disagree_job, st->rolled_back,
+		  st->disagree_late);
 	sb_printf(&b, "# HELP falcond_reconcile_runs_total Reconcile passes.\n"
 		      "# TYPE falcond_reconcile_runs_total counter\nfalcond_reconcile_runs_total %llu\n",
 		  st->reconcile_runs);

@@ -103,6 +103,11 @@ struct falcon_conf {
 	int rescan_timeout;         /* RescanTimeout= seconds, default 30 */
 	int check_budget;           /* CheckBudget= seconds for falcon-ncclcheck, default 60 */
 	int chassis_retries;        /* ChassisRetries=, default 3 */
+	int reconcile_interval;     /* ReconcileInterval= seconds between falcond's
+				     * reconciles, default 30, 0 = none */
+	int settle_time;            /* SettleTime= seconds falcond holds and watches
+				     * the devices of a dead falcond's in-flight
+				     * compose, default 30 */
 	/* objects, in file order; arrays owned by the struct */
 	size_t nchassis;
 	struct falcon_chassis_conf *chassis;

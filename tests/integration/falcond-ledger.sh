@@ -41,12 +41,23 @@ fd_expect 200 POST /v1/compose '{"job_id":40,"host":"node1","gpus":1}'
 [ "$(fd_json 'j["lease"]["id"]')" = "$first" ] || t_fail "a repeated compose got another lease"
 
 fifo=$st/ledger.json.tmp.$FD_PID
-mkfifo "$fifo"
 # on a failure, let a held write go on, or falcond cannot stop
 t_on_exit "[ -p '$fifo' ] && exec 3<>'$fifo'; rm -f '$fifo'"
 body='{"job_id":41,"host":"node1","gpus":1}'
+# the lease is written "composing" before the attach (intent before
+# action): let that write through, hold the attach 2 s at the chassis and
+# put the FIFO in place for the write that makes the lease active
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":2000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
 bg_call 1 POST /v1/compose "$body"
 p1=$BG_PID
+intent_written() {
+	python3 -c 'import json,sys
+sys.exit(not any(l["job_id"] == 41 and l["state"] == "composing"
+                 for l in json.load(open(sys.argv[1]))["leases"]))' "$st/ledger.json"
+}
+wait_for 20 "the intent of job 41 to be written" intent_written ||
+	t_fail "job 41 was not written ahead of its attach"
+mkfifo "$fifo"
 n=0
 until [ "$(lease_state 41)" = active ]; do
 	n=$((n + 1)); [ $n -le 200 ] || t_fail "job 41 never became active"

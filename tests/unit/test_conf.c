@@ -97,6 +97,8 @@ static void chk_defaults(const struct falcon_conf *c)
 	ck_assert_int_eq(c->rescan_timeout, 30);
 	ck_assert_int_eq(c->check_budget, 60);
 	ck_assert_int_eq(c->chassis_retries, 3);
+	ck_assert_int_eq(c->reconcile_interval, 30);
+	ck_assert_int_eq(c->settle_time, 30);
 	ck_assert_uint_eq(c->nchassis, 0);
 	ck_assert_uint_eq(c->nhosts, 0);
 	ck_assert_uint_eq(c->npartitions, 0);
@@ -124,6 +126,8 @@ static void chk_globals(const struct falcon_conf *c)
 	ck_assert_int_eq(c->rescan_timeout, 45);
 	ck_assert_int_eq(c->check_budget, 90);
 	ck_assert_int_eq(c->chassis_retries, 0);
+	ck_assert_int_eq(c->reconcile_interval, 0);
+	ck_assert_int_eq(c->settle_time, 5);
 }
 
 static void chk_chassis(const struct falcon_conf *c)
@@ -304,7 +308,8 @@ static const struct {
 	  "RunDir=/run/falcon2\n"
 	  "NcclCheck=/opt/falcon/libexec/falcon-ncclcheck\n"
 	  "PrologTimeout=600\nEpilogTimeout=240 RescanTimeout=45\n"
-	  "CheckBudget=90\nChassisRetries=0\n", chk_globals },
+	  "CheckBudget=90\nChassisRetries=0\n"
+	  "ReconcileInterval=0 SettleTime=5\n", chk_globals },
 	{ "every chassis key",
 	  CHASSIS
 	  "ChassisName=falcon2 Url=http://10.0.0.2:8080 Backend=redfish-composition "
@@ -475,6 +480,10 @@ static const struct {
 	{ "CheckBudget= 5\n", 1, "CheckBudget: empty value", NULL },
 	{ "ChassisRetries=11\n", 1, "ChassisRetries: expected an integer in [0, 10]", NULL },
 	{ "ChassisRetries=0x3\n", 1, "ChassisRetries", NULL },
+	{ "ReconcileInterval=-1\n", 1, "ReconcileInterval: expected an integer in [0, 86400]",
+	  NULL },
+	{ "ReconcileInterval=30s\n", 1, "ReconcileInterval", "got '30s'" },
+	{ "SettleTime=0\n", 1, "SettleTime: expected an integer in [1, 3600], got '0'", NULL },
 	{ "HostName=a HostName=b\n", 1, "HostName: given twice on one HostName line", NULL },
 	{ "ChassisName=c Url=http://c/ HostName=b\n", 1,
 	  "unknown key 'HostName' (ChassisName line)", NULL },

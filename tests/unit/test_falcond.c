@@ -311,6 +311,56 @@ START_TEST(ledger_seq_below_ids)
 }
 END_TEST
 
+/* A dead falcond's in-flight lease: held until SettleTime passes with none of
+ * its devices attached; a late attach (or one seen at the first look) moves
+ * the deadline; a quarantined device does not keep it; removing the lease
+ * forgets its deadline. */
+START_TEST(ledger_settle)
+{
+	struct falcond_ledger lg;
+	struct falcon_lease l = mk_lease(5, "n1", 2); /* drawer1_slot6 on H1, drawer2_slot6 on H2 */
+	struct falcon_device devs[2];
+	struct falcon_inventory inv = { 2, devs };
+	bool late[2];
+
+	memset(&lg, 0, sizeof(lg));
+	memset(devs, 0, sizeof(devs));
+	snprintf(devs[0].id, sizeof(devs[0].id), "%s", l.devs[0].id);
+	snprintf(devs[1].id, sizeof(devs[1].id), "%s", l.devs[1].id);
+	snprintf(l.state, sizeof(l.state), "composing");
+	ck_assert_int_eq(falcond_ledger_add_lease(&lg, &l), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_settle_next(&lg), 0);
+	/* first look, nothing attached: not settled before the deadline */
+	ck_assert(!falcond_ledger_settle_look(&lg, &l, &inv, 1000, 500, late));
+	ck_assert(!late[0] && !late[1]);
+	ck_assert_int_eq(falcond_ledger_settle_next(&lg), 1500);
+	ck_assert(!falcond_ledger_settle_look(&lg, &l, &inv, 1499, 500, late));
+	/* the dead process's attach lands late: caught, the deadline moves */
+	snprintf(devs[1].owner, sizeof(devs[1].owner), "H2");
+	ck_assert(!falcond_ledger_settle_look(&lg, &l, &inv, 1400, 500, late));
+	ck_assert(!late[0] && late[1]);
+	ck_assert_int_eq(falcond_ledger_settle_next(&lg), 1900);
+	/* detached; stable past the new deadline: settled */
+	devs[1].owner[0] = '\0';
+	ck_assert(!falcond_ledger_settle_look(&lg, &l, &inv, 1800, 500, late));
+	ck_assert(falcond_ledger_settle_look(&lg, &l, &inv, 1900, 500, late));
+	/* a quarantined device still attached does not hold it */
+	snprintf(devs[0].owner, sizeof(devs[0].owner), "H1");
+	ck_assert(!falcond_ledger_settle_look(&lg, &l, &inv, 2000, 500, late));
+	ck_assert(late[0]);
+	ck_assert_int_eq(falcond_ledger_quarantine(&lg, "c1", l.devs[0].id, "detach failed"),
+			 FALCON_OK);
+	ck_assert(falcond_ledger_settle_look(&lg, &l, &inv, 2500, 500, late));
+	ck_assert(!late[0]);
+	falcond_ledger_remove_lease(&lg, l.id);
+	ck_assert_uint_eq(lg.nsettle, 0);
+	ck_assert_int_eq(falcond_ledger_settle_next(&lg), 0);
+	free(lg.leases);
+	free(lg.quar);
+	free(lg.settle);
+}
+END_TEST
+
 /* A device listed twice in "devices", each with FALCOND_HIST_MAX entries: the
  * second used to be appended past the end of the device's history. */
 START_TEST(ledger_device_twice)
@@ -566,6 +616,7 @@ int main(void)
 	tcase_add_test(tc, ledger_device_twice);
 	tcase_add_loop_test(tc, ledger_seq_below_ids, 0, (int)ARRAY_SIZE(seqcases));
 	tcase_add_test(tc, ledger_text_kept);
+	tcase_add_test(tc, ledger_settle);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("placement");
