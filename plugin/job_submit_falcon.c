@@ -3,8 +3,10 @@
  * (job_submit_falcon(8)): at submit and on modify, the falcon.conf policy
  * of the job's partition(s) judged against its per-node GRES request
  * (tres_per_node) and its falcon SPANK options (spank_job_env), with the
- * falcon message as err_msg on refusal; and the chassis pool license
- * (Licenses=<ChassisName>) added, counting the job's falcon devices.
+ * falcon message as err_msg on refusal; the chassis pool licenses
+ * (Licenses=<ChassisName>_gpu, <ChassisName>_nvme) added, counting the
+ * job's falcon devices of each type; and a job asking for more than the
+ * pool's configured total refused.
  *
  * Glue only: the judge, the pool and the license merge are lib/core/policy.c.
  *
@@ -37,6 +39,7 @@
 #include "src/common/hostlist.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/licenses.h"
 #include "src/slurmctld/slurmctld.h"
 #pragma GCC diagnostic pop
 
@@ -202,6 +205,62 @@ static const char *pool_of(const struct falcon_conf *fconf, const char *req_node
 }
 
 /*
+ * lic_fits - does slurmctld's license name (slurm.conf(5) Licenses=) have a
+ * configured total of at least count?  With count 0, *exists (optional)
+ * tells whether the license is configured at all.  license_validate() (licenses.h)
+ * takes slurmctld's license mutex itself; it is the one reader of the
+ * license list that 22.05 to 24.11 all export.
+ */
+static bool lic_fits(const char *name, long count, bool *exists)
+{
+	char *spec = xstrdup_printf("%s:%ld", name, count > 0 ? count : 1);
+	bool valid = true;
+	__typeof__(license_validate(NULL, false, false, NULL, NULL)) l;
+
+	l = license_validate(spec, count > 0, true, NULL, &valid);
+	FREE_NULL_LIST(l);
+	xfree(spec);
+	if (exists != NULL)
+		*exists = valid;
+	return valid;
+}
+
+/*
+ * pool_refuse - NULL when pool's license of type holds per_node x nodes
+ * devices, else the falcon message (xmalloc'd): the pool's total is found
+ * by bisection over lic_fits() (no reader of one total exists in 22.05).
+ */
+static char *pool_refuse(const char *pool, falcon_dev_type_t type, int per_node, uint32_t nodes)
+{
+	char name[FALCON_NAME_LEN + 8];
+	const char *what = type == FALCON_DEV_GPU ? "GPUs" : "NVMe";
+	const char *gres = type == FALCON_DEV_GPU ? "falcon_gpu" : "falcon_nvme";
+	long want = (long)per_node * nodes, lo = 0, hi = want - 1, mid;
+	bool exists = true;
+
+	if (per_node <= 0 || falcon_license_name(pool, type, name, sizeof(name)) != FALCON_OK)
+		return NULL;
+	if (lic_fits(name, want, NULL))
+		return NULL;
+	lic_fits(name, 0, &exists);
+	if (!exists)
+		return xstrdup_printf("falcon: chassis %s has no license %s in slurm.conf: the "
+				      "administrator must add Licenses=%s:<number of %s> "
+				      "(job_submit_falcon(8)); asked %s:%d", pool, name, name,
+				      what, gres, per_node);
+	while (lo < hi) { /* the largest count that fits: the configured total */
+		mid = lo + (hi - lo + 1) / 2;
+		if (lic_fits(name, mid, NULL))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return xstrdup_printf("falcon: chassis %s has %ld %s; asked %d per node x %u node%s "
+			      "(%s:%d)", pool, lo, what, per_node, nodes, nodes == 1 ? "" : "s",
+			      gres, per_node);
+}
+
+/*
  * judge - the policy of every partition the job names (a comma list: each
  * must accept it, since Slurm may start it in any), then the pool
  * license.  partitions NULL = the default partition.  On refusal returns an
@@ -218,7 +277,7 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 	bool changed = false;
 	falcon_err_t ferr;
 	uint32_t nodes;
-	int rv = SLURM_SUCCESS, count;
+	int rv = SLURM_SUCCESS;
 
 	*why = NULL;
 	*licenses = NULL;
@@ -269,8 +328,16 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 		: min_nodes != NO_VAL && min_nodes != 0 ? min_nodes : 1;
 	if (nodes > 1024)
 		nodes = 1024;
-	count = (req.falcon_gpus + req.falcon_nvme) * (int)nodes;
-	if (falcon_license_merge(old_licenses, pool, count, &merged, &changed) != FALCON_OK) {
+	*why = pool_refuse(pool, FALCON_DEV_GPU, req.falcon_gpus, nodes);
+	if (*why == NULL)
+		*why = pool_refuse(pool, FALCON_DEV_NVME, req.falcon_nvme, nodes);
+	if (*why != NULL) {
+		rv = ESLURM_INVALID_LICENSES;
+		falcon_info("uid %u tres_per_node '%s': refused: %s", uid, tres ? tres : "", *why);
+		goto out;
+	}
+	if (falcon_pool_licenses(old_licenses, pool, req.falcon_gpus * (int)nodes,
+				 req.falcon_nvme * (int)nodes, &merged, &changed) != FALCON_OK) {
 		falcon_error("license of pool %s: %s", pool, falcon_errmsg());
 		goto out;
 	}

@@ -15,7 +15,9 @@
 #   --prolog PATH        slurm.conf Prolog=   (default none)
 #   --epilog PATH        slurm.conf Epilog=   (default none)
 #   --prolog-timeout S   PrologEpilogTimeout= (default 120)
-#   --license NAME:N     one Licenses= pool per option (default falcon1:16)
+#   --license NAME:N     one Licenses= entry per option, or a comma list of them
+#                        (default falcon1_gpu:8,falcon1_nvme:1: the per-type pool
+#                        licenses of job_submit_falcon(8))
 #   --spank PATH         spank_falcon.so to name in plugstack.conf
 #   --spank-args "ARGS"  its plugstack arguments (key=value ...)
 #   --job-submit DIR     JobSubmitPlugins=falcon, DIR (where
@@ -367,8 +369,8 @@ cmd_start() {
 		--license)
 			[ $got_licenses = yes ] || licenses=""
 			got_licenses=yes
-			printf '%s\n' "$2" | grep -Eqx '[A-Za-z0-9_]+:[0-9]+' ||
-				die "--license $2: expected NAME:COUNT"
+			printf '%s\n' "$2" | grep -Eqx '[A-Za-z0-9_]+:[0-9]+(,[A-Za-z0-9_]+:[0-9]+)*' ||
+				die "--license $2: expected NAME:COUNT[,NAME:COUNT...]"
 			licenses="${licenses:+$licenses,}$2" ;;
 		--spank) spank=$2 ;;
 		--spank-args) spank_args=$2 ;;
@@ -383,7 +385,7 @@ cmd_start() {
 		shift 2
 	done
 	: "${cluster:=falcon}" "${cpus:=8}" "${prolog_timeout:=120}" "${gpus:=0}"
-	: "${licenses:=falcon1:16}" "${examples:=$bin_dir/../examples}"
+	: "${licenses:=falcon1_gpu:8,falcon1_nvme:1}" "${examples:=$bin_dir/../examples}"
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done

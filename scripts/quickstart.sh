@@ -6,7 +6,7 @@
 # spank_falcon and job_submit_falcon), falcon-sim (the paper's chassis) and
 # falcond, show `sbatch -p small --gres=falcon_gpu:4` refused by the
 # partition's falcon.conf policy, run `sbatch --gres=falcon_gpu:4
-# examples/train.sh` (job_submit_falcon adds Licenses=falcon1:4) and show
+# examples/train.sh` (job_submit_falcon adds Licenses=falcon1_gpu:4) and show
 # what happened.  job_submit_falcon.so needs Slurm's source
 # (scripts/slurm-source.sh, cached in /var/cache/falcon-slurm); without
 # network the demo goes on without it and says so.
@@ -248,7 +248,7 @@ EOS
 start_cluster() {
 	"$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
 		--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
-		--spank "$spank" --spank-args "conf=$conf" --license falcon1:9 \
+		--spank "$spank" --spank-args "conf=$conf" --license falcon1_gpu:8,falcon1_nvme:1 \
 		--job-submit "$job_submit_opt" --falcon-conf "$conf" \
 		>"$log/cluster-start.log" 2>&1 ||
 		fail "starting the Slurm cluster (scripts/cluster.sh start $cluster)" "$log/cluster-start.log"
@@ -359,7 +359,7 @@ job_ended() {
 run_job() {
 	lic_opt=""
 	# without job_submit_falcon nobody adds the chassis pool license
-	[ -n "$job_submit_opt" ] || lic_opt="-L falcon1:4"
+	[ -n "$job_submit_opt" ] || lic_opt="-L falcon1_gpu:4"
 	say "step 5/6: sbatch --gres=falcon_gpu:4${lic_opt:+ $lic_opt} examples/train.sh"
 	# shellcheck disable=SC2086
 	jid=$(sbatch --parsable --gres=falcon_gpu:4 $lic_opt -o "$state/jobs/train-%j.out" \

@@ -243,57 +243,126 @@ static long entry_count(const char *s, size_t len)
 	return v;
 }
 
-falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, char **out,
-				  bool *changed)
+/* A license entry to set: name (NULL = unused) and its new count. */
+struct lic_set {
+	const char *name;
+	int count;
+};
+
+/*
+ * merge_many - old with every entry named drop[i] (ndrop names) or set[i].name
+ * removed and each set[i] of count > 0 appended as "name:count", in order.
+ * *changed: the result differs from old as Slurm counts it (the names of
+ * drop not in set must have been absent, each set[i] had count).
+ */
+static falcon_err_t merge_many(const char *old, const char *const *drop, size_t ndrop,
+			       const struct lic_set *set, size_t nset, char **out, bool *changed)
 {
-	char *buf = NULL;
-	size_t cap, off = 0;
-	long had = 0;
+	char *buf;
+	size_t cap, off = 0, i;
+	long had[4] = { 0, 0, 0, 0 };
+	bool dropped = false;
 	const char *s = old;
-	falcon_err_t rv = FALCON_OK;
 	int w;
 
 	*out = NULL;
-	if (pool == NULL || pool[0] == '\0' || count < 0 || strpbrk(pool, ",;:") != NULL)
-		return falcon_err_set(FALCON_ERR_INVAL, "license pool '%s' count %d: expected a "
-				      "name without ',;:' and a count >= 0", pool ? pool : "", count);
-	cap = (old ? strlen(old) : 0) + strlen(pool) + 24;
+	cap = (old ? strlen(old) : 0) + 2;
+	for (i = 0; i < nset; i++)
+		cap += strlen(set[i].name) + 24;
 	buf = malloc(cap);
-	if (buf == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "license string of %zu bytes", cap);
-		goto fail;
-	}
+	if (buf == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "license string of %zu bytes", cap);
 	buf[0] = '\0';
 	while (s != NULL && *s != '\0') {
 		size_t len = strcspn(s, ",;");
+		bool keep = len > 0;
 
-		if (len > 0) {
-			if (entry_name_is(s, len, pool)) {
+		for (i = 0; keep && i < nset; i++)
+			if (entry_name_is(s, len, set[i].name)) {
 				long c = entry_count(s, len);
 
-				had = c < 0 || had < 0 ? -1 : had + c;
-			} else {
-				w = snprintf(buf + off, cap - off, "%s%.*s", off ? "," : "", (int)len, s);
-				off += (size_t)w;
+				had[i] = c < 0 || had[i] < 0 ? -1 : had[i] + c;
+				keep = false;
 			}
+		for (i = 0; keep && i < ndrop; i++)
+			if (entry_name_is(s, len, drop[i]))
+				keep = false, dropped = true;
+		if (keep) {
+			w = snprintf(buf + off, cap - off, "%s%.*s", off ? "," : "", (int)len, s);
+			off += (size_t)w;
 		}
 		s += len;
 		if (*s != '\0')
 			s++;
 	}
-	if (count > 0) {
-		w = snprintf(buf + off, cap - off, "%s%s:%d", off ? "," : "", pool, count);
-		off += (size_t)w;
-	}
 	if (changed != NULL)
-		*changed = had != count;
+		*changed = dropped;
+	for (i = 0; i < nset; i++) {
+		if (set[i].count > 0) {
+			w = snprintf(buf + off, cap - off, "%s%s:%d", off ? "," : "", set[i].name,
+				     set[i].count);
+			off += (size_t)w;
+		}
+		if (changed != NULL && had[i] != set[i].count)
+			*changed = true;
+	}
 	if (off == 0) {
 		free(buf);
 		buf = NULL;
 	}
 	*out = buf;
-	buf = NULL;
-fail:
-	free(buf);
-	return rv;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, char **out,
+				  bool *changed)
+{
+	struct lic_set set = { pool, count };
+
+	*out = NULL;
+	if (pool == NULL || pool[0] == '\0' || count < 0 || strpbrk(pool, ",;:") != NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "license pool '%s' count %d: expected a "
+				      "name without ',;:' and a count >= 0", pool ? pool : "", count);
+	return merge_many(old, NULL, 0, &set, 1, out, changed);
+}
+
+falcon_err_t falcon_license_name(const char *pool, falcon_dev_type_t type, char *buf, size_t n)
+{
+	const char *suffix = type == FALCON_DEV_GPU ? "_gpu" : type == FALCON_DEV_NVME ? "_nvme" : NULL;
+	int w;
+
+	if (pool == NULL || pool[0] == '\0' || strpbrk(pool, ",;:") != NULL || suffix == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "license of pool '%s' type %d: expected a "
+				      "ChassisName without ',;:' and type GPU or NVMe",
+				      pool ? pool : "", (int)type);
+	w = snprintf(buf, n, "%s%s", pool, suffix);
+	if (w < 0 || (size_t)w >= n)
+		return falcon_err_set(FALCON_ERR_INVAL, "license name %s%s: longer than %zu bytes",
+				      pool, suffix, n ? n - 1 : 0);
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_pool_licenses(const char *old, const char *pool, int gpus, int nvme,
+				  char **out, bool *changed)
+{
+	char gname[FALCON_NAME_LEN + 8], nname[FALCON_NAME_LEN + 8];
+	struct lic_set set[2];
+	const char *drop[1];
+	falcon_err_t rv;
+
+	*out = NULL;
+	if (gpus < 0 || nvme < 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "licenses of pool %s: counts %d GPU, %d NVMe:"
+				      " expected >= 0", pool ? pool : "", gpus, nvme);
+	rv = falcon_license_name(pool, FALCON_DEV_GPU, gname, sizeof(gname));
+	if (rv == FALCON_OK)
+		rv = falcon_license_name(pool, FALCON_DEV_NVME, nname, sizeof(nname));
+	if (rv != FALCON_OK)
+		return rv;
+	set[0].name = gname;
+	set[0].count = gpus;
+	set[1].name = nname;
+	set[1].count = nvme;
+	drop[0] = pool; /* the one license of both types before per-type pools */
+	return merge_many(old, drop, 1, set, 2, out, changed);
 }

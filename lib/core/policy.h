@@ -1,7 +1,8 @@
 /*
  * policy.h - a job's per-node falcon request judged against its
  * partition's falcon.conf policy (AllowTopologies, MaxFalconGPUs,
- * MaxFalconNVMe), and the chassis pool license it needs.  One judge and
+ * MaxFalconNVMe), and the chassis pool licenses it needs (one per device
+ * type: <ChassisName>_gpu, <ChassisName>_nvme).  One judge and
  * one message text for every place that checks: job_submit_falcon.so at
  * submit (the authoritative check), spank_falcon.so in sbatch/salloc (an
  * early courtesy), and falcond before it composes.
@@ -17,6 +18,7 @@
 #include <stddef.h>
 
 #include "core/conf.h"
+#include "core/device.h"
 #include "core/falcon_err.h"
 #include "core/jobtag.h"
 
@@ -93,5 +95,29 @@ falcon_err_t falcon_policy_pool(const struct falcon_conf *conf, const char *cons
  */
 falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, char **out,
 				  bool *changed);
+
+/*
+ * falcon_license_name - the Slurm license (slurm.conf(5) Licenses=) that
+ * counts the devices of type (FALCON_DEV_GPU or FALCON_DEV_NVME) of chassis
+ * pool: "<pool>_gpu" or "<pool>_nvme", written to buf (n bytes, caller's).
+ * FALCON_ERR_INVAL for an empty pool, one with ',;:', another type, or a
+ * name longer than n - 1 bytes.
+ */
+falcon_err_t falcon_license_name(const char *pool, falcon_dev_type_t type, char *buf, size_t n);
+
+/*
+ * falcon_pool_licenses - the job's license string old (as in
+ * falcon_license_merge()) with pool's licenses set: "<pool>_gpu:gpus" and
+ * "<pool>_nvme:nvme" (whole-job counts: per-node request x nodes; 0 = that
+ * license removed), every earlier entry of those names and of the bare
+ * name pool (the single license of both types that earlier falcon-slurm added;
+ * a user's -L pool:N is never what the chassis counts) removed, the other
+ * entries kept in order.  *out is a new string (free()), NULL when nothing
+ * is left; *changed (optional) as in falcon_license_merge().
+ * FALCON_ERR_INVAL for a bad pool (see falcon_license_name()) or a negative
+ * count, FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcon_pool_licenses(const char *old, const char *pool, int gpus, int nvme,
+				  char **out, bool *changed);
 
 #endif /* FALCON_POLICY_H */

@@ -52,8 +52,8 @@ check_run() {
 	if ! grep -q 'job_submit_falcon.so is NOT built' "$_l"; then
 		grep -q 'sbatch: error: [a-z_]*falcon: partition small allows at most 2 falcon_gpu per node; asked 4' "$_l" ||
 			t_fail "run $1: no falcon refusal of sbatch -p small --gres=falcon_gpu:4"
-		grep -q 'submitted (Licenses=falcon1:4, added by job_submit_falcon)' "$_l" ||
-			t_fail "run $1: Licenses=falcon1:4 not added"
+		grep -q 'submitted (Licenses=falcon1_gpu:4, added by job_submit_falcon)' "$_l" ||
+			t_fail "run $1: Licenses=falcon1_gpu:4 not added"
 	fi
 	[ "$(tail -n 2 "$_l" | head -n 1)" = "SLURM_CONF=$demo/cluster/etc/slurm.conf" ] ||
 		t_fail "run $1: next-to-last line: $(tail -n 2 "$_l" | head -n 1)"

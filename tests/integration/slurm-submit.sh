@@ -4,8 +4,9 @@
 # slurmctld's environment) with falcon-prolog/epilog, falcond and
 # falcon-sim: falcon.conf policies that refuse topologies and counts make
 # sbatch fail with the falcon message (nothing composed: no lease, nothing
-# attached), accepted jobs get the chassis pool license (Licenses=c1:N)
-# added or corrected and run; a refused `scontrol update`; a broken
+# attached), a job asking for more devices than the pool's license holds
+# is refused with the falcon message, accepted jobs get the per-type pool
+# licenses (Licenses=c1_gpu:N,c1_nvme:M) added or corrected and run; a refused `scontrol update`; a broken
 # falcon.conf keeps the last good policy.  No spank_falcon here, so every
 # refusal is the job_submit plugin's.  Skips (77) when the plugin was not
 # built (configure without --with-slurm-source).
@@ -22,7 +23,7 @@ fp_need
 FP_HOST=$(hostname -s)
 case $FP_HOST in node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
 fp_setup "PartitionName=small AllowTopologies=localGPUs,hybridGPUs MaxFalconGPUs=2
-PartitionName=debug MaxFalconGPUs=8 MaxFalconNVMe=1"
+PartitionName=debug MaxFalconGPUs=12 MaxFalconNVMe=1"
 good_conf=$(cat "$FALCON_CONF")
 
 for p in prolog epilog; do
@@ -32,7 +33,7 @@ exec "$top_builddir/prolog/falcon-$p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$p.l
 EOS
 	chmod 0755 "$t_tmp/$p.sh"
 done
-s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" --license c1:16 --gpus 8 \
+s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" --license c1_gpu:8,c1_nvme:1 --gpus 8 \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 grep -q 'job_submit_falcon: loaded' "$s_state/log/slurmctld.log" ||
 	{ s_logs; t_fail "slurmctld did not load job_submit/falcon"; }
@@ -55,8 +56,12 @@ refused "-p small --gres=falcon_gpu:4" \
 	"falcon: partition small does not allow falconGPUs (falcon.conf AllowTopologies=localGPUs,hybridGPUs); add the node's own GPUs"
 refused "-p small --gres=gpu:2,falcon_gpu:4" \
 	"falcon: partition small allows at most 2 falcon_gpu per node; asked 4 (falcon.conf MaxFalconGPUs=2); use partition debug"
-refused "--gres=falcon_gpu:12" \
-	"falcon: partition debug allows at most 8 falcon_gpu per node; asked 12 (falcon.conf MaxFalconGPUs=8)"
+refused "--gres=falcon_gpu:13" \
+	"falcon: partition debug allows at most 12 falcon_gpu per node; asked 13 (falcon.conf MaxFalconGPUs=12)"
+# the policy allows 12 per node, the chassis pool (Licenses=c1_gpu:8) has 8
+refused "--gres=falcon_gpu:9" "falcon: chassis c1 has 8 GPUs; asked 9 per node x 1 node (falcon_gpu:9)"
+refused "-N 2 --gres=falcon_gpu:5" "falcon: chassis c1 has 8 GPUs; asked 5 per node x 2 nodes (falcon_gpu:5)"
+refused "--gres=falcon_gpu:1,falcon_nvme:1 -N 2" "falcon: chassis c1 has 1 NVMe; asked 1 per node x 2 nodes (falcon_nvme:1)"
 refused "-p small --gres=falcon_nvme:1" \
 	"falcon: partition small does not allow falconNVMe"
 refused "-p debug,small --gres=falcon_gpu:2" \
@@ -71,18 +76,29 @@ t_ok "refused jobs: none queued, nothing composed"
 # -- accepted: the pool license added (or corrected), the job runs
 jid=$(sbatch --parsable -p small --gres=gpu:2,falcon_gpu:2 -o /dev/null --wrap true) ||
 	t_fail "hybridGPUs job in small refused"
-[ "$(licenses "$jid")" = c1:2 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1:2"
+[ "$(licenses "$jid")" = c1_gpu:2 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1_gpu:2"
 s_wait_done "$jid"
 [ "$(s_job_state "$jid")" = COMPLETED ] ||
 	{ cat "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
-t_ok "small, gpu:2 + falcon_gpu:2: accepted, Licenses=c1:2, COMPLETED"
+t_ok "small, gpu:2 + falcon_gpu:2: accepted, Licenses=c1_gpu:2, COMPLETED"
 
-jid=$(sbatch --parsable --gres=falcon_gpu:4,falcon_nvme:1 -L c1:1 -o /dev/null --wrap true) ||
+jid=$(sbatch --parsable -H --gres=falcon_gpu:4 -o /dev/null --wrap true) || t_fail "falcon_gpu:4 refused"
+[ "$(licenses "$jid")" = c1_gpu:4 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1_gpu:4"
+scancel "$jid"
+t_ok "falcon_gpu:4: Licenses=c1_gpu:4 only"
+jid=$(sbatch --parsable -H --gres=falcon_nvme:1 -o /dev/null --wrap true) || t_fail "falcon_nvme:1 refused"
+[ "$(licenses "$jid")" = c1_nvme:1 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1_nvme:1"
+scancel "$jid"
+t_ok "falcon_nvme:1: Licenses=c1_nvme:1 only"
+# a wrong -L for the pool (the old single license, a wrong count) is
+# corrected; a license of another name would be kept (none is configured)
+jid=$(sbatch --parsable --gres=falcon_gpu:4,falcon_nvme:1 -L c1:1,c1_gpu:1 -o /dev/null --wrap true) ||
 	t_fail "falcon_gpu:4,falcon_nvme:1 in debug refused"
-[ "$(licenses "$jid")" = c1:5 ] || t_fail "job $jid Licenses=$(licenses "$jid"), expected c1:5"
+[ "$(licenses "$jid")" = c1_gpu:4,c1_nvme:1 ] ||
+	t_fail "job $jid Licenses=$(licenses "$jid"), expected c1_gpu:4,c1_nvme:1"
 s_wait_done "$jid"
 [ "$(s_job_state "$jid")" = COMPLETED ] || { s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
-t_ok "debug, falcon_gpu:4 + falcon_nvme:1 with -L c1:1: Licenses corrected to c1:5, COMPLETED"
+t_ok "debug, falcon_gpu:4 + falcon_nvme:1 with -L c1:1,c1_gpu:1: Licenses corrected to c1_gpu:4,c1_nvme:1, COMPLETED"
 
 jid=$(sbatch --parsable -p small --gres=gpu:1 -o /dev/null --wrap true) ||
 	t_fail "localGPUs job in small refused"
@@ -92,7 +108,7 @@ t_ok "small, gpu:1 (localGPUs): accepted without a license"
 
 # -- scontrol update of a held job: into a partition that refuses it
 jid=$(sbatch --parsable -H --gres=falcon_gpu:2 -o /dev/null --wrap true) || t_fail "held job"
-[ "$(licenses "$jid")" = c1:2 ] || t_fail "held job Licenses=$(licenses "$jid")"
+[ "$(licenses "$jid")" = c1_gpu:2 ] || t_fail "held job Licenses=$(licenses "$jid")"
 if scontrol update jobid="$jid" partition=small 2>"$t_tmp/upd.err"; then
 	t_fail "scontrol update partition=small of a falconGPUs job was accepted"
 fi
@@ -109,8 +125,8 @@ t_ok "scontrol update partition=small refused ($(cat "$t_tmp/upd.err"))"
 # a GRES change of the pending job: its license follows
 scontrol update jobid="$jid" gres=falcon_gpu:3 2>"$t_tmp/upd.err" ||
 	t_fail "scontrol update gres=falcon_gpu:3: $(cat "$t_tmp/upd.err")"
-[ "$(licenses "$jid")" = c1:3 ] || t_fail "after update gres: Licenses=$(licenses "$jid")"
-t_ok "scontrol update gres=falcon_gpu:3: Licenses=c1:3"
+[ "$(licenses "$jid")" = c1_gpu:3 ] || t_fail "after update gres: Licenses=$(licenses "$jid")"
+t_ok "scontrol update gres=falcon_gpu:3: Licenses=c1_gpu:3"
 scancel "$jid"
 
 # -- a broken falcon.conf: logged with file:line, the last good policy stays
@@ -152,12 +168,12 @@ if [ -f "$spank" ]; then
 		t_fail "spank_falcon let a #SBATCH -p small falcon_gpu:3 job through"
 	fi
 	grep -q "$want" "$t_tmp/sb.err" || t_fail "no spank_falcon message: $(cat "$t_tmp/sb.err")"
-	# no -p: judged in Slurm's default partition (debug: at most 8)
-	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch --gres=falcon_gpu:12 \
+	# no -p: judged in Slurm's default partition (debug: at most 12)
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch --gres=falcon_gpu:13 \
 		-o /dev/null --wrap true >"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
-		t_fail "spank_falcon let sbatch --gres=falcon_gpu:12 (default partition) through"
+		t_fail "spank_falcon let sbatch --gres=falcon_gpu:13 (default partition) through"
 	fi
-	grep -q 'spank_falcon: partition debug allows at most 8 falcon_gpu per node; asked 12' \
+	grep -q 'spank_falcon: partition debug allows at most 12 falcon_gpu per node; asked 13' \
 		"$t_tmp/sb.err" || t_fail "no spank_falcon message for the default partition: $(cat "$t_tmp/sb.err")"
 	said=$(grep spank_falcon "$t_tmp/sb.err" | head -1)
 	[ "$(grep -c 'refused' "$s_state/log/slurmctld.log" || true)" = "$n_ctld" ] ||
@@ -166,7 +182,7 @@ if [ -f "$spank" ]; then
 	jid=$(SLURM_CONF=$t_tmp/client-slurm.conf sbatch --parsable -H -p small \
 		--gres=gpu:1,falcon_gpu:2 -o /dev/null --wrap true 2>"$t_tmp/sb.err") ||
 		t_fail "spank_falcon refused an allowed job: $(cat "$t_tmp/sb.err")"
-	[ "$(licenses "$jid")" = c1:2 ] || t_fail "job $jid Licenses=$(licenses "$jid")"
+	[ "$(licenses "$jid")" = c1_gpu:2 ] || t_fail "job $jid Licenses=$(licenses "$jid")"
 	scancel "$jid"
 	t_ok "spank_falcon refused it in sbatch (command line and #SBATCH): $said"
 fi

@@ -284,6 +284,69 @@ START_TEST(test_license_bad)
 }
 END_TEST
 
+/* falcon_pool_licenses(): per-type licenses of pool falcon1 */
+static const struct {
+	const char *old;
+	int gpus, nvme;
+	const char *want;
+	bool changed;
+} pool_lic_cases[] = {
+	{ NULL, 4, 0, "falcon1_gpu:4", true },
+	{ NULL, 0, 1, "falcon1_nvme:1", true },
+	{ NULL, 4, 1, "falcon1_gpu:4,falcon1_nvme:1", true },
+	{ NULL, 0, 0, NULL, false },
+	{ "falcon1_gpu:4", 4, 0, "falcon1_gpu:4", false },
+	{ "falcon1_nvme:1,falcon1_gpu:4", 4, 1, "falcon1_gpu:4,falcon1_nvme:1", false },
+	/* a wrong user -L for the pool is corrected, other licenses kept */
+	{ "falcon1_gpu:1,matlab:2", 4, 0, "matlab:2,falcon1_gpu:4", true },
+	{ "falcon1_nvme:1", 2, 0, "falcon1_gpu:2", true },
+	{ "falcon1:5;matlab", 4, 1, "matlab,falcon1_gpu:4,falcon1_nvme:1", true },
+	{ "falcon1:4", 0, 0, NULL, true },
+	{ "falcon10_gpu:3,falcon1_gpux:1", 2, 0, "falcon10_gpu:3,falcon1_gpux:1,falcon1_gpu:2",
+	  true },
+	{ "falcon1_gpu:x", 4, 0, "falcon1_gpu:4", true },
+};
+
+START_TEST(test_pool_licenses)
+{
+	char *out = (char *)"junk";
+	bool changed = !pool_lic_cases[_i].changed;
+
+	ck_assert_int_eq(falcon_pool_licenses(pool_lic_cases[_i].old, "falcon1",
+					      pool_lic_cases[_i].gpus, pool_lic_cases[_i].nvme,
+					      &out, &changed), FALCON_OK);
+	if (pool_lic_cases[_i].want == NULL)
+		ck_assert_ptr_null(out);
+	else
+		ck_assert_str_eq(out, pool_lic_cases[_i].want);
+	ck_assert_int_eq(changed, pool_lic_cases[_i].changed);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_pool_licenses_bad)
+{
+	char *out = NULL, name[16];
+
+	ck_assert_int_eq(falcon_pool_licenses("a:1", "", 1, 0, &out, NULL), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_pool_licenses("a:1", "f:1", 1, 0, &out, NULL), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_pool_licenses("a:1", "f", -1, 0, &out, NULL), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_pool_licenses("a:1", "f", 0, -1, &out, NULL), FALCON_ERR_INVAL);
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(falcon_license_name("falcon1", FALCON_DEV_GPU, name, sizeof(name)),
+			 FALCON_OK);
+	ck_assert_str_eq(name, "falcon1_gpu");
+	ck_assert_int_eq(falcon_license_name("falcon1", FALCON_DEV_NVME, name, sizeof(name)),
+			 FALCON_OK);
+	ck_assert_str_eq(name, "falcon1_nvme");
+	ck_assert_int_eq(falcon_license_name("falcon1234567", FALCON_DEV_NVME, name, sizeof(name)),
+			 FALCON_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "longer than 15 bytes"));
+	ck_assert_int_eq(falcon_license_name("a,b", FALCON_DEV_GPU, name, sizeof(name)),
+			 FALCON_ERR_INVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("policy");
@@ -298,6 +361,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pool_single);
 	tcase_add_loop_test(tc, test_license, 0, ARRAY_SIZE(lic_cases));
 	tcase_add_test(tc, test_license_bad);
+	tcase_add_loop_test(tc, test_pool_licenses, 0, ARRAY_SIZE(pool_lic_cases));
+	tcase_add_test(tc, test_pool_licenses_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }
