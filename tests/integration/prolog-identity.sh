@@ -19,25 +19,12 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
-s_need_slurm
-fp_need
+fp_slurm_node
 plugin=$top_builddir/plugin/.libs/spank_falcon.so
 [ -f "$plugin" ] || t_skip "spank_falcon.so not built"
-FP_HOST=$(hostname -s)
-case $FP_HOST in node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
 fp_setup
-
-for p in prolog epilog; do
-	cat >"$t_tmp/$p.sh" <<EOS
-#!/bin/sh
-exec "$top_builddir/prolog/falcon-$p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$p.log"
-EOS
-	chmod 0755 "$t_tmp/$p.sh"
-done
-s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
-fd_stop_falcond
-FD_NO_SLURM= fd_start_falcond
+fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
+fp_falcond_with_slurm
 
 Z=/redfish/v1/Fabrics/PCIe/Zones/H1
 DEVS=$SYSFS/node1/bus/pci/devices

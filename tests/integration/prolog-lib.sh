@@ -52,6 +52,40 @@ EOC
 	fd_start_falcond
 }
 
+# fp_slurm_node - the checks of a test that runs jobs on a real cluster
+# whose node plays the sim's node1: Slurm, the prolog, the host's name
+# (cluster.sh's slurmdbd runs only under the host's own name); sets FP_HOST.
+fp_slurm_node() {
+	s_need_slurm
+	fp_need
+	FP_HOST=$(hostname -s)
+	case $FP_HOST in node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
+}
+
+# fp_slurm_start [s_start options...] - after fp_setup: the cluster with
+# falcon-prolog/falcon-epilog as Prolog=/Epilog= (wrapped, since slurmd
+# gives them an environment of its own: the wrappers name falcon.conf and
+# keep their messages in $t_tmp/slurm-prolog.log and slurm-epilog.log).
+fp_slurm_start() {
+	for _p in prolog epilog; do
+		cat >"$t_tmp/$_p.sh" <<EOS
+#!/bin/sh
+exec "$top_builddir/prolog/falcon-$_p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$_p.log"
+EOS
+		chmod 0755 "$t_tmp/$_p.sh"
+	done
+	s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" "$@"
+}
+
+# fp_falcond_with_slurm - falcond again, now asking this cluster's
+# slurmctld (reconcile's slurm_load_jobs, the events' AdminComment), as
+# the quickstart runs it; its log starts empty.
+fp_falcond_with_slurm() {
+	fd_stop_falcond
+	: >"$t_tmp/falcond.log"
+	FD_NO_SLURM= fd_start_falcond
+}
+
 # fp_prolog JOB TRES [NODE] [extra env...] - run falcon-prolog --no-slurm;
 # its exit status in FP_RC, stderr in $t_tmp/prolog-JOB.log.
 fp_prolog() {

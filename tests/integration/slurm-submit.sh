@@ -18,22 +18,12 @@ plugin_dir=$top_builddir/plugin/.libs
 	t_skip "job_submit_falcon.so not built (configure --with-slurm-source=\"\$(scripts/slurm-source.sh)\")"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
-s_need_slurm
-fp_need
-FP_HOST=$(hostname -s)
-case $FP_HOST in node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
+fp_slurm_node
 fp_setup "PartitionName=small AllowTopologies=localGPUs,hybridGPUs MaxFalconGPUs=2
 PartitionName=debug MaxFalconGPUs=12 MaxFalconNVMe=1"
 good_conf=$(cat "$FALCON_CONF")
 
-for p in prolog epilog; do
-	cat >"$t_tmp/$p.sh" <<EOS
-#!/bin/sh
-exec "$top_builddir/prolog/falcon-$p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$p.log"
-EOS
-	chmod 0755 "$t_tmp/$p.sh"
-done
-s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" --license c1_gpu:8,c1_nvme:1 --gpus 8 \
+fp_slurm_start --license c1_gpu:8,c1_nvme:1 --gpus 8 \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 grep -q 'job_submit_falcon: loaded' "$s_state/log/slurmctld.log" ||
 	{ s_logs; t_fail "slurmctld did not load job_submit/falcon"; }
