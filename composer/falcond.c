@@ -368,6 +368,100 @@ static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, s
 	return FALCON_OK;
 }
 
+/* Confs replaced by a SIGHUP reload: request threads may still read one
+ * (st->conf is read without the lock), so they are freed at exit only. */
+static struct falcon_conf **old_confs;
+static size_t nold_confs;
+
+static bool str_differs(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0);
+}
+
+/*
+ * restart_only_change - the first setting that falcond reads only at start
+ * and that n changes from o (NULL when none): StateDir, ListenAddress,
+ * SlurmUser, and the ChassisName and HostName lines (the chassis table,
+ * the event listeners and the ledger's ports are built from them).
+ */
+static const char *restart_only_change(const struct falcon_conf *o, const struct falcon_conf *n)
+{
+	size_t i;
+	int p;
+
+	if (str_differs(o->state_dir, n->state_dir))
+		return "StateDir";
+	if (str_differs(o->listen_address, n->listen_address))
+		return "ListenAddress";
+	if (str_differs(o->slurm_user, n->slurm_user))
+		return "SlurmUser";
+	if (o->nchassis != n->nchassis)
+		return "ChassisName (the number of chassis)";
+	for (i = 0; i < o->nchassis; i++) {
+		const struct falcon_chassis_conf *a = &o->chassis[i], *b = &n->chassis[i];
+
+		if (strcmp(a->name, b->name) != 0 || str_differs(a->url, b->url) ||
+		    a->backend != b->backend || a->mode != b->mode || a->insecure != b->insecure ||
+		    a->timeout_s != b->timeout_s || str_differs(a->ca_file, b->ca_file) ||
+		    str_differs(a->credentials_file, b->credentials_file))
+			return "ChassisName";
+	}
+	if (o->nhosts != n->nhosts)
+		return "HostName (the number of hosts)";
+	for (i = 0; i < o->nhosts; i++) {
+		const struct falcon_host_conf *a = &o->hosts[i], *b = &n->hosts[i];
+
+		if (strcmp(a->name, b->name) != 0 || strcmp(a->chassis, b->chassis) != 0 ||
+		    a->nports != b->nports || a->nadapters != b->nadapters)
+			return "HostName";
+		for (p = 0; p < a->nports; p++)
+			if (strcmp(a->ports[p], b->ports[p]) != 0)
+				return "HostName (Port=)";
+		for (p = 0; p < a->nadapters; p++)
+			if (strcmp(a->adapters[p], b->adapters[p]) != 0)
+				return "HostName (Adapter=)";
+	}
+	return NULL;
+}
+
+/*
+ * reload_conf - SIGHUP: load falcon.conf again.  A file with an error keeps
+ * the running configuration (the loader's "FILE:LINE: KEY: ..." logged); a
+ * file that changes a restart-only setting (restart_only_change) is not
+ * applied at all (logged, naming it); otherwise the new file replaces the
+ * running one and its PartitionName lines (policy, Place=) and MungeSocket
+ * take effect for the next request.
+ */
+static void reload_conf(const char *path)
+{
+	struct falcon_conf *n = NULL, **grown;
+	const char *what;
+
+	if (falcon_conf_load(path, &n) != FALCON_OK) {
+		falcon_error("SIGHUP: %s; keeping the configuration loaded before", falcon_errmsg());
+		return;
+	}
+	what = restart_only_change(g_st.conf, n);
+	if (what != NULL) {
+		falcon_warn("SIGHUP: %s: %s changed, which needs a restart of falcond; "
+			    "nothing reloaded", n->path, what);
+		falcon_conf_free(n);
+		return;
+	}
+	grown = realloc(old_confs, (nold_confs + 1) * sizeof(*old_confs));
+	if (grown == NULL) {
+		falcon_error("SIGHUP: %s: out of memory; nothing reloaded", n->path);
+		falcon_conf_free(n);
+		return;
+	}
+	old_confs = grown;
+	old_confs[nold_confs++] = g_st.conf;
+	__atomic_store_n(&g_st.conf, n, __ATOMIC_RELEASE);
+	falcon_info("SIGHUP: reloaded %s: PartitionName lines and MungeSocket take effect now; "
+		    "StateDir, ListenAddress, SlurmUser, ChassisName and HostName need a restart",
+		    n->path);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [-v]...\n"
@@ -471,6 +565,7 @@ int main(int argc, char **argv)
 			continue;
 		if (sig != SIGHUP)
 			break;
+		reload_conf(falcon_conf_path(cfg));
 		falcon_info("SIGHUP: reconcile");
 		falcond_reconcile(&g_st, NULL);
 	}
@@ -485,5 +580,8 @@ out:
 	falcond_history_stop();
 	falcond_ledger_free(g_st.ledger);
 	falcon_conf_free(g_st.conf);
+	while (nold_confs > 0)
+		falcon_conf_free(old_confs[--nold_confs]);
+	free(old_confs);
 	return rc;
 }

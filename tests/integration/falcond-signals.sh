@@ -1,6 +1,8 @@
 #!/bin/sh
-# falcond-signals.sh - falcond and its signals: SIGTERM stops it promptly
-# with an open event stream and an idle keep-alive client (guard 3 s, the
+# falcond-signals.sh - falcond and its signals: SIGHUP reloads falcon.conf
+# (a broken file is logged with FILE:LINE and the running one kept, a good
+# one takes effect, a restart-only change is refused); SIGTERM stops it
+# promptly with an open event stream and an idle client (guard 3 s, the
 # figure is printed).  Root only (munged).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -9,8 +11,44 @@
 fd_need
 fd_start_munged
 fd_start_sim c1
-fd_write_conf
+fd_write_conf "PartitionName=small MaxFalconGPUs=2"
 fd_start_falcond
+
+# hup_logged N PATTERN - wait for the Nth "SIGHUP: reconcile" and PATTERN in the log.
+hup_logged() {
+	wait_for 10 "SIGHUP number $1 to be handled" \
+		sh -c "[ \$(grep -c 'SIGHUP: reconcile' '$t_tmp/falcond.log') -ge $1 ]" ||
+		t_fail "SIGHUP $1 not handled: $(tail -3 "$t_tmp/falcond.log")"
+	grep -q "$2" "$t_tmp/falcond.log" || t_fail "SIGHUP $1: no '$2' in the log: $(tail -3 "$t_tmp/falcond.log")"
+}
+
+# --- SIGHUP: a broken falcon.conf is logged and the running one kept
+fd_expect 200 POST /v1/compose '{"job_id":2,"host":"node1","gpus":2,"partition":"small"}'
+fd_expect 200 POST /v1/decompose '{"job_id":2}'
+cp "$FALCON_CONF" "$t_tmp/good.conf"
+echo "Bogus=1" >> "$FALCON_CONF"
+bad_line=$(wc -l < "$FALCON_CONF")
+kill -HUP $FD_PID
+hup_logged 1 "SIGHUP: $FALCON_CONF:$bad_line: .*Bogus.*keeping the configuration"
+fd_expect 200 POST /v1/compose '{"job_id":3,"host":"node1","gpus":2,"partition":"small"}'
+fd_expect 200 POST /v1/decompose '{"job_id":3}'
+t_ok "SIGHUP with a broken falcon.conf: FILE:LINE logged, still composing"
+
+# --- SIGHUP: a good file takes effect (MaxFalconGPUs 2 -> 1)
+sed 's/^PartitionName=small MaxFalconGPUs=2$/PartitionName=small MaxFalconGPUs=1/' \
+	"$t_tmp/good.conf" > "$FALCON_CONF"
+kill -HUP $FD_PID
+hup_logged 2 "SIGHUP: reloaded $FALCON_CONF"
+fd_expect 403 POST /v1/compose '{"job_id":4,"host":"node1","gpus":2,"partition":"small"}'
+fd_expect 200 POST /v1/compose '{"job_id":4,"host":"node1","gpus":1,"partition":"small"}'
+t_ok "SIGHUP with a good falcon.conf: the new MaxFalconGPUs applies"
+
+# --- SIGHUP: a restart-only change (SlurmUser) is refused as a whole
+sed 's/^SlurmUser=root$/SlurmUser=nobody/' "$t_tmp/good.conf" > "$FALCON_CONF"
+kill -HUP $FD_PID
+hup_logged 3 "SlurmUser changed, which needs a restart"
+fd_expect 403 POST /v1/compose '{"job_id":5,"host":"node1","gpus":2,"partition":"small"}'
+t_ok "SIGHUP with a restart-only change: logged, nothing reloaded"
 
 # --- SIGTERM: stops within the guard, event listener and all
 wait_for 10 "the event stream to open" grep -q "events: chassis c1: listening on" "$t_tmp/falcond.log" ||
