@@ -32,6 +32,12 @@
 
 static struct falcond_state g_st;
 
+/* true while the start-up reconcile runs (falcond listens already) */
+static bool g_reconciling;
+
+/* Seconds a client is asked to wait (Retry-After) while falcond reconciles. */
+#define RECONCILING_RETRY_AFTER "1"
+
 struct req {
 	char *body;
 	size_t len;
@@ -124,6 +130,38 @@ static double secs_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * answer_reconciling - 503 with Retry-After (RFC 9110 section 10.2.3, in
+ * delta-seconds) to a request that changes leases or quarantines while the
+ * start-up reconcile runs: it would race the reconcile's view of the
+ * ledger.  MHD_NO when the answer cannot be queued.
+ */
+static enum MHD_Result answer_reconciling(struct MHD_Connection *c, const char *url)
+{
+	json_object *o = falcon_proto_error_json(FALCON_ERR_SERVER, "");
+	char detail[200], *s;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	snprintf(detail, sizeof(detail), "%s: falcond is reconciling after its start; retry in "
+		 RECONCILING_RETRY_AFTER " s", url);
+	json_object_object_add(o, "error", json_object_new_string(detail));
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	if (s == NULL)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, RECONCILING_RETRY_AFTER);
+	ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt,
 				const struct req *rq, uid_t uid, const char *addr)
 {
@@ -133,6 +171,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 	falcon_err_t rv;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE))
+		return answer_reconciling(c, rt->path);
 	switch (rt->id) {
 	case R_COMPOSE: {
 		struct falcon_compose_req r;
@@ -179,7 +219,12 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		return answer_json(c, 200, o);
 	}
 	case R_STATUS:
-		return answer_json(c, 200, falcond_status_json(st, uid, privileged(uid)));
+		o = falcond_status_json(st, uid, privileged(uid));
+		if (o != NULL)
+			json_object_object_add(o, "reconciling",
+					       json_object_new_boolean(__atomic_load_n(
+						       &g_reconciling, __ATOMIC_ACQUIRE)));
+		return answer_json(c, 200, o);
 	case R_QUAR:
 	case R_UNQUAR: {
 		struct falcon_device_req r;
@@ -207,7 +252,10 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		pthread_mutex_lock(&st->lock);
 		for (i = 0; i < st->nchassis; i++)
 			up += st->ch[i].have_last;
-		json_object_object_add(o, "status", json_object_new_string("ok"));
+		json_object_object_add(o, "status",
+				       json_object_new_string(__atomic_load_n(&g_reconciling,
+									      __ATOMIC_ACQUIRE)
+								      ? "reconciling" : "ok"));
 		json_object_object_add(o, "leases", json_object_new_int64((int64_t)st->ledger->nleases));
 		json_object_object_add(o, "quarantined", json_object_new_int64((int64_t)st->ledger->nquar));
 		json_object_object_add(o, "chassis", json_object_new_int64((int64_t)st->nchassis));
@@ -462,6 +510,19 @@ static void reload_conf(const char *path)
 		    n->path);
 }
 
+/* start_reconcile - the start-up reconcile (when asked), then changes are
+ * served: g_reconciling cleared. */
+static void start_reconcile(bool reconcile)
+{
+	if (reconcile) {
+		falcon_info("start-up reconcile: compose and decompose answer 503 until it ends");
+		if (falcond_reconcile(&g_st, NULL) != FALCON_OK)
+			falcon_warn("start-up %s", falcon_errmsg());
+		falcon_info("start-up reconcile done");
+	}
+	__atomic_store_n(&g_reconciling, false, __ATOMIC_RELEASE);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [-v]...\n"
@@ -539,9 +600,9 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (reconcile && falcond_reconcile(&g_st, NULL) != FALCON_OK)
-		falcon_warn("start-up %s", falcon_errmsg());
-	/* counted before the first request thread can change the ledger */
+	/* listen first: until the start-up reconcile ends, health and status
+	 * answer ("reconciling") and changes are 503 (answer_reconciling) */
+	g_reconciling = reconcile;
 	nleases = g_st.ledger->nleases;
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
@@ -556,10 +617,11 @@ int main(int argc, char **argv)
 		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));
 		goto out;
 	}
-	if (falcond_events_start(&g_st) != FALCON_OK)
-		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
 		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis, nleases);
+	start_reconcile(reconcile);
+	if (falcond_events_start(&g_st) != FALCON_OK)
+		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;

@@ -3,7 +3,9 @@
 # (a broken file is logged with FILE:LINE and the running one kept, a good
 # one takes effect, a restart-only change is refused); SIGTERM stops it
 # promptly with an open event stream and an idle client (guard 3 s, the
-# figure is printed).  Root only (munged).
+# figure is printed); with a slow chassis falcond answers at once after its
+# start while it reconciles: health says "reconciling", a compose is 503
+# with Retry-After and falconctl's retry gets through.  Root only (munged).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -76,4 +78,33 @@ kill $dog 2>/dev/null || true
 echo "falcond stopped $(( (t1 - t0) / 1000000 )) ms after SIGTERM"
 grep -q "stopping" "$t_tmp/falcond.log" || t_fail "no stop logged"
 t_ok "SIGTERM: stopped in $(( (t1 - t0) / 1000000 )) ms (guard 3 s)"
+
+# --- start with a slow chassis (100 ms per GET): answers during the reconcile
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","ms":100}]}' >/dev/null
+t0=$(date +%s%N)
+"$FALCOND" -f "$FALCON_CONF" --no-slurm 2>>"$t_tmp/falcond.log" &
+FD_PID=$!
+echo $FD_PID > "$t_tmp/falcond.pid"
+wait_for -p $FD_PID 10 "falcond to listen" \
+	curl -s -o /dev/null "http://127.0.0.1:$FD_PORT/v1/health" || t_fail "falcond does not answer"
+t1=$(date +%s%N)
+[ "$(fd_send GET /v1/health '' '')" = 200 ] || t_fail "health during the reconcile"
+[ "$(fd_json 'j["status"]')" = reconciling ] || t_fail "health: $(cat "$t_tmp/out")"
+echo "health answered $(( (t1 - t0) / 1000000 )) ms after start, while reconciling"
+body='{"job_id":7,"host":"node1","gpus":1}'
+c=$(fd_cred POST /v1/compose "$body")
+code=$(curl -s -D "$t_tmp/hdr" -o "$t_tmp/out" -w '%{http_code}' -X POST \
+	-H "Authorization: Munge $c" --data-binary "$body" "http://127.0.0.1:$FD_PORT/v1/compose")
+[ "$code" = 503 ] || t_fail "compose during the reconcile: HTTP $code: $(cat "$t_tmp/out")"
+grep -qi '^Retry-After: 1' "$t_tmp/hdr" || t_fail "503 without Retry-After: $(cat "$t_tmp/hdr")"
+fd_expect 200 GET /v1/status ''
+[ "$(fd_json 'j["reconciling"]')" = True ] || t_fail "status does not say reconciling"
+"$FALCONCTL" attach --job 7 --host node1 --gpus 1 --json > "$t_tmp/out" 2>"$t_tmp/ctl.err" ||
+	t_fail "falconctl attach after the reconcile: $(cat "$t_tmp/ctl.err")"
+grep -q "503, retrying" "$t_tmp/ctl.err" || t_fail "falconctl did not meet a 503: $(cat "$t_tmp/ctl.err")"
+t2=$(date +%s%N)
+echo "falconctl attach done $(( (t2 - t0) / 1000000 )) ms after start"
+grep -q "start-up reconcile done" "$t_tmp/falcond.log" || t_fail "reconcile end not logged"
+fd_sim c1 DELETE /admin/faults >/dev/null
+t_ok "slow chassis: health at once, compose 503 + Retry-After while reconciling, falconctl retried"
 exit 0
