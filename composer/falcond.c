@@ -32,6 +32,12 @@
 
 static struct falcond_state g_st;
 
+/* true while the start-up reconcile runs (falcond listens already) */
+static bool g_reconciling;
+
+/* Seconds a client is asked to wait (Retry-After) while falcond reconciles. */
+#define RECONCILING_RETRY_AFTER "1"
+
 struct req {
 	char *body;
 	size_t len;
@@ -124,6 +130,38 @@ static double secs_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * answer_reconciling - 503 with Retry-After (RFC 9110 section 10.2.3, in
+ * delta-seconds) to a request that changes leases or quarantines while the
+ * start-up reconcile runs: it would race the reconcile's view of the
+ * ledger.  MHD_NO when the answer cannot be queued.
+ */
+static enum MHD_Result answer_reconciling(struct MHD_Connection *c, const char *url)
+{
+	json_object *o = falcon_proto_error_json(FALCON_ERR_SERVER, "");
+	char detail[200], *s;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	snprintf(detail, sizeof(detail), "%s: falcond is reconciling after its start; retry in "
+		 RECONCILING_RETRY_AFTER " s", url);
+	json_object_object_add(o, "error", json_object_new_string(detail));
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	if (s == NULL)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, RECONCILING_RETRY_AFTER);
+	ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt,
 				const struct req *rq, uid_t uid, const char *addr)
 {
@@ -133,6 +171,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 	falcon_err_t rv;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE))
+		return answer_reconciling(c, rt->path);
 	switch (rt->id) {
 	case R_COMPOSE: {
 		struct falcon_compose_req r;
@@ -179,7 +219,12 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		return answer_json(c, 200, o);
 	}
 	case R_STATUS:
-		return answer_json(c, 200, falcond_status_json(st, uid, privileged(uid)));
+		o = falcond_status_json(st, uid, privileged(uid));
+		if (o != NULL)
+			json_object_object_add(o, "reconciling",
+					       json_object_new_boolean(__atomic_load_n(
+						       &g_reconciling, __ATOMIC_ACQUIRE)));
+		return answer_json(c, 200, o);
 	case R_QUAR:
 	case R_UNQUAR: {
 		struct falcon_device_req r;
@@ -207,7 +252,10 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		pthread_mutex_lock(&st->lock);
 		for (i = 0; i < st->nchassis; i++)
 			up += st->ch[i].have_last;
-		json_object_object_add(o, "status", json_object_new_string("ok"));
+		json_object_object_add(o, "status",
+				       json_object_new_string(__atomic_load_n(&g_reconciling,
+									      __ATOMIC_ACQUIRE)
+								      ? "reconciling" : "ok"));
 		json_object_object_add(o, "leases", json_object_new_int64((int64_t)st->ledger->nleases));
 		json_object_object_add(o, "quarantined", json_object_new_int64((int64_t)st->ledger->nquar));
 		json_object_object_add(o, "chassis", json_object_new_int64((int64_t)st->nchassis));
@@ -368,6 +416,113 @@ static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, s
 	return FALCON_OK;
 }
 
+/* Confs replaced by a SIGHUP reload: request threads may still read one
+ * (st->conf is read without the lock), so they are freed at exit only. */
+static struct falcon_conf **old_confs;
+static size_t nold_confs;
+
+static bool str_differs(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0);
+}
+
+/*
+ * restart_only_change - the first setting that falcond reads only at start
+ * and that n changes from o (NULL when none): StateDir, ListenAddress,
+ * SlurmUser, and the ChassisName and HostName lines (the chassis table,
+ * the event listeners and the ledger's ports are built from them).
+ */
+static const char *restart_only_change(const struct falcon_conf *o, const struct falcon_conf *n)
+{
+	size_t i;
+	int p;
+
+	if (str_differs(o->state_dir, n->state_dir))
+		return "StateDir";
+	if (str_differs(o->listen_address, n->listen_address))
+		return "ListenAddress";
+	if (str_differs(o->slurm_user, n->slurm_user))
+		return "SlurmUser";
+	if (o->nchassis != n->nchassis)
+		return "ChassisName (the number of chassis)";
+	for (i = 0; i < o->nchassis; i++) {
+		const struct falcon_chassis_conf *a = &o->chassis[i], *b = &n->chassis[i];
+
+		if (strcmp(a->name, b->name) != 0 || str_differs(a->url, b->url) ||
+		    a->backend != b->backend || a->mode != b->mode || a->insecure != b->insecure ||
+		    a->timeout_s != b->timeout_s || str_differs(a->ca_file, b->ca_file) ||
+		    str_differs(a->credentials_file, b->credentials_file))
+			return "ChassisName";
+	}
+	if (o->nhosts != n->nhosts)
+		return "HostName (the number of hosts)";
+	for (i = 0; i < o->nhosts; i++) {
+		const struct falcon_host_conf *a = &o->hosts[i], *b = &n->hosts[i];
+
+		if (strcmp(a->name, b->name) != 0 || strcmp(a->chassis, b->chassis) != 0 ||
+		    a->nports != b->nports || a->nadapters != b->nadapters)
+			return "HostName";
+		for (p = 0; p < a->nports; p++)
+			if (strcmp(a->ports[p], b->ports[p]) != 0)
+				return "HostName (Port=)";
+		for (p = 0; p < a->nadapters; p++)
+			if (strcmp(a->adapters[p], b->adapters[p]) != 0)
+				return "HostName (Adapter=)";
+	}
+	return NULL;
+}
+
+/*
+ * reload_conf - SIGHUP: load falcon.conf again.  A file with an error keeps
+ * the running configuration (the loader's "FILE:LINE: KEY: ..." logged); a
+ * file that changes a restart-only setting (restart_only_change) is not
+ * applied at all (logged, naming it); otherwise the new file replaces the
+ * running one and its PartitionName lines (policy, Place=) and MungeSocket
+ * take effect for the next request.
+ */
+static void reload_conf(const char *path)
+{
+	struct falcon_conf *n = NULL, **grown;
+	const char *what;
+
+	if (falcon_conf_load(path, &n) != FALCON_OK) {
+		falcon_error("SIGHUP: %s; keeping the configuration loaded before", falcon_errmsg());
+		return;
+	}
+	what = restart_only_change(g_st.conf, n);
+	if (what != NULL) {
+		falcon_warn("SIGHUP: %s: %s changed, which needs a restart of falcond; "
+			    "nothing reloaded", n->path, what);
+		falcon_conf_free(n);
+		return;
+	}
+	grown = realloc(old_confs, (nold_confs + 1) * sizeof(*old_confs));
+	if (grown == NULL) {
+		falcon_error("SIGHUP: %s: out of memory; nothing reloaded", n->path);
+		falcon_conf_free(n);
+		return;
+	}
+	old_confs = grown;
+	old_confs[nold_confs++] = g_st.conf;
+	__atomic_store_n(&g_st.conf, n, __ATOMIC_RELEASE);
+	falcon_info("SIGHUP: reloaded %s: PartitionName lines and MungeSocket take effect now; "
+		    "StateDir, ListenAddress, SlurmUser, ChassisName and HostName need a restart",
+		    n->path);
+}
+
+/* start_reconcile - the start-up reconcile (when asked), then changes are
+ * served: g_reconciling cleared. */
+static void start_reconcile(bool reconcile)
+{
+	if (reconcile) {
+		falcon_info("start-up reconcile: compose and decompose answer 503 until it ends");
+		if (falcond_reconcile(&g_st, NULL) != FALCON_OK)
+			falcon_warn("start-up %s", falcon_errmsg());
+		falcon_info("start-up reconcile done");
+	}
+	__atomic_store_n(&g_reconciling, false, __ATOMIC_RELEASE);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [-v]...\n"
@@ -447,9 +602,9 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (reconcile && falcond_reconcile(&g_st, NULL) != FALCON_OK)
-		falcon_warn("start-up %s", falcon_errmsg());
-	/* counted before the first request thread can change the ledger */
+	/* listen first: until the start-up reconcile ends, health and status
+	 * answer ("reconciling") and changes are 503 (answer_reconciling) */
+	g_reconciling = reconcile;
 	nleases = g_st.ledger->nleases;
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
@@ -464,21 +619,23 @@ int main(int argc, char **argv)
 		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));
 		goto out;
 	}
-	if (falcond_events_start(&g_st) != FALCON_OK)
-		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
 		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis, nleases);
+	start_reconcile(reconcile);
 	/* periodic reconcile, settle deadlines, chassis back after an outage */
 	reconciling = pthread_create(&reconciler, NULL, falcond_reconciler, &g_st) == 0;
 	if (!reconciling) {
 		falcon_error("cannot start the reconcile thread");
 		goto out;
 	}
+	if (falcond_events_start(&g_st) != FALCON_OK)
+		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;
 		if (sig != SIGHUP)
 			break;
+		reload_conf(falcon_conf_path(cfg));
 		falcon_info("SIGHUP: reconcile");
 		falcond_reconcile(&g_st, NULL);
 	}
@@ -497,5 +654,8 @@ out:
 	falcond_history_stop();
 	falcond_ledger_free(g_st.ledger);
 	falcon_conf_free(g_st.conf);
+	while (nold_confs > 0)
+		falcon_conf_free(old_confs[--nold_confs]);
+	free(old_confs);
 	return rc;
 }

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "api/auth.h"
 #include "api/falcond_client.h"
 #include "chassis/redfish.h"
+#include "core/log.h"
 #include "core/util.h"
 
 struct falcon_client {
@@ -119,9 +121,12 @@ fail:
 	return rv;
 }
 
-falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
-				const char *path, json_object *body, long *http,
-				json_object **resp)
+/* call_once - one signed request (falcon_client_call); *retry_after_s gets
+ * the answer's Retry-After in seconds, -1 when none (libcurl
+ * CURLINFO_RETRY_AFTER: delta-seconds or an HTTP date). */
+static falcon_err_t call_once(struct falcon_client *cl, const char *method, const char *path,
+			      json_object *body, long *http, json_object **resp,
+			      long long *retry_after_s)
 {
 	const char *js = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
 	size_t jlen = strlen(js);
@@ -132,6 +137,7 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	CURLcode cc;
 	long code = 0;
 
+	*retry_after_s = -1;
 	if (http)
 		*http = 0;
 	/* the credential binds the path without its query: the server sees the
@@ -186,6 +192,12 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &code);
 	if (http)
 		*http = code;
+	if (code == 503) {
+		curl_off_t ra = -1;
+
+		if (curl_easy_getinfo(cl->curl, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
+			*retry_after_s = (long long)ra;
+	}
 	rv = falcon_client_answer(method, path, code, b.p, resp);
 fail:
 	curl_slist_free_all(hdrs);
@@ -195,6 +207,24 @@ fail:
 	free(cred);
 	free(spath);
 	return rv;
+}
+
+falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
+				const char *path, json_object *body, long *http,
+				json_object **resp)
+{
+	long long deadline = falcon_now_ms() + cl->timeout_s * 1000LL, ra;
+	falcon_err_t rv;
+
+	for (;;) {
+		rv = call_once(cl, method, path, body, http, resp, &ra);
+		/* a 503 with Retry-After (falcond reconciling at start) is tried
+		 * again after that wait, while it fits the client's time */
+		if (rv == FALCON_OK || ra < 0 || falcon_now_ms() + ra * 1000 >= deadline)
+			return rv;
+		falcon_info("%s %s: 503, retrying in %lld s (Retry-After)", method, path, ra);
+		sleep((unsigned)ra);
+	}
 }
 
 falcon_err_t falcon_client_compose(struct falcon_client *cl,

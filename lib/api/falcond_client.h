@@ -44,6 +44,10 @@ falcon_err_t falcon_client_answer(const char *method, const char *path, long cod
  * daemon's "error" text in the detail; no answer is FALCON_ERR_TRANSPORT or
  * FALCON_ERR_TIMEOUT; an answer that is not a JSON object FALCON_ERR_PROTOCOL.
  * *http (may be NULL) gets the HTTP status, 0 when none came.
+ * A 503 with Retry-After (RFC 9110 section 10.2.3; read with libcurl's
+ * CURLINFO_RETRY_AFTER) is sent again, newly signed, after that many
+ * seconds while the wait ends within timeout_s of the first try (the
+ * client's budget); past it the 503 is returned (FALCON_ERR_SERVER).
  */
 falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 				const char *path, json_object *body, long *http,

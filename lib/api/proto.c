@@ -16,7 +16,84 @@
 
 #define MAX_COUNT 16 /* a Falcon 4016 holds 16 devices */
 
-/* parse_object - body as one JSON object (depth <= 8, nothing after it). */
+/*
+ * string_end - offset just past the string that opens at body[i] with
+ * quote q ('"', or '\'' which json-c's JSON_TOKENER_STRICT still takes).
+ */
+static size_t string_end(const char *body, size_t len, size_t i, char q)
+{
+	for (i++; i < len && body[i] != q; i++)
+		if (body[i] == '\\')
+			i++;
+	return i + 1;
+}
+
+/*
+ * dup_key - refuse an object that names a key twice.  json-c keeps the
+ * last value silently (RFC 8259 section 4 leaves duplicate names to the
+ * implementation) and has no option to refuse them; Jansson's
+ * JSON_REJECT_DUPLICATES does, but Jansson and json-c export the same
+ * symbol names (json_object_get, ...), so a program linking both binds
+ * them by link order.  body (len bytes) is JSON that json-c accepted
+ * with JSON_TOKENER_STRICT (no comments) and depth <= 8, so a scan that
+ * only follows strings and brackets is enough: each key, decoded by json-c itself (escapes
+ * included), goes into a json-c object per open object (a hash table).
+ */
+static falcon_err_t dup_key(const char *what, const char *body, size_t len)
+{
+	json_object *seen[9] = { NULL };
+	json_tokener *tok = json_tokener_new_ex(1);
+	bool is_obj[9] = { false }, want_key = false;
+	falcon_err_t rv = FALCON_OK;
+	int depth = -1;
+	size_t i, e;
+
+	if (tok == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s: json_tokener_new_ex", what);
+	for (i = 0; i < len && rv == FALCON_OK; i++) {
+		char c = body[i];
+
+		if (c == '{' || c == '[') {
+			if (++depth >= 9) /* json-c allowed at most 8 */
+				break;
+			is_obj[depth] = c == '{';
+			seen[depth] = c == '{' ? json_object_new_object() : NULL;
+			want_key = c == '{';
+		} else if ((c == '}' || c == ']') && depth >= 0) {
+			json_object_put(seen[depth]);
+			seen[depth--] = NULL;
+		} else if (c == ',') {
+			want_key = depth >= 0 && is_obj[depth];
+		} else if (c == '"' || c == '\'') {
+			e = string_end(body, len, i, c);
+			if (want_key && seen[depth] != NULL) {
+				json_object *k;
+				const char *ks;
+
+				json_tokener_reset(tok);
+				k = json_tokener_parse_ex(tok, body + i, (int)(e - i));
+				ks = k ? json_object_get_string(k) : "";
+
+				if (json_object_object_get_ex(seen[depth], ks, NULL))
+					rv = falcon_err_set(FALCON_ERR_PARSE,
+							    "%s: body: key \"%.64s\" given twice",
+							    what, ks);
+				else
+					json_object_object_add(seen[depth], ks, NULL);
+				json_object_put(k);
+			}
+			want_key = false;
+			i = e - 1;
+		}
+	}
+	while (depth >= 0)
+		json_object_put(seen[depth--]);
+	json_tokener_free(tok);
+	return rv;
+}
+
+/* parse_object - body as one JSON object (strict JSON, depth <= 8,
+ * nothing after it, no key twice in one object). */
 static falcon_err_t parse_object(const char *what, const char *body, size_t len,
 				 json_object **out)
 {
@@ -39,12 +116,14 @@ static falcon_err_t parse_object(const char *what, const char *body, size_t len,
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "%s: json_tokener_new_ex", what);
 		goto fail;
 	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	o = json_tokener_parse_ex(tok, body, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (o == NULL || jerr != json_tokener_success) {
-		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: body: %s", what,
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: body: %s at offset %zu", what,
 				    jerr == json_tokener_continue ? "truncated JSON"
-								   : json_tokener_error_desc(jerr));
+								   : json_tokener_error_desc(jerr),
+				    json_tokener_get_parse_end(tok));
 		goto fail;
 	}
 	off = json_tokener_get_parse_end(tok);
@@ -58,6 +137,9 @@ static falcon_err_t parse_object(const char *what, const char *body, size_t len,
 		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: body: expected a JSON object", what);
 		goto fail;
 	}
+	rv = dup_key(what, body, len);
+	if (rv != FALCON_OK)
+		goto fail;
 	*out = o;
 	o = NULL;
 	rv = FALCON_OK;

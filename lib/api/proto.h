@@ -85,7 +85,10 @@ struct falcon_lease {
  * Parsers: body (len bytes, not necessarily NUL-terminated) into *out.
  * Unknown keys, wrong types, out-of-range numbers and missing required
  * fields are FALCON_ERR_PARSE with the field named in the detail
- * ("compose: gpus: expected an integer in [0, 16]").
+ * ("compose: gpus: expected an integer in [0, 16]"); so are JSON that
+ * json-c's JSON_TOKENER_STRICT refuses (comments, trailing commas,
+ * anything after the object but white space) and a key given twice in one object ("compose: body: key
+ * "job_id" given twice"; RFC 8259 section 4).
  */
 falcon_err_t falcon_proto_parse_compose(const char *body, size_t len,
 					struct falcon_compose_req *out);

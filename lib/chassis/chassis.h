@@ -179,9 +179,10 @@ struct falcon_chassis_event {
 
 /*
  * How falcon_chassis_listen() reports and is stopped.  on_event gets each
- * record (valid during the call); stop (may be NULL) is polled about once a
- * second and while connecting, true ends the listen; on_open (may be NULL)
- * is told once the stream answered 200 text/event-stream.
+ * record (valid during the call); stop (may be NULL) is polled every
+ * 100 ms (see falcon_rf_stream_opts) and while connecting, true ends the
+ * listen; on_open (may be NULL) is told once the stream answered 200
+ * text/event-stream.
  */
 struct falcon_chassis_listen {
 	void (*on_event)(void *ctx, const struct falcon_chassis_event *ev);

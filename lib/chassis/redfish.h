@@ -331,8 +331,9 @@ falcon_err_t falcon_rf_send_resp(void *ctx, const char *method, const char *path
  * the body as libcurl receives it (any split; not NUL-terminated) and
  * returns FALCON_OK to go on, else an error (with its detail set) that
  * ends the stream and is returned; on_open (may be NULL) is told when the
- * answer is 200 text/event-stream; stop (may be NULL) is polled about once
- * a second (libcurl's progress callback) and true ends the stream. */
+ * answer is 200 text/event-stream; stop (may be NULL) is polled every
+ * 100 ms (libcurl curl_multi_poll; with libcurl < 7.66 about once a second,
+ * its progress callback) and true ends the stream. */
 struct falcon_rf_stream_opts {
 	falcon_err_t (*on_data)(void *ctx, const char *buf, size_t n);
 	void (*on_open)(void *ctx);

@@ -325,6 +325,57 @@ static falcon_err_t curl_err(struct falcon_rf *rf, CURLcode cc, const char *meth
 	}
 }
 
+#if LIBCURL_VERSION_NUM >= 0x074200 /* curl_multi_poll: 7.66.0 */
+#define STREAM_STOP_POLL_MS 100
+
+/*
+ * perform_stream - curl_easy_perform() for a stream, through a multi handle
+ * (libcurl curl_multi_poll) so that o->stop is asked every
+ * STREAM_STOP_POLL_MS: the progress callback alone comes about once a
+ * second while nothing arrives, which held falcond's stop near 1 s.
+ * CURLE_ABORTED_BY_CALLBACK with stream->stopped set when stop said so.
+ */
+static CURLcode perform_stream(struct falcon_rf *rf)
+{
+	CURLM *m = curl_multi_init();
+	CURLcode cc = CURLE_FAILED_INIT;
+	CURLMsg *msg;
+	int running = 1, left;
+
+	if (m == NULL)
+		return CURLE_OUT_OF_MEMORY;
+	if (curl_multi_add_handle(m, rf->curl) != CURLM_OK) {
+		curl_multi_cleanup(m);
+		return CURLE_FAILED_INIT;
+	}
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		while ((msg = curl_multi_info_read(m, &left)) != NULL)
+			if (msg->msg == CURLMSG_DONE)
+				cc = msg->data.result;
+		if (!running)
+			break;
+		if (rf->stream->stopped ||
+		    (rf->stream->o->stop != NULL && rf->stream->o->stop(rf->stream->o->ctx))) {
+			rf->stream->stopped = true;
+			cc = CURLE_ABORTED_BY_CALLBACK;
+			break;
+		}
+		if (curl_multi_poll(m, NULL, 0, STREAM_STOP_POLL_MS, NULL) != CURLM_OK)
+			break;
+	}
+	curl_multi_remove_handle(m, rf->curl);
+	curl_multi_cleanup(m);
+	return cc;
+}
+#else
+static CURLcode perform_stream(struct falcon_rf *rf)
+{
+	return curl_easy_perform(rf->curl);
+}
+#endif
+
 #define SETOPT(opt, val)							\
 	do {									\
 		if (curl_easy_setopt(rf->curl, opt, val) != CURLE_OK) {		\
@@ -435,7 +486,7 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 	hdrs = h;
 	SETOPT(CURLOPT_HTTPHEADER, hdrs);
 
-	cc = curl_easy_perform(rf->curl);
+	cc = rf->stream != NULL ? perform_stream(rf) : curl_easy_perform(rf->curl);
 	if (cc != CURLE_OK) {
 		rv = curl_err(rf, cc, method, url);
 		goto fail;

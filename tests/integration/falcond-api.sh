@@ -24,7 +24,11 @@ fd_expect 400 POST /v1/compose '{"job_id":1,"host":"node1","gpus":"two"}'
 grep -q gpus "$t_tmp/out" || t_fail "400 does not name the field: $(cat "$t_tmp/out")"
 fd_expect 400 POST /v1/compose '{"job_id":1,"host":"node1","gpus":1'
 fd_expect 404 POST /v1/compose '{"job_id":1,"host":"nodeX","gpus":1}'
-t_ok "routes and bad bodies"
+# a key twice (json-c alone would take the last job_id and compose job 2)
+fd_expect 400 POST /v1/compose '{"job_id":1,"host":"node1","gpus":1,"job_id":2}'
+[ "$(fd_json '"key \"job_id\" given twice" in j["error"]')" = True ] ||
+	t_fail "duplicate key: 400 does not name the key: $(cat "$t_tmp/out")"
+t_ok "routes and bad bodies, a duplicate key"
 
 # --- authentication failures: all 401
 body='{"job_id":9,"host":"node1","gpus":1}'

@@ -25,7 +25,7 @@ static const struct bad bad_compose[] = {
 	{ "", "empty" },
 	{ "[]", "object" },
 	{ "{", "truncated" },
-	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1} x", "trailing" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1} x", "offset 34" },
 	{ "{\"host\":\"n1\",\"gpus\":1}", "job_id" },
 	{ "{\"job_id\":1,\"gpus\":1}", "host" },
 	{ "{\"job_id\":0,\"host\":\"n1\",\"gpus\":1}", "job_id" },
@@ -49,6 +49,16 @@ static const struct bad bad_compose[] = {
 	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"color\":\"red\"}", "color" },
 	{ "{\"job_id\":1,\"host\":\"n\\u0000x\",\"gpus\":1}", "host" },
 	{ "{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":{\"f\":{\"g\":{\"h\":{\"i\":1}}}}}}}}}", "body" },
+	/* a key twice: json-c alone keeps the last value and would accept these */
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"job\\u005fid\":2}", "key \"job_id\" given twice" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"x\":{\"a\":1,\"a\":2}}", "key \"a\" given twice" },
+	/* strict JSON (json-c JSON_TOKENER_STRICT) */
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,}", "body" },
+	{ "{\"job_id\":1,\"host\":\"n1\",/* c */\"gpus\":1}", "body" },
+	{ "{'job_id':1,\"host\":\"n1\",\"gpus\":1,\"job_id\":2}", "key \"job_id\" given twice" },
+	{ "{\"x\":{\"'\":1},\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"job_id\":2}", "key \"job_id\" given twice" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"job_id\":2}", "key \"job_id\" given twice" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":2,\"gpus\":2}", "key \"gpus\" given twice" },
 };
 
 START_TEST(compose_bad)
@@ -101,6 +111,7 @@ static const struct bad bad_decompose[] = {
 	{ "null", "body" },
 	{ "{\"job_id\":1,\"check\":5}", "check" },
 	{ "{\"job_id\":1,\"check\":\"a\\tb\"}", "check" },
+	{ "{\"job_id\":1,\"job_id\":1}", "key \"job_id\" given twice" },
 };
 
 START_TEST(decompose_bad)
@@ -120,6 +131,7 @@ static const struct bad bad_device[] = {
 	{ "{\"chassis\":\"c1\"}", "device" },
 	{ "{\"chassis\":\"c1\",\"device\":\"d\",\"reason\":\"a\\nb\"}", "reason" },
 	{ "{\"chassis\":\"c1\",\"device\":\"d\",\"why\":\"x\"}", "why" },
+	{ "{\"chassis\":\"c1\",\"device\":\"d\",\"device\":\"e\"}", "key \"device\" given twice" },
 };
 
 START_TEST(device_bad)
