@@ -23,6 +23,7 @@
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
 #endif
 
 #include "falcond_events.h"
