@@ -225,24 +225,6 @@ static bool peer_is_loopback(struct MHD_Connection *c)
 	return false;
 }
 
-/* Does an If-None-Match header (a list of ETags, or "*") name etag? */
-static bool none_match_hit(const char *inm, const char *etag)
-{
-	char buf[1024];
-	char *tok, *sv = NULL;
-
-	if (inm == NULL)
-		return false;
-	falcon_strlcpy(buf, inm, sizeof(buf));
-	for (tok = strtok_r(buf, ", \t", &sv); tok != NULL; tok = strtok_r(NULL, ", \t", &sv)) {
-		if (strncmp(tok, "W/", 2) == 0)
-			tok += 2;
-		if (strcmp(tok, "*") == 0 || strcmp(tok, etag) == 0)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Queue r as the response: JSON body, ETag, Redfish headers; optionally
  * dropped.  inm is the request's If-None-Match (NULL: none): a 200 whose
@@ -264,7 +246,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r,
 		if (r->etag) {
 			sim_etag_of(r->body, etag, sizeof(etag));
 			json_object_object_add(r->body, "@odata.etag", json_object_new_string(etag));
-			not_modified = r->status == 200 && none_match_hit(inm, etag);
+			not_modified = r->status == 200 && sim_etag_listed(inm, etag);
 		}
 		/* DSP0266 sec. 8.2.2: Link: <schema>; rel=describedby */
 		if (r->status < 300 && json_object_object_get_ex(r->body, "@odata.type", &t) &&

@@ -1047,15 +1047,14 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 	}
 }
 
-/* Does the If-Match header (a list of ETags, or "*") admit etag? */
-static bool if_match_ok(const char *if_match, const char *etag)
+bool sim_etag_listed(const char *list, const char *etag)
 {
 	char buf[1024];
 	char *tok, *sv = NULL;
 
-	if (if_match == NULL)
-		return true;
-	falcon_strlcpy(buf, if_match, sizeof(buf));
+	if (list == NULL)
+		return false;
+	falcon_strlcpy(buf, list, sizeof(buf));
 	for (tok = strtok_r(buf, ", \t", &sv); tok != NULL; tok = strtok_r(NULL, ", \t", &sv)) {
 		if (strncmp(tok, "W/", 2) == 0)
 			tok += 2;
@@ -1063,6 +1062,12 @@ static bool if_match_ok(const char *if_match, const char *etag)
 			return true;
 	}
 	return false;
+}
+
+/* Does the If-Match header admit etag?  No header admits any. */
+static bool if_match_ok(const char *if_match, const char *etag)
+{
+	return if_match == NULL || sim_etag_listed(if_match, etag);
 }
 
 /* Parse body as one JSON object; NULL with a 400 reply on failure. */

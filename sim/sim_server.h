@@ -128,6 +128,14 @@ void sim_reply_error(struct sim_reply *r, int status, const char *message_id,
  */
 void sim_etag_of(struct json_object *o, char *buf, size_t n);
 
+/*
+ * sim_etag_listed - whether a header's list of entity tags (If-Match,
+ * If-None-Match: comma/blank separated, "*" for any, "W/" prefixes
+ * ignored; RFC 9110 sections 13.1.1-13.1.2) names etag.  list NULL or
+ * over 1023 bytes reads as far as it fits; false for NULL.
+ */
+bool sim_etag_listed(const char *list, const char *etag);
+
 /* sim_state_json - GET /admin/state: who owns what, what each host sees. */
 struct json_object *sim_state_json(struct sim_server *srv);
 
