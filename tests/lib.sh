@@ -25,3 +25,18 @@ trap 'eval "$t_cleanup_hooks"; rm -rf "$t_tmp"' EXIT
 
 # t_free_port - a TCP port free on 127.0.0.1 now: free_port (scripts/lib.sh).
 t_free_port() { free_port; }
+
+# t_fixture_serve DIR - tests/fixture-server over a DMTF mockup directory,
+# stopped at exit; sets srv_pid and port (10 s for its port file, at once
+# if it dies).  t_fixture_stop stops it earlier.
+t_fixture_serve() {
+	rm -f "$t_tmp/port"
+	"$top_builddir/tests/fixture-server" --dir "$1" --port-file "$t_tmp/port" \
+		>"$t_tmp/srv.out" 2>"$t_tmp/srv.err" &
+	srv_pid=$!
+	t_on_exit "kill $srv_pid 2>/dev/null || true"
+	wait_for -p "$srv_pid" 10 "fixture-server's port file" test -s "$t_tmp/port" ||
+		t_fail "fixture-server did not start: $(cat "$t_tmp/srv.err")"
+	port=$(cat "$t_tmp/port")
+}
+t_fixture_stop() { kill "$srv_pid"; wait "$srv_pid" || true; }

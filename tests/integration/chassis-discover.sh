@@ -15,23 +15,10 @@ ctl=$top_builddir/composer/falconctl
 srv=$top_builddir/tests/fixture-server
 [ -x "$srv" ] || t_fail "$srv not built"
 
-serve() {
-	rm -f "$t_tmp/port"
-	"$srv" --dir "$1" --port-file "$t_tmp/port" >"$t_tmp/srv.out" 2>"$t_tmp/srv.err" &
-	srv_pid=$!
-	t_on_exit "kill $srv_pid 2>/dev/null || true"
-	i=0
-	while [ ! -s "$t_tmp/port" ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || t_fail "fixture-server did not start: $(cat "$t_tmp/srv.err")"
-		sleep 0.1
-	done
-	url=http://127.0.0.1:$(cat "$t_tmp/port")
-}
-stop() { kill "$srv_pid"; wait "$srv_pid" || true; }
 
 # The CompositionService-only mockup: before, "GET .../Fabrics: HTTP 404".
-serve "$mock/public-composability"
+t_fixture_serve "$mock/public-composability"
+url=http://127.0.0.1:$port
 "$ctl" inventory --url "$url" --json >"$t_tmp/comp.json" 2>"$t_tmp/err" ||
 	t_fail "inventory of a CompositionService-only service: $(cat "$t_tmp/err")"
 grep -q 'backend redfish-composition (the service root has a CompositionService and no Fabrics)' \
@@ -41,28 +28,30 @@ d = json.load(open(sys.argv[1]))["chassis"][0]
 assert d["backend"] == "redfish-composition" and len(d["devices"]) == 12, d' "$t_tmp/comp.json" ||
 	t_fail "composition inventory"
 t_ok "public-composability: redfish-composition chosen, 12 blocks"
-stop
+t_fixture_stop
 
-serve "$mock/public-cxl-multiswitch"
+t_fixture_serve "$mock/public-cxl-multiswitch"
+url=http://127.0.0.1:$port
 "$ctl" inventory --url "$url" --json >"$t_tmp/cxl.json" 2>"$t_tmp/err" ||
 	t_fail "inventory of the CXL mockup: $(cat "$t_tmp/err")"
 grep -q 'backend redfish-fabric (fabric /redfish/v1/Fabrics/CXL has Zones)' "$t_tmp/err" ||
 	t_fail "no word of the choice: $(cat "$t_tmp/err")"
 t_ok "public-cxl-multiswitch: redfish-fabric chosen"
-stop
+t_fixture_stop
 
 # A service root with neither: a mockup tree of only a root.
 mkdir -p "$t_tmp/bare"
 printf '{"@odata.id":"/redfish/v1","@odata.type":"#ServiceRoot.v1_16_0.ServiceRoot","Id":"RootService","Name":"Bare","Systems":{"@odata.id":"/redfish/v1/Systems"}}\n' \
 	>"$t_tmp/bare/index.json"
-serve "$t_tmp/bare"
+t_fixture_serve "$t_tmp/bare"
+url=http://127.0.0.1:$port
 rc=0
 "$ctl" inventory --url "$url" >/dev/null 2>"$t_tmp/err" || rc=$?
 [ $rc -eq 1 ] || t_fail "no backend fits: exit $rc, expected 1 ($(cat "$t_tmp/err"))"
 grep -q 'neither a fabric with Zones nor a CompositionService' "$t_tmp/err" ||
 	t_fail "message: $(cat "$t_tmp/err")"
 t_ok "neither: exit 1 ($(cat "$t_tmp/err"))"
-stop
+t_fixture_stop
 
 # falcon-sim offers both: the fabric wins.
 . "$top_srcdir/tests/integration/sim-lib.sh"

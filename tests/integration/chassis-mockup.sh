@@ -15,22 +15,6 @@ ctl=$top_builddir/composer/falconctl
 srv=$top_builddir/tests/fixture-server
 [ -x "$srv" ] || t_fail "$srv not built"
 
-# serve DIR: start a fixture server, set $port
-serve() {
-	rm -f "$t_tmp/port"
-	"$srv" --dir "$1" --port-file "$t_tmp/port" >"$t_tmp/srv.out" 2>"$t_tmp/srv.err" &
-	srv_pid=$!
-	t_on_exit "kill $srv_pid 2>/dev/null || true"
-	i=0
-	while [ ! -s "$t_tmp/port" ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || t_fail "fixture-server did not start: $(cat "$t_tmp/srv.err")"
-		kill -0 $srv_pid 2>/dev/null || t_fail "fixture-server died: $(cat "$t_tmp/srv.err")"
-		sleep 0.1
-	done
-	port=$(cat "$t_tmp/port")
-}
-stop() { kill "$srv_pid"; wait "$srv_pid" || true; }
 
 # jcheck FILE PYTHON-EXPR: assert the expression over d (the parsed JSON) and
 # devs (id -> device of the first chassis)
@@ -48,7 +32,7 @@ EOF
 }
 
 # ---- public-cxl-multiswitch: Fabrics/CXL, zones, endpoints ----
-serve "$mock/public-cxl-multiswitch"
+t_fixture_serve "$mock/public-cxl-multiswitch"
 url=http://127.0.0.1:$port
 "$ctl" inventory --url "$url" --backend redfish-fabric --json >"$t_tmp/cxl.json" ||
 	t_fail "inventory of public-cxl-multiswitch failed"
@@ -76,10 +60,10 @@ rc=0
 [ $rc -eq 1 ] || t_fail "missing fabric: exit $rc, expected 1"
 grep -q 'Fabrics/PCIe/Zones' "$t_tmp/err" || t_fail "missing fabric: $(cat "$t_tmp/err")"
 t_ok "missing fabric: exit 1 ($(cat "$t_tmp/err"))"
-stop
+t_fixture_stop
 
 # ---- public-composability: ResourceBlocks incl. the GPU block OffloadBlock9 ----
-serve "$mock/public-composability"
+t_fixture_serve "$mock/public-composability"
 url=http://127.0.0.1:$port
 "$ctl" inventory --url "$url" --backend redfish-composition --json >"$t_tmp/comp.json" ||
 	t_fail "inventory of public-composability failed"
@@ -98,10 +82,10 @@ rc=0
 "$ctl" inventory --url "$url" --backend redfish-fabric >/dev/null 2>"$t_tmp/err" || rc=$?
 [ $rc -eq 1 ] || t_fail "fabric backend on a composition service: exit $rc"
 t_ok "fabric backend without Fabrics: exit 1"
-stop
+t_fixture_stop
 
 # ---- public-compose-action: NVMe appliances, a collection listing a block twice ----
-serve "$mock/public-compose-action"
+t_fixture_serve "$mock/public-compose-action"
 url=http://127.0.0.1:$port
 "$ctl" inventory --url "$url" --backend redfish-composition --json >"$t_tmp/act.json" ||
 	t_fail "inventory of public-compose-action failed"
@@ -120,7 +104,7 @@ rc=0
 [ $rc -eq 4 ] || t_fail "credentials mode 0644: exit $rc, expected 4"
 grep -q "mode 0644" "$t_tmp/err" || t_fail "credentials message: $(cat "$t_tmp/err")"
 t_ok "credentials readable by others: exit 4"
-stop
+t_fixture_stop
 
 # nobody listening: exit 3 (unreachable)
 port=$(t_free_port)
