@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@
 #include "core/util.h"
 
 struct falcon_client {
-	char *url;          /* without trailing '/' */
+	char *url;          /* the URL in use: urls[cur] */
+	char **urls;        /* FalcondUrl= list in order, each without trailing '/' */
+	size_t nurls, cur;
 	char *socket;       /* NULL = libmunge default */
 	long timeout_s;
 	CURL *curl;
@@ -48,44 +51,108 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ctx)
 	return add;
 }
 
+/* The URL that last answered in this process (any client): a new client
+ * starts there, so a process does not knock at a dead primary each time. */
+static pthread_mutex_t last_good_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_good[512];
+
+static void remember_good(const struct falcon_client *cl)
+{
+	pthread_mutex_lock(&last_good_lock);
+	falcon_strlcpy(last_good, cl->url, sizeof(last_good));
+	pthread_mutex_unlock(&last_good_lock);
+}
+
+/* split_urls - cl->urls from list (',' or blank separated); cl->cur at the
+ * last good one when it is in the list. */
+static falcon_err_t split_urls(struct falcon_client *cl, const char *list)
+{
+	char *copy = strdup(list), *p, *save = NULL;
+	size_t i, l;
+
+	if (copy == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
+	for (p = strtok_r(copy, ", \t", &save); p != NULL; p = strtok_r(NULL, ", \t", &save)) {
+		char **grown;
+
+		if (strncmp(p, "http", 4) != 0) {
+			free(copy);
+			return falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s' (of '%s'): expected "
+					      "http(s)://HOST:PORT", p, list);
+		}
+		grown = realloc(cl->urls, (cl->nurls + 1) * sizeof(*cl->urls));
+		if (grown == NULL || (grown[cl->nurls] = strdup(p)) == NULL) {
+			if (grown != NULL)
+				cl->urls = grown;
+			free(copy);
+			return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
+		}
+		cl->urls = grown;
+		l = strlen(cl->urls[cl->nurls]);
+		while (l > 0 && cl->urls[cl->nurls][l - 1] == '/')
+			cl->urls[cl->nurls][--l] = '\0';
+		cl->nurls++;
+	}
+	free(copy);
+	if (cl->nurls == 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s': expected "
+				      "http(s)://HOST:PORT", list);
+	pthread_mutex_lock(&last_good_lock);
+	for (i = 0; i < cl->nurls; i++)
+		if (strcmp(cl->urls[i], last_good) == 0)
+			cl->cur = i;
+	pthread_mutex_unlock(&last_good_lock);
+	cl->url = cl->urls[cl->cur];
+	return FALCON_OK;
+}
+
 falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int timeout_s,
 			       struct falcon_client **out)
 {
 	struct falcon_client *cl;
-	size_t l;
+	falcon_err_t rv;
 
-	if (url == NULL || strncmp(url, "http", 4) != 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s': expected http(s)://HOST:PORT",
-				      url ? url : "(null)");
+	if (url == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "falcond url '(null)': expected "
+				      "http(s)://HOST:PORT");
 	if (falcon_curl_global_init() != FALCON_OK)
 		return FALCON_ERR_TRANSPORT;
 	cl = calloc(1, sizeof(*cl));
 	if (cl == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
-	cl->url = strdup(url);
+	if ((rv = split_urls(cl, url)) != FALCON_OK) {
+		falcon_client_free(cl);
+		return rv;
+	}
 	cl->socket = munge_socket ? strdup(munge_socket) : NULL;
 	cl->timeout_s = timeout_s > 0 ? timeout_s : 30;
 	cl->curl = curl_easy_init();
-	if (cl->url == NULL || (munge_socket && cl->socket == NULL) || cl->curl == NULL) {
+	if ((munge_socket && cl->socket == NULL) || cl->curl == NULL) {
 		falcon_client_free(cl);
 		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");
 	}
-	l = strlen(cl->url);
-	while (l > 0 && cl->url[l - 1] == '/')
-		cl->url[--l] = '\0';
 	*out = cl;
 	return FALCON_OK;
 }
 
 void falcon_client_free(struct falcon_client *cl)
 {
+	size_t i;
+
 	if (cl == NULL)
 		return;
 	if (cl->curl)
 		curl_easy_cleanup(cl->curl);
-	free(cl->url);
+	for (i = 0; i < cl->nurls; i++)
+		free(cl->urls[i]);
+	free(cl->urls);
 	free(cl->socket);
 	free(cl);
+}
+
+const char *falcon_client_url(const struct falcon_client *cl)
+{
+	return cl->url;
 }
 
 falcon_err_t falcon_client_answer(const char *method, const char *path, long code,
@@ -126,7 +193,7 @@ fail:
  * CURLINFO_RETRY_AFTER: delta-seconds or an HTTP date). */
 static falcon_err_t call_once(struct falcon_client *cl, const char *method, const char *path,
 			      json_object *body, long *http, json_object **resp,
-			      long long *retry_after_s)
+			      long long *retry_after_s, long timeout_ms, bool *standby)
 {
 	const char *js = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
 	size_t jlen = strlen(js);
@@ -138,6 +205,7 @@ static falcon_err_t call_once(struct falcon_client *cl, const char *method, cons
 	long code = 0;
 
 	*retry_after_s = -1;
+	*standby = false;
 	if (http)
 		*http = 0;
 	/* the credential binds the path without its query: the server sees the
@@ -173,8 +241,8 @@ static falcon_err_t call_once(struct falcon_client *cl, const char *method, cons
 	curl_easy_setopt(cl->curl, CURLOPT_URL, url);
 	curl_easy_setopt(cl->curl, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(cl->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(cl->curl, CURLOPT_TIMEOUT, cl->timeout_s);
-	curl_easy_setopt(cl->curl, CURLOPT_CONNECTTIMEOUT, cl->timeout_s < 5 ? cl->timeout_s : 5L);
+	curl_easy_setopt(cl->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(cl->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 5000 ? timeout_ms : 5000L);
 	curl_easy_setopt(cl->curl, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(cl->curl, CURLOPT_WRITEDATA, &b);
 	if (strcmp(method, "GET") != 0) {
@@ -197,6 +265,8 @@ static falcon_err_t call_once(struct falcon_client *cl, const char *method, cons
 
 		if (curl_easy_getinfo(cl->curl, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
 			*retry_after_s = (long long)ra;
+		/* falcond's standby answer (doc/falcond.8, HIGH AVAILABILITY) */
+		*standby = b.p != NULL && strstr(b.p, "\"standby\":true") != NULL;
 	}
 	rv = falcon_client_answer(method, path, code, b.p, resp);
 fail:
@@ -209,20 +279,52 @@ fail:
 	return rv;
 }
 
+/* next_url - move to the next URL of the list (wrapping); true when that
+ * closes a round (back at the URL the call started with). */
+static bool next_url(struct falcon_client *cl, size_t first)
+{
+	cl->cur = (cl->cur + 1) % cl->nurls;
+	cl->url = cl->urls[cl->cur];
+	return cl->cur == first;
+}
+
 falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 				const char *path, json_object *body, long *http,
 				json_object **resp)
 {
-	long long deadline = falcon_now_ms() + cl->timeout_s * 1000LL, ra;
+	long long deadline = falcon_now_ms() + cl->timeout_s * 1000LL, ra, left;
+	size_t first = cl->cur;
 	falcon_err_t rv;
+	bool standby, round;
 
 	for (;;) {
-		rv = call_once(cl, method, path, body, http, resp, &ra);
-		/* a 503 with Retry-After (falcond reconciling at start) is tried
-		 * again after that wait, while it fits the client's time */
-		if (rv == FALCON_OK || ra < 0 || falcon_now_ms() + ra * 1000 >= deadline)
+		left = deadline - falcon_now_ms();
+		rv = call_once(cl, method, path, body, http, resp, &ra, left > 1 ? (long)left : 1L,
+			       &standby);
+		if (rv == FALCON_OK) {
+			remember_good(cl);
 			return rv;
-		falcon_info("%s %s: 503, retrying in %lld s (Retry-After)", method, path, ra);
+		}
+		/* no answer, or a standby falcond: the next URL at once; after
+		 * a whole round of them, a pause (a backup taking over) */
+		if (cl->nurls > 1 && (standby || rv == FALCON_ERR_TRANSPORT ||
+				      rv == FALCON_ERR_TIMEOUT)) {
+			falcon_verbose("%s %s: %s; trying %s", method, path,
+				       standby ? "standby" : falcon_errmsg(),
+				       cl->urls[(cl->cur + 1) % cl->nurls]);
+			round = next_url(cl, first);
+			if (!round)
+				continue;
+			if (ra < 0)
+				ra = 1;
+		}
+		/* a 503 with Retry-After (falcond reconciling at start, or all
+		 * standby) is tried again after that wait, while it fits the
+		 * client's time */
+		if (ra < 0 || falcon_now_ms() + ra * 1000 >= deadline)
+			return rv;
+		falcon_info("%s %s: %s, retrying in %lld s", method, path,
+			    standby ? "standby" : "503", ra);
 		sleep((unsigned)ra);
 	}
 }

@@ -16,13 +16,21 @@ struct falcon_client; /* opaque */
 
 /*
  * falcon_client_new - a client for falcond at url ("http://127.0.0.1:6830",
- * conf->falcond_url), signing with munged at munge_socket (NULL = default),
- * each request bounded by timeout_s seconds (total).  *out is freed with
- * falcon_client_free().  Not shared between threads.
+ * conf->falcond_url), or at a list of them separated by ',' or blanks
+ * (FalcondUrl=, falcon.conf(5): the active falcond and its backups, in
+ * order); signing with munged at munge_socket (NULL = default), each
+ * request bounded by timeout_s seconds (total, over all URLs tried).  The
+ * first URL tried is the one that last answered in this process, else the
+ * first of the list.  *out is freed with falcon_client_free().  Not shared
+ * between threads.  FALCON_ERR_INVAL naming an element that is not
+ * http(s)://..., FALCON_ERR_NOMEM.
  */
 falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int timeout_s,
 			       struct falcon_client **out);
 void falcon_client_free(struct falcon_client *cl);
+/* falcon_client_url - the URL the client uses now (the last tried); owned
+ * by cl, valid until its next call or its free. */
+const char *falcon_client_url(const struct falcon_client *cl);
 
 /*
  * falcon_client_answer - the answer half of falcon_client_call(): HTTP
@@ -44,10 +52,17 @@ falcon_err_t falcon_client_answer(const char *method, const char *path, long cod
  * daemon's "error" text in the detail; no answer is FALCON_ERR_TRANSPORT or
  * FALCON_ERR_TIMEOUT; an answer that is not a JSON object FALCON_ERR_PROTOCOL.
  * *http (may be NULL) gets the HTTP status, 0 when none came.
+ * With several URLs, no answer (connection refused, timeout: the budget
+ * left is the try's limit, connecting at most 5 s) or a standby falcond's
+ * 503 ({"standby":true}, doc/falcond.8 HIGH AVAILABILITY) moves on to the
+ * next URL at once; after a whole round without an answer it waits 1 s
+ * (or the Retry-After) and goes round again while the budget lasts.
  * A 503 with Retry-After (RFC 9110 section 10.2.3; read with libcurl's
  * CURLINFO_RETRY_AFTER) is sent again, newly signed, after that many
  * seconds while the wait ends within timeout_s of the first try (the
  * client's budget); past it the 503 is returned (FALCON_ERR_SERVER).
+ * A compose sent again is answered with the same lease (falcond_compose:
+ * a repeat of the job on the host), so a retry after a lost answer is safe.
  */
 falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 				const char *path, json_object *body, long *http,

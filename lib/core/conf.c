@@ -336,6 +336,7 @@ enum vtype {
 	V_STR,       /* any non-empty string, heap */
 	V_PATH,      /* absolute path, heap */
 	V_URL,       /* http:// or https:// URL, heap */
+	V_URLS,      /* ',' or blank separated list of V_URL, heap, kept ','-joined */
 	V_HOSTPORT,  /* host:port, heap */
 	V_INT,       /* int in [min, max] */
 	V_GBPS,      /* double in [min, max] */
@@ -501,6 +502,44 @@ static falcon_err_t read_topos(const struct keydef *k, const struct vtypedef *vt
 	return rv;
 }
 
+/*
+ * read_urls - a list of URLs separated by ',' or blanks (blanks need the
+ * value "double-quoted", conf_lex.h), each checked by vt->ok; stored
+ * ','-joined (falcon_client_new() splits it again).  An empty element, a
+ * bad one or a list of more than FALCON_MAX_URLS is an error naming it.
+ */
+static falcon_err_t read_urls(const struct keydef *k, const struct vtypedef *vt,
+			      void *obj, const struct conf_tok *t)
+{
+	char *copy = strdup(t->eq + 1), *joined = NULL, *p, *save = NULL;
+	falcon_err_t rv = FALCON_OK;
+	size_t len = 0, n = 0;
+
+	if (copy == NULL || (joined = calloc(1, strlen(t->eq + 1) + 1)) == NULL) {
+		free(copy);
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	}
+	for (p = strtok_r(copy, ", \t", &save); p != NULL; p = strtok_r(NULL, ", \t", &save)) {
+		if (!vt->ok(p)) {
+			rv = expected(t, k->name, vt->item_what, p);
+			break;
+		}
+		if (++n > FALCON_MAX_URLS) {
+			rv = conf_err(t->file, t->line, "%s: more than %d URLs", k->name,
+				      FALCON_MAX_URLS);
+			break;
+		}
+		len += (size_t)sprintf(joined + len, "%s%s", len ? "," : "", p);
+	}
+	if (rv == FALCON_OK && n == 0)
+		rv = expected(t, k->name, vt->what, t->eq + 1);
+	if (rv == FALCON_OK)
+		rv = set_string(at(obj, k->off), joined);
+	free(copy);
+	free(joined);
+	return rv;
+}
+
 /* A ',' list of 1 to FALCON_MAX_PORTS distinct elements, each vt->norm()ed. */
 static falcon_err_t read_list(const struct keydef *k, const struct vtypedef *vt,
 			      void *obj, const struct conf_tok *t)
@@ -540,6 +579,9 @@ static const struct vtypedef vtypes[] = {
 	[V_STR] = { .read = read_str },
 	[V_PATH] = { .read = read_str, .ok = valid_path, .what = "an absolute path" },
 	[V_URL] = { .read = read_str, .ok = valid_url, .what = "an http:// or https:// URL" },
+	[V_URLS] = { .read = read_urls, .ok = valid_url,
+		     .what = "a ',' or blank separated list of http:// or https:// URLs",
+		     .item_what = "an http:// or https:// URL" },
 	[V_HOSTPORT] = { .read = read_str, .ok = valid_hostport,
 			 .what = "HOST:PORT with PORT in [1, 65535]" },
 	[V_INT] = { .read = read_int, .what = "an integer" },
@@ -572,7 +614,7 @@ static falcon_err_t set_value(const struct keydef *k, void *obj, const struct co
 static const struct keydef global_keys[] = {
 	{ .name = "StateDir", .type = V_PATH, G(state_dir) },
 	{ .name = "ListenAddress", .type = V_HOSTPORT, G(listen_address) },
-	{ .name = "FalcondUrl", .type = V_URL, G(falcond_url) },
+	{ .name = "FalcondUrl", .type = V_URLS, G(falcond_url) },
 	{ .name = "SysfsRoot", .type = V_PATH, G(sysfs_root) },
 	{ .name = "SlurmUser", .type = V_STR, G(slurm_user) },
 	{ .name = "MungeSocket", .type = V_PATH, G(munge_socket) },

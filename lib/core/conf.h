@@ -21,6 +21,7 @@
 #include "core/falcon_err.h"
 
 #define FALCON_MAX_PORTS 4       /* a Falcon 4016 has 4 host ports */
+#define FALCON_MAX_URLS 8        /* FalcondUrl= list: primary, backups */
 #define FALCON_BDF_LEN 16        /* "0000:3b:00.0" + NUL, padded */
 #define FALCON_NAME_LEN 64
 
@@ -92,7 +93,9 @@ struct falcon_conf {
 	/* globals */
 	char *state_dir;            /* StateDir=, default /var/lib/falcon */
 	char *listen_address;       /* ListenAddress= host:port, default 127.0.0.1:6830 */
-	char *falcond_url;          /* FalcondUrl=, default http://<ListenAddress> */
+	char *falcond_url;          /* FalcondUrl=, default http://<ListenAddress>: one URL
+				     * or several, ','-joined in the order given
+				     * (falcond first, then its backups) */
 	char *sysfs_root;           /* SysfsRoot=, default /sys; "%h" = short hostname */
 	char *slurm_user;           /* SlurmUser=, default slurm */
 	char *munge_socket;         /* MungeSocket=, NULL = libmunge default */

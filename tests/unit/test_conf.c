@@ -111,6 +111,12 @@ static void chk_defaults(const struct falcon_conf *c)
 	ck_assert(p->min_busbw == 0.0);
 }
 
+/* FalcondUrl= lists (',' or quoted blanks): kept ','-joined, in order */
+static void chk_url_list(const struct falcon_conf *c)
+{
+	ck_assert_str_eq(c->falcond_url, "http://ctl1:6830,http://ctl2:6830/,https://ctl3:6830");
+}
+
 static void chk_globals(const struct falcon_conf *c)
 {
 	ck_assert_str_eq(c->state_dir, "/srv/falcon/state");
@@ -310,6 +316,10 @@ static const struct {
 	  "PrologTimeout=600\nEpilogTimeout=240 RescanTimeout=45\n"
 	  "CheckBudget=90\nChassisRetries=0\n"
 	  "ReconcileInterval=0 SettleTime=5\n", chk_globals },
+	{ "FalcondUrl list, commas", "FalcondUrl=http://ctl1:6830,http://ctl2:6830/,https://ctl3:6830\n",
+	  chk_url_list },
+	{ "FalcondUrl list, quoted blanks",
+	  "FalcondUrl=\"http://ctl1:6830  http://ctl2:6830/, https://ctl3:6830\"\n", chk_url_list },
 	{ "every chassis key",
 	  CHASSIS
 	  "ChassisName=falcon2 Url=http://10.0.0.2:8080 Backend=redfish-composition "
@@ -470,6 +480,11 @@ static const struct {
 	{ "ListenAddress=::1:80\n", 1, "ListenAddress", NULL },
 	{ "FalcondUrl=127.0.0.1:6830\n", 1, "FalcondUrl: expected an http:// or https:// URL",
 	  NULL },
+	{ "\nFalcondUrl=http://ctl1:6830,ctl2:6830\n", 2,
+	  "FalcondUrl: expected an http:// or https:// URL, got 'ctl2:6830'", NULL },
+	{ "FalcondUrl=\" , \"\n", 1, "FalcondUrl: expected a ',' or blank separated list", NULL },
+	{ "FalcondUrl=http://a:1,http://b:1,http://c:1,http://d:1,http://e:1,http://f:1,"
+	  "http://g:1,http://h:1,http://i:1\n", 1, "FalcondUrl: more than 8 URLs", NULL },
 	{ "StateDir=relative/dir\n", 1, "StateDir: expected an absolute path", NULL },
 	{ "StateDir=/a\nStateDir=/b\n", 2, "StateDir: set twice (first at falcon.conf:1)", NULL },
 	{ "StateDir=\n", 1, "StateDir: empty value", NULL },
