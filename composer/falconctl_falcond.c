@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "falconctl.h"
 #include "core/conf.h"
@@ -147,9 +148,22 @@ static void print_json(json_object *o)
 
 static void print_status(json_object *st)
 {
-	json_object *a;
+	json_object *a, *j_tmp;
 	size_t i, j;
 
+	/* the active falcond: the holder record of StateDir/falcond.lock
+	 * (falcond(8), HIGH AVAILABILITY) */
+	if (json_object_object_get_ex(st, "holder", &a) && a != NULL) {
+		time_t since = (time_t)json_object_get_int64(
+			json_object_object_get_ex(a, "since", &j_tmp) ? j_tmp : NULL);
+		char when[64] = "-";
+		struct tm tm;
+
+		if (since > 0 && localtime_r(&since, &tm) != NULL)
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		printf("ACTIVE %s (host %s, pid %s, since %s)\n\n", js(a, "url"), js(a, "host"),
+		       js(a, "pid"), when);
+	}
 	printf("%-10s %-16s %-5s %-12s %-10s %-10s %s\n", "CHASSIS", "DEVICE", "TYPE", "STATE",
 	       "LEASE", "JOB", "HOST");
 	if (json_object_object_get_ex(st, "devices", &a))

@@ -1,7 +1,10 @@
 /*
- * falcond.c - the composer daemon: HTTP front (libmicrohttpd, a thread per
- * connection), munge authentication of every API request, routing to
- * falcond_core.c.  Routes and answers: doc/falcond.8.
+ * falcond.c - the composer daemon: HTTP front (libmicrohttpd's event loop:
+ * an internal polling thread pool, epoll where the library has it; the
+ * authenticated requests run on worker threads of their own, their
+ * connection suspended meanwhile), munge authentication of every API
+ * request, routing to falcond_core.c, the standby role (falcond_ha.c) and
+ * the SIGHUP reload.  Routes and answers: doc/falcond.8.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -13,6 +16,7 @@
 #include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@
 
 #include "falcond.h"
 #include "falcond_events.h"
+#include "falcond_ha.h"
 #include "falcond_history.h"
 #include "falcond_status.h"
 #include "api/auth.h"
@@ -35,14 +40,60 @@ static struct falcond_state g_st;
 /* true while the start-up reconcile runs (falcond listens already) */
 static bool g_reconciling;
 
+/* true once this falcond holds StateDir/falcond.lock and has loaded the
+ * ledger; a standby answers 503 (answer_standby) until then */
+static bool g_active;
+
 /* Seconds a client is asked to wait (Retry-After) while falcond reconciles. */
 #define RECONCILING_RETRY_AFTER "1"
+
+/*
+ * The HTTP front's limits (doc/falcond.8, LIMITS).  Idle connections cost
+ * a socket and a few hundred bytes in the event loop, not a thread: the
+ * connection limit is well above the 2,000 idle connections of issue 12,
+ * bounded by RLIMIT_NOFILE (raised to its hard limit at start); one
+ * address holds at most PER_IP of them; a connection idle IDLE_S seconds
+ * (headers sent byte by byte included: libmicrohttpd counts from the last
+ * byte received) is closed.  At most WORKERS_MAX authenticated requests
+ * run at a time (a thread each); more are answered 503 with Retry-After.
+ */
+#define HTTP_POOL_THREADS 4u
+#define HTTP_CONN_LIMIT 16384u
+#define HTTP_PER_IP 64u
+#define HTTP_IDLE_S 10u
+#define WORKERS_MAX 256
+
+/* An answer built away from its connection (worker threads), queued by
+ * queue_ans(). */
+struct ans {
+	unsigned status;
+	char *text;               /* owned; NULL = close the connection */
+	const char *ctype;
+	const char *retry_after;  /* Retry-After header, NULL = none */
+};
+
+enum rq_state { RQ_NEW, RQ_RUNNING, RQ_DONE };
+
+struct route;
 
 struct req {
 	char *body;
 	size_t len;
 	bool too_big;
+	enum rq_state state;
+	/* what the worker needs, copied off the connection */
+	struct MHD_Connection *c;
+	const struct route *rt;
+	char method[16];
+	char *auth, *qstart, *qend;
+	char addr[80];
+	struct ans a;
 };
+
+/* worker threads running (g_workers_lock) */
+static pthread_mutex_t g_workers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_workers_done = PTHREAD_COND_INITIALIZER;
+static int g_workers;
 
 static void addr_str(struct MHD_Connection *c, char *buf, size_t n)
 {
@@ -58,39 +109,52 @@ static void addr_str(struct MHD_Connection *c, char *buf, size_t n)
 	snprintf(buf, n, "%s:%s", host, port);
 }
 
-static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status, char *text,
-				   const char *ctype)
+/* answer_text - text (owned, consumed) as the answer a with status. */
+static void answer_text(struct ans *a, unsigned status, char *text, const char *ctype)
+{
+	a->status = status;
+	a->text = text;
+	a->ctype = ctype;
+}
+
+/* answer_json - o (consumed) as the answer with status. */
+static void answer_json(struct ans *a, unsigned status, json_object *o)
+{
+	char *s = strdup(o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
+
+	json_object_put(o);
+	answer_text(a, status, s, "application/json");
+}
+
+static void answer_err(struct ans *a, falcon_err_t e, const char *detail)
+{
+	unsigned status = falcon_proto_http_status(e);
+
+	answer_json(a, status, falcon_proto_error_json(e, detail));
+}
+
+/* queue_ans - queue a (its text consumed) on c; MHD_NO (the connection
+ * is closed) when there is no text or it cannot be queued. */
+static enum MHD_Result queue_ans(struct MHD_Connection *c, struct ans *a)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	char *text = a->text;
 
+	a->text = NULL;
+	if (text == NULL)
+		return MHD_NO;
 	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		free(text);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", ctype);
-	ret = MHD_queue_response(c, status, r);
+	MHD_add_response_header(r, "Content-Type", a->ctype);
+	if (a->retry_after != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, a->retry_after);
+	ret = MHD_queue_response(c, a->status, r);
 	MHD_destroy_response(r);
 	return ret;
-}
-
-/* answer_json - queue o (consumed) with status. */
-static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status, json_object *o)
-{
-	char *s = strdup(o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
-
-	json_object_put(o);
-	if (s == NULL)
-		return MHD_NO;
-	return answer_text(c, status, s, "application/json");
-}
-
-static enum MHD_Result answer_err(struct MHD_Connection *c, falcon_err_t e, const char *detail)
-{
-	unsigned status = falcon_proto_http_status(e);
-
-	return answer_json(c, status, falcon_proto_error_json(e, detail));
 }
 
 enum route_auth { OPEN, AUTH, PRIV };
@@ -136,43 +200,61 @@ static double secs_since(const struct timespec *t0)
  * start-up reconcile runs: it would race the reconcile's view of the
  * ledger.  MHD_NO when the answer cannot be queued.
  */
-static enum MHD_Result answer_reconciling(struct MHD_Connection *c, const char *url)
+static void answer_reconciling(struct ans *a, const char *url)
 {
-	json_object *o = falcon_proto_error_json(FALCON_ERR_SERVER, "");
-	char detail[200], *s;
-	struct MHD_Response *r;
-	enum MHD_Result ret;
+	char detail[200];
 
 	snprintf(detail, sizeof(detail), "%s: falcond is reconciling after its start; retry in "
 		 RECONCILING_RETRY_AFTER " s", url);
-	json_object_object_add(o, "error", json_object_new_string(detail));
-	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	if (s == NULL)
-		return MHD_NO;
-	r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(s);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, RECONCILING_RETRY_AFTER);
-	ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
-	MHD_destroy_response(r);
-	return ret;
+	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, falcon_proto_error_json(FALCON_ERR_SERVER,
+									     detail));
+	a->retry_after = RECONCILING_RETRY_AFTER;
 }
 
-static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt,
-				const struct req *rq, uid_t uid, const char *addr)
+/*
+ * answer_standby - what a standby falcond (or one whose workers are all
+ * busy, busy true) answers to every request: 503 with Retry-After 1 and
+ * {"code":"server","error":"standby, active is URL","standby":true,
+ * "active":URL}, URL from the holder record of StateDir/falcond.lock, so
+ * a client given several URLs moves on at once (falcond_client.h).
+ */
+static void answer_standby(struct ans *a, bool busy)
+{
+	char url[512], detail[600];
+	json_object *o;
+
+	if (busy) {
+		answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE,
+			    falcon_proto_error_json(FALCON_ERR_SERVER,
+						    "falcond: too many requests at once; retry"));
+		a->retry_after = "1";
+		return;
+	}
+	falcond_ha_active_url(url, sizeof(url));
+	snprintf(detail, sizeof(detail), "standby, active is %s", url);
+	o = falcon_proto_error_json(FALCON_ERR_SERVER, detail);
+	if (o != NULL) {
+		json_object_object_add(o, "standby", json_object_new_boolean(true));
+		json_object_object_add(o, "active", json_object_new_string(url));
+	}
+	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, o);
+	a->retry_after = "1";
+}
+
+static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route *rt,
+		     const struct req *rq, uid_t uid, const char *addr)
 {
 	struct falcond_state *st = &g_st;
 	json_object *o = NULL;
 	struct timespec t0;
 	falcon_err_t rv;
 
+	(void)c;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE))
-		return answer_reconciling(c, rt->path);
+	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE)) {
+		answer_reconciling(a, rt->path);
+		return;
+	}
 	switch (rt->id) {
 	case R_COMPOSE: {
 		struct falcon_compose_req r;
@@ -180,7 +262,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 
 		rv = falcon_proto_parse_compose(rq->body, rq->len, &r);
 		if (rv != FALCON_OK)
-			return answer_err(c, rv, falcon_errmsg());
+			{ answer_err(a, rv, falcon_errmsg()); return; }
 		rv = falcond_compose(st, &r, &l);
 		pthread_mutex_lock(&st->lock);
 		falcond_observe(&st->compose_lat, secs_since(&t0));
@@ -192,18 +274,18 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		if (rv != FALCON_OK) {
 			falcon_warn("compose job %u on %s (uid %u, %s): %s", r.job_id, r.host,
 				    (unsigned)uid, addr, falcon_errmsg());
-			return answer_err(c, rv, falcon_errmsg());
+			{ answer_err(a, rv, falcon_errmsg()); return; }
 		}
 		o = json_object_new_object();
 		json_object_object_add(o, "lease", falcon_proto_lease_json(&l));
-		return answer_json(c, 200, o);
+		{ answer_json(a, 200, o); return; }
 	}
 	case R_DECOMPOSE: {
 		struct falcon_decompose_req r;
 
 		rv = falcon_proto_parse_decompose(rq->body, rq->len, &r);
 		if (rv != FALCON_OK)
-			return answer_err(c, rv, falcon_errmsg());
+			{ answer_err(a, rv, falcon_errmsg()); return; }
 		rv = falcond_decompose(st, &r, &o);
 		pthread_mutex_lock(&st->lock);
 		falcond_observe(&st->decompose_lat, secs_since(&t0));
@@ -214,17 +296,20 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		pthread_mutex_unlock(&st->lock);
 		if (rv != FALCON_OK) {
 			json_object_put(o);
-			return answer_err(c, rv, falcon_errmsg());
+			{ answer_err(a, rv, falcon_errmsg()); return; }
 		}
-		return answer_json(c, 200, o);
+		{ answer_json(a, 200, o); return; }
 	}
 	case R_STATUS:
 		o = falcond_status_json(st, uid, privileged(uid));
-		if (o != NULL)
+		if (o != NULL) {
 			json_object_object_add(o, "reconciling",
 					       json_object_new_boolean(__atomic_load_n(
 						       &g_reconciling, __ATOMIC_ACQUIRE)));
-		return answer_json(c, 200, o);
+			/* the lock's holder record: this falcond (falconctl status) */
+			json_object_object_add(o, "holder", falcond_ha_holder());
+		}
+		{ answer_json(a, 200, o); return; }
 	case R_QUAR:
 	case R_UNQUAR: {
 		struct falcon_device_req r;
@@ -233,18 +318,18 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		if (rv == FALCON_OK)
 			rv = rt->id == R_QUAR ? falcond_quarantine(st, &r) : falcond_unquarantine(st, &r);
 		if (rv != FALCON_OK)
-			return answer_err(c, rv, falcon_errmsg());
+			{ answer_err(a, rv, falcon_errmsg()); return; }
 		o = json_object_new_object();
 		json_object_object_add(o, "chassis", json_object_new_string(r.chassis));
 		json_object_object_add(o, "device", json_object_new_string(r.device));
 		json_object_object_add(o, "quarantined", json_object_new_boolean(rt->id == R_QUAR));
-		return answer_json(c, 200, o);
+		{ answer_json(a, 200, o); return; }
 	}
 	case R_RECONCILE:
 		if (rq->len > 0 && !(rq->len == 2 && memcmp(rq->body, "{}", 2) == 0))
-			return answer_err(c, FALCON_ERR_PARSE, "reconcile: body: expected {} or nothing");
+			{ answer_err(a, FALCON_ERR_PARSE, "reconcile: body: expected {} or nothing"); return; }
 		rv = falcond_reconcile(st, &o);
-		return answer_json(c, rv == FALCON_OK ? 200 : 502, o);
+		{ answer_json(a, rv == FALCON_OK ? 200 : 502, o); return; }
 	case R_HEALTH: {
 		size_t i, up = 0;
 
@@ -261,27 +346,136 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, const struct route *rt
 		json_object_object_add(o, "chassis", json_object_new_int64((int64_t)st->nchassis));
 		json_object_object_add(o, "chassis_seen", json_object_new_int64((int64_t)up));
 		pthread_mutex_unlock(&st->lock);
-		return answer_json(c, 200, o);
+		{ answer_json(a, 200, o); return; }
 	}
 	case R_HISTORY:
 		rv = falcond_history_request(st->ledger, &st->lock,
-					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-									 "start"),
-					     MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-									 "end"),
+					     rq->qstart, rq->qend,
 					     uid, privileged(uid), &o);
 		if (rv != FALCON_OK)
-			return answer_err(c, rv, falcon_errmsg());
-		return answer_json(c, 200, o);
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		{ answer_json(a, 200, o); return; }
 	case R_METRICS: {
 		char *t = falcond_metrics_text(st);
 
-		if (t == NULL)
-			return MHD_NO;
-		return answer_text(c, 200, t, "text/plain; version=0.0.4");
+		{ answer_text(a, 200, t, "text/plain; version=0.0.4"); return; }
 	}
 	}
-	return answer_err(c, FALCON_ERR_NOTFOUND, "no such route");
+	{ answer_err(a, FALCON_ERR_NOTFOUND, "no such route"); return; }
+}
+
+/*
+ * authenticate - the munge credential of an AUTH or PRIV request
+ * (rq->auth, copied off the connection) into *uid; false with the 401/403
+ * (or 503 when munged fails) answer in a.
+ */
+static bool authenticate(struct ans *a, const struct req *rq, uid_t *uid)
+{
+	const struct route *rt = rq->rt;
+	char detail[1100];
+	falcon_err_t rv;
+
+	rv = falcon_auth_verify(g_st.conf->munge_socket, falcon_auth_header_cred(rq->auth),
+				rq->method, rt->path, rq->body ? rq->body : "", rq->len, uid, NULL);
+	if (rv != FALCON_OK) {
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		falcon_warn("%u %s %s from %s uid %ld: %s", rv == FALCON_ERR_AUTH ? 401 : 503,
+			    rq->method, rt->path, rq->addr, *uid == (uid_t)-1 ? -1L : (long)*uid,
+			    detail);
+		pthread_mutex_lock(&g_st.lock);
+		g_st.auth_fail += rv == FALCON_ERR_AUTH;
+		pthread_mutex_unlock(&g_st.lock);
+		answer_err(a, rv, detail);
+		return false;
+	}
+	if (rt->auth == PRIV && !privileged(*uid)) {
+		snprintf(detail, sizeof(detail), "%s %s: uid %u is neither root nor SlurmUser",
+			 rq->method, rt->path, (unsigned)*uid);
+		falcon_warn("403 %s %s from %s uid %u: not allowed", rq->method, rt->path, rq->addr,
+			    (unsigned)*uid);
+		pthread_mutex_lock(&g_st.lock);
+		g_st.perm_fail++;
+		pthread_mutex_unlock(&g_st.lock);
+		answer_err(a, FALCON_ERR_PERM, detail);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * worker - one authenticated request, on a thread of its own while its
+ * connection is suspended (a compose may wait on a chassis for many
+ * seconds: the event loop and /v1/health go on).  It holds a reference
+ * on the configuration for its whole run (falcond_conf_hold), builds the
+ * answer in rq->a and resumes the connection; handler() queues it.
+ */
+static void *worker(void *arg)
+{
+	struct req *rq = arg;
+	struct MHD_Connection *c = rq->c;
+	uid_t uid = (uid_t)-1;
+	unsigned gen = falcond_conf_hold();
+
+	if (authenticate(&rq->a, rq, &uid))
+		dispatch(&rq->a, c, rq->rt, rq, uid, rq->addr);
+	falcond_conf_release(gen);
+	rq->state = RQ_DONE;
+	pthread_mutex_lock(&g_workers_lock);
+	MHD_resume_connection(c); /* rq is the connection's from here on */
+	if (--g_workers == 0)
+		pthread_cond_broadcast(&g_workers_done);
+	pthread_mutex_unlock(&g_workers_lock);
+	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* start_worker - suspend c and run rq on a worker thread; false (nothing
+ * started, the busy answer in rq->a) when WORKERS_MAX run already or no
+ * thread can be made. */
+static bool start_worker(struct MHD_Connection *c, struct req *rq)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	bool ok = false;
+
+	rq->c = c;
+	rq->auth = dup_or_null(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							   MHD_HTTP_HEADER_AUTHORIZATION));
+	rq->qstart = dup_or_null(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "start"));
+	rq->qend = dup_or_null(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "end"));
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&g_workers_lock);
+	if (g_workers < WORKERS_MAX) {
+		rq->state = RQ_RUNNING;
+		MHD_suspend_connection(c);
+		ok = pthread_create(&t, &at, worker, rq) == 0;
+		if (ok) {
+			g_workers++;
+		} else {
+			rq->state = RQ_NEW;
+			MHD_resume_connection(c);
+		}
+	}
+	pthread_mutex_unlock(&g_workers_lock);
+	pthread_attr_destroy(&at);
+	if (!ok)
+		answer_standby(&rq->a, true);
+	return ok;
+}
+
+/* wait_workers - until no worker runs (before MHD_stop_daemon: a suspended
+ * connection must be resumed first). */
+static void wait_workers(void)
+{
+	pthread_mutex_lock(&g_workers_lock);
+	while (g_workers > 0)
+		pthread_cond_wait(&g_workers_done, &g_workers_lock);
+	pthread_mutex_unlock(&g_workers_lock);
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -290,9 +484,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 {
 	struct req *rq = *con_cls;
 	const struct route *rt = NULL;
-	char addr[80], detail[1100];
-	falcon_err_t rv;
-	uid_t uid = (uid_t)-1;
+	char detail[1100];
 	size_t i;
 
 	if (rq == NULL) {
@@ -302,6 +494,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		*con_cls = rq;
 		return MHD_YES;
 	}
+	if (rq->state == RQ_DONE) /* resumed: the worker's answer */
+		return queue_ans(c, &rq->a);
+	if (rq->state == RQ_RUNNING)
+		return MHD_YES;
 	if (*upload_size > 0) {
 		if (!rq->too_big && rq->len + *upload_size <= FALCON_PROTO_MAX_BODY) {
 			char *nb = realloc(rq->body, rq->len + *upload_size + 1);
@@ -318,50 +514,39 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	addr_str(c, addr, sizeof(addr));
+	if (!__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
+		answer_standby(&rq->a, false);
+		return queue_ans(c, &rq->a);
+	}
+	addr_str(c, rq->addr, sizeof(rq->addr));
 	for (i = 0; i < ARRAY_SIZE(routes); i++)
 		if (strcmp(routes[i].path, url) == 0) {
 			rt = &routes[i];
 			if (strcmp(routes[i].method, method) == 0)
 				break;
 		}
-	if (rt == NULL)
-		return answer_err(c, FALCON_ERR_NOTFOUND, "no such route");
-	if (i == ARRAY_SIZE(routes)) {
+	if (rt == NULL) {
+		answer_err(&rq->a, FALCON_ERR_NOTFOUND, "no such route");
+	} else if (i == ARRAY_SIZE(routes)) {
 		snprintf(detail, sizeof(detail), "%s %s: method not allowed (use %s)", method, url,
 			 rt->method);
-		return answer_json(c, 405, falcon_proto_error_json(FALCON_ERR_INVAL, detail));
-	}
-	if (rq->too_big)
-		return answer_json(c, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
-								   "body larger than 64 KiB"));
-	if (rt->auth != OPEN) {
-		const char *cred = falcon_auth_header_cred(
-			MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+		answer_json(&rq->a, 405, falcon_proto_error_json(FALCON_ERR_INVAL, detail));
+	} else if (rq->too_big) {
+		answer_json(&rq->a, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
+								 "body larger than 64 KiB"));
+	} else if (rt->auth == OPEN) {
+		/* health and metrics: short, on the event loop's thread */
+		unsigned gen = falcond_conf_hold();
 
-		rv = falcon_auth_verify(g_st.conf->munge_socket, cred, method, url,
-					rq->body ? rq->body : "", rq->len, &uid, NULL);
-		if (rv != FALCON_OK) {
-			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-			falcon_warn("%u %s %s from %s uid %ld: %s", rv == FALCON_ERR_AUTH ? 401 : 503,
-				    method, url, addr, uid == (uid_t)-1 ? -1L : (long)uid, detail);
-			pthread_mutex_lock(&g_st.lock);
-			g_st.auth_fail += rv == FALCON_ERR_AUTH;
-			pthread_mutex_unlock(&g_st.lock);
-			return answer_err(c, rv, detail);
-		}
-		if (rt->auth == PRIV && !privileged(uid)) {
-			snprintf(detail, sizeof(detail), "%s %s: uid %u is neither root nor SlurmUser",
-				 method, url, (unsigned)uid);
-			falcon_warn("403 %s %s from %s uid %u: not allowed", method, url, addr,
-				    (unsigned)uid);
-			pthread_mutex_lock(&g_st.lock);
-			g_st.perm_fail++;
-			pthread_mutex_unlock(&g_st.lock);
-			return answer_err(c, FALCON_ERR_PERM, detail);
-		}
+		dispatch(&rq->a, c, rt, rq, (uid_t)-1, rq->addr);
+		falcond_conf_release(gen);
+	} else {
+		rq->rt = rt;
+		falcon_strlcpy(rq->method, method, sizeof(rq->method));
+		if (start_worker(c, rq))
+			return MHD_YES;
 	}
-	return dispatch(c, rt, rq, uid, addr);
+	return queue_ans(c, &rq->a);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -371,6 +556,10 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (rq != NULL) {
 		free(rq->body);
+		free(rq->auth);
+		free(rq->qstart);
+		free(rq->qend);
+		free(rq->a.text);
 		free(rq);
 		*con_cls = NULL;
 	}
@@ -415,11 +604,6 @@ static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, s
 	freeaddrinfo(ai);
 	return FALCON_OK;
 }
-
-/* Confs replaced by a SIGHUP reload: request threads may still read one
- * (st->conf is read without the lock), so they are freed at exit only. */
-static struct falcon_conf **old_confs;
-static size_t nold_confs;
 
 static bool str_differs(const char *a, const char *b)
 {
@@ -482,7 +666,7 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
  */
 static void reload_conf(const char *path)
 {
-	struct falcon_conf *n = NULL, **grown;
+	struct falcon_conf *n = NULL;
 	const char *what;
 
 	if (falcon_conf_load(path, &n) != FALCON_OK) {
@@ -496,15 +680,12 @@ static void reload_conf(const char *path)
 		falcon_conf_free(n);
 		return;
 	}
-	grown = realloc(old_confs, (nold_confs + 1) * sizeof(*old_confs));
-	if (grown == NULL) {
+	/* the old one is freed when the last request that may read it ends */
+	if (!falcond_conf_publish(&g_st.conf, n)) {
 		falcon_error("SIGHUP: %s: out of memory; nothing reloaded", n->path);
 		falcon_conf_free(n);
 		return;
 	}
-	old_confs = grown;
-	old_confs[nold_confs++] = g_st.conf;
-	__atomic_store_n(&g_st.conf, n, __ATOMIC_RELEASE);
 	falcon_info("SIGHUP: reloaded %s: PartitionName lines and MungeSocket take effect now; "
 		    "StateDir, ListenAddress, SlurmUser, ChassisName and HostName need a restart",
 		    n->path);
@@ -521,6 +702,146 @@ static void start_reconcile(bool reconcile)
 		falcon_info("start-up reconcile done");
 	}
 	__atomic_store_n(&g_reconciling, false, __ATOMIC_RELEASE);
+}
+
+/*
+ * self_url - the URL this falcond serves at, for the holder record: the
+ * ListenAddress as http://HOST:PORT, the host name in place of a wildcard
+ * address (0.0.0.0, ::).
+ */
+static void self_url(const char *listen, char *buf, size_t n)
+{
+	const char *colon = strrchr(listen, ':');
+	char host[256];
+
+	if (colon != NULL && (strncmp(listen, "0.0.0.0:", 8) == 0 || strncmp(listen, "[::]:", 5) == 0 ||
+			      colon == listen)) {
+		if (gethostname(host, sizeof(host) - 1) != 0)
+			falcon_strlcpy(host, "localhost", sizeof(host));
+		host[sizeof(host) - 1] = '\0';
+		snprintf(buf, n, "http://%s%s", host, colon);
+	} else {
+		snprintf(buf, n, "http://%s", listen);
+	}
+}
+
+/*
+ * raise_nofile - RLIMIT_NOFILE soft limit to the hard one: each idle
+ * connection holds a descriptor (HTTP_CONN_LIMIT); the connection limit
+ * given to libmicrohttpd is kept below what the limit allows.  Returns the
+ * connection limit to use.
+ */
+static unsigned raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 512;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* leave room for the ledger, history, chassis and munge descriptors */
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > HTTP_CONN_LIMIT + 256)
+		return HTTP_CONN_LIMIT;
+	return rl.rlim_cur > 512 ? (unsigned)(rl.rlim_cur - 256) : 256;
+}
+
+/*
+ * start_http - libmicrohttpd on ss: its event loop (an internal polling
+ * thread pool of HTTP_POOL_THREADS, epoll where the library has it, poll
+ * otherwise), suspend/resume for the worker threads, the limits of
+ * HTTP_CONN_LIMIT (or what RLIMIT_NOFILE allows), HTTP_PER_IP and
+ * HTTP_IDLE_S.  The flags and options exist in libmicrohttpd 0.9.75
+ * (Debian 12) and 1.0.x (Debian 13).  NULL when it cannot listen.
+ */
+static struct MHD_Daemon *start_http(const struct sockaddr_storage *ss)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	unsigned limit = raise_nofile();
+
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
+		flags |= MHD_USE_EPOLL;
+	else if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
+		flags |= MHD_USE_POLL;
+	falcon_verbose("http: %u pool threads, %s, at most %u connections (%u per address), "
+		       "idle ones closed after %u s", HTTP_POOL_THREADS,
+		       flags & MHD_USE_EPOLL ? "epoll" : "poll", limit, HTTP_PER_IP, HTTP_IDLE_S);
+	return MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				MHD_OPTION_THREAD_POOL_SIZE, HTTP_POOL_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, limit,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S,
+				MHD_OPTION_END);
+}
+
+/*
+ * stand_by - until this falcond holds StateDir/falcond.lock: try it every
+ * FALCOND_HA_POLL_MS, answering 503 standby meanwhile (handler), SIGHUP
+ * reloading falcon.conf.  Returns 0 once held, the signal (SIGTERM,
+ * SIGINT) that stopped it otherwise.
+ */
+static int stand_by(const sigset_t *set, const char *cfg)
+{
+	struct timespec poll = { FALCOND_HA_POLL_MS / 1000, (FALCOND_HA_POLL_MS % 1000) * 1000000L };
+	char url[512];
+	int sig;
+
+	if (falcond_ha_try())
+		return 0;
+	falcon_info("standby: %s/" FALCOND_HA_LOCK_FILE " is held (active is %s); "
+		    "taking over when it is free", g_st.conf->state_dir,
+		    falcond_ha_active_url(url, sizeof(url)));
+	for (;;) {
+		sig = sigtimedwait(set, NULL, &poll);
+		if (sig == SIGHUP)
+			reload_conf(cfg);
+		else if (sig > 0)
+			return sig;
+		if (falcond_ha_try())
+			return 0;
+	}
+}
+
+/*
+ * become_active - with the lock held: the ledger and history of StateDir,
+ * the chassis table; then requests are served (g_active).  false (logged)
+ * when one of them cannot be loaded.
+ */
+static bool become_active(bool reconcile)
+{
+	struct passwd *pw;
+
+	if (falcond_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
+	    falcond_history_start(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		return false;
+	}
+	/* the ledger sits below the history writer: it hands closed entries
+	 * to the sink registered here */
+	g_st.ledger->on_release = falcond_history_append;
+	pw = getpwnam(g_st.conf->slurm_user);
+	g_st.slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
+	if (pw == NULL)
+		falcon_warn("SlurmUser=%s: no such user; only root may compose",
+			    g_st.conf->slurm_user);
+	if (falcond_state_init(&g_st) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		return false;
+	}
+	/* until the start-up reconcile ends, health and status answer
+	 * ("reconciling") and changes are 503 (answer_reconciling) */
+	g_reconciling = reconcile;
+	__atomic_store_n(&g_active, true, __ATOMIC_RELEASE);
+	falcon_info("active: holding %s/" FALCOND_HA_LOCK_FILE " (state %s, %zu chassis, "
+		    "%zu lease(s))", g_st.conf->state_dir, g_st.ledger->path, g_st.nchassis,
+		    g_st.ledger->nleases);
+	return true;
 }
 
 static void usage(FILE *f)
@@ -547,11 +868,10 @@ int main(int argc, char **argv)
 	struct MHD_Daemon *d = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl = 0;
-	size_t nleases;
-	struct passwd *pw;
 	pthread_t reconciler;
 	bool reconciling = false;
 	sigset_t set;
+	char url[512];
 	int opt, sig, rc = 1, verbose = 0;
 	bool reconcile = true;
 
@@ -571,28 +891,21 @@ int main(int argc, char **argv)
 	falcon_log_add_sink(falcon_log_sink_stderr,
 			    verbose >= 2 ? FALCON_LOG_DEBUG : verbose ? FALCON_LOG_VERBOSE
 								    : FALCON_LOG_INFO, NULL);
-	if (falcon_conf_load(falcon_conf_path(cfg), &g_st.conf) != FALCON_OK) {
+	cfg = falcon_conf_path(cfg);
+	if (falcon_conf_load(cfg, &g_st.conf) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return 2;
+	}
+	if (!falcond_conf_pin(&g_st.conf, g_st.conf)) {
+		falcon_error("out of memory");
+		goto out;
 	}
 	if (listen_addr(g_st.conf->listen_address, &ss, &sl) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
-	if (falcond_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
-	    falcond_history_start(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
-		falcon_error("%s", falcon_errmsg());
-		goto out;
-	}
-	/* the ledger sits below the history writer: it hands closed entries
-	 * to the sink registered here */
-	g_st.ledger->on_release = falcond_history_append;
-	pw = getpwnam(g_st.conf->slurm_user);
-	g_st.slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
-	if (pw == NULL)
-		falcon_warn("SlurmUser=%s: no such user; only root may compose",
-			    g_st.conf->slurm_user);
-	if (falcond_state_init(&g_st) != FALCON_OK) {
+	self_url(g_st.conf->listen_address, url, sizeof(url));
+	if (falcond_ha_open(g_st.conf->state_dir, url) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
@@ -602,25 +915,19 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	/* listen first: until the start-up reconcile ends, health and status
-	 * answer ("reconciling") and changes are 503 (answer_reconciling) */
-	g_reconciling = reconcile;
-	nleases = g_st.ledger->nleases;
-	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-				     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-			     0, NULL, NULL, handler, NULL,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-			     MHD_OPTION_END);
+	/* listen first: a standby answers 503 standby, an active one that
+	 * reconciles answers health and status */
+	d = start_http(&ss);
 	if (d == NULL) {
 		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));
 		goto out;
 	}
-	falcon_info("listening on %s (state %s, %zu chassis, %zu lease(s))",
-		    g_st.conf->listen_address, g_st.ledger->path, g_st.nchassis, nleases);
+	falcon_info("listening on %s (%s)", g_st.conf->listen_address, url);
+	sig = stand_by(&set, cfg);
+	if (sig != 0)
+		goto stop;
+	if (!become_active(reconcile))
+		goto out;
 	start_reconcile(reconcile);
 	/* periodic reconcile, settle deadlines, chassis back after an outage */
 	reconciling = pthread_create(&reconciler, NULL, falcond_reconciler, &g_st) == 0;
@@ -635,10 +942,11 @@ int main(int argc, char **argv)
 			continue;
 		if (sig != SIGHUP)
 			break;
-		reload_conf(falcon_conf_path(cfg));
+		reload_conf(cfg);
 		falcon_info("SIGHUP: reconcile");
 		falcond_reconcile(&g_st, NULL);
 	}
+stop:
 	falcon_info("signal %d: stopping", sig);
 	rc = 0;
 out:
@@ -647,15 +955,14 @@ out:
 		falcond_reconciler_stop(&g_st);
 		pthread_join(reconciler, NULL);
 	}
+	wait_workers();
 	if (d)
 		MHD_stop_daemon(d);
 	if (g_st.ch)
 		falcond_state_fini(&g_st);
 	falcond_history_stop();
 	falcond_ledger_free(g_st.ledger);
-	falcon_conf_free(g_st.conf);
-	while (nold_confs > 0)
-		falcon_conf_free(old_confs[--nold_confs]);
-	free(old_confs);
+	falcond_ha_close();
+	falcond_conf_free_all();
 	return rc;
 }

@@ -16,7 +16,8 @@ composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c \
 	composer/falcond_history.c composer/falcond_history.h \
 	composer/falcond_status.c composer/falcond_status.h \
-	composer/falcond_events.c composer/falcond_events.h
+	composer/falcond_events.c composer/falcond_events.h \
+	composer/falcond_ha.c composer/falcond_ha.h composer/falcond_conf.c
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
@@ -27,13 +28,14 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
 	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
-	tests/integration/falcond-signals.sh
+	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
 	tests/integration/falcond-history.sh tests/integration/falcond-ledger.sh \
 	tests/integration/falcond-zone.sh tests/integration/falcond-events.sh \
-	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh
+	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
+	tests/integration/falcond-ha.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

@@ -1196,6 +1196,7 @@ void *falcond_reconciler(void *arg)
 	long long interval = st->conf->reconcile_interval * 1000LL;
 	long long next = interval ? falcon_now_ms() + interval : -1;
 	long long last_wall = falcond_now_ms(); /* start of the last pass */
+	unsigned gen;
 
 	pthread_mutex_lock(&st->lock);
 	while (!st->stopping) {
@@ -1216,7 +1217,9 @@ void *falcond_reconciler(void *arg)
 		st->kick = false;
 		last_wall = falcond_now_ms();
 		pthread_mutex_unlock(&st->lock);
+		gen = falcond_conf_hold(); /* a SIGHUP may reload meanwhile */
 		falcond_reconcile(st, NULL);
+		falcond_conf_release(gen);
 		pthread_mutex_lock(&st->lock);
 		if (interval)
 			next = falcon_now_ms() + interval;
