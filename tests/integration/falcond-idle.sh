@@ -1,0 +1,140 @@
+#!/bin/sh
+# falcond-idle.sh - falcond under 2,000 idle connections and a slowloris
+# (headers sent a byte at a time) from another source address (127.0.0.2,
+# so the per-address limit is what protects: falcond(8), LIMITS):
+# /v1/health and authenticated composes through falcon_client (falconctl
+# attach/detach) from 127.0.0.1 are still served; p50/p99 latencies with
+# and without the attack are printed.  Then a compose that waits on a slow
+# chassis (2 s a request) does not hold up /v1/health.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/falcond-lib.sh"
+fd_need
+python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.2", 0))' 2>/dev/null ||
+	t_skip "cannot bind 127.0.0.2"
+fd_start_munged
+fd_start_sim c1
+fd_write_conf
+fd_start_falcond
+IDLE=${FALCOND_IDLE_CONNS:-2000}
+ROUNDS=${FALCOND_IDLE_ROUNDS:-15}
+
+# measure LABEL - ROUNDS rounds of: GET /v1/health (a new connection
+# each), falconctl attach and detach; every request bounded by 20 s.
+# Prints "LABEL: health p50 .. p99 .. ms, compose p50 .. p99 .. ms".
+measure() {
+	python3 - "$1" "$FD_PORT" "$FALCONCTL" "$ROUNDS" <<'EOP' || t_fail "$1: a request was not served"
+import http.client, subprocess, sys, time
+label, port, ctl, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+def pct(v, p):
+    v = sorted(v); return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
+health, compose = [], []
+for i in range(rounds):
+    for _ in range(4):
+        t = time.monotonic()
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        c.request("GET", "/v1/health"); r = c.getresponse(); r.read(); c.close()
+        if r.status != 200:
+            sys.exit("%s: /v1/health: HTTP %d" % (label, r.status))
+        health.append((time.monotonic() - t) * 1000)
+    t = time.monotonic()
+    a = subprocess.run([ctl, "attach", "--job", str(100 + i), "--host", "node1", "--gpus", "1"],
+                       capture_output=True, timeout=60)
+    compose.append((time.monotonic() - t) * 1000)
+    if a.returncode != 0:
+        sys.exit("%s: attach: %s" % (label, a.stderr.decode()))
+    d = subprocess.run([ctl, "detach", "--job", str(100 + i)], capture_output=True, timeout=60)
+    if d.returncode != 0:
+        sys.exit("%s: detach: %s" % (label, d.stderr.decode()))
+print("%s: health p50 %.1f p99 %.1f ms, compose p50 %.1f p99 %.1f ms (%d health, %d composes)"
+      % (label, pct(health, 50), pct(health, 99), pct(compose, 50), pct(compose, 99),
+         len(health), len(compose)))
+EOP
+}
+
+measure "no attack" | tee "$t_tmp/base"
+
+# the attack: IDLE connections from 127.0.0.2 (reopened as falcond closes
+# them), a tenth of them slowloris, until $t_tmp/stop appears
+cat > "$t_tmp/attack.py" <<'EOP'
+import os, resource, socket, sys, time
+port, n, stop, report = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+naddr = int(sys.argv[5])                # sources 127.0.0.2 .. 127.0.0.(1+naddr)
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, n + 200)), hard))
+head = b"GET /v1/health HTTP/1.1\r\nHost: x\r\n" + b"X-a: b\r\n" * 1000
+socks, opened, refused, closed = {}, 0, 0, 0
+def fill():
+    global opened, refused
+    for i in range(n):
+        if i in socks: continue
+        s = socket.socket(); s.setblocking(False)
+        s.bind(("127.0.0.%d" % (2 + i % naddr), 0))
+        try: s.connect(("127.0.0.1", port))
+        except BlockingIOError: pass
+        except OSError: refused += 1; s.close(); continue
+        socks[i] = [s, 0]; opened += 1
+last = 0
+while not os.path.exists(stop):
+    fill()
+    for i, (s, off) in list(socks.items()):
+        try:                            # closed by falcond: open it again
+            if s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                raise ConnectionResetError()
+        except (BlockingIOError, InterruptedError): pass
+        except OSError:
+            s.close(); del socks[i]; closed += 1; continue
+        if i % 10: continue             # slowloris: one byte a second
+        try:
+            s.send(head[off:off + 1]); socks[i][1] = (off + 1) % len(head)
+        except (BlockingIOError, InterruptedError): pass
+        except OSError:
+            s.close(); del socks[i]; closed += 1
+    with open(report, "w") as f:
+        f.write("%d %d %d %d\n" % (len(socks), opened, refused, closed))
+    time.sleep(1)
+EOP
+# attack NADDR - the attack from 127.0.0.2 .. 127.0.0.(1+NADDR), measured
+attack() {
+	rm -f "$t_tmp/stop" "$t_tmp/attack"
+	python3 "$t_tmp/attack.py" "$FD_PORT" "$IDLE" "$t_tmp/stop" "$t_tmp/attack" "$1" \
+		2>"$t_tmp/attack.err" &
+	APID=$!
+	wait_for -p $APID 60 "$IDLE connections from $1 address(es)" \
+		sh -c "[ -s '$t_tmp/attack' ] && [ \$(cut -d' ' -f2 '$t_tmp/attack') -ge $IDLE ]" ||
+		t_fail "attack did not open its connections: $(cat "$t_tmp/attack.err")"
+	sleep 2
+	served=$(ss -Htn state established "( sport = :$FD_PORT )" 2>/dev/null | wc -l)
+	measure "$IDLE idle + slowloris from $1 address(es)" | tee -a "$t_tmp/attacked"
+	read -r held opened refused closed < "$t_tmp/attack"
+	echo "attack from $1 address(es): $opened connections opened ($closed seen closed by falcond); falcond held $served connections when the measure began"
+	touch "$t_tmp/stop"
+	wait $APID 2>/dev/null || true
+}
+t_on_exit "touch '$t_tmp/stop'"
+# one address: the per-address limit (64) turns the rest away
+attack 1
+# 32 addresses, under 64 each: the event loop holds them all
+attack 32
+t_ok "health and composes served under $IDLE idle connections"
+
+# a slow chassis: a compose in flight for seconds; health answers meanwhile
+fd_sim c1 POST /admin/faults '{"latency_ms":2000}' >/dev/null
+"$FALCONCTL" attach --job 900 --host node2 --gpus 1 > "$t_tmp/slow" 2>&1 &
+SPID=$!
+wait_for 30 "the slow compose to be in flight" \
+	grep -q '"composing"' "$t_tmp/state/ledger.json" || t_fail "no compose in flight"
+python3 - "$FD_PORT" <<'EOP' || t_fail "/v1/health held up by a slow compose"
+import http.client, sys, time
+t = time.monotonic()
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=20)
+c.request("GET", "/v1/health"); r = c.getresponse(); r.read()
+if r.status != 200: sys.exit("HTTP %d" % r.status)
+print("health during a compose on a 2 s chassis: %.1f ms" % ((time.monotonic() - t) * 1000))
+EOP
+kill -0 $SPID 2>/dev/null && t_ok "health answered while the compose still ran"
+fd_sim c1 DELETE /admin/faults >/dev/null
+wait $SPID || t_fail "slow compose: $(cat "$t_tmp/slow")"
+"$FALCONCTL" detach --job 900 >/dev/null 2>&1 || t_fail "detach job 900"
+exit 0
