@@ -53,7 +53,7 @@ print("%s: health p50 %.1f p99 %.1f ms, compose p50 %.1f p99 %.1f ms (%d health,
 EOP
 }
 
-measure "no attack" | tee "$t_tmp/base"
+measure "no attack" > "$t_tmp/base"; cat "$t_tmp/base"
 
 # the attack: IDLE connections from 127.0.0.2 (reopened as falcond closes
 # them), a tenth of them slowloris, until $t_tmp/stop appears
@@ -106,7 +106,8 @@ attack() {
 		t_fail "attack did not open its connections: $(cat "$t_tmp/attack.err")"
 	sleep 2
 	served=$(ss -Htn state established "( sport = :$FD_PORT )" 2>/dev/null | wc -l)
-	measure "$IDLE idle + slowloris from $1 address(es)" | tee -a "$t_tmp/attacked"
+	measure "$IDLE idle + slowloris from $1 address(es)" > "$t_tmp/attacked"
+	cat "$t_tmp/attacked"
 	read -r held opened refused closed < "$t_tmp/attack"
 	echo "attack from $1 address(es): $opened connections opened ($closed seen closed by falcond); falcond held $served connections when the measure began"
 	touch "$t_tmp/stop"
