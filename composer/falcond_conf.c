@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "falcond.h"
+#include "core/log.h"
 
 /*
  * Configuration generations: g_gens[0..g_ngens) in load order, the last
@@ -39,8 +40,11 @@ static struct falcon_conf *g_conf_pinned;
 static void free_old_gens(void)
 {
 	while (g_ngens > 1 && g_gens[0].refs == 0) {
-		if (g_gens[0].conf != g_conf_pinned)
+		if (g_gens[0].conf != g_conf_pinned) {
 			falcon_conf_free(g_gens[0].conf);
+			falcon_verbose("SIGHUP: falcon.conf generation %u freed: no request "
+				       "reads it any more", g_gen_base);
+		}
 		memmove(g_gens, g_gens + 1, (g_ngens - 1) * sizeof(*g_gens));
 		g_ngens--;
 		g_gen_base++;
