@@ -78,6 +78,7 @@ cmd_stop() {
 		if [ -d "$cluster" ]; then
 			"$top/scripts/cluster.sh" stop "$cluster" 2>&1 | sed "s/^cluster.sh: /$prog: /"
 		fi
+		stop_pid falcond-backup "$falcond_backup_pid"
 		stop_pid falcond "$falcond_pid"
 		stop_pid falcon-sim "$sim_pid"
 	} >"$state/stop.out"
@@ -302,6 +303,44 @@ start_falcond() {
 	say "  falcond running on 127.0.0.1:$FALCOND_PORT (munged socket $cluster/munge/munge.sock)"
 }
 
+# ---- falcond's backup (falcond(8), HIGH AVAILABILITY) ------------------------
+# A second falcond on the same StateDir stands by: its port (picked once,
+# STATE/ports.backup), its falcon.conf (the demo's with that ListenAddress),
+# and FalcondUrl= in the demo's falcon.conf listing both, so falcon-prolog,
+# falcon-epilog and falconctl reach whichever holds StateDir/falcond.lock.
+falcond_backup_pid=$state/run/falcond-backup.pid
+write_backup_config() {
+	if [ ! -f "$state/ports.backup" ]; then
+		echo "FALCOND_BACKUP_PORT=$(free_port)" >"$state/ports.backup.tmp"
+		mv "$state/ports.backup.tmp" "$state/ports.backup"
+	fi
+	. "$state/ports.backup"
+	echo "FalcondUrl=http://127.0.0.1:$FALCOND_PORT,http://127.0.0.1:$FALCOND_BACKUP_PORT" >>"$conf"
+	sed "s|^ListenAddress=.*|ListenAddress=127.0.0.1:$FALCOND_BACKUP_PORT|" "$conf" \
+		>"$state/etc/falcond-backup.conf"
+}
+# start_falcond_ha - start_falcond (the primary; the backup stopped first
+# when the primary restarts, so that the primary takes the lock), then the
+# backup, which answers 503 standby until the primary goes.
+start_falcond_ha() {
+	if [ "$old_conf" != "$(cat "$conf")" ] || ! pid_alive falcond "$falcond_pid" ||
+		[ "$prefix/sbin/falcond" -nt "$falcond_backup_pid" ]; then
+		stop_pid falcond-backup "$falcond_backup_pid" >/dev/null
+	fi
+	start_falcond
+	if pid_alive falcond-backup "$falcond_backup_pid"; then
+		say "  falcond backup already running (pid $(cat "$falcond_backup_pid"))"
+		return 0
+	fi
+	SLURM_CONF=$slurm_conf setsid nohup "$prefix/sbin/falcond" -f "$state/etc/falcond-backup.conf" \
+		</dev/null >>"$log/falcond-backup.log" 2>&1 &
+	echo $! >"$falcond_backup_pid"
+	wait_for -p "$!" 20 "the backup falcond to stand by on 127.0.0.1:$FALCOND_BACKUP_PORT" \
+		sh -c "curl -s http://127.0.0.1:$FALCOND_BACKUP_PORT/v1/health | grep -q standby" ||
+		fail "starting the backup falcond" "$log/falcond-backup.log"
+	say "  falcond backup standing by on 127.0.0.1:$FALCOND_BACKUP_PORT (same StateDir; FalcondUrl= lists both)"
+}
+
 # write_env - STATE/env, for `. STATE/env`.
 write_env() {
 	cat >"$state/env" <<EOE
@@ -317,7 +356,7 @@ start_daemons() {
 	say "step 4/6: daemons"
 	start_cluster
 	start_sim
-	start_falcond
+	start_falcond_ha
 	write_env
 }
 
@@ -527,6 +566,7 @@ main() {
 	install_packages
 	build_and_install
 	write_config
+	write_backup_config
 	start_daemons
 	export PATH="$prefix/bin:$prefix/sbin:$PATH"
 	cd "$state/jobs"
