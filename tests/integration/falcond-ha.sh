@@ -104,7 +104,11 @@ sys.exit(1 if any(x["job_id"]==int(sys.argv[2]) for x in l["leases"]) else 0)' \
 done
 t_ok "every compose in flight completed or was rolled back, none leaked"
 
-# the clients, given both URLs, go on with the backup
+# the clients, given both URLs, go on with the backup: the jobs end, a new one
+for j in $jobs_in_flight; do
+	grep -q " $j\$" "$acked" || continue
+	"$FALCONCTL" detach --job $j > "$t_tmp/d.$j" 2>&1 || t_fail "detach job $j: $(cat "$t_tmp/d.$j")"
+done
 "$FALCONCTL" attach --job 10 --host node3 --gpus 1 --json > "$t_tmp/a.10" 2>&1 ||
 	t_fail "attach after the takeover: $(cat "$t_tmp/a.10")"
 "$FALCONCTL" status > "$t_tmp/status" 2>&1 || t_fail "falconctl status: $(cat "$t_tmp/status")"
@@ -123,7 +127,7 @@ wait_for -p $FD_PID 20 "the old primary to stand by" \
 	sh -c "curl -s http://127.0.0.1:$FD_PORT_A/v1/health | grep -q 'standby, active is http:.*:$FD_PORT_B'" ||
 	t_fail "old primary does not stand by: $(tail -3 "$t_tmp/falcond.log")"
 t_ok "the old primary, started again, stands by"
-for j in 1 2 3 10; do "$FALCONCTL" detach --job $j >/dev/null 2>&1 || true; done
+"$FALCONCTL" detach --job 10 > "$t_tmp/d.10" 2>&1 || t_fail "detach job 10: $(cat "$t_tmp/d.10")"
 inv=$(fd_invariants) || { echo "$inv"; t_fail "ledger vs chassis at the end"; }
 echo "end: $inv"
 case $inv in *"attached=0 "*) ;; *) t_fail "devices left attached: $inv" ;; esac
