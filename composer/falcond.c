@@ -433,9 +433,10 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* start_worker - suspend c and run rq on a worker thread; false (nothing
- * started, the busy answer in rq->a) when WORKERS_MAX run already or no
- * thread can be made. */
+/* start_worker - suspend c and run rq on a worker thread (true); false
+ * (nothing suspended, the busy answer in rq->a) when WORKERS_MAX run
+ * already.  When no thread can be made, the busy answer is left for the
+ * handler's next call on the resumed connection (true). */
 static bool start_worker(struct MHD_Connection *c, struct req *rq)
 {
 	pthread_attr_t at;
@@ -453,11 +454,12 @@ static bool start_worker(struct MHD_Connection *c, struct req *rq)
 	if (g_workers < WORKERS_MAX) {
 		rq->state = RQ_RUNNING;
 		MHD_suspend_connection(c);
-		ok = pthread_create(&t, &at, worker, rq) == 0;
-		if (ok) {
+		ok = true;
+		if (pthread_create(&t, &at, worker, rq) == 0) {
 			g_workers++;
 		} else {
-			rq->state = RQ_NEW;
+			answer_standby(&rq->a, true);
+			rq->state = RQ_DONE;
 			MHD_resume_connection(c);
 		}
 	}
