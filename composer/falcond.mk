@@ -62,6 +62,13 @@ tests_bench_bench_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MUNGE_CFLAGS) $
 tests_bench_bench_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(PTHREAD_LIBS)
 EXTRA_DIST += tests/bench/falcond
+# Bench (by hand): p50/p99 of /v1/health and compose (falcon_client) with
+# and without 2,000 idle + slowloris connections, the ratio printed.
+BENCH_TARGETS += bench-falcond-idle
+bench-falcond-idle: composer/falcond composer/falconctl
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  FALCOND_IDLE_ROUNDS=$${BENCH_ROUNDS:-100} \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-idle.sh
 BENCH_TARGETS += bench-falcond
 bench-falcond: tests/bench/bench_falcond
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
