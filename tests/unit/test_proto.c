@@ -393,6 +393,25 @@ START_TEST(client_answer)
 }
 END_TEST
 
+/* falcon_client_new: a FalcondUrl= list (',' or blanks) in order; a bad
+ * element named; the URL in use is the first until one answers. */
+START_TEST(client_url_list)
+{
+	struct falcon_client *cl = NULL;
+
+	ck_assert_int_eq(falcon_client_new("http://ctl1:6830/, http://ctl2:6830", NULL, 5, &cl),
+			 FALCON_OK);
+	ck_assert_str_eq(falcon_client_url(cl), "http://ctl1:6830");
+	falcon_client_free(cl);
+	cl = NULL;
+	ck_assert_int_eq(falcon_client_new("http://ctl1:6830,ctl2:6830", NULL, 5, &cl),
+			 FALCON_ERR_INVAL);
+	ck_assert_ptr_null(cl);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "'ctl2:6830'"));
+	ck_assert_int_eq(falcon_client_new(" , ", NULL, 5, &cl), FALCON_ERR_INVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto");
@@ -407,6 +426,7 @@ int main(void)
 	tcase_add_test(tc, lease_devices_bound);
 	tcase_add_test(tc, err_names);
 	tcase_add_test(tc, place_words);
+	tcase_add_test(tc, client_url_list);
 	tcase_add_loop_test(tc, client_answer, 0, (int)ARRAY_SIZE(answers));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
