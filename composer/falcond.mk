@@ -29,7 +29,8 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
 	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh \
-	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh
+	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
+	tests/integration/prolog-idle.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
@@ -37,7 +38,8 @@ EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.s
 	tests/integration/falcond-zone.sh tests/integration/falcond-events.sh \
 	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
 	tests/integration/falcond-ha.sh tests/integration/falcond-idle.sh \
-	tests/integration/falcond-reload.sh
+	tests/integration/falcond-reload.sh tests/integration/prolog-idle.sh \
+	tests/integration/falcond-attack.py
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in
