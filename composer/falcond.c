@@ -940,8 +940,17 @@ int main(int argc, char **argv)
 	if (falcond_events_start(&g_st) != FALCON_OK)
 		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	for (;;) {
-		if (sigwait(&set, &sig) != 0)
+		struct timespec check = { FALCOND_HA_CHECK_S, 0 };
+
+		sig = sigtimedwait(&set, NULL, &check);
+		if (sig < 0) {
+			/* still the holder? else another falcond serves: stop */
+			if (!falcond_ha_check()) {
+				falcon_error("%s; stopping", falcon_errmsg());
+				goto out;
+			}
 			continue;
+		}
 		if (sig != SIGHUP)
 			break;
 		reload_conf(cfg);

@@ -55,6 +55,15 @@ static void write_holder(void)
 		falcon_warn("%s: cannot write the holder record: %s", ha_path, strerror(errno));
 }
 
+/* same_file - the path still names the file open as ha_fd. */
+static bool same_file(void)
+{
+	struct stat a, b;
+
+	return stat(ha_path, &a) == 0 && fstat(ha_fd, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 bool falcond_ha_try(void)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
@@ -64,6 +73,16 @@ bool falcond_ha_try(void)
 		return true;
 	if (ha_fd < 0)
 		return false;
+	/* the file was removed or replaced: lock the one the path names now,
+	 * as a falcond started now would */
+	if (!same_file()) {
+		int fd = open(ha_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			close(ha_fd);
+			ha_fd = fd;
+		}
+	}
 #ifdef F_OFD_SETLK
 	r = fcntl(ha_fd, F_OFD_SETLK, &fl);
 	if (r != 0 && errno == EINVAL) /* a kernel or file system without OFD locks */
@@ -113,6 +132,33 @@ const char *falcond_ha_active_url(char *buf, size_t n)
 		falcon_strlcpy(buf, "unknown", n);
 	json_object_put(o);
 	return buf;
+}
+
+bool falcond_ha_check(void)
+{
+	char host[256] = "?";
+	json_object *o, *v;
+	bool mine;
+
+	if (!ha_held)
+		return true;
+	if (!same_file()) {
+		falcon_err_set(FALCON_ERR_IO, "%s was removed or replaced: another falcond may "
+			       "hold the new one", ha_path);
+		return false;
+	}
+	gethostname(host, sizeof(host) - 1);
+	o = falcond_ha_holder();
+	mine = o != NULL && json_object_object_get_ex(o, "pid", &v) &&
+	       json_object_get_int64(v) == (int64_t)getpid() &&
+	       json_object_object_get_ex(o, "host", &v) &&
+	       strcmp(json_object_get_string(v), host) == 0;
+	if (!mine)
+		falcon_err_set(FALCON_ERR_IO, "%s: the holder record names another falcond: %s",
+			       ha_path, o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)
+					  : "(none)");
+	json_object_put(o);
+	return mine;
 }
 
 void falcond_ha_close(void)

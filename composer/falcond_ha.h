@@ -18,6 +18,7 @@
 
 #define FALCOND_HA_LOCK_FILE "falcond.lock"
 #define FALCOND_HA_POLL_MS 500 /* a standby tries the lock this often */
+#define FALCOND_HA_CHECK_S 2   /* the holder checks it still holds it this often */
 
 /*
  * falcond_ha_open - open (create, mode 0644) STATE_DIR/falcond.lock and
@@ -55,6 +56,17 @@ json_object *falcond_ha_holder(void);
  * record into buf (n bytes), "unknown" when none.  Returns buf.
  */
 const char *falcond_ha_active_url(char *buf, size_t n);
+
+/*
+ * falcond_ha_check - for the holder, every FALCOND_HA_CHECK_S: is it still
+ * the holder?  False (the reason in falcon_errmsg()) when
+ * StateDir/falcond.lock is no longer the file it locked (removed or
+ * replaced) or its holder record names another process (host and pid): a
+ * lock the NFS server dropped (a lease that expired while the host was
+ * cut off) and another falcond took.  The caller stops serving.  True for
+ * a standby.
+ */
+bool falcond_ha_check(void);
 
 /* falcond_ha_close - drop the lock (if held) and close the file. */
 void falcond_ha_close(void);

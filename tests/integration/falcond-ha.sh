@@ -7,7 +7,8 @@
 # (the figure printed), every compose is either answered or rolled back,
 # no device is attached without a lease (falcon-sim /admin/state against
 # the ledger), and the clients go on with the backup; the first falcond,
-# started again, stands by.
+# started again, stands by; a holder whose holder record comes to name
+# another falcond (its lock lost) stops, and the standby takes over.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -127,6 +128,19 @@ wait_for -p $FD_PID 20 "the old primary to stand by" \
 	sh -c "curl -s http://127.0.0.1:$FD_PORT_A/v1/health | grep -q 'standby, active is http:.*:$FD_PORT_B'" ||
 	t_fail "old primary does not stand by: $(tail -3 "$t_tmp/falcond.log")"
 t_ok "the old primary, started again, stands by"
+# the holder's lock taken by another (as when an NFS server drops the lock
+# of a host cut off longer than its lease and a backup takes it): the
+# holder record names someone else, the active falcond stops serving
+printf '{"host":"elsewhere","pid":1,"url":"http://elsewhere:6830","since":1}\n' \
+	> "$t_tmp/state/falcond.lock"
+wait_for 30 "the backup (pid $PID_B) to stop" fd_exited $PID_B ||
+	t_fail "falcond whose holder record names another kept running"
+grep -q 'the holder record names another falcond.*stopping' "$t_tmp/falcond-b.log" ||
+	t_fail "no reason logged: $(tail -3 "$t_tmp/falcond-b.log")"
+wait_for -p $FD_PID 30 "the first falcond to take over again" \
+	sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$FD_PORT_A/v1/health)\" = 200 ]" ||
+	t_fail "first falcond did not take over: $(tail -3 "$t_tmp/falcond.log")"
+t_ok "a holder whose record names another falcond stops; the standby takes over"
 "$FALCONCTL" detach --job 10 > "$t_tmp/d.10" 2>&1 || t_fail "detach job 10: $(cat "$t_tmp/d.10")"
 inv=$(fd_invariants) || { echo "$inv"; t_fail "ledger vs chassis at the end"; }
 echo "end: $inv"
