@@ -16,7 +16,8 @@ composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_core.c composer/falcond_ledger.c composer/falcond_place.c \
 	composer/falcond_history.c composer/falcond_history.h \
 	composer/falcond_status.c composer/falcond_status.h \
-	composer/falcond_events.c composer/falcond_events.h
+	composer/falcond_events.c composer/falcond_events.h \
+	composer/falcond_resv.c composer/falcond_resv.h
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
