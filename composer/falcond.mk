@@ -28,13 +28,14 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
 	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
-	tests/integration/falcond-signals.sh
+	tests/integration/falcond-signals.sh tests/integration/falcond-heal.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
 	tests/integration/falcond-history.sh tests/integration/falcond-ledger.sh \
 	tests/integration/falcond-zone.sh tests/integration/falcond-events.sh \
-	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh
+	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
+	tests/integration/falcond-heal.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in
