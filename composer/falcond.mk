@@ -9,6 +9,15 @@ tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test_falcond_resv
+TESTS += tests/unit/test_falcond_resv
+tests_unit_test_falcond_resv_SOURCES = tests/unit/test_falcond_resv.c tests/unit/testutil.h \
+	composer/falcond.h composer/falcond_resv.c composer/falcond_resv.h \
+	composer/falcond_ledger.c composer/falcond_history.c composer/falcond_history.h
+tests_unit_test_falcond_resv_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_falcond_resv_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
 endif
 
 sbin_PROGRAMS += composer/falcond
