@@ -11,7 +11,8 @@
 #    is resumed by reconcile; an admin's drain ("admin: disk") is left;
 #  - a job whose prolog failed while falcond was down (Slurm holds it:
 #    "launch failed requeued held", the node drained by falcon-prolog) is
-#    released and runs, the node resumed, once falcond is back.
+#    released (and runs after the BeginTime Slurm gives a requeued job), the
+#    node resumed, once falcond is back.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -101,7 +102,16 @@ t_ok "job $jid held ($(q_reason "$jid")), node drained: $(sinfo -h -R -o '%E')"
 FD_NO_SLURM= fd_start_falcond
 wait_for 60 "reconcile to resume $FP_HOST" q_resumed ||
 	t_fail "node: $(sinfo -R); falcond: $(tail -5 "$t_tmp/falcond.log")"
-s_wait_done "$jid"
-[ "$(s_job_state "$jid")" = COMPLETED ] || t_fail "job $jid: $(s_job_state "$jid"); $(tail -5 "$t_tmp/slurm-prolog.log")"
-grep -q "job $jid released" "$t_tmp/falcond.log" || t_fail "falcond log: $(tail -5 "$t_tmp/falcond.log")"
-t_ok "falcond back: node resumed, job $jid released and ran"
+q_released() { grep -q "job $jid released" "$t_tmp/falcond.log" && ! q_held; }
+wait_for 60 "falcond to release job $jid" q_released ||
+	t_fail "job $jid: $(scontrol show job "$jid"); falcond: $(tail -5 "$t_tmp/falcond.log")"
+[ "$(squeue -h -j "$jid" -o %Q)" != 0 ] || t_fail "job $jid priority 0: $(scontrol show job "$jid")"
+t_ok "falcond back: node resumed, job $jid released (Reason=$(q_reason "$jid"))"
+# Slurm starts a requeued job after its BeginTime, the requeue time plus
+# the credential's expiry window (AuthInfo cred_expire, 120 s by default;
+# Slurm 22.05 src/slurmctld/job_mgr.c): wait that long and some
+q_done() { s_in_state "$jid" COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL; }
+wait_for 300 "job $jid to run after its BeginTime" q_done ||
+	t_fail "job $jid: $(scontrol show job "$jid")"
+[ "$s_st" = COMPLETED ] || t_fail "job $jid: $s_st; $(tail -5 "$t_tmp/slurm-prolog.log")"
+t_ok "job $jid ran ($s_st)"
