@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,29 @@ static bool g_dirty, g_chassis_ok, g_started;
 /* held jobs released so far (loop guard: FALCOND_RELEASE_MAX each) */
 static struct { uint32_t job; int n; } g_released[64];
 
+/* resv_warn - a failure, at warning the first time in a row it is seen
+ * (reconcile retries every ReconcileInterval: the same failure again is
+ * logged with -v only); resv_ok forgets it. */
+static char g_last_fail[512];
+
+static void resv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void resv_warn(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	falcon_log(strcmp(msg, g_last_fail) ? FALCON_LOG_WARN : FALCON_LOG_VERBOSE, "%s", msg);
+	falcon_strlcpy(g_last_fail, msg, sizeof(g_last_fail));
+}
+
+static void resv_ok(void)
+{
+	g_last_fail[0] = '\0';
+}
+
 /* want_of - the licenses chassis c's reservation must hold (st->lock held). */
 static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
 {
@@ -198,10 +222,12 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 			return;
 		m.name = (char *)w->name;
 		if (slurm_delete_reservation(&m) != SLURM_SUCCESS)
-			falcon_warn("reservation %s: delete: %s; retried at the next reconcile",
-				    w->name, slurm_strerror(slurm_get_errno()));
-		else
+			resv_warn("reservation %s: delete: %s; retried at the next reconcile",
+				  w->name, slurm_strerror(slurm_get_errno()));
+		else {
 			falcon_info("reservation %s deleted: no device quarantined", w->name);
+			resv_ok();
+		}
 		return;
 	}
 	if (have != NULL && lic_same(w->licenses, have->licenses))
@@ -211,10 +237,12 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 	d.licenses = (char *)w->licenses;
 	if (have != NULL) {
 		if (slurm_update_reservation(&d) != SLURM_SUCCESS)
-			falcon_warn("reservation %s: update Licenses=%s: %s; retried at the next "
-				    "reconcile", w->name, w->licenses, slurm_strerror(slurm_get_errno()));
-		else
+			resv_warn("reservation %s: update Licenses=%s: %s; retried at the next "
+				  "reconcile", w->name, w->licenses, slurm_strerror(slurm_get_errno()));
+		else {
 			falcon_info("reservation %s now holds %s", w->name, w->licenses);
+			resv_ok();
+		}
 		return;
 	}
 	d.users = (char *)"root";
@@ -225,11 +253,13 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 		char *made = slurm_create_reservation(&d);
 
 		if (made == NULL)
-			falcon_warn("reservation %s: create Licenses=%s: %s (slurm.conf Licenses= "
-				    "must name them); retried at the next reconcile", w->name,
+			resv_warn("reservation %s: create Licenses=%s: %s (slurm.conf Licenses= "
+				  "must name them); retried at the next reconcile", w->name,
 				    w->licenses, slurm_strerror(slurm_get_errno()));
-		else
+		else {
 			falcon_info("reservation %s created: holds %s", w->name, w->licenses);
+			resv_ok();
+		}
 		free(made);
 	}
 }
@@ -250,8 +280,8 @@ static void resv_sync(struct falcond_state *st)
 		want_of(st, c, &w[c]);
 	pthread_mutex_unlock(&st->lock);
 	if (slurm_load_reservations(0, &msg) != SLURM_SUCCESS) {
-		falcon_warn("reservations: slurm_load_reservations: %s; retried at the next reconcile",
-			    slurm_strerror(slurm_get_errno()));
+		resv_warn("reservations: slurm_load_reservations: %s; retried at the next reconcile",
+			  slurm_strerror(slurm_get_errno()));
 		free(w);
 		return;
 	}
