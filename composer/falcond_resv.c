@@ -255,7 +255,7 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 		if (made == NULL)
 			resv_warn("reservation %s: create Licenses=%s: %s (slurm.conf Licenses= "
 				  "must name them); retried at the next reconcile", w->name,
-				    w->licenses, slurm_strerror(slurm_get_errno()));
+				  w->licenses, slurm_strerror(slurm_get_errno()));
 		else {
 			falcon_info("reservation %s created: holds %s", w->name, w->licenses);
 			resv_ok();
