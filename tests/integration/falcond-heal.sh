@@ -6,7 +6,8 @@
 # and, the chassis showing it free and healthy, clears the quarantine,
 # with an "auto-cleared: ..." entry in history.jsonl.  An administrator's
 # quarantine (falconctl quarantine) and a Critical device stay quarantined
-# across the same reconciles until falconctl unquarantine.
+# across the same reconciles until falconctl unquarantine; falconctl status
+# says which clears by itself (CLEARS by-itself / admin).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -57,7 +58,12 @@ print(sorted(d["id"] for d in json.load(sys.stdin)["devices"] if not d["owner"] 
 h_two_passes
 h_quar_is "$(printf '%s\n%s\n' "$dev" "$other" | sort | tr '\n' ' ' | sed 's/ $//')" ||
 	t_fail "while the chassis refuses: '$(h_quar)'"
-t_ok "while the chassis refuses the detach, both stay quarantined"
+"$FALCONCTL" status >"$t_tmp/status.txt" || t_fail "falconctl status"
+grep -q "^CHASSIS *QUARANTINED *CLEARS *REASON" "$t_tmp/status.txt" || t_fail "$(cat "$t_tmp/status.txt")"
+grep "^c1 *$dev *by-itself *detach from " "$t_tmp/status.txt" >/dev/null &&
+	grep "^c1 *$other *admin *admin: fan noise" "$t_tmp/status.txt" >/dev/null ||
+	t_fail "falconctl status: $(sed -n '/QUARANTINED/,$p' "$t_tmp/status.txt")"
+t_ok "while the chassis refuses the detach, both stay quarantined; falconctl status: $(grep -c 'by-itself' "$t_tmp/status.txt") by-itself, $(grep -c ' admin ' "$t_tmp/status.txt") admin"
 
 # -- the chassis lets go: reconcile detaches it and clears the quarantine
 fd_sim c1 POST /admin/faults '{}' >/dev/null
