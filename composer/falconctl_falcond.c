@@ -190,12 +190,16 @@ static void print_status(json_object *st)
 			printf("%-10s %-10s %-12s %-10s %s\n", js(l, "id"), js(l, "job_id"), js(l, "host"),
 			       js(l, "state"), devs);
 		}
-	printf("\n%-10s %-16s %s\n", "CHASSIS", "QUARANTINED", "REASON");
+	printf("\n%-10s %-16s %-11s %s\n", "CHASSIS", "QUARANTINED", "CLEARS", "REASON");
 	if (json_object_object_get_ex(st, "quarantine", &a))
 		for (i = 0; i < json_object_array_length(a); i++) {
-			json_object *q = json_object_array_get_idx(a, i);
+			json_object *q = json_object_array_get_idx(a, i), *h;
+			/* "heals" (falcond_resv.h): reconcile clears it; else an admin */
+			bool heals = json_object_object_get_ex(q, "heals", &h) &&
+				     json_object_get_boolean(h);
 
-			printf("%-10s %-16s %s\n", js(q, "chassis"), js(q, "device"), js(q, "reason"));
+			printf("%-10s %-16s %-11s %s\n", js(q, "chassis"), js(q, "device"),
+			       heals ? "by-itself" : "admin", js(q, "reason"));
 		}
 }
 

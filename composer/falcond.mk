@@ -9,6 +9,15 @@ tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test_falcond_resv
+TESTS += tests/unit/test_falcond_resv
+tests_unit_test_falcond_resv_SOURCES = tests/unit/test_falcond_resv.c tests/unit/testutil.h \
+	composer/falcond.h composer/falcond_resv.c composer/falcond_resv.h \
+	composer/falcond_ledger.c composer/falcond_history.c composer/falcond_history.h
+tests_unit_test_falcond_resv_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_falcond_resv_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
 endif
 
 sbin_PROGRAMS += composer/falcond
@@ -17,7 +26,8 @@ composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_history.c composer/falcond_history.h \
 	composer/falcond_status.c composer/falcond_status.h \
 	composer/falcond_events.c composer/falcond_events.h \
-	composer/falcond_ha.c composer/falcond_ha.h composer/falcond_conf.c
+	composer/falcond_ha.c composer/falcond_ha.h composer/falcond_conf.c \
+	composer/falcond_resv.c composer/falcond_resv.h
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
@@ -30,7 +40,7 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
 	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh \
 	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
-	tests/integration/prolog-idle.sh
+	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
@@ -39,7 +49,7 @@ EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.s
 	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
 	tests/integration/falcond-ha.sh tests/integration/falcond-idle.sh \
 	tests/integration/falcond-reload.sh tests/integration/prolog-idle.sh \
-	tests/integration/falcond-attack.py
+	tests/integration/falcond-attack.py tests/integration/falcond-heal.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

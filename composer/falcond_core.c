@@ -42,6 +42,7 @@
 #endif
 
 #include "falcond.h"
+#include "falcond_resv.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -310,6 +311,7 @@ static falcon_err_t detach_or_quarantine(struct falcond_state *st, struct falcon
 		falcon_error("%s/%s: quarantine not written to the ledger: %s",
 			     ch->cc->name, dev, falcon_errmsg());
 	pthread_mutex_unlock(&st->lock);
+	falcond_resv_kick(st, false);
 	return rv;
 }
 
@@ -1107,9 +1109,11 @@ static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *
 	reconcile_leases(st, ch, &inv, run);
 	reconcile_orphans(st, ch, &inv, run);
 	falcon_inventory_free(&inv);
-	/* refresh the cache after the changes */
-	if (ch_inventory(st, ch, &inv, true) == FALCON_OK)
+	/* refresh the cache after the changes; clear what healed (falcond_resv.h) */
+	if (ch_inventory(st, ch, &inv, true) == FALCON_OK) {
+		falcond_resv_heal(st, ch, &inv);
 		falcon_inventory_free(&inv);
+	}
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_lock(&st->lock);
 	if (commit_locked(st) != FALCON_OK)
@@ -1159,6 +1163,7 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 		"%llu orphan device(s) detached, %llu late attach(es) detached, %llu lease(s) "
 		"settling, %llu chassis unreachable", run.rolled, run.closed_gone,
 		run.closed_job, run.orphans, run.late, run.settling, run.errors);
+	falcond_resv_kick(st, run.errors == 0); /* Slurm's view of the quarantine */
 	if (report)
 		*report = reconcile_report(&run);
 	return run.errors ? falcon_err_set(FALCON_ERR_TRANSPORT,
@@ -1270,8 +1275,10 @@ falcon_err_t falcond_quarantine(struct falcond_state *st, const struct falcon_de
 	if (rv == FALCON_OK)
 		st->quarantined_total++;
 	pthread_mutex_unlock(&st->lock);
-	if (rv == FALCON_OK)
+	if (rv == FALCON_OK) {
 		falcon_info("%s/%s quarantined: %s", r->chassis, r->device, reason);
+		falcond_resv_kick(st, false);
+	}
 	return rv;
 }
 
@@ -1296,7 +1303,9 @@ falcon_err_t falcond_unquarantine(struct falcond_state *st, const struct falcon_
 				before.since_ms;
 	}
 	pthread_mutex_unlock(&st->lock);
-	if (rv == FALCON_OK)
+	if (rv == FALCON_OK) {
 		falcon_info("%s/%s back in the pool", r->chassis, r->device);
+		falcond_resv_kick(st, false);
+	}
 	return rv;
 }

@@ -17,6 +17,7 @@
 
 #include "falcond.h"
 #include "falcond_status.h"
+#include "falcond_resv.h"
 #include "core/util.h"
 
 const double falcond_buckets[FALCOND_NBUCKETS] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -89,6 +90,8 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 		json_object_object_add(j, "device", json_object_new_string(q->device));
 		json_object_object_add(j, "reason", json_object_new_string(q->reason));
 		json_object_object_add(j, "since", json_object_new_int64(q->since_ms));
+		json_object_object_add(j, "heals", /* falcond_resv.h */
+				       json_object_new_boolean(falcond_quarantine_healable(q->reason)));
 		json_object_array_add(quar, j);
 	}
 	pthread_mutex_unlock(&st->lock);
