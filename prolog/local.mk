@@ -33,9 +33,12 @@ TESTS += tests/integration/prolog-identity.sh
 # one job on two nodes: each node gives back only its own lease; a
 # rollback whose remove fails quarantines and drains
 TESTS += tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh
+# failure semantics with PrologSlurmctld: wait, requeue, never drain (#12)
+TESTS += tests/integration/prolog-slurmctld.sh
 endif
 endif
 EXTRA_DIST += $(PROLOG_ITESTS) tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh \
+	tests/integration/prolog-slurmctld.sh \
 	tests/bench/prolog
 
 bench-prolog: all
