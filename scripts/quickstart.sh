@@ -244,6 +244,9 @@ EOS
 	cat >"$state/etc/falcon-prolog-slurmctld.sh.tmp" <<EOS
 #!/bin/sh
 # Written by scripts/quickstart.sh: the demo's slurm.conf PrologSlurmctld=.
+# slurmctld gives it no SLURM_CONF: libslurm would look in /etc.
+SLURM_CONF="$slurm_conf"
+export SLURM_CONF
 exec "$prefix/sbin/falcon-prolog" --slurmctld -c "$conf" -v 2>>"$log/falcon-prolog-slurmctld.log"
 EOS
 	chmod 0755 "$state/etc/falcon-prolog-slurmctld.sh.tmp"

@@ -22,8 +22,11 @@ fp_slurm_node
 fp_setup "ComposeWait=150"
 # a chassis that answers in 20 s must not time out in falcond
 sed -i 's/ Timeout=5$/ Timeout=60/' "$FALCON_CONF"
+# slurmctld gives PrologSlurmctld no SLURM_CONF: the wrapper names it
 cat >"$t_tmp/prolog-slurmctld.sh" <<EOS
 #!/bin/sh
+SLURM_CONF=\$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
+export SLURM_CONF
 exec "$top_builddir/prolog/falcon-prolog" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-prolog-slurmctld.log"
 EOS
 chmod 0755 "$t_tmp/prolog-slurmctld.sh"
