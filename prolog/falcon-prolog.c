@@ -752,8 +752,9 @@ static int ctld_compose(void)
 		snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv));
 		if (fp_slurm_tag(&g.job, tag) != FALCON_OK)
 			falcon_warn("%s", falcon_errmsg());
-		falcon_error("job %u: gave up after ComposeWait=%d s; Slurm requeues it", g.job.id,
-			     g.conf->compose_wait);
+		falcon_error("job %u: no devices (ComposeWait=%d s, %ld s of it left); Slurm "
+			     "requeues the job", g.job.id, g.conf->compose_wait,
+			     fp_left(g.deadline) / 1000);
 		return 1;
 	}
 	if (fp_slurm_tag(&g.job, "falcon:composed") != FALCON_OK)

@@ -225,7 +225,8 @@ falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN]
 	*n = 0;
 	if (nodelist == NULL || *nodelist == '\0')
 		return falcon_err_set(FALCON_ERR_INVAL, "SLURM_JOB_NODELIST: unset or empty");
-	init_once();
+	/* no slurm_init(): the host list functions need no slurm.conf (and
+	 * --no-slurm has none) */
 	if ((hl = slurm_hostlist_create(nodelist)) == NULL)
 		return falcon_err_set(FALCON_ERR_PARSE, "SLURM_JOB_NODELIST '%s': not a host list",
 				      nodelist);

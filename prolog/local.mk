@@ -39,8 +39,12 @@ endif
 endif
 EXTRA_DIST += $(PROLOG_ITESTS) tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh \
 	tests/integration/prolog-slurmctld.sh \
-	tests/bench/prolog
+	tests/bench/prolog tests/bench/compose-wait
 
 bench-prolog: all
 	$(SHELL) $(top_srcdir)/tests/bench/prolog
 BENCH_TARGETS += bench-prolog
+# time to start with a slow chassis: PrologSlurmctld + node prolog (#12)
+bench-compose: all
+	$(SHELL) $(top_srcdir)/tests/bench/compose-wait
+BENCH_TARGETS += bench-compose
