@@ -674,14 +674,14 @@ static void tag_job(void)
  * drains nothing; a job that cannot be requeued is killed
  * (src/slurmctld/prep_slurmctld.c prep_prolog_slurmctld_callback()).
  */
-#define FP_MAX_NODES 256
+#define FP_MAX_NODES 256 /* nodes composed here; the node prolog composes for the others */
 
 static struct {
-	char nodes[FP_MAX_NODES][FALCON_NAME_LEN];
-	bool composed[FP_MAX_NODES];
-	char lease[FP_MAX_NODES][48];
+	char nodes[FP_MAX_NODES][FALCON_NAME_LEN]; /* SLURM_JOB_NODELIST, expanded */
+	bool composed[FP_MAX_NODES];               /* asked falcond: roll back on give-up */
+	char lease[FP_MAX_NODES][48];              /* its lease id, "" = look it up */
 	size_t n;
-} c;
+} ctld;
 
 /* ctld_waiting - fp_wait_fn: "falcon:waiting=<why>" in the AdminComment. */
 static void ctld_waiting(falcon_err_t why, const char *detail, void *arg)
@@ -701,13 +701,13 @@ static void ctld_rollback(void)
 {
 	size_t i;
 
-	for (i = 0; i < c.n; i++) {
-		if (!c.composed[i])
+	for (i = 0; i < ctld.n; i++) {
+		if (!ctld.composed[i])
 			continue;
-		if (fp_decompose(g.conf, g.job.id, c.nodes[i], c.lease[i],
+		if (fp_decompose(g.conf, g.job.id, ctld.nodes[i], ctld.lease[i],
 				 falcon_now_ms() + RESERVE_MS, "rolled back", NULL) != FALCON_OK)
 			falcon_error("rollback: decompose job %u on %s: %s (falcond's reconcile "
-				     "will reclaim the lease)", g.job.id, c.nodes[i], falcon_errmsg());
+				     "will reclaim the lease)", g.job.id, ctld.nodes[i], falcon_errmsg());
 	}
 }
 
@@ -724,20 +724,20 @@ static int ctld_compose(void)
 	/* what a user sees (scontrol show job: AdminComment) while it waits */
 	if (fp_slurm_tag(&g.job, "falcon:waiting=compose") != FALCON_OK)
 		falcon_warn("job %u: AdminComment not tagged: %s", g.job.id, falcon_errmsg());
-	for (i = 0; i < c.n; i++) {
-		if (falcon_conf_host(g.conf, c.nodes[i]) == NULL)
+	for (i = 0; i < ctld.n; i++) {
+		if (falcon_conf_host(g.conf, ctld.nodes[i]) == NULL)
 			continue;
-		falcon_strlcpy(g.job.node, c.nodes[i], sizeof(g.job.node));
-		c.composed[i] = true; /* a half-done compose: decompose is harmless */
+		falcon_strlcpy(g.job.node, ctld.nodes[i], sizeof(g.job.node));
+		ctld.composed[i] = true; /* a half-done compose: decompose is harmless */
 		rv = fp_compose_wait(g.conf, &g.job, g.deadline, &lease, &job_err, ctld_waiting, NULL);
 		if (rv == FALCON_OK) {
-			falcon_strlcpy(c.lease[i], lease.id, sizeof(c.lease[i]));
+			falcon_strlcpy(ctld.lease[i], lease.id, sizeof(ctld.lease[i]));
 			falcon_info("job %u: lease %s on %s (%zu device(s))", g.job.id, lease.id,
-				    c.nodes[i], lease.n);
+				    ctld.nodes[i], lease.n);
 			continue;
 		}
 		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-		falcon_error("job %u: compose on %s: %s: %s", g.job.id, c.nodes[i],
+		falcon_error("job %u: compose on %s: %s: %s", g.job.id, ctld.nodes[i],
 			     falcon_strerror(rv), detail);
 		ctld_rollback();
 		if (job_err) {
@@ -773,7 +773,7 @@ static int run_slurmctld(void)
 		falcon_verbose("job %u: no falcon GRES; nothing to compose", g.job.id);
 		return 0;
 	}
-	if (fp_slurm_nodes(getenv("SLURM_JOB_NODELIST"), c.nodes, FP_MAX_NODES, &c.n) !=
+	if (fp_slurm_nodes(getenv("SLURM_JOB_NODELIST"), ctld.nodes, FP_MAX_NODES, &ctld.n) !=
 	    FALCON_OK) {
 		falcon_error("job %u: %s", g.job.id, falcon_errmsg());
 		return 1;

@@ -248,7 +248,7 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
 falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
 /*
  * fp_slurm_nodes - the node names of a Slurm host list ("n[1-3],x")
- * into nodes (cap of them; *n how many).  FALCON_ERR_INVAL when empty,
+ * into nodes (the first cap of them, the others logged; *n how many).  FALCON_ERR_INVAL when empty,
  * FALCON_ERR_PARSE when libslurm cannot read it.
  */
 falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN], size_t cap,

@@ -220,6 +220,7 @@ falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN]
 	/* hostlist_t is a pointer in 22.05, the struct (used as hostlist_t *)
 	 * from 23.11 on: the type slurm_hostlist_create() returns fits both */
 	__typeof__(slurm_hostlist_create(NULL)) hl;
+	size_t dropped = 0;
 	char *h;
 
 	*n = 0;
@@ -233,9 +234,14 @@ falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN]
 	while ((h = slurm_hostlist_shift(hl)) != NULL) {
 		if (*n < cap)
 			falcon_strlcpy(nodes[(*n)++], h, FALCON_NAME_LEN);
+		else
+			dropped++;
 		free(h);
 	}
 	slurm_hostlist_destroy(hl);
+	if (dropped > 0)
+		falcon_warn("SLURM_JOB_NODELIST: %zu node(s) past the first %zu left out", dropped,
+			    cap);
 	return FALCON_OK;
 }
 
