@@ -239,7 +239,7 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
 /*
  * fp_slurm_requeue - a failure that is not the node's (falcond, the pool,
  * a chassis): slurm_requeue(job, 0), so Slurm runs it again (pending, not
- * held; Slurm 22.05 src/slurmctld/job_mgr.c _job_requeue_op() delays its
+ * held; Slurm 22.05 src/slurmctld/job_mgr.c job_epilog_complete() delays its
  * start by the credential's expiry window + 1 s, 121 s by default).  A
  * job Slurm will not requeue (salloc/srun, --no-requeue) is told why
  * (slurm_notify_job()) and cancelled.  why is logged; FALCON_ERR_SLURM
