@@ -3,8 +3,12 @@
  * slurmd): say who still holds the job's Falcon devices, remove them from
  * the node's PCIe bus, give the lease back through falcond, confirm they
  * are gone, remove RunDir/<jobid>.  A device that does not come off is
- * quarantined in falcond, the node drained with a "falcon: ..." reason,
- * and the epilog exits non-zero.  See doc/falcon-prolog.8.
+ * quarantined in falcond, the node drained with a "falcon: ..." reason
+ * (never over a reason it has: fp_slurm_drain()), and the epilog exits
+ * non-zero.  falcond unreachable or failing at decompose is not the
+ * node's problem: the devices are off the bus, the lease is left to
+ * falcond's reconcile (it asks slurmctld and closes the leases of ended
+ * jobs), exit 0.  See doc/falcon-prolog.8.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -195,15 +199,13 @@ static int run(void)
 	}
 	falcon_err_clear();
 	if ((rv = fp_decompose(g.conf, g.job.id, g.job.node, g.lease.id, g.deadline,
-			       check[0] ? check : NULL, &q)) != FALCON_OK) {
-		if (reason[0] == '\0')
-			snprintf(reason, sizeof(reason), "falcon: job %u: decompose: %s", g.job.id,
-				 falcon_errmsg());
-		goto drain;
-	}
-	if (q > 0 && reason[0] == '\0')
-		snprintf(reason, sizeof(reason), "falcon: job %u: %d device(s) quarantined at "
-			 "decompose (falconctl status)", g.job.id, q);
+			       check[0] ? check : NULL, &q)) != FALCON_OK)
+		/* falcond's or the chassis' problem, not the node's */
+		falcon_error("job %u: decompose: %s: %s; the lease is left to falcond's "
+			     "reconcile", g.job.id, falcon_strerror(rv), falcon_errmsg());
+	if (q > 0)
+		falcon_warn("job %u: %d device(s) quarantined at decompose (the chassis did not "
+			    "detach them; falconctl status)", g.job.id, q);
 	if (reason[0] != '\0')
 		goto drain;
 	fp_rmtree(g.dir);

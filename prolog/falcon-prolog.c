@@ -2,9 +2,16 @@
  * falcon-prolog.c - the Slurm node prolog (slurm.conf Prolog=, runs as
  * root in slurmd): compose the job's Falcon devices through falcond, bring
  * them onto the node's PCIe bus, verify them, write the job's topology,
- * run falcon-ncclcheck and tag the job's AdminComment.  On failure roll
- * back, drain the node with a "falcon: ..." reason and exit non-zero (Slurm
- * then requeues the job held).  See doc/falcon-prolog.8.
+ * run falcon-ncclcheck and tag the job's AdminComment.  On a failure of
+ * the node itself (a device not in its slot, a degraded link with
+ * CheckAction=drain, a device stuck on the bus) roll back, drain the node
+ * with a "falcon: ..." reason and exit non-zero (Slurm then requeues the
+ * job held); on one of falcond, the pool or a chassis roll back, requeue
+ * the job (slurm_requeue) and exit 0: the node stays in service.
+ * With --slurmctld (slurm.conf PrologSlurmctld=) it only composes, for
+ * each node of the job, waiting up to ComposeWait= while falcond or the
+ * pool is not ready; the node prolog then finds the lease made (falcond's
+ * compose is idempotent per job and host).  See doc/falcon-prolog.8.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -53,9 +60,12 @@ static struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: falcon-prolog [-c FILE] [-j JOBID] [-n NODE] [--no-slurm] [-v]...\n"
+	fprintf(f, "usage: falcon-prolog [-c FILE] [-j JOBID] [-n NODE] [--slurmctld] [--no-slurm] "
+		"[-v]...\n"
 		"  Slurm node prolog: compose, hot-add, verify, check and tag the job's\n"
 		"  Falcon devices.  JOBID defaults to $SLURM_JOB_ID, NODE to $SLURMD_NODENAME.\n"
+		"  --slurmctld (PrologSlurmctld=; implied by SLURM_SCRIPT_CONTEXT=prolog_slurmctld):\n"
+		"  compose for every node of $SLURM_JOB_NODELIST, waiting up to ComposeWait=.\n"
 		"  --no-slurm (debugging): the job from the environment (FALCON_TRES_PER_NODE,\n"
 		"  SLURM_JOB_PARTITION, SLURM_JOB_UID/GID); no AdminComment, drain or cancel.\n");
 }
@@ -153,6 +163,31 @@ static int fail_job(const char *what, const char *detail)
 	if (fp_slurm_cancel(&g.job) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return fail_node("%s: %s (and the job could not be cancelled)", what, detail);
+	}
+	return g.job.no_slurm ? 1 : 0;
+}
+
+/*
+ * fail_requeue - a failure of falcond, the pool or a chassis, not the
+ * node's: roll back, tag "falcon:requeued=<why>", requeue the job (or
+ * cancel one Slurm will not requeue: fp_slurm_requeue()) and exit 0, the
+ * node stays in service.  A device that would not come off at rollback
+ * is the node's: drained.
+ */
+static int fail_requeue(falcon_err_t rv, const char *detail)
+{
+	char tag[128];
+
+	rollback();
+	if (g.stuck[0] != '\0')
+		return fail_node("compose: %s: %s", falcon_strerror(rv), detail);
+	snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv));
+	if (fp_slurm_tag(&g.job, tag) != FALCON_OK)
+		falcon_warn("%s", falcon_errmsg());
+	if (fp_slurm_requeue(&g.job, detail) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		return fail_node("compose: %s: %s (and the job could not be requeued)",
+				 falcon_strerror(rv), detail);
 	}
 	return g.job.no_slurm ? 1 : 0;
 }
@@ -480,7 +515,7 @@ static int compose(void)
 		g.composed = true; /* a half-done compose: decompose is harmless */
 		if (job_err)
 			return fail_job(falcon_err_name(rv), detail);
-		return fail_node("compose: %s: %s", falcon_strerror(rv), detail);
+		return fail_requeue(rv, detail);
 	}
 	g.composed = true;
 	if (write_lease() != FALCON_OK)
@@ -630,6 +665,123 @@ static void tag_job(void)
 	falcon_info("job %u: %s on %s: %s", g.job.id, tag, g.job.node, g.dir);
 }
 
+/*
+ * The PrologSlurmctld mode (--slurmctld).  Slurm 22.05: the job is
+ * CONFIGURING while PrologSlurmctld runs and the node prolog
+ * (PrologFlags=Alloc) and batch script start only after it
+ * (src/slurmctld/job_scheduler.c prolog_slurmctld(), job_config_fini());
+ * a non-zero exit or PrologEpilogTimeout requeues the job, not held, and
+ * drains nothing; a job that cannot be requeued is killed
+ * (src/slurmctld/prep_slurmctld.c prep_prolog_slurmctld_callback()).
+ */
+#define FP_MAX_NODES 256 /* nodes composed here; the node prolog composes for the others */
+
+static struct {
+	char nodes[FP_MAX_NODES][FALCON_NAME_LEN]; /* SLURM_JOB_NODELIST, expanded */
+	bool composed[FP_MAX_NODES];               /* asked falcond: roll back on give-up */
+	char lease[FP_MAX_NODES][48];              /* its lease id, "" = look it up */
+	size_t n;
+} ctld;
+
+/* ctld_waiting - fp_wait_fn: "falcon:waiting=<why>" in the AdminComment. */
+static void ctld_waiting(falcon_err_t why, const char *detail, void *arg)
+{
+	char tag[64];
+
+	(void)arg;
+	snprintf(tag, sizeof(tag), "falcon:waiting=%s", fp_wait_why(why));
+	falcon_info("job %u: %s (%s)", g.job.id, tag, detail);
+	if (fp_slurm_tag(&g.job, tag) != FALCON_OK)
+		falcon_warn("job %u: AdminComment not tagged: %s", g.job.id, falcon_errmsg());
+}
+
+/* ctld_rollback - give back every lease made so far (and any a timed-out
+ * request may have made meanwhile: looked up by job and node). */
+static void ctld_rollback(void)
+{
+	size_t i;
+
+	for (i = 0; i < ctld.n; i++) {
+		if (!ctld.composed[i])
+			continue;
+		if (fp_decompose(g.conf, g.job.id, ctld.nodes[i], ctld.lease[i],
+				 falcon_now_ms() + RESERVE_MS, "rolled back", NULL) != FALCON_OK)
+			falcon_error("rollback: decompose job %u on %s: %s (falcond's reconcile "
+				     "will reclaim the lease)", g.job.id, ctld.nodes[i], falcon_errmsg());
+	}
+}
+
+/* ctld_compose - compose on every node of the job with a HostName= line,
+ * waiting until g.deadline; the exit code for Slurm. */
+static int ctld_compose(void)
+{
+	struct fp_lease lease;
+	char detail[400], tag[128];
+	bool job_err = false;
+	falcon_err_t rv;
+	size_t i;
+
+	/* what a user sees (scontrol show job: AdminComment) while it waits */
+	if (fp_slurm_tag(&g.job, "falcon:waiting=compose") != FALCON_OK)
+		falcon_warn("job %u: AdminComment not tagged: %s", g.job.id, falcon_errmsg());
+	for (i = 0; i < ctld.n; i++) {
+		if (falcon_conf_host(g.conf, ctld.nodes[i]) == NULL)
+			continue;
+		falcon_strlcpy(g.job.node, ctld.nodes[i], sizeof(g.job.node));
+		ctld.composed[i] = true; /* a half-done compose: decompose is harmless */
+		rv = fp_compose_wait(g.conf, &g.job, g.deadline, &lease, &job_err, ctld_waiting, NULL);
+		if (rv == FALCON_OK) {
+			falcon_strlcpy(ctld.lease[i], lease.id, sizeof(ctld.lease[i]));
+			falcon_info("job %u: lease %s on %s (%zu device(s))", g.job.id, lease.id,
+				    ctld.nodes[i], lease.n);
+			continue;
+		}
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		falcon_error("job %u: compose on %s: %s: %s", g.job.id, ctld.nodes[i],
+			     falcon_strerror(rv), detail);
+		ctld_rollback();
+		if (job_err) {
+			/* the job's own fault: a requeue would fail the same way */
+			snprintf(tag, sizeof(tag), "falcon:error=%s", falcon_err_name(rv));
+			if (fp_slurm_tag(&g.job, tag) != FALCON_OK)
+				falcon_warn("%s", falcon_errmsg());
+			if (fp_slurm_cancel(&g.job) != FALCON_OK)
+				falcon_error("%s", falcon_errmsg());
+			return 0;
+		}
+		snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv));
+		if (fp_slurm_tag(&g.job, tag) != FALCON_OK)
+			falcon_warn("%s", falcon_errmsg());
+		falcon_error("job %u: no devices (ComposeWait=%d s, %ld s of it left); Slurm "
+			     "requeues the job", g.job.id, g.conf->compose_wait,
+			     fp_left(g.deadline) / 1000);
+		return 1;
+	}
+	if (fp_slurm_tag(&g.job, "falcon:composed") != FALCON_OK)
+		falcon_warn("job %u: AdminComment not tagged: %s", g.job.id, falcon_errmsg());
+	return 0;
+}
+
+/* run_slurmctld - PrologSlurmctld: the job, its nodes, the compose. */
+static int run_slurmctld(void)
+{
+	if (fp_slurm_job(&g.job) != FALCON_OK) {
+		falcon_error("job %u: reading the job: %s", g.job.id, falcon_errmsg());
+		return 1;
+	}
+	if (g.job.req.falcon_gpus + g.job.req.falcon_nvme == 0) {
+		falcon_verbose("job %u: no falcon GRES; nothing to compose", g.job.id);
+		return 0;
+	}
+	if (fp_slurm_nodes(getenv("SLURM_JOB_NODELIST"), ctld.nodes, FP_MAX_NODES, &ctld.n) !=
+	    FALCON_OK) {
+		falcon_error("job %u: %s", g.job.id, falcon_errmsg());
+		return 1;
+	}
+	g.deadline = falcon_now_ms() + g.conf->compose_wait * 1000LL;
+	return ctld_compose();
+}
+
 /* run - the prolog's steps in order; the exit code. */
 static int run(void)
 {
@@ -655,7 +807,7 @@ int main(int argc, char **argv)
 	if ((rc = fp_main_start(argc, argv, "falcon-prolog", usage, NULL, &g.job, &g.conf)) >= 0)
 		return rc;
 	g.deadline = falcon_now_ms() + g.conf->prolog_timeout * 1000LL;
-	rc = run();
+	rc = g.job.slurmctld ? run_slurmctld() : run();
 	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld rescan_wait_us=%lld "
 		       "scan_us=%lld slurm_us=%lld tag_us=%lld check_us=%lld rc=%d", g.job.id,
 		       fp_now_us() - t_start, fp_falcond_us, g.t_wait_us, fp_scan_us, fp_slurm_us,

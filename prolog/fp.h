@@ -62,6 +62,8 @@ struct fp_job {
 	struct falcon_job_req req;
 	struct falcon_job_opts opts;
 	bool no_slurm;                 /* debugging switch: no libslurm calls */
+	bool slurmctld;                /* falcon-prolog as PrologSlurmctld: --slurmctld
+					* or SLURM_SCRIPT_CONTEXT=prolog_slurmctld */
 };
 
 /* ---- fp_common.c ---- */
@@ -127,6 +129,27 @@ size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *
  */
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
 			long long deadline, struct fp_lease *out, bool *job_error);
+/* fp_wait_fn - told each time the reason of a waiting compose changes:
+ * why is the error, detail its message. */
+typedef void (*fp_wait_fn)(falcon_err_t why, const char *detail, void *arg);
+/*
+ * fp_compose_wait - fp_compose for PrologSlurmctld: transient errors
+ * (falcond unreachable or 503, the pool short, a chassis slow or failing)
+ * are retried until deadline (falcon_now_ms() clock; ComposeWait=), with
+ * backoff 0.5, 1, 2, 4, then 5 s, not ChassisRetries times; waiting (NULL
+ * = none) is called when the reason changes.  falcond answers a repeated
+ * compose of the same job and host with the same lease
+ * (composer/falcond_core.c compose_repeat()), so a retry after a request
+ * that timed out on our side never leases twice.  Returns the last error
+ * when the deadline passed; *job_error as fp_compose.
+ */
+falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job *job,
+			     long long deadline, struct fp_lease *out, bool *job_error,
+			     fp_wait_fn waiting, void *arg);
+/* fp_wait_why - the word of AdminComment "falcon:waiting=<word>" for a
+ * transient compose error e ("falcond_unreachable", "pool_short", ...);
+ * a static string. */
+const char *fp_wait_why(falcon_err_t e);
 /*
  * fp_decompose - give back the job's lease on node: lease (its id; NULL or
  * "" = looked up with fp_lease_of()), never every lease of the job (the
@@ -206,8 +229,30 @@ extern long long fp_scan_us;
 falcon_err_t fp_slurm_job(struct fp_job *job);
 /* fp_slurm_tag - merge tag into the job's AdminComment (re-read first). */
 falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag);
-/* fp_slurm_drain - DRAIN the node with reason ("falcon: ..."). */
+/*
+ * fp_slurm_drain - DRAIN the node with reason ("falcon: ...").  A reason
+ * the node already has is never overwritten (slurm_load_node_single()
+ * first): an administrator's is kept as it is, falcon's own gets
+ * "; reason" appended (unless it holds reason already).
+ */
 falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
+/*
+ * fp_slurm_requeue - a failure that is not the node's (falcond, the pool,
+ * a chassis): slurm_requeue(job, 0), so Slurm runs it again (pending, not
+ * held; Slurm 22.05 src/slurmctld/job_mgr.c job_epilog_complete() delays its
+ * start by the credential's expiry window + 1 s, 121 s by default).  A
+ * job Slurm will not requeue (salloc/srun, --no-requeue) is told why
+ * (slurm_notify_job()) and cancelled.  why is logged; FALCON_ERR_SLURM
+ * when neither worked.
+ */
+falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
+/*
+ * fp_slurm_nodes - the node names of a Slurm host list ("n[1-3],x")
+ * into nodes (the first cap of them, the others logged; *n how many).  FALCON_ERR_INVAL when empty,
+ * FALCON_ERR_PARSE when libslurm cannot read it.
+ */
+falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN], size_t cap,
+			    size_t *n);
 /* fp_slurm_cancel - cancel the job (SIGKILL, whole job). */
 falcon_err_t fp_slurm_cancel(const struct fp_job *job);
 /* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
@@ -221,14 +266,18 @@ extern long long fp_slurm_us;
  * short host name), *conf from falcon.conf at cfg (NULL = the default
  * path; caller frees with falcon_conf_free()).  Returns 0; 2 when the job
  * id is missing or bad (logged); 1 when falcon.conf does not load (logged,
- * the node drained with "falcon: falcon.conf: <detail>", *conf NULL).
+ * the node drained with "falcon: falcon.conf: <detail>" unless
+ * job->slurmctld: no node of its own there; *conf NULL).
  */
 int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job *job,
 	     struct falcon_conf **conf);
 /*
  * fp_main_start - the start both programs share: falcon_log_init(prog),
  * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
- * -v/--verbose (repeatable), -h/--help, -V/--version, and --proc DIR when
+ * -v/--verbose (repeatable), -h/--help, -V/--version, --slurmctld
+ * (job->slurmctld, also set by SLURM_SCRIPT_CONTEXT=prolog_slurmctld, which
+ * Slurm 22.05 src/plugins/prep/script/prep_script_slurmctld.c _build_env()
+ * gives PrologSlurmctld) when proc is NULL, and --proc DIR when
  * proc is non-NULL (*proc gets it, else left as it is); the stderr and
  * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
  * defaults.  usage(f) prints the program's usage.  Returns -1 when the

@@ -82,42 +82,54 @@ static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
 	}
 }
 
+/* compose_req - the request of job on job->node. */
+static void compose_req(const struct fp_job *job, struct falcon_compose_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->job_id = job->id;
+	falcon_strlcpy(req->host, job->node, sizeof(req->host));
+	req->gpus = job->req.falcon_gpus;
+	req->nvme = job->req.falcon_nvme;
+	req->local_gpus = job->req.gpus;
+	req->place_set = job->opts.place_set;
+	req->place = job->opts.place;
+	falcon_strlcpy(req->partition, job->partition, sizeof(req->partition));
+	req->uid = (long)job->uid;
+}
+
+/* compose_try - one POST /v1/compose within deadline. */
+static falcon_err_t compose_try(const struct falcon_conf *conf, const struct falcon_compose_req *req,
+				long long deadline, struct fp_lease *out)
+{
+	struct falcon_client *cl = NULL;
+	struct falcon_lease lease;
+	long long t0 = fp_now_us();
+	falcon_err_t rv;
+
+	if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+		rv = falcon_client_compose(cl, req, &lease);
+		falcon_client_free(cl);
+	}
+	fp_falcond_us += fp_now_us() - t0;
+	if (rv == FALCON_OK)
+		from_lease(&lease, out);
+	return rv;
+}
+
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
 			long long deadline, struct fp_lease *out, bool *job_error)
 {
 	struct falcon_compose_req req;
-	struct falcon_lease lease;
-	struct falcon_client *cl = NULL;
 	falcon_err_t rv = FALCON_ERR_TIMEOUT;
 	int n;
 
 	*job_error = false;
-	memset(&req, 0, sizeof(req));
-	req.job_id = job->id;
-	falcon_strlcpy(req.host, job->node, sizeof(req.host));
-	req.gpus = job->req.falcon_gpus;
-	req.nvme = job->req.falcon_nvme;
-	req.local_gpus = job->req.gpus;
-	req.place_set = job->opts.place_set;
-	req.place = job->opts.place;
-	falcon_strlcpy(req.partition, job->partition, sizeof(req.partition));
-	req.uid = (long)job->uid;
+	compose_req(job, &req);
 	for (n = 0; n <= conf->chassis_retries; n++) {
-		long long t0 = fp_now_us();
-
 		if (n > 0 && !backoff(n - 1, deadline))
 			break;
-		t0 = fp_now_us();
-		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
-			rv = falcon_client_compose(cl, &req, &lease);
-			falcon_client_free(cl);
-			cl = NULL;
-		}
-		fp_falcond_us += fp_now_us() - t0;
-		if (rv == FALCON_OK) {
-			from_lease(&lease, out);
+		if ((rv = compose_try(conf, &req, deadline, out)) == FALCON_OK)
 			return FALCON_OK;
-		}
 		if (!transient(rv)) {
 			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
 			return rv;
@@ -126,6 +138,58 @@ falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job
 			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
 	}
 	return rv;
+}
+
+const char *fp_wait_why(falcon_err_t e)
+{
+	switch (e) {
+	case FALCON_ERR_TRANSPORT: return "falcond_unreachable";
+	case FALCON_ERR_SERVER: return "falcond_unavailable";
+	case FALCON_ERR_NORESOURCE: return "pool_short";
+	case FALCON_ERR_CONFLICT: return "lease_busy";
+	case FALCON_ERR_TIMEOUT: return "chassis_slow";
+	case FALCON_ERR_PRECONDITION: return "chassis_busy";
+	case FALCON_ERR_CHASSIS: return "chassis_error";
+	default: return "compose";
+	}
+}
+
+falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job *job,
+			     long long deadline, struct fp_lease *out, bool *job_error,
+			     fp_wait_fn waiting, void *arg)
+{
+	struct falcon_compose_req req;
+	falcon_err_t rv, last = FALCON_OK;
+	int n;
+
+	*job_error = false;
+	compose_req(job, &req);
+	for (n = 0;; n++) {
+		long ms = n < 4 ? 500L << n : 5000L;
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		if ((rv = compose_try(conf, &req, deadline, out)) == FALCON_OK)
+			return FALCON_OK;
+		if (!transient(rv)) {
+			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
+			return rv;
+		}
+		falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
+			    job->id, job->node, n + 1, fp_left(deadline) / 1000, falcon_strerror(rv),
+			    falcon_errmsg());
+		if (rv != last && waiting != NULL) {
+			char detail[512];
+
+			/* waiting() may call libslurm, which may set the error */
+			falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
+			waiting(rv, detail, arg);
+			falcon_err_set(rv, "%s", detail);
+		}
+		last = rv;
+		if (fp_left(deadline) <= ms + 1000)
+			return rv;
+		nanosleep(&ts, NULL);
+	}
 }
 
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,

@@ -145,17 +145,44 @@ fail:
 	return rv;
 }
 
+/* drain_reason - the reason to set: reason, or the node's own when it has
+ * one (an administrator's is kept as it is; falcon's gets "; reason"
+ * appended unless already there).  why: n bytes. */
+static void drain_reason(const char *node, const char *reason, char *why, size_t n)
+{
+	node_info_msg_t *msg = NULL;
+	const char *old = NULL;
+
+	falcon_strlcpy(why, reason, n);
+	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) != SLURM_SUCCESS) {
+		falcon_warn("slurm_load_node_single %s: %s (its reason may be overwritten)", node,
+			    slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	if (msg != NULL && msg->record_count > 0)
+		old = msg->node_array[0].reason;
+	if (old != NULL && *old != '\0') {
+		if (strncmp(old, "falcon:", 7) != 0 || strstr(old, reason) != NULL) {
+			falcon_warn("%s already has the reason '%s': kept", node, old);
+			falcon_strlcpy(why, old, n);
+		} else {
+			snprintf(why, n, "%s; %s", old, reason);
+		}
+	}
+	slurm_free_node_info_msg(msg);
+}
+
 falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason)
 {
 	update_node_msg_t m;
 	char node[FALCON_NAME_LEN], why[1024];
 
 	falcon_strlcpy(node, job->node, sizeof(node));
-	falcon_strlcpy(why, reason, sizeof(why));
-	falcon_error("draining %s: %s", node, why);
+	falcon_error("draining %s: %s", node, reason);
 	if (job->no_slurm)
 		return FALCON_OK;
 	init_once();
+	drain_reason(node, reason, why, sizeof(why));
 	slurm_init_update_node_msg(&m);
 	m.node_names = node;
 	m.node_state = NODE_STATE_DRAIN;
@@ -164,6 +191,57 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason)
 	if (slurm_update_node(&m) != SLURM_SUCCESS)
 		return falcon_err_set(FALCON_ERR_SLURM, "slurm_update_node %s DRAIN: %s", node,
 				      slurm_strerror(slurm_get_errno()));
+	return FALCON_OK;
+}
+
+falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why)
+{
+	char msg[512];
+
+	falcon_error("requeueing job %u (not a problem of node %s): %s", job->id, job->node, why);
+	if (job->no_slurm)
+		return FALCON_OK;
+	init_once();
+	if (slurm_requeue(job->id, 0) == SLURM_SUCCESS)
+		return FALCON_OK;
+	falcon_warn("slurm_requeue job %u: %s; cancelling it", job->id,
+		    slurm_strerror(slurm_get_errno()));
+	/* salloc/srun: tell the user why before the cancel */
+	snprintf(msg, sizeof(msg), "falcon: job %u cancelled, its devices could not be "
+		 "composed (not a node problem; submit again): %s", job->id, why);
+	if (slurm_notify_job(job->id, msg) != SLURM_SUCCESS)
+		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
+	return fp_slurm_cancel(job);
+}
+
+falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN], size_t cap,
+			    size_t *n)
+{
+	/* hostlist_t is a pointer in 22.05, the struct (used as hostlist_t *)
+	 * from 23.11 on: the type slurm_hostlist_create() returns fits both */
+	__typeof__(slurm_hostlist_create(NULL)) hl;
+	size_t dropped = 0;
+	char *h;
+
+	*n = 0;
+	if (nodelist == NULL || *nodelist == '\0')
+		return falcon_err_set(FALCON_ERR_INVAL, "SLURM_JOB_NODELIST: unset or empty");
+	/* no slurm_init(): the host list functions need no slurm.conf (and
+	 * --no-slurm has none) */
+	if ((hl = slurm_hostlist_create(nodelist)) == NULL)
+		return falcon_err_set(FALCON_ERR_PARSE, "SLURM_JOB_NODELIST '%s': not a host list",
+				      nodelist);
+	while ((h = slurm_hostlist_shift(hl)) != NULL) {
+		if (*n < cap)
+			falcon_strlcpy(nodes[(*n)++], h, FALCON_NAME_LEN);
+		else
+			dropped++;
+		free(h);
+	}
+	slurm_hostlist_destroy(hl);
+	if (dropped > 0)
+		falcon_warn("SLURM_JOB_NODELIST: %zu node(s) past the first %zu left out", dropped,
+			    cap);
 	return FALCON_OK;
 }
 

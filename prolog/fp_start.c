@@ -43,7 +43,10 @@ int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job 
 		char reason[512];
 
 		snprintf(reason, sizeof(reason), "falcon: falcon.conf: %s", falcon_errmsg());
-		fp_slurm_drain(job, reason);
+		if (job->slurmctld)
+			falcon_error("%s", reason);
+		else
+			fp_slurm_drain(job, reason);
 		*conf = NULL;
 		return 1;
 	}
@@ -58,9 +61,10 @@ int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f
 		{ "node", required_argument, NULL, 'n' }, { "proc", required_argument, NULL, 'P' },
 		{ "no-slurm", no_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ "slurmctld", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
+	const char *ctx, *cfg = NULL, *jobs = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
 	falcon_log_level_t level = FALCON_LOG_INFO;
 	int c;
 
@@ -72,6 +76,13 @@ int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f
 		case 'j': jobs = optarg; break;
 		case 'n': node = optarg; break;
 		case 'S': job->no_slurm = true; break;
+		case 'C':
+			if (proc != NULL) { /* falcon-epilog has no --slurmctld */
+				usage(stderr);
+				return 2;
+			}
+			job->slurmctld = true;
+			break;
 		case 'v': level = level < FALCON_LOG_DEBUG ? level + 1 : level; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("%s %s\n", prog, PACKAGE_VERSION); return 0;
@@ -85,6 +96,9 @@ int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f
 		default: usage(stderr); return 2;
 		}
 	}
+	ctx = getenv("SLURM_SCRIPT_CONTEXT");
+	if (proc == NULL && ctx != NULL && strcmp(ctx, "prolog_slurmctld") == 0)
+		job->slurmctld = true;
 	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
 	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);
 	if (optind != argc) {

@@ -33,11 +33,18 @@ TESTS += tests/integration/prolog-identity.sh
 # one job on two nodes: each node gives back only its own lease; a
 # rollback whose remove fails quarantines and drains
 TESTS += tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh
+# failure semantics with PrologSlurmctld: wait, requeue, never drain (#12)
+TESTS += tests/integration/prolog-slurmctld.sh
 endif
 endif
 EXTRA_DIST += $(PROLOG_ITESTS) tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh \
-	tests/bench/prolog
+	tests/integration/prolog-slurmctld.sh \
+	tests/bench/prolog tests/bench/compose-wait
 
 bench-prolog: all
 	$(SHELL) $(top_srcdir)/tests/bench/prolog
 BENCH_TARGETS += bench-prolog
+# time to start with a slow chassis: PrologSlurmctld + node prolog (#12)
+bench-compose: all
+	$(SHELL) $(top_srcdir)/tests/bench/compose-wait
+BENCH_TARGETS += bench-compose

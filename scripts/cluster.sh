@@ -14,6 +14,9 @@
 #   --cpus N             CPUs of the node (default 8; config_overrides)
 #   --prolog PATH        slurm.conf Prolog=   (default none)
 #   --epilog PATH        slurm.conf Epilog=   (default none)
+#   --prolog-slurmctld PATH  slurm.conf PrologSlurmctld= (default none:
+#                        the node prolog composes); falcon-prolog there
+#                        composes before the node prolog runs
 #   --prolog-timeout S   PrologEpilogTimeout= (default 120)
 #   --license NAME:N     one Licenses= entry per option, or a comma list of them
 #                        (default falcon1_gpu:8,falcon1_nvme:1: the per-type pool
@@ -136,7 +139,7 @@ fill() {
 	: >"$sedscript"
 	for v in CLUSTER NODE NODE_GRES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
-		EPILOG_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE; do
+		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE; do
 		eval "val=\${t_$v}"
 		esc=$(printf '%s' "$val" | sed -e 's/[\\|&]/\\&/g')
 		printf 's|@%s@|%s|g\n' "$v" "$esc" >>"$sedscript"
@@ -352,7 +355,7 @@ cmd_start() {
 	done
 	mkdir -p "$state"
 	chmod 0755 "$state"
-	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""
+	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""
 	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""
 	job_submit=""; falcon_conf=""
 	load_saved
@@ -365,6 +368,7 @@ cmd_start() {
 		--cpus) cpus=$2 ;;
 		--prolog) prolog=$2 ;;
 		--epilog) epilog=$2 ;;
+		--prolog-slurmctld) prolog_ctld=$2 ;;
 		--prolog-timeout) prolog_timeout=$2 ;;
 		--license)
 			[ $got_licenses = yes ] || licenses=""
@@ -389,11 +393,11 @@ cmd_start() {
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
-	for f in "$prolog" "$epilog" "$spank" "$job_submit" "$falcon_conf"; do
+	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf"; do
 		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
 	done
 	{
-		for v in node cluster cpus prolog epilog prolog_timeout licenses spank \
+		for v in node cluster cpus prolog epilog prolog_ctld prolog_timeout licenses spank \
 			spank_args examples node2 gpus job_submit falcon_conf; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
@@ -432,6 +436,8 @@ cmd_start() {
 	t_CPUS=$cpus; t_PROLOG_TIMEOUT=$prolog_timeout
 	t_PROLOG_LINE="#Prolog= (none)"; [ -z "$prolog" ] || t_PROLOG_LINE="Prolog=$prolog"
 	t_EPILOG_LINE="#Epilog= (none)"; [ -z "$epilog" ] || t_EPILOG_LINE="Epilog=$epilog"
+	t_PROLOG_SLURMCTLD_LINE="#PrologSlurmctld= (none)"
+	[ -z "$prolog_ctld" ] || t_PROLOG_SLURMCTLD_LINE="PrologSlurmctld=$prolog_ctld"
 	t_LICENSES_LINE="Licenses=$licenses"
 	t_LICENSE_TRES=$(printf '%s' "$licenses" | tr ',' '\n' | sed 's/:.*//; s/^/,license\//' | tr -d '\n')
 	t_SPANK_LINE="# (no plugin)"

@@ -2,8 +2,8 @@
 # scripts/quickstart.sh - the README's first command: on a Debian 12 machine,
 # as root, install the Debian packages needed, build and install
 # falcon-slurm into STATE/prefix, start a single-node Slurm cluster (munged,
-# MariaDB, slurmdbd, slurmctld, slurmd, with falcon-prolog/falcon-epilog and
-# spank_falcon and job_submit_falcon), falcon-sim (the paper's chassis) and
+# MariaDB, slurmdbd, slurmctld, slurmd, with falcon-prolog as PrologSlurmctld
+# and Prolog, falcon-epilog and spank_falcon and job_submit_falcon), falcon-sim (the paper's chassis) and
 # falcond, show `sbatch -p small --gres=falcon_gpu:4` refused by the
 # partition's falcon.conf policy, run `sbatch --gres=falcon_gpu:4
 # examples/train.sh` (job_submit_falcon adds Licenses=falcon1_gpu:4) and show
@@ -240,6 +240,18 @@ EOS
 		chmod 0755 "$state/etc/falcon-$p.sh.tmp"
 		mv "$state/etc/falcon-$p.sh.tmp" "$state/etc/falcon-$p.sh"
 	done
+	# PrologSlurmctld: slurmctld composes while the job is CONFIGURING,
+	# waiting (ComposeWait=) while falcond or the pool is not ready
+	cat >"$state/etc/falcon-prolog-slurmctld.sh.tmp" <<EOS
+#!/bin/sh
+# Written by scripts/quickstart.sh: the demo's slurm.conf PrologSlurmctld=.
+# slurmctld gives it no SLURM_CONF: libslurm would look in /etc.
+SLURM_CONF="$slurm_conf"
+export SLURM_CONF
+exec "$prefix/sbin/falcon-prolog" --slurmctld -c "$conf" -v 2>>"$log/falcon-prolog-slurmctld.log"
+EOS
+	chmod 0755 "$state/etc/falcon-prolog-slurmctld.sh.tmp"
+	mv "$state/etc/falcon-prolog-slurmctld.sh.tmp" "$state/etc/falcon-prolog-slurmctld.sh"
 	export FALCON_CONF="$conf"
 }
 
@@ -249,6 +261,7 @@ EOS
 start_cluster() {
 	"$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
 		--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
+		--prolog-slurmctld "$state/etc/falcon-prolog-slurmctld.sh" \
 		--spank "$spank" --spank-args "conf=$conf" --license falcon1_gpu:8,falcon1_nvme:1 \
 		--job-submit "$job_submit_opt" --falcon-conf "$conf" \
 		>"$log/cluster-start.log" 2>&1 ||
@@ -534,7 +547,7 @@ show_report() {
 # two lines are SLURM_CONF=... and FALCON_CONF=...
 show_next_steps() {
 	echo
-	echo "Logs: $log/ (falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
+	echo "Logs: $log/ (falcon-prolog-slurmctld.log, falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
 		"and $cluster/log/ (Slurm)."
 	echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo; falconctl report"
 	echo "Stop: $0 --stop"

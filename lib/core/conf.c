@@ -625,6 +625,7 @@ static const struct keydef global_keys[] = {
 	{ .name = "RescanTimeout", .type = V_INT, G(rescan_timeout), .min = 1, .max = 3600 },
 	{ .name = "CheckBudget", .type = V_INT, G(check_budget), .min = 1, .max = 3600 },
 	{ .name = "ChassisRetries", .type = V_INT, G(chassis_retries), .min = 0, .max = 10 },
+	{ .name = "ComposeWait", .type = V_INT, G(compose_wait), .min = 1, .max = 86400 },
 	{ .name = "ReconcileInterval", .type = V_INT, G(reconcile_interval), .min = 0,
 	  .max = 86400 },
 	{ .name = "SettleTime", .type = V_INT, G(settle_time), .min = 1, .max = 3600 },
@@ -1002,6 +1003,7 @@ static struct falcon_conf *conf_new(void)
 	c->rescan_timeout = 30;
 	c->check_budget = 60;
 	c->chassis_retries = 3;
+	c->compose_wait = 90;
 	c->reconcile_interval = 30;
 	c->settle_time = 30;
 	return c;

@@ -106,6 +106,8 @@ struct falcon_conf {
 	int rescan_timeout;         /* RescanTimeout= seconds, default 30 */
 	int check_budget;           /* CheckBudget= seconds for falcon-ncclcheck, default 60 */
 	int chassis_retries;        /* ChassisRetries=, default 3 */
+	int compose_wait;           /* ComposeWait= seconds falcon-prolog --slurmctld
+				     * waits for falcond and the pool, default 90 */
 	int reconcile_interval;     /* ReconcileInterval= seconds between falcond's
 				     * reconciles, default 30, 0 = none */
 	int settle_time;            /* SettleTime= seconds falcond holds and watches

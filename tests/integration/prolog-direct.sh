@@ -163,17 +163,19 @@ rm -f "$t_tmp/check-mode"
 fp_pool_clean
 t_ok "falcon-ncclcheck: pass tagged with busbw, fail drains (drain) or tags (warn), off skips"
 
-# -- the chassis down at prolog: retries, then drained, nothing leaked
+# -- the chassis down at prolog: retries, then requeued (not the node's
+# problem: never drained), nothing leaked
 fd_sim c1 POST /admin/faults '{"rules":[{"action":"error","status":503,"path":"/redfish/v1/Fabrics*","method":"PATCH"}]}' >/dev/null
 fp_prolog 111 "gres/falcon_gpu:4"
 [ $FP_RC = 1 ] || t_fail "chassis down: rc $FP_RC"
 grep -q 'compose (try 1 of 3)' "$t_tmp/prolog-111.log" || t_fail "no retry: $(cat "$t_tmp/prolog-111.log")"
-grep -q 'draining node1: falcon: job 111: compose' "$t_tmp/prolog-111.log" ||
-	t_fail "drain reason: $(cat "$t_tmp/prolog-111.log")"
+grep -q 'requeueing job 111 (not a problem of node node1)' "$t_tmp/prolog-111.log" ||
+	t_fail "requeue: $(cat "$t_tmp/prolog-111.log")"
+grep -q 'draining' "$t_tmp/prolog-111.log" && t_fail "drained: $(cat "$t_tmp/prolog-111.log")"
 [ ! -e "$t_tmp/run/111" ] || t_fail "RunDir/111 left"
 fd_sim c1 POST /admin/faults '{}' >/dev/null
 fp_pool_clean
-t_ok "chassis down: drained with a falcon: reason, rolled back"
+t_ok "chassis down: requeued, not drained, rolled back"
 
 # -- an epilog whose remove fails: node drained, device quarantined
 fp_prolog 112 "gres/falcon_gpu:2"

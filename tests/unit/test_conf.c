@@ -97,6 +97,7 @@ static void chk_defaults(const struct falcon_conf *c)
 	ck_assert_int_eq(c->rescan_timeout, 30);
 	ck_assert_int_eq(c->check_budget, 60);
 	ck_assert_int_eq(c->chassis_retries, 3);
+	ck_assert_int_eq(c->compose_wait, 90);
 	ck_assert_int_eq(c->reconcile_interval, 30);
 	ck_assert_int_eq(c->settle_time, 30);
 	ck_assert_uint_eq(c->nchassis, 0);
@@ -132,6 +133,7 @@ static void chk_globals(const struct falcon_conf *c)
 	ck_assert_int_eq(c->rescan_timeout, 45);
 	ck_assert_int_eq(c->check_budget, 90);
 	ck_assert_int_eq(c->chassis_retries, 0);
+	ck_assert_int_eq(c->compose_wait, 45);
 	ck_assert_int_eq(c->reconcile_interval, 0);
 	ck_assert_int_eq(c->settle_time, 5);
 }
@@ -314,7 +316,7 @@ static const struct {
 	  "RunDir=/run/falcon2\n"
 	  "NcclCheck=/opt/falcon/libexec/falcon-ncclcheck\n"
 	  "PrologTimeout=600\nEpilogTimeout=240 RescanTimeout=45\n"
-	  "CheckBudget=90\nChassisRetries=0\n"
+	  "CheckBudget=90\nChassisRetries=0\nComposeWait=45\n"
 	  "ReconcileInterval=0 SettleTime=5\n", chk_globals },
 	{ "FalcondUrl list, commas", "FalcondUrl=http://ctl1:6830,http://ctl2:6830/,https://ctl3:6830\n",
 	  chk_url_list },
@@ -495,6 +497,7 @@ static const struct {
 	{ "CheckBudget= 5\n", 1, "CheckBudget: empty value", NULL },
 	{ "ChassisRetries=11\n", 1, "ChassisRetries: expected an integer in [0, 10]", NULL },
 	{ "ChassisRetries=0x3\n", 1, "ChassisRetries", NULL },
+	{ "ComposeWait=0\n", 1, "ComposeWait: expected an integer in [1, 86400], got '0'", NULL },
 	{ "ReconcileInterval=-1\n", 1, "ReconcileInterval: expected an integer in [0, 86400]",
 	  NULL },
 	{ "ReconcileInterval=30s\n", 1, "ReconcileInterval", "got '30s'" },

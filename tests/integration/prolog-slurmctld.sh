@@ -1,0 +1,170 @@
+#!/bin/sh
+# prolog-slurmctld.sh - failure semantics that fit Slurm (#12), on a real
+# single-node cluster with falcon-prolog as PrologSlurmctld= (--slurmctld)
+# and Prolog=, falcon-epilog as Epilog= (the node plays falcon-sim's node1):
+#   (a) falcond stopped 30 s while jobs are submitted: they wait CONFIGURING
+#       with "falcon:waiting=falcond_unreachable" in their AdminComment, no
+#       node is drained, and they COMPLETE once falcond is back, no admin
+#       action;
+#   (b) a chassis answering each PATCH in 20 s: the job waits CONFIGURING
+#       ("falcon:waiting=compose" visible), COMPLETES, the node is never
+#       drained (the job's states over time are logged for the README);
+#   (c) the epilog with falcond down: the devices come off the bus, the node
+#       is IDLE, the lease is reclaimed by falcond's reconcile once back;
+#   (d) an administrator's drain reason is not overwritten by the epilog's.
+# No timing is asserted: every wait is bounded and generous.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+. "$top_srcdir/tests/integration/prolog-lib.sh"
+fp_slurm_node
+fp_setup "ComposeWait=150"
+# a chassis that answers in 20 s must not time out in falcond
+sed -i 's/ Timeout=5$/ Timeout=60/' "$FALCON_CONF"
+# slurmctld gives PrologSlurmctld no SLURM_CONF: the wrapper names it
+cat >"$t_tmp/prolog-slurmctld.sh" <<EOS
+#!/bin/sh
+SLURM_CONF=\$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
+export SLURM_CONF
+exec "$top_builddir/prolog/falcon-prolog" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-prolog-slurmctld.log"
+EOS
+chmod 0755 "$t_tmp/prolog-slurmctld.sh"
+fp_slurm_start --prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" --prolog-timeout 240
+grep -q "^PrologSlurmctld=$t_tmp/prolog-slurmctld.sh" "$SLURM_CONF" ||
+	t_fail "slurm.conf: $(grep -i prolog "$SLURM_CONF")"
+fp_falcond_with_slurm
+
+# p_not_drained - the node has no reason and is not draining.
+p_not_drained() {
+	case $(sinfo -h -n "$FP_HOST" -o %T) in
+	*drain*|*DRAIN*) s_logs; t_fail "node drained: $(sinfo -h -R)" ;;
+	esac
+	[ -z "$(sinfo -h -R -n "$FP_HOST" -o %E)" ] || t_fail "node has a reason: $(sinfo -h -R)"
+}
+
+# p_admin JOB - the job's AdminComment.
+p_admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+p_admin_has() { p_admin "$1" | grep -q "$2"; }
+
+# p_pool_clean - wait (bounded) for everything to be given back.
+p_clean() { (fp_pool_clean) 2>/dev/null; }
+p_pool_clean() {
+	wait_for 60 "the pool to be clean" p_clean ||
+		{ tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
+}
+
+# p_completed JOB... - wait (240 s at most) for each to be COMPLETED.
+p_completed() {
+	for _j in "$@"; do
+		wait_for 240 "job $_j to complete" s_in_state "$_j" COMPLETED FAILED CANCELLED \
+			NODE_FAIL TIMEOUT || { s_logs; t_fail "job $_j: '$s_st' after 240 s"; }
+		[ "$s_st" = COMPLETED ] || {
+			tail -20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2
+			t_fail "job $_j: $s_st"; }
+	done
+}
+
+# -- (a) falcond stopped 30 s while jobs are submitted
+fd_stop_falcond
+j1=$(sbatch --parsable --gres=falcon_gpu:2 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+j2=$(sbatch --parsable --gres=falcon_gpu:2 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+wait_for 60 "job $j1 to say it waits for falcond" p_admin_has "$j1" \
+	'falcon:waiting=falcond_unreachable' ||
+	{ tail "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "AdminComment '$(p_admin "$j1")'"; }
+st=$(squeue -h -j "$j1" -o %T)
+[ "$st" = CONFIGURING ] || t_fail "job $j1 $st while falcond is down, CONFIGURING expected"
+t_ok "falcond down: job $j1 $st, AdminComment '$(p_admin "$j1")', squeue: $(squeue -h -o '%i %T' | tr '\n' ' ')"
+sleep 30
+p_not_drained
+FD_NO_SLURM= fd_start_falcond
+p_completed "$j1" "$j2"
+p_not_drained
+grep -q '^ran$' "$t_tmp/job-$j1.out" || t_fail "job $j1 output: $(cat "$t_tmp/job-$j1.out")"
+p_pool_clean
+t_ok "falcond back: jobs $j1 $j2 COMPLETED, node $FP_HOST never drained, pool clean"
+
+# -- (b) a chassis answering each PATCH in 20 s (and, with
+# FALCON_MEASURE_60=1, in 30 s: a 60 s compose, for the README's figures)
+# p_slow MS - one job of 2 GPUs with every PATCH taking MS ms; its states
+# and AdminComment over time in $t_tmp/states-MS.
+p_slow() {
+	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"path\":\"/redfish/v1/Fabrics*\",\"method\":\"PATCH\",\"ms\":$1}]}" >/dev/null
+	st_file=$t_tmp/states-$1
+	t0=$(date +%s)
+	jid=$(sbatch --parsable --gres=falcon_gpu:2 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+	: >"$st_file"
+	wait_for 400 "job $jid to end" p_watch ||
+		{ s_logs; t_fail "job $jid: $(tail -3 "$st_file")"; }
+	fd_sim c1 POST /admin/faults '{}' >/dev/null
+	grep -q '^drained' "$st_file" && t_fail "node drained while the chassis was slow"
+	grep -q 'CONFIGURING.*falcon:waiting=compose' "$st_file" ||
+		t_fail "waiting reason never visible: $(cat "$st_file")"
+	p_completed "$jid"
+	p_not_drained
+	# the figures for the README: when CF began and ended, RUNNING seen
+	cf=$(awk '$2 == "CONFIGURING" { if (!a) a = $1; b = $1 } END { print a "-" b }' "$st_file")
+	run=$(awk '$2 == "RUNNING" { if (!a) a = $1; b = $1 } END { print a "-" b }' "$st_file")
+	t_ok "slow chassis ($1 ms per PATCH): job $jid CONFIGURING ${cf} s after submit, RUNNING ${run} s, COMPLETED by $(tail -1 "$st_file" | cut -d' ' -f1) s, node never drained; $(grep -c 'requeue\|[Tt]imeout\|BatchStart' "$s_state/log/slurmctld.log") requeue/timeout lines in slurmctld.log"
+	p_pool_clean
+}
+p_watch() {
+	_s=$(s_job_state "$jid")
+	echo "$(($(date +%s) - t0)) $_s $(p_admin "$jid")" >>"$st_file"
+	case $(sinfo -h -n "$FP_HOST" -o %T) in *drain*|*DRAIN*) echo drained >>"$st_file" ;; esac
+	case $_s in COMPLETED|FAILED|CANCELLED|NODE_FAIL|TIMEOUT) return 0 ;; esac
+	return 1
+}
+p_slow 20000
+[ -z "${FALCON_MEASURE_60:-}" ] || p_slow 30000
+
+# -- (c) the epilog with falcond down
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null \
+	--wrap "echo started > '$t_tmp/c-started'; sleep 300")
+wait_for 120 "job $jid's script to start" test -s "$t_tmp/c-started" ||
+	{ s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+fd_stop_falcond
+scancel "$jid"
+wait_for 120 "job $jid to end" s_in_state "$jid" CANCELLED COMPLETED FAILED ||
+	t_fail "job $jid: $s_st"
+p_idle() { sinfo -h -n "$FP_HOST" -o %T | grep -qx idle; }
+wait_for 120 "node $FP_HOST to be idle" p_idle ||
+	{ tail -20 "$t_tmp/slurm-epilog.log" >&2; t_fail "node: $(sinfo -h -n "$FP_HOST" -o %T) $(sinfo -h -R)"; }
+p_not_drained
+grep -q "decompose: .*left to falcond's reconcile" "$t_tmp/slurm-epilog.log" ||
+	t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
+if ls "$SYSFS/node1/bus/pci/devices/" | grep -qE '^0000:(3[d-f]|4[0-4]|b[1-8]):'; then
+	t_fail "devices left on the bus: $(ls "$SYSFS/node1/bus/pci/devices/")"
+fi
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["leases"] else 1)' \
+	"$t_tmp/state/ledger.json" || t_fail "no lease left for reconcile to reclaim"
+t_ok "epilog with falcond down: node $FP_HOST idle, devices off the bus, lease left"
+FD_NO_SLURM= fd_start_falcond
+"$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
+p_pool_clean
+t_ok "falcond back: job $jid's lease reclaimed by reconcile"
+
+# -- (d) an administrator's drain reason is kept
+jid=$(sbatch --parsable --gres=falcon_gpu:1 -o /dev/null \
+	--wrap "echo started > '$t_tmp/d-started'; sleep 300")
+wait_for 120 "job $jid's script to start" test -s "$t_tmp/d-started" ||
+	{ s_logs; t_fail "job $jid: $(s_job_state "$jid")"; }
+scontrol update nodename="$FP_HOST" state=drain reason="admin: DIMM test"
+bdf=$(fp_topo "$jid" 'j["gpus"][0]["bdf"]')
+rm -f "$SYSFS/node1/bus/pci/devices/$bdf/remove"
+mkdir "$SYSFS/node1/bus/pci/devices/$bdf/remove"
+scancel "$jid"
+wait_for 120 "the epilog to find $bdf stuck" grep -q "already has the reason 'admin: DIMM test'" \
+	"$t_tmp/slurm-epilog.log" || t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
+reason=$(sinfo -h -R -n "$FP_HOST" -o %E)
+[ "$reason" = "admin: DIMM test" ] || t_fail "drain reason now '$reason'"
+t_ok "a stuck device at epilog kept the admin's reason '$reason'"
+wait_for 60 "job $jid to end" s_in_state "$jid" CANCELLED COMPLETED FAILED || true
+rm -rf "$SYSFS/node1/bus/pci/devices/$bdf" "$t_tmp/run/$jid"
+[ "$(fd_call GET /v1/status '')" = 200 ] || t_fail "GET /v1/status: $(cat "$t_tmp/out")"
+for qd in $(fd_json '" ".join(q["device"] for q in j["quarantine"])'); do
+	fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
+done
+scontrol update nodename="$FP_HOST" state=resume
+p_pool_clean
+t_ok "cleared by the admin"
