@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -767,6 +768,28 @@ static falcon_err_t mkdirs(const char *path)
 	return FALCON_OK;
 }
 
+/* clear_drivers - a previous run's /proc/driver/nvidia/gpus entries and
+ * /dev/nvidiaN nodes under root: minors are handed out afresh. */
+static void clear_drivers(const char *root)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus", root);
+	rm_tree(path);
+	snprintf(path, sizeof(path), "%s/dev", root);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "nvidia", 6) == 0 && de->d_name[6] != '\0' &&
+		    strspn(de->d_name + 6, "0123456789") == strlen(de->d_name + 6)) {
+			snprintf(path, sizeof(path), "%s/dev/%s", root, de->d_name);
+			unlink(path);
+		}
+	closedir(d);
+}
+
 falcon_err_t sim_host_start(struct sim_server *srv)
 {
 	struct sim_config *cfg = &srv->cfg;
@@ -794,6 +817,7 @@ falcon_err_t sim_host_start(struct sim_server *srv)
 		host_root(srv, (int)h, root, sizeof(root));
 		snprintf(dir, sizeof(dir), "%s/bus/pci", root);
 		rm_tree(dir);
+		clear_drivers(root);
 		snprintf(dir, sizeof(dir), "%s/bus/pci/devices", root);
 		if ((rv = mkdirs(dir)) != FALCON_OK)
 			goto fail;
