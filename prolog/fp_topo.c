@@ -214,7 +214,7 @@ static void add_identity(const char *root, json_object *o, struct fp_topo_result
 				continue;
 			if (json_object_object_get_ex(e, "vendor_id", &v) &&
 			    json_object_get_string(v) != NULL)
-				nv = strstr(json_object_get_string(v), "10de") != NULL;
+				nv = strcmp(json_object_get_string(v), "10de") == 0;
 			if (falcon_hp_gpu_ident(root, json_object_get_string(b), &id) != FALCON_OK) {
 				if (nv)
 					falcon_verbose("%s", falcon_errmsg());
