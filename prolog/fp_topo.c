@@ -138,7 +138,7 @@ static int int_cmp(const void *a, const void *b)
 	return (*x > *y) - (*x < *y);
 }
 
-/* acs_path - warn (into res->warnings, first one kept) of every port on
+/* acs_path - warn (into res->warning, FP_MAX_WARNINGS kept) of every port on
  * the path from device x up to its root port whose ACS Control has P2P
  * Request or Completion Redirect set (PCIe r4.0 sec 7.7.7.3). */
 static void acs_path(const struct falcon_topo *t, int x, const struct fp_dev *d,
