@@ -498,7 +498,15 @@ static falcon_err_t write_dir(const char *root, const char *bdf, const uint8_t *
 	bridge = (cfg[OFF_HEADER_TYPE] & 0x7f) == 1;
 	/* Formats of drivers/pci/pci-sysfs.c: "0x%04x\n" for IDs, "0x%06x\n"
 	 * for the class, "0x%02x\n" for the revision. */
-	if ((rv = put_file(dir, "config", cfg, len)) != FALCON_OK ||
+	if (spec != NULL && spec->all_ones) {
+		uint8_t ones[FALCON_PCICFG_SIZE];
+
+		memset(ones, 0xff, sizeof(ones));
+		rv = put_file(dir, "config", ones, len);
+	} else {
+		rv = put_file(dir, "config", cfg, len);
+	}
+	if (rv != FALCON_OK ||
 	    (rv = put_text(dir, "vendor", "0x%04x\n", get16(cfg, OFF_VENDOR))) != FALCON_OK ||
 	    (rv = put_text(dir, "device", "0x%04x\n", get16(cfg, OFF_DEVICE))) != FALCON_OK ||
 	    (rv = put_text(dir, "class", "0x%06x\n", class_code)) != FALCON_OK ||

@@ -114,6 +114,10 @@ struct falcon_pcicfg_spec {
 	 * downstream port: ACS Capability and ACS Control registers */
 	bool acs;
 	uint16_t acs_cap, acs_ctrl;
+	/* falcon_pcicfg_write_sysfs(): the config file reads all-ones (a
+	 * device that stopped answering) while the ID files keep what the
+	 * kernel read at enumeration */
+	bool all_ones;
 };
 
 /*

@@ -576,10 +576,25 @@ START_TEST(test_all_ones)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(ones, 1, sizeof(ones), f), sizeof(ones));
 	fclose(f);
+	/* falcon-sim's fell_off: written all-ones, the ID files as enumerated */
+	{
+		struct falcon_pcicfg_spec sp;
+
+		falcon_pcicfg_default_spec(&sp, 0x10de, 0x1db4, FALCON_CLASS_3D,
+					   FALCON_PCIE_ENDPOINT);
+		sp.all_ones = true;
+		ck_assert_int_eq(falcon_pcicfg_write_sysfs(root, "0000:64:00.0", &sp, 0),
+				 FALCON_OK);
+	}
 	ck_assert_int_eq(falcon_topo_scan(root, NULL, 0, &t), FALCON_OK);
 	d = falcon_topo_find(t, "0000:63:00.0");
 	ck_assert_ptr_nonnull(d);
 	ck_assert(d->all_ones);
+	ck_assert_int_eq(d->kind, FALCON_PCI_GPU);
+	d = falcon_topo_find(t, "0000:64:00.0");
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->all_ones);
+	ck_assert_uint_eq(d->vendor_id, 0x10de);
 	ck_assert_int_eq(d->kind, FALCON_PCI_GPU);
 	ck_assert(!falcon_topo_find(t, "0000:62:00.0")->all_ones);
 	falcon_topo_free(t);
