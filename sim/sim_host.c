@@ -324,12 +324,15 @@ static falcon_err_t write_fn(struct sim_server *srv, int h, const char *bdf,
 	falcon_err_t rv;
 
 	host_root(srv, h, root, sizeof(root));
-	if ((rv = falcon_pcicfg_write_sysfs(root, bdf, spec, numa)) != FALCON_OK)
-		return rv;
+	/* the drivers' files first: by the time the device's config can be
+	 * read (what a prolog waits for) its driver has bound, as the nvidia
+	 * driver's probe runs within the kernel's rescan */
 	if (dev != NULL && dev->vendor_id == 0x10de && (dev->class_code >> 16) == 0x03)
 		nv_probe(srv, h, bdf, dev->model, key);
 	else if (dev != NULL && dev->class_code == FALCON_CLASS_NVME)
 		nvme_probe(srv, h, bdf, dev->serial);
+	if ((rv = falcon_pcicfg_write_sysfs(root, bdf, spec, numa)) != FALCON_OK)
+		return rv;
 	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, bdf);
 	snprintf(path, sizeof(path), "%s/remove", dir);
 	make_trigger(path);
@@ -467,11 +470,9 @@ static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 static falcon_err_t write_slot_dev(struct sim_server *srv, int p, int d, int s)
 {
 	const struct sim_port *port = &srv->cfg.port[p];
-	struct falcon_pcicfg_spec spec;
-	char bdf[SIM_BDF_LEN];
-
 	const struct sim_device *dev = &srv->cfg.drawer[d - 1].slot[s - 1];
-	char key[SIM_NAME_LEN * 3], root[PATH_MAX], path[PATH_MAX + 96];
+	struct falcon_pcicfg_spec spec;
+	char bdf[SIM_BDF_LEN], key[SIM_NAME_LEN * 3];
 	int h = host_index(&srv->cfg, port->host);
 	falcon_err_t rv;
 
@@ -480,24 +481,12 @@ static falcon_err_t write_slot_dev(struct sim_server *srv, int p, int d, int s)
 	if (srv->cfg.faults.unassigned_bar[d - 1][s - 1])
 		spec.bars_unassigned = 1u << 1;  /* BAR1, the large prefetchable one */
 	snprintf(key, sizeof(key), "%s/drawer%d_slot%d/%s", srv->cfg.chassis, d, s, dev->serial);
+	/* fell_off: the device stops answering: config reads all-ones */
+	spec.all_ones = srv->cfg.faults.fell_off[d - 1][s - 1];
 	if ((rv = write_fn(srv, h, bdf, &spec, numa_of(port->bus), dev, key)) != FALCON_OK)
 		return rv;
-	if (srv->cfg.faults.fell_off[d - 1][s - 1]) {
-		unsigned char ones[FALCON_PCICFG_SIZE];
-		int fd;
-
-		/* the device stops answering: config reads all-ones */
-		host_root(srv, h, root, sizeof(root));
-		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/config", root, bdf);
-		memset(ones, 0xff, sizeof(ones));
-		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (fd >= 0) {
-			if (write(fd, ones, sizeof(ones)) != (ssize_t)sizeof(ones))
-				falcon_warn("%s: %s", path, strerror(errno));
-			close(fd);
-		}
+	if (spec.all_ones)
 		falcon_info("drawer%d_slot%d at %s fell off the bus (injected fault)", d, s, bdf);
-	}
 	return FALCON_OK;
 }
 

@@ -17,14 +17,19 @@ fp_setup
 GPUS=$SYSFS/node1/proc/driver/nvidia/gpus
 
 # uuid_of BDF - the UUID in the GPU's information file.
-uuid_of() { sed -n 's/^GPU UUID:[[:space:]]*//p' "$GPUS/$1/information"; }
+uuid_of() {
+	[ -f "$GPUS/$1/information" ] || t_fail "no $GPUS/$1/information"
+	sed -n 's/^GPU UUID:[[:space:]]*//p' "$GPUS/$1/information"
+}
 
 # -- 1. local GPUs 6 and 7 (0000:88:00.0, 0000:89:00.0 by BDF)
 fp_prolog 201 "gres/gpu:2" node1 SLURM_JOB_GPUS=6,7
 [ $FP_RC = 0 ] || t_fail "prolog: $(cat "$t_tmp/prolog-201.log")"
 bdfs=$(fp_topo 201 '" ".join(g["bdf"] for g in j["gpus"])')
 [ "$bdfs" = "0000:88:00.0 0000:89:00.0" ] || t_fail "job GPUs: $bdfs"
-want="$(uuid_of 0000:88:00.0),$(uuid_of 0000:89:00.0)"
+u1=$(uuid_of 0000:88:00.0)
+u2=$(uuid_of 0000:89:00.0)
+want="$u1,$u2"
 cvd=$(fp_topo 201 'j["cuda_visible_devices"]')
 [ "$cvd" = "$want" ] && case $cvd in GPU-*,GPU-*) true ;; *) false ;; esac ||
 	t_fail "cuda_visible_devices '$cvd', expected '$want'"
