@@ -197,7 +197,9 @@ void fsp_config_free(struct fsp_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-/* A "0,1,2" list of CUDA indices, or the empty string (no GPU). */
+/* A "0,1,2" list of CUDA indices or of GPU UUIDs ("GPU-" and 36 hex
+ * digits and dashes, falcon-prolog(8) CudaVisibleDevices=uuid), or the
+ * empty string (no GPU). */
 static bool cuda_list_ok(const char *s)
 {
 	long v;
@@ -208,13 +210,18 @@ static bool cuda_list_ok(const char *s)
 		return true;
 	for (;;) {
 		n = strcspn(s, ",");
-		if (n == 0 || n >= sizeof(num))
-			return false;
-		memcpy(num, s, n);
-		num[n] = '\0';
-		if (strspn(num, "0123456789") != n ||
-		    falcon_strtol(num, 10, 0, CUDA_INDEX_MAX, &v) != FALCON_OK)
-			return false;
+		if (n == 40 && strncmp(s, "GPU-", 4) == 0 &&
+		    strspn(s + 4, "0123456789abcdefABCDEF-") == 36) {
+			/* a UUID as nvidia-smi -L prints it */
+		} else {
+			if (n == 0 || n >= sizeof(num))
+				return false;
+			memcpy(num, s, n);
+			num[n] = '\0';
+			if (strspn(num, "0123456789") != n ||
+			    falcon_strtol(num, 10, 0, CUDA_INDEX_MAX, &v) != FALCON_OK)
+				return false;
+		}
 		if (s[n] == '\0')
 			return true;
 		s += n + 1;
@@ -321,7 +328,7 @@ falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
 		    !cuda_list_ok(json_object_get_string(v))) {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"cuda_visible_devices\": "
 					    "expected a string of ','-separated indices "
-					    "0-%d", path, CUDA_INDEX_MAX);
+					    "0-%d or GPU UUIDs", path, CUDA_INDEX_MAX);
 			goto fail;
 		}
 		if ((rv = set_str(&env->cuda_visible_devices,

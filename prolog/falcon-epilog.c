@@ -156,6 +156,7 @@ static int run(void)
 		return 0;
 	}
 	identify(host);
+	fp_holders_reason(g.root, g.proc, g.job.id, &g.lease, reason, sizeof(reason));
 	t0 = fp_now_us();
 	for (i = 0; i < g.lease.n; i++) {
 		struct fp_dev *d = &g.lease.devs[i];

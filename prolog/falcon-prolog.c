@@ -602,7 +602,7 @@ static int write_topology(int lock)
 	json_object_object_add(o, "job_id", json_object_new_int64(g.job.id));
 	json_object_object_add(o, "node", json_object_new_string(g.job.node));
 	json_object_object_add(o, "cuda_visible_devices",
-			       json_object_new_string(g.topo.cuda_visible));
+			       json_object_new_string(fp_cuda_visible(&g.topo, g.conf)));
 	json_object_object_add(o, "lease", g.composed ? fp_lease_json(&g.lease, g.job.node) : NULL);
 	add_nvme_nodes(o);
 	json_object_object_add(o, "check", NULL);

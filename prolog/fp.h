@@ -33,6 +33,7 @@
 
 #define FP_MAX_DEVS 32   /* FALCON_PROTO_MAX_DEVS */
 #define FP_MAX_GPUS 64   /* GPUs of one host */
+#define FP_MAX_WARNINGS 8 /* hot-plug warnings kept for topology.json */
 
 /* One device of a lease, and where it is on the host's bus. */
 struct fp_dev {
@@ -179,7 +180,11 @@ struct fp_topo_result {
 	char label[16];                /* "falconGPUs", "" = no GPU */
 	char storage[16];              /* "falconNVMe", "localNVMe", "" */
 	int local_gpus, falcon_gpus;
-	char cuda_visible[256];        /* "0,1,2,3" */
+	char cuda_visible[256];        /* "0,1,2,3": NVIDIA GPUs' indices by BDF */
+	char cuda_uuids[FP_MAX_GPUS * 41]; /* "GPU-...,GPU-..." in the same order */
+	char no_uuid[FALCON_BDF_LEN];  /* first job GPU without a UUID, "" = none */
+	size_t nwarnings;              /* hot-plug warnings (ACS redirect) */
+	char warning[FP_MAX_WARNINGS][512];
 	bool degraded;
 	char degraded_what[256];       /* "0000:62:00.0 (drawer1_slot1) at 8 GT/s x16 ..." */
 	char local_bdfs[FP_MAX_GPUS][FALCON_BDF_LEN];
@@ -215,6 +220,30 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
 			       const struct fp_lease *lease, int want_local,
 			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
 			       size_t nclaimed, struct fp_topo_result *res);
+/*
+ * fp_cuda_visible - the job's CUDA_VISIBLE_DEVICES (topology.json's
+ * "cuda_visible_devices") by CudaVisibleDevices= (conf NULL: uuid): the
+ * GPUs' UUIDs ("GPU-...") in PCI order; res->cuda_visible, their indices
+ * in PCI order (CUDA_DEVICE_ORDER=PCI_BUS_ID, as spank_falcon sets it),
+ * for index, or, with a warning, when a job GPU has no UUID (CUDA stops
+ * at the first entry it cannot find: CUDA C Programming Guide, CUDA
+ * Environment Variables).  A string of res (not to be freed).
+ */
+const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falcon_conf *conf);
+/*
+ * fp_holders_reason - at teardown, before the epilog removes the lease's
+ * devices: which processes hold a device that is on the bus open (an fd
+ * on its /dev/nvidiaN or NVMe node, falcon_hp_dev_nodes() under root; for
+ * a GPU also nvidia-persistenced, dcgm-exporter, nv-hostengine by name),
+ * scanning proc (NULL = /proc) with falcon_hp_holders().  Returns how many
+ * devices are held; when reason (n bytes) is still "" it gets, for the
+ * first, "falcon: job J: BDF (ID) held open by pid P (COMM) at teardown:
+ * WHAT; ..." with what to do (the nvidia driver's remove waits for the
+ * last close: a held GPU's remove blocks).  Errors reading /proc are
+ * logged, never fatal.
+ */
+size_t fp_holders_reason(const char *root, const char *proc, uint32_t job,
+			 const struct fp_lease *lease, char *reason, size_t n);
 /* fp_scan_us - time spent in libpci scans so far (bench breakdown). */
 extern long long fp_scan_us;
 

@@ -6,12 +6,14 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fp.h"
 #include "core/log.h"
+#include "pci/hotplug.h"
 #include "pci/topo.h"
 #include "core/util.h"
 
@@ -136,6 +138,134 @@ static int int_cmp(const void *a, const void *b)
 	return (*x > *y) - (*x < *y);
 }
 
+/* acs_path - warn (into res->warning, FP_MAX_WARNINGS kept) of every port on
+ * the path from device x up to its root port whose ACS Control has P2P
+ * Request or Completion Redirect set (PCIe r4.0 sec 7.7.7.3). */
+static void acs_path(const struct falcon_topo *t, int x, const struct fp_dev *d,
+		     struct fp_topo_result *res)
+{
+	int p;
+
+	for (p = t->devs[x].parent; p >= 0; p = t->devs[p].parent) {
+		const struct falcon_pcicfg_info *c = &t->devs[p].cfg;
+		char w[sizeof(res->warning[0])];
+
+		if (c->acs_offset == 0 || !(c->acs_ctrl & (FALCON_ACS_RR | FALCON_ACS_CR)))
+			continue;
+		snprintf(w, sizeof(w), "ACS redirect on %s above %s (%s): ACSCtl%s%s, so "
+			 "peer-to-peer traffic goes up through the root complex (slower, "
+			 "or a hang); NCCL's troubleshooting guide asks for ACS off: "
+			 "setpci -s %s ECAP_ACS+0x6.w=0000, or boot with "
+			 "pci=disable_acs_redir=%s", t->devs[p].bdf, d->bdf, d->id,
+			 (c->acs_ctrl & FALCON_ACS_RR) ? " ReqRedir+" : "",
+			 (c->acs_ctrl & FALCON_ACS_CR) ? " CmpltRedir+" : "", t->devs[p].bdf,
+			 t->devs[p].bdf);
+		falcon_warn("%s", w);
+		if (res->nwarnings < FP_MAX_WARNINGS)
+			falcon_strlcpy(res->warning[res->nwarnings++], w, sizeof(w));
+	}
+}
+
+/* hotplug_checks - what a hot-added lease device d (topo index x) must
+ * pass before the job starts: it answers config reads (not all-ones),
+ * every BAR its config space implements got an address; ACS redirect on
+ * its path is only warned of.  FALCON_ERR_PCI with what to do. */
+static falcon_err_t hotplug_checks(const char *root, const struct falcon_topo *t, int x,
+				   const struct fp_dev *d, struct fp_topo_result *res)
+{
+	if (t->devs[x].all_ones)
+		return falcon_err_set(FALCON_ERR_PCI, "%s (%s) at %s fell off the bus: its "
+				      "config space reads all-ones (vendor ffff); the link "
+				      "went down or the device hung (seen after remove and "
+				      "rescan): check dmesg for pciehp/AER messages, power-cycle "
+				      "the chassis slot or reboot the node, then resume it",
+				      d->id, falcon_dev_type_str(d->type), d->bdf);
+	if (falcon_hp_check_bars(root, d->bdf) != FALCON_OK) {
+		char detail[400];
+
+		falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
+		return falcon_err_set(FALCON_ERR_PCI, "%s (%s): %s", d->id,
+				      falcon_dev_type_str(d->type), detail);
+	}
+	acs_path(t, x, d, res);
+	return FALCON_OK;
+}
+
+/* add_identity - each "gpus" entry of o: "minor", "uuid" and "dev" from
+ * the nvidia driver's information file (falcon_hp_gpu_ident(), null when
+ * it has none); each "nvme" entry: "serial" (null when none).  The job's
+ * NVIDIA GPUs' UUIDs, in the order of "gpus" (by BDF), into res->cuda_uuids;
+ * the first without one into res->no_uuid. */
+static void add_identity(const char *root, json_object *o, struct fp_topo_result *res)
+{
+	char dev[PATH_MAX + 16], ddir[PATH_MAX], serial[64];
+	size_t i, off = 0;
+	json_object *a, *e, *b, *v;
+
+	if (falcon_hp_hostdir(root, "dev", ddir, sizeof(ddir)) == NULL)
+		ddir[0] = '\0';
+	if (json_object_object_get_ex(o, "gpus", &a) && json_object_is_type(a, json_type_array))
+		for (i = 0; i < json_object_array_length(a); i++) {
+			struct falcon_gpu_ident id;
+			bool nv = false;
+
+			e = json_object_array_get_idx(a, i);
+			if (!json_object_object_get_ex(e, "bdf", &b))
+				continue;
+			if (json_object_object_get_ex(e, "vendor_id", &v) &&
+			    json_object_get_string(v) != NULL)
+				nv = strcmp(json_object_get_string(v), "10de") == 0;
+			if (falcon_hp_gpu_ident(root, json_object_get_string(b), &id) != FALCON_OK) {
+				if (nv)
+					falcon_verbose("%s", falcon_errmsg());
+				id.minor = -1;
+				id.uuid[0] = '\0';
+			}
+			snprintf(dev, sizeof(dev), "%s/nvidia%d", ddir, id.minor);
+			json_object_object_add(e, "minor", id.minor >= 0 ?
+					       json_object_new_int(id.minor) : NULL);
+			json_object_object_add(e, "uuid", id.uuid[0] ?
+					       json_object_new_string(id.uuid) : NULL);
+			json_object_object_add(e, "dev", id.minor >= 0 ?
+					       json_object_new_string(dev) : NULL);
+			if (!nv && id.minor < 0)
+				continue;
+			if (id.uuid[0] == '\0' && res->no_uuid[0] == '\0')
+				falcon_strlcpy(res->no_uuid, json_object_get_string(b),
+					       sizeof(res->no_uuid));
+			if (id.uuid[0] != '\0' && off + strlen(id.uuid) + 2 < sizeof(res->cuda_uuids))
+				off += (size_t)snprintf(res->cuda_uuids + off,
+							sizeof(res->cuda_uuids) - off, "%s%s",
+							off ? "," : "", id.uuid);
+		}
+	if (json_object_object_get_ex(o, "nvme", &a) && json_object_is_type(a, json_type_array))
+		for (i = 0; i < json_object_array_length(a); i++) {
+			e = json_object_array_get_idx(a, i);
+			if (!json_object_object_get_ex(e, "bdf", &b))
+				continue;
+			json_object_object_add(e, "serial",
+					       falcon_hp_nvme_serial(root, json_object_get_string(b),
+								     serial, sizeof(serial)) == FALCON_OK
+					       ? json_object_new_string(serial) : NULL);
+		}
+	falcon_err_clear();
+}
+
+const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falcon_conf *conf)
+{
+	if (conf != NULL && conf->cuda_visible == FALCON_CVD_INDEX)
+		return res->cuda_visible;
+	if (res->no_uuid[0] != '\0') {
+		if (res->cuda_visible[0] != '\0')
+			falcon_warn("GPU %s has no UUID (nvidia driver's information file): "
+				    "CUDA_VISIBLE_DEVICES in the index form %s for all the "
+				    "job's GPUs (CUDA hides every entry after one it cannot "
+				    "find)", res->no_uuid, res->cuda_visible);
+		return res->cuda_visible;
+	}
+	return res->cuda_uuids[0] != '\0' ? res->cuda_uuids : res->cuda_visible;
+}
+
 falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *host,
 			       const struct fp_lease *lease, int want_local,
 			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
@@ -198,6 +328,8 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
 					    falcon_dev_type_str(d->type), d->bdf[0] ? d->bdf : "?");
 			goto fail;
 		}
+		if ((rv = hotplug_checks(root, t, x, d, res)) != FALCON_OK)
+			goto fail;
 		if (d->type == FALCON_DEV_GPU && ngpu < FP_MAX_GPUS) {
 			gpus[ngpu++] = x;
 			res->falcon_gpus++;
@@ -248,6 +380,11 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
 	for (i = 0; i < res->nlocal; i++)
 		json_object_array_add(a, json_object_new_string(res->local_bdfs[i]));
 	json_object_object_add(o, "local_bdfs", a);
+	add_identity(root, o, res);
+	a = json_object_new_array();
+	for (i = 0; i < res->nwarnings; i++)
+		json_object_array_add(a, json_object_new_string(res->warning[i]));
+	json_object_object_add(o, "warnings", a);
 	res->topology = o;
 	o = NULL;
 	rv = FALCON_OK;
@@ -255,4 +392,35 @@ fail:
 	json_object_put(o);
 	falcon_topo_free(t);
 	return rv;
+}
+
+size_t fp_holders_reason(const char *root, const char *proc, uint32_t job,
+			 const struct fp_lease *lease, char *reason, size_t n)
+{
+	size_t i, k, held = 0;
+
+	for (i = 0; lease != NULL && i < lease->n; i++) {
+		const struct fp_dev *d = &lease->devs[i];
+		struct falcon_holder *h = NULL;
+		char *nodes[8];
+		size_t nn = 0, nh = 0;
+
+		if (d->bdf[0] == '\0' || !falcon_hp_present(root, d->bdf))
+			continue;
+		if (falcon_hp_dev_nodes(root, proc, d->bdf, nodes, &nn, ARRAY_SIZE(nodes)) != FALCON_OK ||
+		    falcon_hp_holders(proc, nodes, nn, d->type == FALCON_DEV_GPU, &h, &nh) != FALCON_OK)
+			falcon_warn("job %u: %s: %s", job, d->bdf, falcon_errmsg());
+		if (nh > 0 && held++ == 0 && reason != NULL && reason[0] == '\0')
+			snprintf(reason, n, "falcon: job %u: %s (%s) held open by pid %d (%s) at "
+				 "teardown: %s; removing a held device blocks in the driver: stop "
+				 "it (nvidia-persistenced: nvidia-smi -pm 0 or stop the service; "
+				 "dcgm-exporter, nv-hostengine: stop them or exclude the Falcon "
+				 "GPUs), check falconctl status, then resume the node",
+				 job, d->bdf, d->id, (int)h[0].pid, h[0].comm, h[0].what);
+		for (k = 0; k < nn; k++)
+			free(nodes[k]);
+		free(h);
+	}
+	falcon_err_clear();
+	return held;
 }

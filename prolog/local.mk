@@ -23,13 +23,16 @@ dist_man_MANS += doc/falcon-prolog.8
 
 PROLOG_ITESTS = tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
 	tests/integration/prolog-node2.sh tests/integration/prolog-lib.sh \
-	tests/integration/prolog-identity.sh
+	tests/integration/prolog-identity.sh tests/integration/prolog-hotplug.sh \
+	tests/integration/prolog-uuid.sh
 if INTEGRATION_TESTS
 if HAVE_SLURM
 TESTS += tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
 	tests/integration/prolog-node2.sh
 # identity by location: an orphan of the same IDs, a stale lease.json (#11)
 TESTS += tests/integration/prolog-identity.sh
+# GPU identity (UUIDs, minors) and the hot-plug checks (#14)
+TESTS += tests/integration/prolog-hotplug.sh tests/integration/prolog-uuid.sh
 # one job on two nodes: each node gives back only its own lease; a
 # rollback whose remove fails quarantines and drains
 TESTS += tests/integration/prolog-multinode.sh tests/integration/prolog-rollback.sh

@@ -105,6 +105,13 @@ struct sim_faults {
 	struct sim_link degraded_link[SIM_DRAWERS][SIM_SLOTS];
 	bool no_appear[SIM_DRAWERS][SIM_SLOTS];
 	bool refuse_detach[SIM_DRAWERS][SIM_SLOTS];
+	/* host-side hot-plug faults, seen at the rescan that brings the device
+	 * onto a host's bus: BAR1 left unassigned (resource line zeros);
+	 * ACS P2P Request/Completion Redirect set on the slot's downstream
+	 * port; config space reading all-ones (fell off the bus) */
+	bool unassigned_bar[SIM_DRAWERS][SIM_SLOTS];
+	bool acs_redirect[SIM_DRAWERS][SIM_SLOTS];
+	bool fell_off[SIM_DRAWERS][SIM_SLOTS];
 	/* asynchronous operations (DSP0266 sec. 12.2): attach / detach answered
 	 * 202 Accepted with a task monitor; the task runs task_ms and then
 	 * completes, or ends in TaskState Exception when task_fail */

@@ -872,7 +872,8 @@ static falcon_err_t parse_tasks(struct json_object *o, struct sim_faults *f)
 falcon_err_t sim_faults_from_json(struct json_object *obj, struct sim_faults *out)
 {
 	static const char *const keys[] = {
-		"latency_ms", "rules", "degraded_links", "no_appear", "refuse_detach", "tasks", NULL };
+		"latency_ms", "rules", "degraded_links", "no_appear", "refuse_detach", "tasks",
+		"unassigned_bar", "acs_redirect", "fell_off", NULL };
 	struct json_object *v;
 	struct sim_faults *f = NULL;
 	char fld[128];
@@ -931,6 +932,15 @@ falcon_err_t sim_faults_from_json(struct json_object *obj, struct sim_faults *ou
 	if (json_object_object_get_ex(obj, "tasks", &v) &&
 	    (rv = parse_tasks(v, f)) != FALCON_OK)
 		goto fail;
+	if (json_object_object_get_ex(obj, "unassigned_bar", &v) &&
+	    (rv = parse_dev_list(v, "unassigned_bar", f->unassigned_bar)) != FALCON_OK)
+		goto fail;
+	if (json_object_object_get_ex(obj, "acs_redirect", &v) &&
+	    (rv = parse_dev_list(v, "acs_redirect", f->acs_redirect)) != FALCON_OK)
+		goto fail;
+	if (json_object_object_get_ex(obj, "fell_off", &v) &&
+	    (rv = parse_dev_list(v, "fell_off", f->fell_off)) != FALCON_OK)
+		goto fail;
 	*out = *f;
 	rv = FALCON_OK;
 fail:
@@ -955,6 +965,9 @@ struct json_object *sim_faults_to_json(const struct sim_faults *f)
 	struct json_object *deg = json_object_new_object();
 	struct json_object *na = json_object_new_array();
 	struct json_object *rd = json_object_new_array();
+	struct json_object *ub = json_object_new_array();
+	struct json_object *acs = json_object_new_array();
+	struct json_object *fo = json_object_new_array();
 	char id[32];
 	size_t i;
 	int d, s;
@@ -992,11 +1005,20 @@ struct json_object *sim_faults_to_json(const struct sim_faults *f)
 				json_object_array_add(na, json_object_new_string(id));
 			if (f->refuse_detach[d][s])
 				json_object_array_add(rd, json_object_new_string(id));
+			if (f->unassigned_bar[d][s])
+				json_object_array_add(ub, json_object_new_string(id));
+			if (f->acs_redirect[d][s])
+				json_object_array_add(acs, json_object_new_string(id));
+			if (f->fell_off[d][s])
+				json_object_array_add(fo, json_object_new_string(id));
 		}
 	json_object_object_add(o, "rules", rules);
 	json_object_object_add(o, "degraded_links", deg);
 	json_object_object_add(o, "no_appear", na);
 	json_object_object_add(o, "refuse_detach", rd);
+	json_object_object_add(o, "unassigned_bar", ub);
+	json_object_object_add(o, "acs_redirect", acs);
+	json_object_object_add(o, "fell_off", fo);
 	if (f->task_attach || f->task_detach || f->task_fail) {
 		struct json_object *t = json_object_new_object();
 

@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -33,6 +34,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -44,6 +46,10 @@
 #define SWITCH_VENDOR 0x1000
 #define SWITCH_DEVICE 0xc010
 #define MAX_WATCH 1024
+/* Minors the sim hands out per host (the driver's own limit is higher:
+ * NV_MINOR_DEVICE_NUMBER_REGULAR_MAX in kernel-open/nvidia). */
+#define SIM_MAX_MINOR 64
+#define NVIDIA_MAJOR 195        /* /dev/nvidiaN: char major 195 (devices.txt) */
 
 struct watch {
 	int wd;
@@ -61,6 +67,11 @@ struct sim_host_state {
 	bool local_removed[SIM_PORTS][SIM_MAX_LOCAL];
 	bool adapter_removed[SIM_PORTS];
 	bool dsp_removed[SIM_PORTS][SIM_SLOTS];
+	/* the nvidia driver's minors and the nvme driver's controller
+	 * instances of each host: the BDF holding each, "" = free */
+	char minor_bdf[SIM_PORTS][SIM_MAX_MINOR][SIM_BDF_LEN];
+	char nvme_bdf[SIM_PORTS][SIM_MAX_MINOR][SIM_BDF_LEN];
+	bool mknod_warned;
 };
 
 /* PCIe link speed code of LnkCap/LnkSta (PCIe r4.0 sec 7.5.3.6): 1 = 2.5 GT/s .. 5 = 32. */
@@ -154,14 +165,172 @@ static int make_trigger(const char *path)
 	return 0;
 }
 
-/* Write one function's directory, its remove file, and watch it. */
+static falcon_err_t mkdirs(const char *path);
+
+/* FNV-1a 64 of s from basis (the FNV reference's algorithm). */
+static unsigned long long fnv1a(const char *s, unsigned long long basis)
+{
+	unsigned long long h = basis;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* gpu_uuid - a stable "GPU-8-4-4-4-12" UUID for the device known by key
+ * (the chassis slot and serial, or the host and BDF of a local GPU): two
+ * FNV-1a 64 hashes, so one GPU keeps its UUID across attaches as a real
+ * one does (burnt in), and two GPUs differ. */
+static void gpu_uuid(const char *key, char *buf, size_t n)
+{
+	unsigned long long a = fnv1a(key, 0xcbf29ce484222325ull);
+	unsigned long long b = fnv1a(key, 0x84222325cbf29ce4ull);
+
+	snprintf(buf, n, "GPU-%08llx-%04llx-%04llx-%04llx-%012llx", a >> 32, (a >> 16) & 0xffff,
+		 a & 0xffff, b >> 48, b & 0xffffffffffffull);
+}
+
+/* node_file - ROOT/<host>/dev/NAME: char device (major, minor) when the sim
+ * runs as root, else (or when mknod is refused) an empty regular file. */
+static void node_file(struct sim_server *srv, const char *path, unsigned major, unsigned minor)
+{
+	int fd;
+
+	unlink(path);
+	if (geteuid() == 0 && mknod(path, S_IFCHR | 0666, makedev(major, minor)) == 0)
+		return;
+	if (geteuid() == 0 && !srv->host->mknod_warned) {
+		srv->host->mknod_warned = true;
+		falcon_warn("mknod %s: %s; regular files stand for the device nodes", path,
+			    strerror(errno));
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* take_slot - the lowest free entry of tab (SIM_MAX_MINOR) for bdf (its
+ * own when it has one), as the nvidia driver's nv_linux_assign_minor_locked()
+ * (find_first_zero_bit) and the nvme driver's ida_alloc() do; -1 when full. */
+static int take_slot(char (*tab)[SIM_BDF_LEN], const char *bdf)
+{
+	int i, free_at = -1;
+
+	for (i = 0; i < SIM_MAX_MINOR; i++) {
+		if (strcmp(tab[i], bdf) == 0)
+			return i;
+		if (tab[i][0] == '\0' && free_at < 0)
+			free_at = i;
+	}
+	if (free_at >= 0)
+		falcon_strlcpy(tab[free_at], bdf, SIM_BDF_LEN);
+	return free_at;
+}
+
+/* nv_probe - what the nvidia driver makes for a GPU it binds: the lowest
+ * free minor, PROC/driver/nvidia/gpus/BDF/information in the driver's
+ * format (nv-procfs.c nv_procfs_read_gpu_info()) and /dev/nvidia<minor>. */
+static void nv_probe(struct sim_server *srv, int h, const char *bdf, const char *model,
+		     const char *key)
+{
+	char root[PATH_MAX], dir[PATH_MAX + 96], path[PATH_MAX + 160], uuid[48], text[1024];
+	int m = take_slot(srv->host->minor_bdf[h], bdf), fd, n;
+
+	if (m < 0) {
+		falcon_warn("host %s: no free nvidia minor for %s", srv->cfg.hosts[h].name, bdf);
+		return;
+	}
+	host_root(srv, h, root, sizeof(root));
+	gpu_uuid(key, uuid, sizeof(uuid));
+	snprintf(dir, sizeof(dir), "%s/proc/driver/nvidia/gpus/%s", root, bdf);
+	if (mkdirs(dir) != FALCON_OK)
+		return;
+	n = snprintf(text, sizeof(text),
+		     "Model: \t\t %s\nIRQ:   \t\t 0\nGPU UUID: \t %s\n"
+		     "Video BIOS: \t ??.??.??.??.??\nBus Type: \t PCIe\nDMA Size: \t 47 bits\n"
+		     "DMA Mask: \t 0x7fffffffffff\nBus Location: \t %s\nDevice Minor: \t %d\n"
+		     "GPU Excluded:\t No\n", model[0] ? model : "NVIDIA GPU", uuid, bdf, m);
+	snprintf(path, sizeof(path), "%s/information", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd >= 0) {
+		if (write(fd, text, (size_t)n) != n)
+			falcon_warn("%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	snprintf(dir, sizeof(dir), "%s/dev", root);
+	if (mkdirs(dir) != FALCON_OK)
+		return;
+	snprintf(path, sizeof(path), "%s/dev/nvidia%d", root, m);
+	node_file(srv, path, NVIDIA_MAJOR, (unsigned)m);
+	falcon_verbose("host %s: %s is /dev/nvidia%d (%s)", srv->cfg.hosts[h].name, bdf, m, uuid);
+}
+
+/* nvme_probe - the nvme driver's controller of an NVMe function:
+ * devices/BDF/nvme/nvme<N>/serial (the 20-byte SN, space padded). */
+static void nvme_probe(struct sim_server *srv, int h, const char *bdf, const char *serial)
+{
+	char root[PATH_MAX], dir[PATH_MAX + 96], path[PATH_MAX + 160], text[32];
+	int k = take_slot(srv->host->nvme_bdf[h], bdf), fd, n;
+
+	if (k < 0)
+		return;
+	host_root(srv, h, root, sizeof(root));
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s/nvme/nvme%d", root, bdf, k);
+	if (mkdirs(dir) != FALCON_OK)
+		return;
+	n = snprintf(text, sizeof(text), "%-20.20s\n", serial);
+	snprintf(path, sizeof(path), "%s/serial", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd >= 0) {
+		if (write(fd, text, (size_t)n) != n)
+			falcon_warn("%s: %s", path, strerror(errno));
+		close(fd);
+	}
+}
+
+/* drv_release - the drivers let go of bdf at remove: its minor and its
+ * controller instance are free again, its /proc entry and node gone. */
+static void drv_release(struct sim_server *srv, int h, const char *bdf)
+{
+	char root[PATH_MAX], path[PATH_MAX + 160];
+	int i;
+
+	host_root(srv, h, root, sizeof(root));
+	for (i = 0; i < SIM_MAX_MINOR; i++) {
+		if (strcmp(srv->host->minor_bdf[h][i], bdf) == 0) {
+			srv->host->minor_bdf[h][i][0] = '\0';
+			snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/%s/information",
+				 root, bdf);
+			unlink(path);
+			snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/%s", root, bdf);
+			rmdir(path);
+			snprintf(path, sizeof(path), "%s/dev/nvidia%d", root, i);
+			unlink(path);
+		}
+		if (strcmp(srv->host->nvme_bdf[h][i], bdf) == 0)
+			srv->host->nvme_bdf[h][i][0] = '\0';
+	}
+}
+
+/* Write one function's directory, its remove file, and watch it; dev (NULL
+ * for a switch port) gets its driver's files, known by key. */
 static falcon_err_t write_fn(struct sim_server *srv, int h, const char *bdf,
-			     const struct falcon_pcicfg_spec *spec, int numa)
+			     const struct falcon_pcicfg_spec *spec, int numa,
+			     const struct sim_device *dev, const char *key)
 {
 	char root[PATH_MAX], dir[PATH_MAX + 64], path[PATH_MAX + 96];
 	falcon_err_t rv;
 
 	host_root(srv, h, root, sizeof(root));
+	/* the drivers' files first: by the time the device's config can be
+	 * read (what a prolog waits for) its driver has bound, as the nvidia
+	 * driver's probe runs within the kernel's rescan */
+	if (dev != NULL && dev->vendor_id == 0x10de && (dev->class_code >> 16) == 0x03)
+		nv_probe(srv, h, bdf, dev->model, key);
+	else if (dev != NULL && dev->class_code == FALCON_CLASS_NVME)
+		nvme_probe(srv, h, bdf, dev->serial);
 	if ((rv = falcon_pcicfg_write_sysfs(root, bdf, spec, numa)) != FALCON_OK)
 		return rv;
 	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, bdf);
@@ -193,13 +362,14 @@ static void rm_fn(struct sim_server *srv, int h, const char *bdf)
 {
 	char root[PATH_MAX], dir[PATH_MAX + 64];
 
+	drv_release(srv, h, bdf);
 	host_root(srv, h, root, sizeof(root));
 	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, bdf);
 	rm_tree(dir);
 }
 
 static void device_spec(const struct sim_device *dev, struct sim_link trained,
-			struct falcon_pcicfg_spec *spec)
+			const char *bdf, struct falcon_pcicfg_spec *spec)
 {
 	falcon_pcicfg_default_spec(spec, (uint16_t)dev->vendor_id, (uint16_t)dev->device_id,
 				   dev->class_code, FALCON_PCIE_ENDPOINT);
@@ -210,6 +380,7 @@ static void device_spec(const struct sim_device *dev, struct sim_link trained,
 	spec->max_width = (uint8_t)dev->max_link.width;
 	spec->cur_speed = speed_code(trained.speed_gts);
 	spec->cur_width = (uint8_t)trained.width;
+	falcon_pcicfg_default_bars(spec, (unsigned)strtoul(bdf + 5, NULL, 16));
 }
 
 static falcon_err_t write_adapter(struct sim_server *srv, int p)
@@ -228,7 +399,7 @@ static falcon_err_t write_adapter(struct sim_server *srv, int p)
 	spec.cur_speed = speed_code(port->link.speed_gts);
 	spec.cur_width = (uint8_t)port->link.width;
 	return write_fn(srv, host_index(&srv->cfg, port->host), port->adapter, &spec,
-			numa_of(port->bus));
+			numa_of(port->bus), NULL, NULL);
 }
 
 /*
@@ -281,7 +452,15 @@ static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 	} else {
 		spec.link_down = true;
 	}
-	if ((rv = write_fn(srv, h, bdf, &spec, numa_of(port->bus))) != FALCON_OK)
+	/* ACS (PCIe r4.0 sec 7.7.7) as a PEX88096 downstream port has it;
+	 * Control all clear unless the acs_redirect fault asks for what
+	 * Linux's pci_enable_acs() sets with an IOMMU on */
+	spec.acs = true;
+	spec.acs_cap = FALCON_ACS_SV | FALCON_ACS_TB | FALCON_ACS_RR | FALCON_ACS_CR |
+		       FALCON_ACS_UF;
+	if (srv->cfg.faults.acs_redirect[d - 1][s - 1])
+		spec.acs_ctrl = FALCON_ACS_SV | FALCON_ACS_RR | FALCON_ACS_CR | FALCON_ACS_UF;
+	if ((rv = write_fn(srv, h, bdf, &spec, numa_of(port->bus), NULL, NULL)) != FALCON_OK)
 		return rv;
 	host_root(srv, h, root, sizeof(root));
 	slot_name(&srv->cfg, p, d, s, name, sizeof(name));
@@ -291,12 +470,24 @@ static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 static falcon_err_t write_slot_dev(struct sim_server *srv, int p, int d, int s)
 {
 	const struct sim_port *port = &srv->cfg.port[p];
+	const struct sim_device *dev = &srv->cfg.drawer[d - 1].slot[s - 1];
 	struct falcon_pcicfg_spec spec;
-	char bdf[SIM_BDF_LEN];
+	char bdf[SIM_BDF_LEN], key[SIM_NAME_LEN * 3];
+	int h = host_index(&srv->cfg, port->host);
+	falcon_err_t rv;
 
 	sim_slot_bdf(&srv->cfg, p, d, s, bdf, sizeof(bdf));
-	device_spec(&srv->cfg.drawer[d - 1].slot[s - 1], sim_trained_link(&srv->cfg, d, s), &spec);
-	return write_fn(srv, host_index(&srv->cfg, port->host), bdf, &spec, numa_of(port->bus));
+	device_spec(dev, sim_trained_link(&srv->cfg, d, s), bdf, &spec);
+	if (srv->cfg.faults.unassigned_bar[d - 1][s - 1])
+		spec.bars_unassigned = 1u << 1;  /* BAR1, the large prefetchable one */
+	snprintf(key, sizeof(key), "%s/drawer%d_slot%d/%s", srv->cfg.chassis, d, s, dev->serial);
+	/* fell_off: the device stops answering: config reads all-ones */
+	spec.all_ones = srv->cfg.faults.fell_off[d - 1][s - 1];
+	if ((rv = write_fn(srv, h, bdf, &spec, numa_of(port->bus), dev, key)) != FALCON_OK)
+		return rv;
+	if (spec.all_ones)
+		falcon_info("drawer%d_slot%d at %s fell off the bus (injected fault)", d, s, bdf);
+	return FALCON_OK;
 }
 
 /* Rescan host h: restore removed functions, bring staged devices onto the bus. */
@@ -312,9 +503,14 @@ static void do_rescan(struct sim_server *srv, int h)
 		if (hs->local_removed[h][k]) {
 			struct falcon_pcicfg_spec spec;
 
-			device_spec(&host->local[k], host->local[k].link, &spec);
+			char key[SIM_NAME_LEN * 3];
+
+			device_spec(&host->local[k], host->local[k].link, host->local[k].bdf, &spec);
+			snprintf(key, sizeof(key), "%s/%s/%s", host->name, host->local[k].bdf,
+				 host->local[k].serial);
 			if (write_fn(srv, h, host->local[k].bdf, &spec,
-				     numa_of((unsigned)strtoul(host->local[k].bdf + 5, NULL, 16))) == FALCON_OK)
+				     numa_of((unsigned)strtoul(host->local[k].bdf + 5, NULL, 16)),
+				     &host->local[k], key) == FALCON_OK)
 				hs->local_removed[h][k] = false;
 		}
 	for (p = 0; p < SIM_PORTS; p++) {
@@ -561,6 +757,28 @@ static falcon_err_t mkdirs(const char *path)
 	return FALCON_OK;
 }
 
+/* clear_drivers - a previous run's /proc/driver/nvidia/gpus entries and
+ * /dev/nvidiaN nodes under root: minors are handed out afresh. */
+static void clear_drivers(const char *root)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus", root);
+	rm_tree(path);
+	snprintf(path, sizeof(path), "%s/dev", root);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "nvidia", 6) == 0 && de->d_name[6] != '\0' &&
+		    strspn(de->d_name + 6, "0123456789") == strlen(de->d_name + 6)) {
+			snprintf(path, sizeof(path), "%s/dev/%s", root, de->d_name);
+			unlink(path);
+		}
+	closedir(d);
+}
+
 falcon_err_t sim_host_start(struct sim_server *srv)
 {
 	struct sim_config *cfg = &srv->cfg;
@@ -588,6 +806,7 @@ falcon_err_t sim_host_start(struct sim_server *srv)
 		host_root(srv, (int)h, root, sizeof(root));
 		snprintf(dir, sizeof(dir), "%s/bus/pci", root);
 		rm_tree(dir);
+		clear_drivers(root);
 		snprintf(dir, sizeof(dir), "%s/bus/pci/devices", root);
 		if ((rv = mkdirs(dir)) != FALCON_OK)
 			goto fail;
@@ -601,10 +820,13 @@ falcon_err_t sim_host_start(struct sim_server *srv)
 		for (k = 0; k < cfg->hosts[h].nlocal; k++) {
 			const struct sim_device *dev = &cfg->hosts[h].local[k];
 			struct falcon_pcicfg_spec spec;
+			char key[SIM_NAME_LEN * 3];
 
-			device_spec(dev, dev->link, &spec);
+			device_spec(dev, dev->link, dev->bdf, &spec);
+			snprintf(key, sizeof(key), "%s/%s/%s", cfg->hosts[h].name, dev->bdf, dev->serial);
 			if ((rv = write_fn(srv, (int)h, dev->bdf, &spec,
-					   numa_of((unsigned)strtoul(dev->bdf + 5, NULL, 16)))) != FALCON_OK)
+					   numa_of((unsigned)strtoul(dev->bdf + 5, NULL, 16)),
+					   dev, key)) != FALCON_OK)
 				goto fail;
 		}
 	}

@@ -110,6 +110,7 @@ CONF_WORDS(check, falcon_check_t, "quick", "full", "off")
 CONF_WORDS(action, falcon_action_t, "drain", "fail", "warn")
 CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition", "auto")
 CONF_WORDS(mode, falcon_mode_t, "standard", "advanced")
+CONF_WORDS(cvd, falcon_cvd_t, "uuid", "index")
 
 /* Table III of the paper, in falcon_topo_label_t bit order. */
 static const char *const topo_word[] = {
@@ -616,6 +617,7 @@ static const struct keydef global_keys[] = {
 	{ .name = "ListenAddress", .type = V_HOSTPORT, G(listen_address) },
 	{ .name = "FalcondUrl", .type = V_URLS, G(falcond_url) },
 	{ .name = "SysfsRoot", .type = V_PATH, G(sysfs_root) },
+	{ .name = "CudaVisibleDevices", .type = V_ENUM, G(cuda_visible), .words = &cvd_words },
 	{ .name = "SlurmUser", .type = V_STR, G(slurm_user) },
 	{ .name = "MungeSocket", .type = V_PATH, G(munge_socket) },
 	{ .name = "RunDir", .type = V_PATH, G(run_dir) },

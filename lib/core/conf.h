@@ -33,6 +33,9 @@ typedef enum { FALCON_MODE_STANDARD = 0, FALCON_MODE_ADVANCED } falcon_mode_t;
 typedef enum { FALCON_PLACE_PACK = 0, FALCON_PLACE_SPREAD, FALCON_PLACE_ANY } falcon_place_t;
 typedef enum { FALCON_CHECK_QUICK = 0, FALCON_CHECK_FULL, FALCON_CHECK_OFF } falcon_check_t;
 typedef enum { FALCON_ACTION_DRAIN = 0, FALCON_ACTION_FAIL, FALCON_ACTION_WARN } falcon_action_t;
+/* CudaVisibleDevices=: how the prolog names the job's GPUs in
+ * CUDA_VISIBLE_DEVICES (falcon.conf(5)). */
+typedef enum { FALCON_CVD_UUID = 0, FALCON_CVD_INDEX } falcon_cvd_t;
 
 /* Table III labels of the paper, as bits (AllowTopologies is a set of them). */
 typedef enum {
@@ -97,6 +100,7 @@ struct falcon_conf {
 				     * or several, ','-joined in the order given
 				     * (falcond first, then its backups) */
 	char *sysfs_root;           /* SysfsRoot=, default /sys; "%h" = short hostname */
+	falcon_cvd_t cuda_visible;  /* CudaVisibleDevices=uuid|index, default uuid */
 	char *slurm_user;           /* SlurmUser=, default slurm */
 	char *munge_socket;         /* MungeSocket=, NULL = libmunge default */
 	char *run_dir;              /* RunDir=, default /run/falcon */
@@ -189,6 +193,8 @@ falcon_err_t falcon_place_from_str(const char *s, falcon_place_t *out);
 const char *falcon_check_str(falcon_check_t c);
 falcon_err_t falcon_check_from_str(const char *s, falcon_check_t *out);
 const char *falcon_action_str(falcon_action_t a);
+const char *falcon_cvd_str(falcon_cvd_t c);
+falcon_err_t falcon_cvd_from_str(const char *s, falcon_cvd_t *out);
 falcon_err_t falcon_action_from_str(const char *s, falcon_action_t *out);
 const char *falcon_backend_str(falcon_backend_t b);
 falcon_err_t falcon_backend_from_str(const char *s, falcon_backend_t *out);

@@ -208,7 +208,9 @@ static falcon_err_t push(char **paths, size_t *npaths, size_t cap, const char *s
 falcon_err_t falcon_hp_dev_nodes(const char *root, const char *proc, const char *bdf,
 				 char **paths, size_t *npaths, size_t cap)
 {
-	char path[PATH_MAX], node[PATH_MAX], norm[FALCON_BDF_LEN], *info = NULL;
+	char path[PATH_MAX], node[PATH_MAX + 300], norm[FALCON_BDF_LEN], *info = NULL;
+	char pdir[PATH_MAX - 64], ddir[PATH_MAX - 64];
+	struct falcon_gpu_ident id;
 	falcon_err_t rv;
 	DIR *d = NULL;
 	struct dirent *de;
@@ -217,39 +219,28 @@ falcon_err_t falcon_hp_dev_nodes(const char *root, const char *proc, const char 
 	if ((rv = canon(bdf, norm)) != FALCON_OK ||
 	    (rv = dev_path(root, norm, "nvme", path)) != FALCON_OK)
 		goto fail;
+	if (falcon_hp_hostdir(root, "proc", pdir, sizeof(pdir)) == NULL ||
+	    falcon_hp_hostdir(root, "dev", ddir, sizeof(ddir)) == NULL) {
+		rv = falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
+		goto fail;
+	}
 	if ((d = opendir(path)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			if (strncmp(de->d_name, "nvme", 4) != 0)
 				continue;
-			snprintf(node, sizeof(node), "/dev/%s", de->d_name);
+			snprintf(node, sizeof(node), "%s/%s", ddir, de->d_name);
 			if ((rv = push(paths, npaths, cap, node)) != FALCON_OK)
 				goto fail;
 		}
 	}
 	w = snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/%s/information",
-		     proc ? proc : "/proc", norm);
+		     proc ? proc : pdir, norm);
 	if (w > 0 && (size_t)w < sizeof(path) &&
-	    falcon_read_file(path, 64 * 1024, &info, NULL) == FALCON_OK) {
-		const char *m = strstr(info, "Device Minor:");
-		long minor;
-
-		if (m != NULL) {
-			char num[16];
-			size_t l;
-
-			m += strlen("Device Minor:");
-			m += strspn(m, " \t");
-			l = strspn(m, "0123456789");
-			if (l > 0 && l < sizeof(num)) {
-				memcpy(num, m, l);
-				num[l] = '\0';
-				if (falcon_strtol(num, 10, 0, 255, &minor) == FALCON_OK) {
-					snprintf(node, sizeof(node), "/dev/nvidia%ld", minor);
-					if ((rv = push(paths, npaths, cap, node)) != FALCON_OK)
-						goto fail;
-				}
-			}
-		}
+	    falcon_read_file(path, 64 * 1024, &info, NULL) == FALCON_OK &&
+	    falcon_hp_parse_nvidia_info(info, &id) == FALCON_OK) {
+		snprintf(node, sizeof(node), "%s/nvidia%d", ddir, id.minor);
+		if ((rv = push(paths, npaths, cap, node)) != FALCON_OK)
+			goto fail;
 	}
 	falcon_err_clear();
 	rv = FALCON_OK;
@@ -376,5 +367,222 @@ fail:
 	if (pd != NULL)
 		closedir(pd);
 	free(v);
+	return rv;
+}
+
+char *falcon_hp_hostdir(const char *root, const char *which, char *buf, size_t n)
+{
+	int w;
+
+	if (root == NULL || *root == '\0' || strcmp(root, "/sys") == 0 ||
+	    strcmp(root, "/sys/") == 0)
+		w = snprintf(buf, n, "/%s", which);
+	else
+		w = snprintf(buf, n, "%s/%s", root, which);
+	return w < 0 || (size_t)w >= n ? NULL : buf;
+}
+
+/* uuid_ok - "GPU-" then 32 hex digits grouped 8-4-4-4-12, as nvidia-smi -L
+ * prints a GPU's UUID. */
+static bool uuid_ok(const char *u, size_t len)
+{
+	static const size_t group[] = { 8, 4, 4, 4, 12 };
+	size_t g, k, at = 4;
+
+	if (len != 4 + 32 + 4 || strncmp(u, "GPU-", 4) != 0)
+		return false;
+	for (g = 0; g < ARRAY_SIZE(group); g++) {
+		for (k = 0; k < group[g]; k++)
+			if (!isxdigit((unsigned char)u[at++]))
+				return false;
+		if (g + 1 < ARRAY_SIZE(group) && u[at++] != '-')
+			return false;
+	}
+	return true;
+}
+
+falcon_err_t falcon_hp_parse_nvidia_info(const char *text, struct falcon_gpu_ident *id)
+{
+	const char *line = text;
+	int lineno = 0;
+	bool have_minor = false;
+
+	id->minor = -1;
+	id->uuid[0] = '\0';
+	id->bdf[0] = '\0';
+	while (line != NULL && *line != '\0') {
+		const char *end = strchr(line, '\n'), *v, *colon;
+		size_t len = end ? (size_t)(end - line) : strlen(line), vlen, klen;
+		char val[64];
+
+		lineno++;
+		colon = memchr(line, ':', len);
+		if (colon != NULL) {
+			klen = (size_t)(colon - line);
+			v = colon + 1;
+			v += strspn(v, " \t");
+			vlen = len - (size_t)(v - line);
+			while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t' ||
+					    v[vlen - 1] == '\r'))
+				vlen--;
+			if (vlen >= sizeof(val))
+				vlen = sizeof(val) - 1;
+			memcpy(val, v, vlen);
+			val[vlen] = '\0';
+			if (klen == 12 && strncmp(line, "Device Minor", 12) == 0) {
+				long m;
+
+				if (vlen == 0 || strspn(val, "0123456789") != vlen ||
+				    falcon_strtol(val, 10, 0, 255, &m) != FALCON_OK)
+					return falcon_err_set(FALCON_ERR_PARSE, "line %d: \"Device "
+							      "Minor: %s\": expected 0..255",
+							      lineno, val);
+				id->minor = (int)m;
+				have_minor = true;
+			} else if (klen == 8 && strncmp(line, "GPU UUID", 8) == 0) {
+				if (uuid_ok(val, vlen))
+					falcon_strlcpy(id->uuid, val, sizeof(id->uuid));
+			} else if (klen == 12 && strncmp(line, "Bus Location", 12) == 0) {
+				if (falcon_bdf_normalise(val, id->bdf) != FALCON_OK)
+					id->bdf[0] = '\0';
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	if (!have_minor)
+		return falcon_err_set(FALCON_ERR_PARSE, "no \"Device Minor:\" line in %d line(s)",
+				      lineno);
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_hp_gpu_ident(const char *root, const char *bdf, struct falcon_gpu_ident *id)
+{
+	char norm[FALCON_BDF_LEN], proc[PATH_MAX], path[PATH_MAX + 64], *text = NULL;
+	falcon_err_t rv;
+	struct stat st;
+
+	id->minor = -1;
+	id->uuid[0] = id->bdf[0] = '\0';
+	if ((rv = canon(bdf, norm)) != FALCON_OK)
+		return rv;
+	if (falcon_hp_hostdir(root, "proc", proc, sizeof(proc)) == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "sysfs root %s: path too long", root);
+	snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/%s/information", proc, norm);
+	if (stat(path, &st) != 0)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "%s: %s", path, strerror(errno));
+	if ((rv = falcon_read_file(path, 64 * 1024, &text, NULL)) != FALCON_OK)
+		return rv;
+	if ((rv = falcon_hp_parse_nvidia_info(text, id)) != FALCON_OK) {
+		char detail[256];
+
+		falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
+		rv = falcon_err_set(rv, "%s: %s", path, detail);
+	}
+	free(text);
+	return rv;
+}
+
+falcon_err_t falcon_hp_nvme_serial(const char *root, const char *bdf, char *buf, size_t n)
+{
+	char path[PATH_MAX], file[PATH_MAX + 300], *text = NULL;
+	falcon_err_t rv;
+	struct dirent *de;
+	DIR *d;
+
+	buf[0] = '\0';
+	if ((rv = dev_path(root, bdf, "nvme", path)) != FALCON_OK)
+		return rv;
+	if ((d = opendir(path)) == NULL)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "%s: %s", path, strerror(errno));
+	while (buf[0] == '\0' && (de = readdir(d)) != NULL) {
+		size_t len;
+
+		if (strncmp(de->d_name, "nvme", 4) != 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/serial", path, de->d_name);
+		if (falcon_read_file(file, 4096, &text, &len) != FALCON_OK)
+			continue;
+		while (len > 0 && isspace((unsigned char)text[len - 1]))
+			text[--len] = '\0';
+		falcon_strlcpy(buf, text + strspn(text, " "), n);
+		free(text);
+		text = NULL;
+	}
+	closedir(d);
+	falcon_err_clear();
+	return buf[0] ? FALCON_OK
+		      : falcon_err_set(FALCON_ERR_NOTFOUND, "%s: no controller serial", path);
+}
+
+const char *falcon_bar_type_str(falcon_bar_type_t t)
+{
+	switch (t) {
+	case FALCON_BAR_MEM32:      return "32-bit memory";
+	case FALCON_BAR_MEM64:      return "64-bit memory";
+	case FALCON_BAR_MEM64_PREF: return "64-bit prefetchable memory";
+	case FALCON_BAR_IO:         return "I/O";
+	default:                    return "none";
+	}
+}
+
+int falcon_hp_unassigned_bar(const uint8_t *cfg, size_t len, const char *resource)
+{
+	unsigned long long start[FALCON_PCI_BARS] = { 0 };
+	struct falcon_pcicfg_info info;
+	const char *p = resource;
+	int i, nlines = 0;
+
+	if (falcon_pcicfg_parse(cfg, len, &info) != FALCON_OK || info.header_type != 0)
+		return -1;
+	while (p != NULL && *p != '\0' && nlines < FALCON_PCI_BARS) {
+		unsigned long long s, e, f;
+		int used = 0;
+
+		if (sscanf(p, "%llx %llx %llx%n", &s, &e, &f, &used) != 3 || used == 0)
+			return -2;
+		start[nlines++] = s;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	for (i = 0; i < FALCON_PCI_BARS; i++)
+		if (info.bar_type[i] != FALCON_BAR_NONE && (i >= nlines || start[i] == 0))
+			return i;
+	return -1;
+}
+
+falcon_err_t falcon_hp_check_bars(const char *root, const char *bdf)
+{
+	char path[PATH_MAX], *cfg = NULL, *res = NULL;
+	struct falcon_pcicfg_info info;
+	size_t len = 0;
+	falcon_err_t rv = FALCON_OK;
+	int b;
+
+	if ((rv = dev_path(root, bdf, "config", path)) != FALCON_OK)
+		return rv;
+	if (falcon_read_file(path, FALCON_PCICFG_SIZE, &cfg, &len) != FALCON_OK)
+		goto done;
+	if ((rv = dev_path(root, bdf, "resource", path)) != FALCON_OK)
+		goto done;
+	if (falcon_read_file(path, 64 * 1024, &res, NULL) != FALCON_OK)
+		goto done;
+	b = falcon_hp_unassigned_bar((const uint8_t *)cfg, len, res);
+	if (b == -2) {
+		rv = falcon_err_set(FALCON_ERR_PCI, "%s: expected lines of three hex numbers "
+				    "(start end flags)", path);
+	} else if (b >= 0 && falcon_pcicfg_parse((const uint8_t *)cfg, len, &info) == FALCON_OK) {
+		rv = falcon_err_set(FALCON_ERR_PCI, "%s BAR%d (%s) left unassigned: the bridge "
+				    "above has no room for it (hot-plug bridges reserve only "
+				    "2 MiB of prefetchable MMIO by default): boot with "
+				    "pci=hpmmioprefsize= large enough for the device's BARs "
+				    "(or pci=realloc), or raise the firmware's hot-plug "
+				    "resource padding for the Falcon adapter", bdf, b,
+				    falcon_bar_type_str(info.bar_type[b]));
+	}
+done:
+	if (rv == FALCON_OK)
+		falcon_err_clear();
+	free(cfg);
+	free(res);
 	return rv;
 }

@@ -22,7 +22,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <stdint.h>
+
 #include "core/falcon_err.h"
+#include "core/util.h"
+#include "pci/pcicfg.h"
 
 /*
  * falcon_hp_busdir - the bus/pci directory of root into buf (n bytes):
@@ -73,9 +77,11 @@ falcon_err_t falcon_hp_wait_gone(const char *root, const char *const *bdfs, size
  * falcon_hp_dev_nodes - the /dev nodes through which processes hold the
  * PCI function bdf, appended to paths (array of *npaths, capacity cap;
  * strings owned by the caller: free() each):
- *   - NVIDIA GPU: /dev/nvidia<minor>, minor from PROC/driver/nvidia/gpus/
- *     BDF/information ("Device Minor:"), the nvidia driver's file;
- *   - NVMe: /dev/<name> for each BUSDIR/devices/BDF/nvme/<name> controller
+ *   - NVIDIA GPU: DEV/nvidia<minor>, minor from PROC/driver/nvidia/gpus/
+ *     BDF/information ("Device Minor:", falcon_hp_parse_nvidia_info()),
+ *     the nvidia driver's file; DEV is falcon_hp_hostdir(root, "dev"),
+ *     PROC the proc argument or, when NULL, falcon_hp_hostdir(root, "proc");
+ *   - NVMe: DEV/<name> for each BUSDIR/devices/BDF/nvme/<name> controller
  *     (its namespaces and partitions are matched by prefix, see below).
  * A device without driver files adds nothing (not an error).
  * FALCON_ERR_NOMEM, FALCON_ERR_INVAL when cap is exceeded.
@@ -105,5 +111,83 @@ extern const char *const falcon_hp_gpu_daemons[];
  */
 falcon_err_t falcon_hp_holders(const char *proc, char *const *paths, size_t npaths,
 			       bool gpu_daemons, struct falcon_holder **out, size_t *nout);
+
+/*
+ * falcon_hp_hostdir - where the host's /proc or /dev (which: "proc" or
+ * "dev") is for a sysfs root, into buf (n bytes): "/proc" and "/dev" for
+ * NULL, "" and "/sys" (a real host); ROOT/proc and ROOT/dev for any other
+ * root (falcon-sim writes its emulation of the nvidia driver's /proc files
+ * and the /dev/nvidiaN nodes there, falcon-sim(1)).  NULL when it does not
+ * fit.
+ */
+char *falcon_hp_hostdir(const char *root, const char *which, char *buf, size_t n);
+
+/* What the nvidia driver says of one GPU. */
+struct falcon_gpu_ident {
+	int minor;            /* "Device Minor:" (/dev/nvidia<minor>), -1 = unknown */
+	char uuid[48];        /* "GPU UUID:", "GPU-8-4-4-4-12 hex"; "" = none */
+	char bdf[FALCON_BDF_LEN]; /* "Bus Location:", "" = none */
+};
+
+/*
+ * falcon_hp_parse_nvidia_info - parse the text of the nvidia driver's
+ * /proc/driver/nvidia/gpus/BDF/information into *id.  The format is the
+ * driver's (NVIDIA open-gpu-kernel-modules kernel-open/nvidia/nv-procfs.c
+ * nv_procfs_read_gpu_info(): one "Key: \t value" line each, "GPU UUID:"
+ * left out when the driver has none, "Device Minor: \t %u").  Lines are
+ * matched by their key, in any order; others are ignored.  A UUID that is
+ * not "GPU-" and 32 hex digits in 8-4-4-4-12 groups is left out (uuid "")
+ * so that it never reaches CUDA_VISIBLE_DEVICES.  FALCON_ERR_PARSE naming
+ * the line when "Device Minor:" is missing or not 0..255.  Pure.
+ */
+falcon_err_t falcon_hp_parse_nvidia_info(const char *text, struct falcon_gpu_ident *id);
+
+/*
+ * falcon_hp_gpu_ident - read and parse PROCDIR/driver/nvidia/gpus/BDF/
+ * information (PROCDIR: falcon_hp_hostdir(root, "proc")).  FALCON_ERR_NOTFOUND
+ * when the file is not there (no nvidia driver bound, or not an NVIDIA
+ * GPU), FALCON_ERR_PARSE (path and line) when it does not parse,
+ * FALCON_ERR_INVAL for a malformed BDF.
+ */
+falcon_err_t falcon_hp_gpu_ident(const char *root, const char *bdf, struct falcon_gpu_ident *id);
+
+/*
+ * falcon_hp_nvme_serial - the serial number of the NVMe controller of the
+ * PCI function bdf: BUSDIR/devices/BDF/nvme/nvme<N>/serial (Linux
+ * drivers/nvme/host: the 20-byte Identify Controller SN field, space
+ * padded) with the padding cut, into buf (n bytes).  FALCON_ERR_NOTFOUND
+ * when there is none (no controller or an empty serial).
+ */
+falcon_err_t falcon_hp_nvme_serial(const char *root, const char *bdf, char *buf, size_t n);
+
+/*
+ * falcon_hp_unassigned_bar - the first BAR that config space (cfg, len
+ * bytes, a type 0 header) says is implemented (its register not 0: an
+ * address or the type bits of an I/O, 64-bit or prefetchable BAR) while
+ * the sysfs resource text (pci-sysfs.c resource_show(): "start end flags"
+ * in hex per line, line i = BAR i) gives it no address: start 0 (a line of
+ * zeros, as Linux leaves a BAR it could not fit in the bridge windows, or
+ * start 0 with a size).  Returns its index 0..5, -1 when none; -2 when the
+ * resource text is malformed (a line that is not three hex numbers).
+ * A 32-bit BAR that was never assigned reads 0 and is not seen: the large
+ * BARs that a hot-plug window misses are 64-bit.  Pure.
+ */
+int falcon_hp_unassigned_bar(const uint8_t *cfg, size_t len, const char *resource);
+
+/* falcon_bar_type_str - "32-bit memory", "64-bit prefetchable memory", ... */
+const char *falcon_bar_type_str(falcon_bar_type_t t);
+
+/*
+ * falcon_hp_check_bars - read BUSDIR/devices/BDF/config and resource and
+ * apply falcon_hp_unassigned_bar().  FALCON_OK when every implemented BAR
+ * has an address (or the files are missing: nothing to judge);
+ * FALCON_ERR_PCI when one has none, the detail naming the BDF, the BAR
+ * and its type and what to do: hot-plug bridges reserve only 2 MiB of
+ * prefetchable memory by default (Linux Documentation/admin-guide/
+ * kernel-parameters.txt, pci=hpmmioprefsize=), so boot with a larger
+ * pci=hpmmioprefsize= (or pci=realloc) or raise the firmware's hot-plug
+ * resource padding for the Falcon adapter's ports.
+ */
+falcon_err_t falcon_hp_check_bars(const char *root, const char *bdf);
 
 #endif /* FALCON_HOTPLUG_H */

@@ -24,7 +24,7 @@ tests_unit_test_pcicfg_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(CHECK_LIBS)
 tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(UNIT_CFLAGS) $(JSON_CFLAGS)
 tests_unit_test_topo_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(CHECK_LIBS)
-tests_unit_test_hotplug_SOURCES = tests/unit/test_hotplug.c
+tests_unit_test_hotplug_SOURCES = tests/unit/test_hotplug.c tests/pcihex.h
 tests_unit_test_hotplug_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_hotplug_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(CHECK_LIBS) \
 	$(PTHREAD_LIBS)

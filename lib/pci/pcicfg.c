@@ -26,6 +26,9 @@
 #define CAP_ID_SSVID 0x0d
 #define CAP_ID_EXP   0x10
 #define ECAP_ID_AER  0x0001
+#define ECAP_ID_ACS  0x000d
+#define OFF_ACS      0x148      /* where the synthesised ACS capability sits */
+#define OFF_BAR0     0x10       /* PCI 3.0 sec 6.2.5.1 */
 
 /* Type 0/1 header offsets, PCI 3.0 sec 6.1 and PCI-to-PCI Bridge 1.2 sec 3.2. */
 #define OFF_VENDOR      0x00
@@ -122,6 +125,85 @@ void falcon_pcicfg_default_spec(struct falcon_pcicfg_spec *spec, uint16_t vendor
 static bool is_bridge_class(uint32_t class_code)
 {
 	return (class_code >> 8) == (FALCON_CLASS_PCI_BRIDGE >> 8);
+}
+
+static void set_bar(struct falcon_pcicfg_spec *s, int i, falcon_bar_type_t t, uint64_t base,
+		    uint64_t size)
+{
+	s->bar[i].type = t;
+	s->bar[i].base = base;
+	s->bar[i].size = size;
+}
+
+void falcon_pcicfg_default_bars(struct falcon_pcicfg_spec *s, unsigned bus)
+{
+	/* 32-bit memory below 4 GiB, one 16 MiB-aligned window per bus (mod
+	 * 128); 64-bit prefetchable memory one 64 GiB window per bus above
+	 * 32 TiB; I/O 128 bytes per bus. */
+	uint64_t m32 = 0x80000000ull | ((uint64_t)(bus & 0x7f) << 24);
+	uint64_t m64 = 0x200000000000ull | ((uint64_t)(bus & 0xff) << 36);
+
+	memset(s->bar, 0, sizeof(s->bar));
+	if (is_bridge_class(s->class_code))
+		return;
+	if ((s->class_code >> 16) == 0x03 && s->vendor_id == 0x10de) {
+		set_bar(s, 0, FALCON_BAR_MEM32, m32, 16ull << 20);
+		set_bar(s, 1, FALCON_BAR_MEM64_PREF, m64, 16ull << 30);
+		set_bar(s, 3, FALCON_BAR_MEM64_PREF, m64 + (16ull << 30), 32ull << 20);
+		set_bar(s, 5, FALCON_BAR_IO, 0x1000u + ((bus & 0xdf) << 7), 128);
+	} else if ((s->class_code >> 16) == 0x03) {
+		set_bar(s, 0, FALCON_BAR_MEM32, m32, 16ull << 20);
+		set_bar(s, 1, FALCON_BAR_MEM64_PREF, m64, 256ull << 20);
+	} else if (s->class_code == FALCON_CLASS_NVME) {
+		set_bar(s, 0, FALCON_BAR_MEM64, m32, 16ull << 10);
+	} else {
+		set_bar(s, 0, FALCON_BAR_MEM32, m32, 1ull << 20);
+	}
+}
+
+/* The low bits of a BAR register by type, PCI 3.0 sec 6.2.5.1: bit 0 I/O;
+ * memory bits 2:1 type (00 32-bit, 10 64-bit), bit 3 prefetchable. */
+static uint32_t bar_bits(falcon_bar_type_t t)
+{
+	switch (t) {
+	case FALCON_BAR_MEM64:      return 0x4;
+	case FALCON_BAR_MEM64_PREF: return 0xc;
+	case FALCON_BAR_IO:         return 0x1;
+	default:                    return 0x0;
+	}
+}
+
+/* Linux's struct resource flags of a BAR as /sys/bus/pci/devices/BDF/
+ * resource shows them (include/linux/ioport.h: IORESOURCE_IO 0x100,
+ * IORESOURCE_MEM 0x200, IORESOURCE_PREFETCH 0x2000, IORESOURCE_SIZEALIGN
+ * 0x40000, IORESOURCE_MEM_64 0x100000; drivers/pci/probe.c decode_bar()
+ * keeps the register's low bits). */
+static uint64_t bar_resource_flags(falcon_bar_type_t t)
+{
+	switch (t) {
+	case FALCON_BAR_MEM32:      return 0x40200;
+	case FALCON_BAR_MEM64:      return 0x140204;
+	case FALCON_BAR_MEM64_PREF: return 0x14220c;
+	case FALCON_BAR_IO:         return 0x40101;
+	default:                    return 0;
+	}
+}
+
+static void put_bars(uint8_t *cfg, const struct falcon_pcicfg_spec *s)
+{
+	int i;
+
+	for (i = 0; i < FALCON_PCI_BARS; i++) {
+		const struct falcon_pcicfg_bar *b = &s->bar[i];
+		uint64_t a = (s->bars_unassigned & (1u << i)) ? 0 : b->base;
+
+		if (b->type == FALCON_BAR_NONE || b->size == 0)
+			continue;
+		put32(cfg, OFF_BAR0 + 4 * (size_t)i, (uint32_t)(a & ~0xfull) | bar_bits(b->type));
+		if ((b->type == FALCON_BAR_MEM64 || b->type == FALCON_BAR_MEM64_PREF) &&
+		    i + 1 < FALCON_PCI_BARS)
+			put32(cfg, OFF_BAR0 + 4 * (size_t)(i + 1), (uint32_t)(a >> 32));
+	}
 }
 
 static falcon_err_t check_spec(const struct falcon_pcicfg_spec *s)
@@ -299,11 +381,19 @@ falcon_err_t falcon_pcicfg_build(const struct falcon_pcicfg_spec *s,
 		put_pm(cfg, pm, (uint8_t)msi, s->power_state);
 		put_msi(cfg, msi, (uint8_t)exp, false);
 		put_pcie(cfg, exp, 0, s);
+		put_bars(cfg, s);
 	}
 	cfg[OFF_CAP_PTR] = (uint8_t)pm;
 	/* Extended space: Advanced Error Reporting, version 2, next 0 (end of
-	 * the list), PCIe r4.0 sec 7.6.3 and 7.8.4. */
-	put32(cfg, 0x100, ECAP_ID_AER | (2u << 16) | (0u << 20));
+	 * the list) or the ACS capability, PCIe r4.0 sec 7.6.3 and 7.8.4. */
+	put32(cfg, 0x100, ECAP_ID_AER | (2u << 16) | ((s->acs ? OFF_ACS : 0u) << 20));
+	if (s->acs) {
+		/* ACS Extended Capability, version 1, the end of the list;
+		 * Capability at +4, Control at +6 (PCIe r4.0 sec 7.7.7). */
+		put32(cfg, OFF_ACS, ECAP_ID_ACS | (1u << 16));
+		put16(cfg, OFF_ACS + 4, s->acs_cap);
+		put16(cfg, OFF_ACS + 6, s->acs_ctrl);
+	}
 	rv = FALCON_OK;
 fail:
 	return rv;
@@ -375,8 +465,10 @@ static falcon_err_t put_text(const char *dir, const char *name, const char *fmt,
 	return put_file(dir, name, buf, (size_t)n);
 }
 
-falcon_err_t falcon_pcicfg_write_raw(const char *root, const char *bdf,
-				     const uint8_t *cfg, size_t len, int numa_node)
+/* write_dir - the device directory from config bytes; the resource file
+ * from spec's BARs (NULL: zero lines, sizes unknown). */
+static falcon_err_t write_dir(const char *root, const char *bdf, const uint8_t *cfg,
+			      size_t len, int numa_node, const struct falcon_pcicfg_spec *spec)
 {
 	char dir[4096], buf[64];
 	falcon_err_t rv;
@@ -406,7 +498,15 @@ falcon_err_t falcon_pcicfg_write_raw(const char *root, const char *bdf,
 	bridge = (cfg[OFF_HEADER_TYPE] & 0x7f) == 1;
 	/* Formats of drivers/pci/pci-sysfs.c: "0x%04x\n" for IDs, "0x%06x\n"
 	 * for the class, "0x%02x\n" for the revision. */
-	if ((rv = put_file(dir, "config", cfg, len)) != FALCON_OK ||
+	if (spec != NULL && spec->all_ones) {
+		uint8_t ones[FALCON_PCICFG_SIZE];
+
+		memset(ones, 0xff, sizeof(ones));
+		rv = put_file(dir, "config", ones, len);
+	} else {
+		rv = put_file(dir, "config", cfg, len);
+	}
+	if (rv != FALCON_OK ||
 	    (rv = put_text(dir, "vendor", "0x%04x\n", get16(cfg, OFF_VENDOR))) != FALCON_OK ||
 	    (rv = put_text(dir, "device", "0x%04x\n", get16(cfg, OFF_DEVICE))) != FALCON_OK ||
 	    (rv = put_text(dir, "class", "0x%06x\n", class_code)) != FALCON_OK ||
@@ -442,9 +542,23 @@ falcon_err_t falcon_pcicfg_write_raw(const char *root, const char *bdf,
 		size_t off = 0;
 		size_t lines = bridge ? 13 : 7;
 
-		for (i = 0; i < lines; i++)
+		/* an unassigned BAR: start, end and flags 0, as Linux's
+		 * drivers/pci/setup-bus.c reset_resource() leaves a resource
+		 * it could not assign */
+		for (i = 0; i < lines; i++) {
+			const struct falcon_pcicfg_bar *b = spec != NULL && !bridge &&
+				i < FALCON_PCI_BARS ? &spec->bar[i] : NULL;
+			unsigned long long st = 0, en = 0, fl = 0;
+
+			if (b != NULL && b->type != FALCON_BAR_NONE && b->size != 0 &&
+			    !(spec->bars_unassigned & (1u << i))) {
+				st = b->base;
+				en = b->base + b->size - 1;
+				fl = bar_resource_flags(b->type);
+			}
 			off += (size_t)snprintf(res + off, sizeof(res) - off,
-						"0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
+						"0x%016llx 0x%016llx 0x%016llx\n", st, en, fl);
+		}
 		rv = put_file(dir, "resource", res, off);
 		if (rv != FALCON_OK)
 			goto fail;
@@ -466,7 +580,13 @@ falcon_err_t falcon_pcicfg_write_sysfs(const char *root, const char *bdf,
 	rv = falcon_pcicfg_build(spec, cfg);
 	if (rv != FALCON_OK)
 		return rv;
-	return falcon_pcicfg_write_raw(root, bdf, cfg, sizeof(cfg), numa_node);
+	return write_dir(root, bdf, cfg, sizeof(cfg), numa_node, spec);
+}
+
+falcon_err_t falcon_pcicfg_write_raw(const char *root, const char *bdf,
+				     const uint8_t *cfg, size_t len, int numa_node)
+{
+	return write_dir(root, bdf, cfg, len, numa_node, NULL);
 }
 
 falcon_err_t falcon_pcicfg_write_slot(const char *root, const char *name, unsigned domain,
@@ -507,6 +627,33 @@ int falcon_chassis_phys_slot(int drawer, int slot)
 	return (drawer - 1) * 8 + slot;
 }
 
+/* parse_bars - the six BAR registers of a type 0 header (PCI 3.0 sec
+ * 6.2.5.1): bit 0 set = I/O (address bits 31:2); else memory, bits 2:1 = 10
+ * a 64-bit BAR whose upper half is the next register, bit 3 prefetchable. */
+static void parse_bars(const uint8_t *cfg, struct falcon_pcicfg_info *info)
+{
+	int i;
+
+	for (i = 0; i < FALCON_PCI_BARS; i++) {
+		uint32_t r = get32(cfg, OFF_BAR0 + 4 * (size_t)i);
+
+		if (r == 0)
+			continue;
+		if (r & 1) {
+			info->bar_type[i] = FALCON_BAR_IO;
+			info->bar_addr[i] = r & ~0x3u;
+		} else if (((r >> 1) & 3) == 2 && i + 1 < FALCON_PCI_BARS) {
+			info->bar_type[i] = (r & 8) ? FALCON_BAR_MEM64_PREF : FALCON_BAR_MEM64;
+			info->bar_addr[i] = (r & ~0xfull) |
+				((uint64_t)get32(cfg, OFF_BAR0 + 4 * (size_t)(i + 1)) << 32);
+			i++;
+		} else {
+			info->bar_type[i] = FALCON_BAR_MEM32;
+			info->bar_addr[i] = r & ~0xfu;
+		}
+	}
+}
+
 falcon_err_t falcon_pcicfg_parse(const uint8_t *cfg, size_t len,
 				 struct falcon_pcicfg_info *info)
 {
@@ -539,6 +686,7 @@ falcon_err_t falcon_pcicfg_parse(const uint8_t *cfg, size_t len,
 	if (info->header_type == 0) {
 		info->subsys_vendor = get16(cfg, OFF_SUBSYS_VEN);
 		info->subsys_device = get16(cfg, OFF_SUBSYS_DEV);
+		parse_bars(cfg, info);
 	} else if (info->header_type == 1) {
 		info->primary_bus = cfg[OFF_PRIMARY_BUS];
 		info->secondary_bus = cfg[OFF_SECONDARY];
@@ -633,6 +781,12 @@ falcon_err_t falcon_pcicfg_parse(const uint8_t *cfg, size_t len,
 			hdr = get32(cfg, ptr);
 			if (hdr == 0 || hdr == 0xffffffffu)
 				break;
+			if ((hdr & 0xffff) == ECAP_ID_ACS && info->acs_offset == 0 &&
+			    ptr + 8 <= len) {
+				info->acs_offset = (int)ptr;
+				info->acs_cap = get16(cfg, ptr + 4);
+				info->acs_ctrl = get16(cfg, ptr + 6);
+			}
 			info->next_ext++;
 			ptr = (hdr >> 20) & 0xffc;
 		}

@@ -51,6 +51,31 @@ typedef enum {
 	FALCON_PCIE_PCI_TO_PCIE     = 0x8,
 } falcon_pcie_type_t;
 
+/* BARs of a type 0 header (PCI 3.0 sec 6.2.5.1). */
+#define FALCON_PCI_BARS 6
+typedef enum {
+	FALCON_BAR_NONE = 0,
+	FALCON_BAR_MEM32,           /* 32-bit memory, not prefetchable */
+	FALCON_BAR_MEM64,           /* 64-bit memory, not prefetchable */
+	FALCON_BAR_MEM64_PREF,      /* 64-bit memory, prefetchable */
+	FALCON_BAR_IO,              /* I/O space */
+} falcon_bar_type_t;
+
+struct falcon_pcicfg_bar {
+	falcon_bar_type_t type;
+	uint64_t base;              /* bus address the BAR is assigned */
+	uint64_t size;              /* bytes, a power of two; 0 = no BAR */
+};
+
+/* ACS Capability/Control bits, PCIe r4.0 sec 7.7.7.2-7.7.7.3. */
+#define FALCON_ACS_SV 0x0001        /* Source Validation */
+#define FALCON_ACS_TB 0x0002        /* Translation Blocking */
+#define FALCON_ACS_RR 0x0004        /* P2P Request Redirect */
+#define FALCON_ACS_CR 0x0008        /* P2P Completion Redirect */
+#define FALCON_ACS_UF 0x0010        /* Upstream Forwarding */
+#define FALCON_ACS_EC 0x0020        /* P2P Egress Control */
+#define FALCON_ACS_DT 0x0040        /* Direct Translated P2P */
+
 /*
  * What to synthesise.  Link speeds are the PCIe encoding used by LnkCap,
  * LnkSta and LnkCtl2 (PCIe r4.0 sec 7.5.3.6/7.5.3.8: 1 = 2.5 GT/s, 2 = 5,
@@ -79,6 +104,20 @@ struct falcon_pcicfg_spec {
 	uint8_t cur_width;          /* LnkSta Negotiated Link Width; 0 = max_width */
 	bool link_down;             /* DL_Active clear, LnkSta speed/width 0 */
 	uint8_t power_state;        /* PMCSR PowerState: 0 = D0 .. 3 = D3hot */
+	/* type 0 only: the Base Address Registers (PCI 3.0 sec 6.2.5.1); a
+	 * 64-bit BAR takes its index and the next; base must be aligned to
+	 * size (a power of two).  See falcon_pcicfg_default_bars(). */
+	struct falcon_pcicfg_bar bar[FALCON_PCI_BARS];
+	uint8_t bars_unassigned;    /* bit i: BAR i left unassigned (address 0 in
+				     * config, its resource line zeros) */
+	/* ACS extended capability (PCIe r4.0 sec 7.7.7) on a root or
+	 * downstream port: ACS Capability and ACS Control registers */
+	bool acs;
+	uint16_t acs_cap, acs_ctrl;
+	/* falcon_pcicfg_write_sysfs(): the config file reads all-ones (a
+	 * device that stopped answering) while the ID files keep what the
+	 * kernel read at enumeration */
+	bool all_ones;
 };
 
 /*
@@ -90,6 +129,19 @@ struct falcon_pcicfg_spec {
 void falcon_pcicfg_default_spec(struct falcon_pcicfg_spec *spec, uint16_t vendor_id,
 				uint16_t device_id, uint32_t class_code,
 				falcon_pcie_type_t port_type);
+
+/*
+ * falcon_pcicfg_default_bars - give spec the BARs of its kind of device,
+ * assigned at addresses made up from bus (plausible, not a real
+ * allocation: only their alignment is checked by anyone): an NVIDIA GPU
+ * as `lspci -vv` shows a Tesla V100 and the GTX 1080 Ti of fixtures/pci
+ * sys4028grtr: BAR0 16 MiB 32-bit memory, BAR1 (16 GiB) and BAR3 (32 MiB)
+ * 64-bit prefetchable memory, BAR5 128 bytes of I/O; another GPU BAR0
+ * 16 MiB and BAR1 256 MiB 64-bit prefetchable; an NVMe controller BAR0
+ * 16 KiB 64-bit memory (NVMe 1.4 sec 3.1.1: MLBAR/MUBAR); any other
+ * endpoint BAR0 1 MiB 32-bit memory; a bridge none.  Never fails.
+ */
+void falcon_pcicfg_default_bars(struct falcon_pcicfg_spec *spec, unsigned bus);
 
 /*
  * falcon_pcicfg_build - synthesise the FALCON_PCICFG_SIZE bytes of config
@@ -118,7 +170,11 @@ falcon_err_t falcon_pcicfg_build(const struct falcon_pcicfg_spec *spec,
  * sysfs-bus-pci; drivers/pci/pci-sysfs.c): config (4096 bytes), vendor
  * "0x10de\n", device, class "0x030200\n", subsystem_vendor,
  * subsystem_device, revision "0xa1\n", irq "0\n", numa_node ("-1\n" when
- * numa_node < 0), resource (7 lines of zero ranges), enable "1\n".
+ * numa_node < 0), resource ("0x%016llx 0x%016llx 0x%016llx\n" start, end,
+ * flags per BAR, then the ROM: 7 lines, 13 on a bridge, as pci-sysfs.c
+ * resource_show(); a BAR of spec->bar at its base with Linux's
+ * IORESOURCE_* flags, a line of zeros for an unassigned or absent one),
+ * enable "1\n".
  * bdf must be "DDDD:BB:DD.F" (lower-case hex).  A device directory that
  * already exists is rewritten.  Real kernels make devices/BDF a symlink
  * into devices/pci0000:00/...; libpci only needs a directory, so this
@@ -210,6 +266,13 @@ struct falcon_pcicfg_info {
 	uint8_t cur_width;          /* LnkSta 9:4 */
 	bool dl_active;             /* LnkSta bit 13 */
 	int next_ext;               /* ext. capabilities found (0 when len < 4096) */
+	int acs_offset;             /* ACS extended capability, 0 = none */
+	uint16_t acs_cap, acs_ctrl; /* its Capability and Control registers */
+	/* type 0: what each BAR register says (PCI 3.0 sec 6.2.5.1): the
+	 * type from its low bits, the address without them; the upper half
+	 * of a 64-bit BAR is FALCON_BAR_NONE.  A register of 0 is NONE. */
+	falcon_bar_type_t bar_type[FALCON_PCI_BARS];
+	uint64_t bar_addr[FALCON_PCI_BARS];
 };
 
 /*

@@ -233,7 +233,7 @@ fail:
 /* Read the config space of d (its sysfs file's size, at most 4096 bytes)
  * through libpci and parse it into info. */
 static falcon_err_t read_config(struct pci_dev *d, const char *path, const char *bdf,
-				struct falcon_pcicfg_info *info)
+				struct falcon_pcicfg_info *info, bool *all_ones)
 {
 	char cfgpath[PATH_LEN];
 	uint8_t buf[FALCON_PCICFG_SIZE];
@@ -262,6 +262,16 @@ static falcon_err_t read_config(struct pci_dev *d, const char *path, const char 
 		else
 			rv = falcon_err_set(FALCON_ERR_PCI, "%s: cannot read %zu bytes",
 					    cfgpath, len);
+		goto fail;
+	}
+	*all_ones = false;
+	if (len >= 4 && buf[0] == 0xff && buf[1] == 0xff && buf[2] == 0xff && buf[3] == 0xff) {
+		/* nothing answers at this BDF any more: kept, marked, judged
+		 * by the caller (a device elsewhere on the bus must not stop
+		 * every job) */
+		memset(info, 0, sizeof(*info));
+		*all_ones = true;
+		rv = FALCON_OK;
 		goto fail;
 	}
 	rv = falcon_pcicfg_parse(buf, len, info);
@@ -331,7 +341,7 @@ static falcon_err_t libpci_read(const char *path, struct falcon_topo *t, size_t 
 		x->vendor_id = d->vendor_id;
 		x->device_id = d->device_id;
 		x->numa_node = d->numa_node;
-		rv = read_config(d, path, x->bdf, &x->cfg);
+		rv = read_config(d, path, x->bdf, &x->cfg, &x->all_ones);
 		if (rv != FALCON_OK)
 			goto fail;
 		/* class from sysfs (kernel fix-ups), prog-if from config */

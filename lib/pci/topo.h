@@ -86,6 +86,10 @@ struct falcon_pci_dev {
 	 * 7.5.3.2 bit 8, 7.5.3.9 SltCap bits 31:19), else -1. */
 	char slot_name[16];
 	int slot;
+	/* Its config space reads all-ones (vendor and device ffff): the
+	 * device fell off the bus (link down, hung, surprise-removed).  cfg
+	 * is then all zero; IDs and class come from sysfs' cached files. */
+	bool all_ones;
 };
 
 struct falcon_topo {

@@ -28,7 +28,9 @@ esac
 EOS
 chmod 0755 "$t_tmp/fake-ncclcheck"
 FP_NCCLCHECK=$t_tmp/fake-ncclcheck
-fp_setup
+# the index form of CUDA_VISIBLE_DEVICES (its PCI-order numbering is what
+# these cases check; prolog-hotplug.sh checks the UUID form, the default)
+fp_setup "CudaVisibleDevices=index"
 
 # -- falconGPUs: four chassis GPUs appear, verified, described, given back
 fp_prolog 101 "gres/falcon_gpu:4"

@@ -178,3 +178,34 @@ remove 0000:3d:00.0
 poll_for absent 0000:3d:00.0
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
 expect 200 "detach after remove"
+
+# The drivers' view (#14): the nvidia driver's information file and
+# /dev/nvidiaN of every NVIDIA GPU, lowest free minor first, freed at
+# remove; an NVMe controller's serial; BARs that lspci sizes from the
+# resource file; a previous run's nodes cleared at start.
+H1=$SIM_ROOT/node1
+mkdir -p "$H1/dev" && : >"$H1/dev/nvidia42"
+sim_start
+[ ! -e "$H1/dev/nvidia42" ] || t_fail "a previous run's /dev/nvidia42 kept"
+minor() { sed -n 's/^Device Minor: *\t* *//p' "$H1/proc/driver/nvidia/gpus/$1/information"; }
+[ "$(ls "$H1/proc/driver/nvidia/gpus" | wc -l)" = 8 ] || t_fail "8 local GPUs in /proc: $(ls "$H1/proc/driver/nvidia/gpus")"
+[ -c "$H1/dev/nvidia7" ] || [ "$(id -u)" != 0 ] || t_fail "no char device nvidia7"
+grep -q "^GPU UUID: 	 GPU-[0-9a-f]\{8\}-" "$H1/proc/driver/nvidia/gpus/0000:18:00.0/information" ||
+	t_fail "information: $(cat "$H1/proc/driver/nvidia/gpus/0000:18:00.0/information")"
+ser=$(cat "$N1/devices/0000:5e:00.0/nvme/nvme0/serial")
+[ "${#ser}" = 20 ] || t_fail "NVMe serial not the 20-byte SN field: '$ser'"
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot1 drawer1_slot2)"
+rescan
+poll_for present 0000:3e:00.0
+[ "$(minor 0000:3d:00.0),$(minor 0000:3e:00.0)" = 8,9 ] || t_fail "minors $(minor 0000:3d:00.0),$(minor 0000:3e:00.0)"
+lsp -vv -s 3d:00.0 | grep -q 'Region 1: Memory at .* (64-bit, prefetchable) \[size=16G\]' ||
+	t_fail "BAR1: $(lsp -vv -s 3d:00.0 | grep Region)"
+remove 0000:3d:00.0
+poll_for absent 0000:3d:00.0
+[ ! -e "$H1/proc/driver/nvidia/gpus/0000:3d:00.0" ] && [ ! -e "$H1/dev/nvidia8" ] ||
+	t_fail "minor 8 not freed at remove"
+rescan
+poll_for present 0000:3d:00.0
+[ "$(minor 0000:3d:00.0)" = 8 ] || t_fail "the lowest free minor is 8, got $(minor 0000:3d:00.0)"
+t_ok "drivers: minors 0-7 local, 8 and 9 hot-added, 8 freed and taken again; NVMe serial '$ser'"
+sim_stop

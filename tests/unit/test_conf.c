@@ -88,6 +88,7 @@ static void chk_defaults(const struct falcon_conf *c)
 	ck_assert_str_eq(c->listen_address, "127.0.0.1:6830");
 	ck_assert_str_eq(c->falcond_url, "http://127.0.0.1:6830");
 	ck_assert_str_eq(c->sysfs_root, "/sys");
+	ck_assert_int_eq(c->cuda_visible, FALCON_CVD_UUID);
 	ck_assert_str_eq(c->slurm_user, "slurm");
 	ck_assert_str_eq(c->run_dir, "/run/falcon");
 	ck_assert_ptr_null(c->munge_socket);
@@ -124,6 +125,7 @@ static void chk_globals(const struct falcon_conf *c)
 	ck_assert_str_eq(c->listen_address, "0.0.0.0:7000");
 	ck_assert_str_eq(c->falcond_url, "https://ctl.example.com:7000/");
 	ck_assert_str_eq(c->sysfs_root, "/tmp/sim/%h");
+	ck_assert_int_eq(c->cuda_visible, FALCON_CVD_INDEX);
 	ck_assert_str_eq(c->slurm_user, "slurmadm");
 	ck_assert_str_eq(c->munge_socket, "/run/munge/munge.socket.2");
 	ck_assert_str_eq(c->run_dir, "/run/falcon2");
@@ -311,6 +313,7 @@ static const struct {
 	  "ListenAddress=0.0.0.0:7000\n"
 	  "FalcondUrl=https://ctl.example.com:7000/\n"
 	  "SysfsRoot=/tmp/sim/%h\n"
+	  "CudaVisibleDevices=index\n"
 	  "SlurmUser=slurmadm\n"
 	  "MungeSocket=/run/munge/munge.socket.2\n"
 	  "RunDir=/run/falcon2\n"
@@ -390,6 +393,7 @@ static const struct {
 	const char *want2; /* another one, or NULL */
 } bad_cases[] = {
 	{ "Foo=1\n", 1, "unknown key 'Foo'", NULL },
+	{ "CudaVisibleDevices=ids\n", 1, "CudaVisibleDevices", "uuid|index" },
 	{ "\n\nStateDir=/a Foo=1\n", 3, "unknown key 'Foo'", NULL },
 	{ "ChassisName=c Url=http://c/ Foo=1\n", 1, "unknown key 'Foo' (ChassisName line)", NULL },
 	{ "ChassisName=c Url=http://c/ Port=H1\n", 1, "unknown key 'Port' (ChassisName line)",

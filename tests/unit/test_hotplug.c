@@ -19,11 +19,35 @@
 
 #include "pci/hotplug.h"
 #include "pci/pcicfg.h"
+#include "pci/topo.h"
 #include "testutil.h"
+#include "../pcihex.h"
 #include "core/util.h"
 
 /* paths below are built from a temporary directory of known short length */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+
+/*
+ * The nvidia driver's /proc/driver/nvidia/gpus/BDF/information, line by
+ * line in the format strings of NVIDIA open-gpu-kernel-modules
+ * kernel-open/nvidia/nv-procfs.c nv_procfs_read_gpu_info() (values of a
+ * Tesla V100-PCIE-16GB; "GPU Firmware:" is printed only by drivers that
+ * have GSP firmware).  No copy of a real file was at hand: built from the
+ * driver's source.
+ */
+#define NV_INFO_UUID "GPU-5a3c4f2e-9b1d-3e7a-8c6f-0d2e4b6a8c1e"
+#define NV_INFO(minor) \
+	"Model: \t\t Tesla V100-PCIE-16GB\n" \
+	"IRQ:   \t\t 88\n" \
+	"GPU UUID: \t " NV_INFO_UUID "\n" \
+	"Video BIOS: \t 88.00.41.00.01\n" \
+	"Bus Type: \t PCIe\n" \
+	"DMA Size: \t 47 bits\n" \
+	"DMA Mask: \t 0x7fffffffffff\n" \
+	"Bus Location: \t 0000:62:00.0\n" \
+	"Device Minor: \t " minor "\n" \
+	"GPU Firmware: \t 535.129.03\n" \
+	"GPU Excluded:\t No\n"
 
 static void put(const char *path, const char *text)
 {
@@ -262,9 +286,7 @@ static const char *proc_tree(void)
 	mkdirs(proc, "self");
 	mkdirs(proc, "driver/nvidia/gpus/0000:62:00.0");
 	snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/0000:62:00.0/information", proc);
-	put(path, "Model: \t Tesla V100-PCIE-16GB\nIRQ:   88\nGPU UUID: GPU-x\n"
-	    "Video BIOS: \t 88.00.41.00.01\nBus Type: \t PCIe\nDMA Size: \t 47 bits\n"
-	    "DMA Mask: \t 0x7fffffffffff\nBus Location: \t 0000:62:00.0\nDevice Minor: \t 3\n");
+	put(path, NV_INFO("3"));
 	return proc;
 }
 
@@ -302,19 +324,22 @@ START_TEST(test_dev_nodes)
 {
 	const char *root = tree();
 	const char *proc = proc_tree();
-	char *paths[4] = { NULL };
+	char *paths[4] = { NULL }, want[4096];
 	size_t n = 0, i;
 
 	ck_assert_int_eq(falcon_hp_dev_nodes(root, proc, "0000:62:00.0", paths, &n, 4),
 			 FALCON_OK);
 	ck_assert_int_eq(n, 1);
-	ck_assert_str_eq(paths[0], "/dev/nvidia3");
+	/* the node under the root's dev/ (falcon-sim), /dev on a real host */
+	snprintf(want, sizeof(want), "%s/dev/nvidia3", root);
+	ck_assert_str_eq(paths[0], want);
 	/* an NVMe controller */
 	mkdirs(root, "bus/pci/devices/0000:62:00.0/nvme/nvme4");
 	ck_assert_int_eq(falcon_hp_dev_nodes(root, proc, "0000:62:00.0", paths, &n, 4),
 			 FALCON_OK);
 	ck_assert_int_eq(n, 3);
-	ck_assert_str_eq(paths[1], "/dev/nvme4");
+	snprintf(want, sizeof(want), "%s/dev/nvme4", root);
+	ck_assert_str_eq(paths[1], want);
 	ck_assert_int_eq(falcon_hp_dev_nodes(root, proc, "0000:62:00.0", paths, &n, 4),
 			 FALCON_ERR_INVAL);
 	/* nothing known about a device: nothing added, not an error */
@@ -327,10 +352,267 @@ START_TEST(test_dev_nodes)
 }
 END_TEST
 
+START_TEST(test_nvidia_info)
+{
+	struct falcon_gpu_ident id;
+
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO("3"), &id), FALCON_OK);
+	ck_assert_int_eq(id.minor, 3);
+	ck_assert_str_eq(id.uuid, NV_INFO_UUID);
+	ck_assert_str_eq(id.bdf, "0000:62:00.0");
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO("255"), &id), FALCON_OK);
+	ck_assert_int_eq(id.minor, 255);
+	/* a driver without a UUID for the GPU leaves the line out */
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info("Model: \t\t X\nDevice Minor: \t 0\n",
+						     &id), FALCON_OK);
+	ck_assert_int_eq(id.minor, 0);
+	ck_assert_str_eq(id.uuid, "");
+	/* a UUID that is not GPU-8-4-4-4-12 never reaches CUDA_VISIBLE_DEVICES */
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info("GPU UUID: \t GPU-x\nDevice Minor: \t 1\n",
+						     &id), FALCON_OK);
+	ck_assert_str_eq(id.uuid, "");
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info("GPU UUID: \t GPU-5a3c4f2e-9b1d-3e7a-8c6f"
+						     "-0d2e4b6a8c1eff\nDevice Minor: \t 1\n",
+						     &id), FALCON_OK);
+	ck_assert_str_eq(id.uuid, "");
+	/* the minor is required and 0..255 */
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info("Model: \t\t X\n", &id), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO("256"), &id), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "line 9"));
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO("-1"), &id), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO(""), &id), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info("", &id), FALCON_ERR_PARSE);
+}
+END_TEST
+
+/* falcon_hp_gpu_ident reads ROOT/proc/... (falcon-sim) for a root other than /sys. */
+START_TEST(test_gpu_ident_file)
+{
+	const char *root = tree();
+	struct falcon_gpu_ident id;
+	char path[4096];
+
+	ck_assert_int_eq(falcon_hp_gpu_ident(root, "0000:62:00.0", &id), FALCON_ERR_NOTFOUND);
+	mkdirs(root, "proc/driver/nvidia/gpus/0000:62:00.0");
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/0000:62:00.0/information", root);
+	put(path, NV_INFO("7"));
+	ck_assert_int_eq(falcon_hp_gpu_ident(root, "62:00.0", &id), FALCON_OK);
+	ck_assert_int_eq(id.minor, 7);
+	ck_assert_str_eq(id.uuid, NV_INFO_UUID);
+	put(path, "Device Minor: \t x\n");
+	ck_assert_int_eq(falcon_hp_gpu_ident(root, "62:00.0", &id), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "information: line 1"));
+	ck_assert_int_eq(falcon_hp_gpu_ident(root, "bad", &id), FALCON_ERR_INVAL);
+	ck_assert_str_eq(falcon_hp_hostdir(NULL, "dev", path, sizeof(path)), "/dev");
+	ck_assert_str_eq(falcon_hp_hostdir("/sys", "proc", path, sizeof(path)), "/proc");
+	ck_assert_str_eq(falcon_hp_hostdir("/x/node1", "dev", path, sizeof(path)),
+			 "/x/node1/dev");
+}
+END_TEST
+
+START_TEST(test_nvme_serial)
+{
+	const char *root = tree();
+	char path[4096], sn[64];
+
+	ck_assert_int_eq(falcon_hp_nvme_serial(root, "0000:62:00.0", sn, sizeof(sn)),
+			 FALCON_ERR_NOTFOUND);
+	mkdirs(root, "bus/pci/devices/0000:62:00.0/nvme/nvme2");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:62:00.0/nvme/nvme2/serial", root);
+	/* the Identify Controller SN field: 20 bytes, space padded */
+	put(path, "PHLF8024003K4P0DGN  \n");
+	ck_assert_int_eq(falcon_hp_nvme_serial(root, "0000:62:00.0", sn, sizeof(sn)), FALCON_OK);
+	ck_assert_str_eq(sn, "PHLF8024003K4P0DGN");
+	put(path, "                    \n");
+	ck_assert_int_eq(falcon_hp_nvme_serial(root, "0000:62:00.0", sn, sizeof(sn)),
+			 FALCON_ERR_NOTFOUND);
+}
+END_TEST
+
+/* The GTX 1080 Ti of fixtures/pci sys4028grtr (a real dump): BAR0 32-bit,
+ * BAR1 and BAR3 64-bit prefetchable, BAR5 I/O, as lspci -vv reads them. */
+static const uint8_t *fixture_gpu(size_t *len, struct pcihex_dev **keep)
+{
+	const char *path = fixture_path("pci/sys4028grtr_1080ti_pex8747_hexonly_lspci_xxx.txt");
+	struct pcihex_dev *v;
+	size_t n, i;
+
+	if (path == NULL)
+		return NULL;
+	v = pcihex_read(path, &n);
+	ck_assert_ptr_nonnull(v);
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].slot, "0000:04:00.0"))
+			break;
+	ck_assert_uint_lt(i, n);
+	*keep = v;
+	*len = v[i].len;
+	return v[i].cfg;
+}
+
+START_TEST(test_bars_fixture)
+{
+	struct pcihex_dev *keep = NULL;
+	struct falcon_pcicfg_info info, ours;
+	struct falcon_pcicfg_spec s;
+	uint8_t cfg[FALCON_PCICFG_SIZE];
+	size_t len = 0;
+	const uint8_t *c = fixture_gpu(&len, &keep);
+	int i;
+
+	if (c == NULL)
+		return;
+	ck_assert_int_eq(falcon_pcicfg_parse(c, len, &info), FALCON_OK);
+	ck_assert_int_eq(info.bar_type[0], FALCON_BAR_MEM32);
+	ck_assert_uint_eq(info.bar_addr[0], 0xf8000000u);
+	ck_assert_int_eq(info.bar_type[1], FALCON_BAR_MEM64_PREF);
+	ck_assert_uint_eq(info.bar_addr[1], 0x27fe0000000ull);
+	ck_assert_int_eq(info.bar_type[2], FALCON_BAR_NONE);
+	ck_assert_int_eq(info.bar_type[3], FALCON_BAR_MEM64_PREF);
+	ck_assert_int_eq(info.bar_type[5], FALCON_BAR_IO);
+	ck_assert_uint_eq(info.bar_addr[5], 0xc000u);
+	/* every BAR with an address in sysfs' resource: nothing to say */
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len,
+		"0x00000000f8000000 0x00000000f8ffffff 0x0000000000040200\n"
+		"0x0000027fe0000000 0x0000027fefffffff 0x000000000014220c\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000027ff0000000 0x0000027ff1ffffff 0x000000000014220c\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x000000000000c000 0x000000000000c07f 0x0000000000040101\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"), -1);
+	/* BAR1 not fitted in the hot-plug window: a line of zeros */
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len,
+		"0x00000000f8000000 0x00000000f8ffffff 0x0000000000040200\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000027ff0000000 0x0000027ff1ffffff 0x000000000014220c\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x000000000000c000 0x000000000000c07f 0x0000000000040101\n"), 1);
+	/* start 0 with a size (IORESOURCE_UNSET) */
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len,
+		"0x00000000f8000000 0x00000000f8ffffff 0x0000000000040200\n"
+		"0x0000027fe0000000 0x0000027fefffffff 0x000000000014220c\n"
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+		"0x0000000000000000 0x0000000001ffffff 0x000000002014220c\n"), 3);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "0x0 0x0\n"), -2);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "bogus\n"), -2);
+	/* falcon-sim's NVIDIA GPU has the BAR types of the real part */
+	falcon_pcicfg_default_spec(&s, 0x10de, 0x1db4, FALCON_CLASS_3D, FALCON_PCIE_ENDPOINT);
+	falcon_pcicfg_default_bars(&s, 0x62);
+	ck_assert_int_eq(falcon_pcicfg_build(&s, cfg), FALCON_OK);
+	ck_assert_int_eq(falcon_pcicfg_parse(cfg, sizeof(cfg), &ours), FALCON_OK);
+	for (i = 0; i < FALCON_PCI_BARS; i++)
+		ck_assert_int_eq(ours.bar_type[i], info.bar_type[i]);
+	free(keep);
+}
+END_TEST
+
+/* The sysfs files falcon-sim writes, read back by falcon_hp_check_bars(). */
+START_TEST(test_check_bars)
+{
+	const char *root = tree();
+	struct falcon_pcicfg_spec s;
+
+	falcon_pcicfg_default_spec(&s, 0x10de, 0x1db4, FALCON_CLASS_3D, FALCON_PCIE_ENDPOINT);
+	falcon_pcicfg_default_bars(&s, 0x63);
+	ck_assert_int_eq(falcon_pcicfg_write_sysfs(root, "0000:63:00.0", &s, 0), FALCON_OK);
+	ck_assert_int_eq(falcon_hp_check_bars(root, "0000:63:00.0"), FALCON_OK);
+	s.bars_unassigned = 1u << 1;
+	ck_assert_int_eq(falcon_pcicfg_write_sysfs(root, "0000:63:00.0", &s, 0), FALCON_OK);
+	ck_assert_int_eq(falcon_hp_check_bars(root, "0000:63:00.0"), FALCON_ERR_PCI);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "0000:63:00.0 BAR1 (64-bit prefetchable "
+				     "memory) left unassigned"));
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "2 MiB of prefetchable MMIO"));
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "pci=hpmmioprefsize="));
+	/* a device without files to judge (another kind of tree) passes */
+	ck_assert_int_eq(falcon_hp_check_bars(root, "0000:70:00.0"), FALCON_OK);
+}
+END_TEST
+
+/* ACS of a real root port (fixtures/pci pciutils laptop, Sunrise Point-LP
+ * 00:1c.0: ACSCap SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+, ACSCtl all
+ * off), then with ReqRedir and CmpltRedir turned on in a copy. */
+START_TEST(test_acs_fixture)
+{
+	const char *path = fixture_path("pci/pciutils_test_laptop_mx150_tb3_xxxx.txt");
+	struct falcon_pcicfg_info info;
+	struct pcihex_dev *v;
+	size_t n, i;
+
+	if (path == NULL)
+		return;
+	v = pcihex_read(path, &n);
+	ck_assert_ptr_nonnull(v);
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].slot, "0000:00:1c.0"))
+			break;
+	ck_assert_uint_lt(i, n);
+	ck_assert_int_eq(falcon_pcicfg_parse(v[i].cfg, v[i].len, &info), FALCON_OK);
+	ck_assert_int_ne(info.acs_offset, 0);
+	ck_assert_uint_eq(info.acs_cap, FALCON_ACS_SV | FALCON_ACS_TB | FALCON_ACS_RR |
+			  FALCON_ACS_CR);
+	ck_assert_uint_eq(info.acs_ctrl, 0);
+	v[i].cfg[info.acs_offset + 6] = FALCON_ACS_RR | FALCON_ACS_CR;
+	ck_assert_int_eq(falcon_pcicfg_parse(v[i].cfg, v[i].len, &info), FALCON_OK);
+	ck_assert_uint_eq(info.acs_ctrl, FALCON_ACS_RR | FALCON_ACS_CR);
+	free(v);
+}
+END_TEST
+
+/* A device whose config space reads all-ones stays in the scan, marked. */
+START_TEST(test_all_ones)
+{
+	const char *root = tree();
+	struct falcon_topo *t = NULL;
+	const struct falcon_pci_dev *d;
+	uint8_t ones[FALCON_PCICFG_SIZE];
+	char path[4096];
+	FILE *f;
+
+	gpu(root, "0000:63:00.0");
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:63:00.0/config", root);
+	memset(ones, 0xff, sizeof(ones));
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(ones, 1, sizeof(ones), f), sizeof(ones));
+	fclose(f);
+	/* falcon-sim's fell_off: written all-ones, the ID files as enumerated */
+	{
+		struct falcon_pcicfg_spec sp;
+
+		falcon_pcicfg_default_spec(&sp, 0x10de, 0x1db4, FALCON_CLASS_3D,
+					   FALCON_PCIE_ENDPOINT);
+		sp.all_ones = true;
+		ck_assert_int_eq(falcon_pcicfg_write_sysfs(root, "0000:64:00.0", &sp, 0),
+				 FALCON_OK);
+	}
+	ck_assert_int_eq(falcon_topo_scan(root, NULL, 0, &t), FALCON_OK);
+	d = falcon_topo_find(t, "0000:63:00.0");
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->all_ones);
+	ck_assert_int_eq(d->kind, FALCON_PCI_GPU);
+	d = falcon_topo_find(t, "0000:64:00.0");
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->all_ones);
+	ck_assert_uint_eq(d->vendor_id, 0x10de);
+	ck_assert_int_eq(d->kind, FALCON_PCI_GPU);
+	ck_assert(!falcon_topo_find(t, "0000:62:00.0")->all_ones);
+	falcon_topo_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hotplug");
 	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_nvidia_info);
+	tcase_add_test(tc, test_gpu_ident_file);
+	tcase_add_test(tc, test_nvme_serial);
+	tcase_add_test(tc, test_bars_fixture);
+	tcase_add_test(tc, test_check_bars);
+	tcase_add_test(tc, test_acs_fixture);
+	tcase_add_test(tc, test_all_ones);
 
 	tcase_add_test(tc, test_busdir);
 	tcase_add_test(tc, test_rescan_remove);

@@ -79,6 +79,9 @@ static const struct {
 	{ "{\"faults\":{\"rules\":[{\"action\":\"explode\"}]}}", "faults.rules[0].action: expected" },
 	{ "{\"faults\":{\"rules\":[{\"action\":\"error\",\"status\":404}]}}", "faults.rules[0].status: expected an integer in [500, 599]" },
 	{ "{\"faults\":{\"no_appear\":[\"drawer3_slot1\"]}}", "faults.no_appear[0]: expected \"drawer<D>_slot<S>\"" },
+	{ "{\"faults\":{\"unassigned_bar\":[\"slot1\"]}}", "faults.unassigned_bar[0]: expected \"drawer<D>_slot<S>\"" },
+	{ "{\"faults\":{\"acs_redirect\":\"drawer1_slot1\"}}", "faults.acs_redirect" },
+	{ "{\"faults\":{\"fell_off\":[1]}}", "faults.fell_off[0]" },
 	{ "{\"surprise_removal\":\"maybe\"}", "surprise_removal: expected" },
 	/* a port without a host is not cabled: nothing else is needed */
 	{ "{\"host_ports\":[{\"id\":\"H4\",\"host\":null}]}", NULL },
@@ -271,7 +274,9 @@ START_TEST(test_fault_rules)
 		"{\"action\":\"error\",\"method\":\"PATCH\",\"path\":\"/redfish/v1/Fabrics/*\",\"count\":2,\"status\":500},"
 		"{\"action\":\"drop\",\"path\":\"/redfish/v1\"}],"
 		"\"degraded_links\":{\"drawer1_slot2\":{\"speed_gts\":8,\"width\":8}},"
-		"\"no_appear\":[\"drawer2_slot3\"],\"refuse_detach\":[\"drawer1_slot4\"]}");
+		"\"no_appear\":[\"drawer2_slot3\"],\"refuse_detach\":[\"drawer1_slot4\"],"
+		"\"unassigned_bar\":[\"drawer1_slot1\"],\"acs_redirect\":[\"drawer2_slot2\"],"
+		"\"fell_off\":[\"drawer1_slot3\"]}");
 	struct json_object *back;
 
 	ck_assert_ptr_nonnull(o);
@@ -281,6 +286,9 @@ START_TEST(test_fault_rules)
 	ck_assert_int_eq(f.degraded_link[0][1].width, 8);
 	ck_assert(f.no_appear[1][2]);
 	ck_assert(f.refuse_detach[0][3]);
+	ck_assert(f.unassigned_bar[0][0] && !f.unassigned_bar[0][1]);
+	ck_assert(f.acs_redirect[1][1] && !f.acs_redirect[0][1]);
+	ck_assert(f.fell_off[0][2] && !f.fell_off[0][0]);
 	ck_assert(!sim_fault_match(&f, "GET", "/redfish/v1/Fabrics/PCIe", &r));
 	ck_assert(sim_fault_match(&f, "PATCH", "/redfish/v1/Fabrics/PCIe/Zones/H1", &r));
 	ck_assert_int_eq(r.status, 500);
@@ -293,6 +301,7 @@ START_TEST(test_fault_rules)
 	back = sim_faults_to_json(&f);
 	ck_assert_int_eq(sim_faults_from_json(back, &f), FALCON_OK);
 	ck_assert(f.no_appear[1][2]);
+	ck_assert(f.unassigned_bar[0][0] && f.acs_redirect[1][1] && f.fell_off[0][2]);
 	ck_assert_int_eq(f.rules[0].count, 0);
 	json_object_put(back);
 	json_object_put(o);

@@ -225,6 +225,15 @@ static const struct {
 	{ "{\"cuda_visible_devices\":\"0;rm -rf /\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":\"99999\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":[0,1]}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	/* UUIDs (CudaVisibleDevices=uuid, the default) */
+	{ "{\"cuda_visible_devices\":\"GPU-9b191d6b-8809-64f4-ac11-4a756490763b,"
+	  "GPU-1b7fc716-cc46-85e8-e04b-31dff6fea237\"}", FALCON_OK,
+	  "GPU-9b191d6b-8809-64f4-ac11-4a756490763b,GPU-1b7fc716-cc46-85e8-e04b-31dff6fea237",
+	  NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"GPU-9b191d6b-8809-64f4-ac11-4a756490763\"}",
+	  FALCON_ERR_PARSE, NULL, NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"GPU-9b191d6b-8809-64f4-ac11-4a756490763;\"}",
+	  FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"topology\":\"quantumGPUs\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"topology\":\"ALL\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"nvme\":{}}", FALCON_ERR_PARSE, NULL, NULL, NULL },
