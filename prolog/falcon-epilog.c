@@ -165,6 +165,10 @@ static int run(void)
 		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
 			continue;
 		holders(d, held[i], sizeof(held[i]));
+		/* the nvidia driver's remove waits for the last close: a held
+		 * device stays on the bus and is quarantined below */
+		if (held[i][0] != '\0')
+			continue;
 		if (falcon_hp_remove(g.root, d->bdf) != FALCON_OK)
 			falcon_error("job %u: %s", g.job.id, falcon_errmsg());
 		bdfs[n++] = d->bdf;
