@@ -34,5 +34,5 @@ tests_unit_test_fsp_cgroup_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)
 endif
 
 dist_man_MANS += doc/spank_falcon.8
-EXTRA_DIST += examples/slurm.conf.in examples/gres.conf \
+EXTRA_DIST += examples/slurm.conf.in examples/gres.conf examples/cgroup.conf \
 	examples/plugstack.conf.in examples/slurmdbd.conf.in
