@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <linux/bpf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -81,7 +84,7 @@ static int gpu_minor(json_object *gpu, const char *cuda, size_t idx, bool *guess
 	if (json_object_object_get_ex(gpu, "dev", &v) && json_object_is_type(v, json_type_string) &&
 	    (m = minor_of_dev(json_object_get_string(v))) >= 0)
 		return m;
-	if (cuda == NULL)
+	if (cuda == NULL || guessed == NULL)
 		return -1;
 	m = cuda_index(cuda, idx);
 	if (m >= 0)
@@ -114,6 +117,8 @@ falcon_err_t fsp_cg_gpu_minors(json_object *topology, const char *where, bool fa
 				    strcmp(json_object_get_string(v), "falcon") != 0))
 			continue;
 		m = gpu_minor(g, cuda, i, guessed);
+		if (m < 0 && guessed == NULL)
+			continue;
 		if (m < 0)
 			return falcon_err_set(FALCON_ERR_PARSE, "%s: \"gpus\"[%zu]: no device "
 					      "minor: expected \"minor\" (0-%d), a \"dev\" "
@@ -219,7 +224,6 @@ static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too
 	char path[4096], *end;
 	falcon_err_t rv = FALCON_OK;
 	unsigned long id;
-	bool guess = false;
 	DIR *d;
 
 	if ((d = opendir(rundir)) == NULL) {
@@ -242,7 +246,7 @@ static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too
 					    falcon_errmsg());
 			continue;
 		}
-		if (gpus_too && fsp_cg_gpu_minors(o, path, true, deny, &guess) != FALCON_OK)
+		if (gpus_too && fsp_cg_gpu_minors(o, path, true, deny, NULL) != FALCON_OK)
 			falcon_warn("job %u: another job's %s", (unsigned)jobid, falcon_errmsg());
 		if (fsp_cg_nvme_rules(o, path, rules) == FALCON_ERR_NORESOURCE)
 			rv = FALCON_ERR_NORESOURCE;
@@ -424,7 +428,7 @@ falcon_err_t fsp_cg_deny_others(const char *root, uint32_t except_jobid,
 
 falcon_err_t fsp_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs)
 {
-	bool deny[FSP_CG_GPU_MINORS] = { false }, guess = false;
+	bool deny[FSP_CG_GPU_MINORS] = { false };
 	struct fsp_cg_rules *rules;
 	char root[4096];
 	falcon_err_t rv;
@@ -435,7 +439,7 @@ falcon_err_t fsp_cg_propagate(json_object *topology, uint32_t jobid, unsigned *n
 		return FALCON_OK;
 	if ((rules = calloc(1, sizeof(*rules))) == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	if ((rv = fsp_cg_gpu_minors(topology, "topology", true, deny, &guess)) == FALCON_OK &&
+	if ((rv = fsp_cg_gpu_minors(topology, "topology", true, deny, NULL)) == FALCON_OK &&
 	    (rv = fsp_cg_gpu_rules(deny, rules)) == FALCON_OK &&
 	    (rv = fsp_cg_nvme_rules(topology, "topology", rules)) == FALCON_OK && rules->n > 0)
 		rv = fsp_cg_deny_others(root, jobid, rules, njobs);
@@ -459,4 +463,135 @@ falcon_err_t fsp_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned 
 	rv = fsp_cg_propagate(o, jobid, njobs);
 	json_object_put(o);
 	return rv;
+}
+
+void fsp_cg_prolog(json_object *topology, uint32_t jobid)
+{
+	unsigned n = 0;
+
+	if (fsp_cg_propagate(topology, jobid, &n) != FALCON_OK)
+		falcon_warn("job %u: its composed devices not denied to the other jobs: %s",
+			    (unsigned)jobid, falcon_errmsg());
+	else if (n > 0)
+		falcon_verbose("job %u: composed devices denied in %u other job cgroup(s)",
+			       (unsigned)jobid, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* cgroup v2: a BPF_PROG_TYPE_CGROUP_DEVICE deny-list program */
+
+#define INSN(c, d, s_, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
+			      .src_reg = (s_), .off = (o), .imm = (i) })
+
+/* build_prog - the deny list as eBPF: load type (access_type & 0xffff),
+ * major and minor of struct bpf_cgroup_dev_ctx (linux/bpf.h), then per
+ * rule "type, major and minor equal: return 0"; else return 1.  Returns
+ * the instruction count (prog holds 6 + 4 * n + 4). */
+static size_t build_prog(const struct fsp_cg_rules *rules, struct bpf_insn *prog)
+{
+	size_t n = 0, i, left;
+
+	prog[n++] = INSN(BPF_LDX | BPF_W | BPF_MEM, 2, 1,
+			 offsetof(struct bpf_cgroup_dev_ctx, access_type), 0);
+	prog[n++] = INSN(BPF_ALU64 | BPF_AND | BPF_K, 2, 0, 0, 0xffff);
+	prog[n++] = INSN(BPF_LDX | BPF_W | BPF_MEM, 3, 1,
+			 offsetof(struct bpf_cgroup_dev_ctx, major), 0);
+	prog[n++] = INSN(BPF_LDX | BPF_W | BPF_MEM, 4, 1,
+			 offsetof(struct bpf_cgroup_dev_ctx, minor), 0);
+	for (i = 0; i < rules->n; i++) {
+		left = rules->n - i - 1; /* rules after this one, 4 insns each */
+		prog[n++] = INSN(BPF_JMP | BPF_JNE | BPF_K, 2, 0, 3,
+				 rules->r[i].type == 'b' ? BPF_DEVCG_DEV_BLOCK : BPF_DEVCG_DEV_CHAR);
+		prog[n++] = INSN(BPF_JMP | BPF_JNE | BPF_K, 3, 0, 2, (int32_t)rules->r[i].major);
+		prog[n++] = INSN(BPF_JMP | BPF_JNE | BPF_K, 4, 0, 1, (int32_t)rules->r[i].minor);
+		/* to "return 0", past the others and "return 1" */
+		prog[n++] = INSN(BPF_JMP | BPF_JA, 0, 0, (int16_t)(4 * left + 2), 0);
+	}
+	prog[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1);
+	prog[n++] = INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	prog[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);
+	prog[n++] = INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	return n;
+}
+
+falcon_err_t fsp_cg_bpf_deny(const char *cgdir, const struct fsp_cg_rules *rules)
+{
+	struct bpf_insn *prog;
+	union bpf_attr attr;
+	size_t n;
+	int pfd, cfd, e;
+
+	if (rules->n == 0)
+		return FALCON_OK;
+	if ((prog = calloc(8 + 4 * rules->n, sizeof(*prog))) == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	n = build_prog(rules, prog);
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+	attr.insns = (uint64_t)(uintptr_t)prog;
+	attr.insn_cnt = (uint32_t)n;
+	attr.license = (uint64_t)(uintptr_t)"GPL";
+	pfd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	e = errno;
+	free(prog);
+	if (pfd < 0)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "bpf(BPF_PROG_LOAD) of the device "
+				      "deny program (%zu instructions): %s", n, strerror(e));
+	if ((cfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		e = errno;
+		close(pfd);
+		return falcon_err_set(e == ENOENT ? FALCON_ERR_NOTFOUND : FALCON_ERR_IO,
+				      "%s: %s", cgdir, strerror(e));
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = (uint32_t)cfd;
+	attr.attach_bpf_fd = (uint32_t)pfd;
+	attr.attach_type = BPF_CGROUP_DEVICE;
+	attr.attach_flags = BPF_F_ALLOW_MULTI;
+	e = syscall(SYS_bpf, BPF_PROG_ATTACH, &attr, sizeof(attr)) < 0 ? errno : 0;
+	/* the cgroup holds the attached program; our descriptors may go */
+	close(cfd);
+	close(pfd);
+	if (e != 0)
+		return falcon_err_set(FALCON_ERR_IO, "%s: bpf(BPF_PROG_ATTACH, BPF_CGROUP_DEVICE, "
+				      "BPF_F_ALLOW_MULTI): %s", cgdir, strerror(e));
+	return FALCON_OK;
+}
+
+falcon_err_t fsp_cg_v2_own(uint32_t jobid, char *buf, size_t len)
+{
+	char line[4096], mnt[4096] = "", fstype[64];
+	char path[4096] = "", key[32];
+	bool job = false;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/mountinfo", "r")) == NULL)
+		return falcon_err_set(FALCON_ERR_IO, "/proc/self/mountinfo: %s", strerror(errno));
+	while (mnt[0] == '\0' && fgets(line, sizeof(line), f) != NULL) {
+		const char *dash = strstr(line, " - ");
+
+		if (dash != NULL && sscanf(dash, " - %63s", fstype) == 1 &&
+		    strcmp(fstype, "cgroup2") == 0 &&
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			mnt[0] = '\0';
+	}
+	fclose(f);
+	if ((f = fopen("/proc/self/cgroup", "r")) == NULL)
+		return falcon_err_set(FALCON_ERR_IO, "/proc/self/cgroup: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s", line + 3);
+		}
+	fclose(f);
+	/* cgroup/v2 of Slurm 22.05: .../slurmstepd.scope/job_J/step_S/user/task_T */
+	snprintf(key, sizeof(key), "/job_%u/", (unsigned)jobid);
+	job = strstr(path, key) != NULL;
+	if (mnt[0] == '\0' || !job)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "no cgroup v2 of job %u (this "
+				      "process is in \"%s\"%s)", (unsigned)jobid, path,
+				      mnt[0] ? "" : ", no cgroup2 mounted");
+	if ((size_t)snprintf(buf, len, "%s%s", mnt, path) >= len)
+		return falcon_err_set(FALCON_ERR_INVAL, "%s%s: cgroup path too long", mnt, path);
+	return FALCON_OK;
 }

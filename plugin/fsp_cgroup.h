@@ -57,7 +57,10 @@ struct fsp_cg_rules {
  * device of major 195 (stat), the N of a "dev" named ".../nvidiaN", else its
  * index in "cuda_visible_devices" (the same position in the list; the
  * minor order of GPUs probed at boot in bus order - a guess, logged by the
- * caller as such when *guessed is set).  where names the file for
+ * caller as such when *guessed is set).  guessed NULL: no guess, a GPU
+ * without "minor" or a usable "dev" is left out (for rules written into
+ * other jobs' cgroups, where a wrong minor would close a device that is
+ * theirs).  where names the file for
  * messages.  FALCON_ERR_PARSE naming where and the field when "gpus" is not
  * an array of objects or a GPU's minor cannot be told; minors is then
  * partly filled.
@@ -90,8 +93,8 @@ falcon_err_t fsp_cg_gpu_rules(const bool deny[FSP_CG_GPU_MINORS], struct fsp_cg_
  *    that a GPU composed for another job, even before its topology.json
  *    exists, is closed;
  *  - it has none (no falcon or gpu GRES, or no falcon-prolog): the falcon
- *    GPUs named by the other jobs' topology.json (its local gpu GRES, if
- *    any, stays Slurm's business);
+ *    GPUs named by the other jobs' topology.json with a "minor" or "dev"
+ *    (no guess; its local gpu GRES, if any, stays Slurm's business);
  *  - both: the composed NVMe ("nvme_devices") of the other jobs.
  * Another job's topology.json that cannot be read or parsed is skipped with
  * a warning (it is that job's problem).  *guessed as fsp_cg_gpu_minors for
@@ -136,8 +139,8 @@ falcon_err_t fsp_cg_deny_others(const char *root, uint32_t except_jobid,
 
 /*
  * fsp_cg_propagate - for falcon-prolog after it wrote topology.json of job
- * jobid: the job's falcon GPUs and composed NVMe (fsp_cg_gpu_minors with
- * falcon_only, fsp_cg_nvme_rules) denied in every other job cgroup of this
+ * jobid: the job's falcon GPUs whose minor is known (fsp_cg_gpu_minors with
+ * falcon_only, no guess) and composed NVMe (fsp_cg_nvme_rules) denied in every other job cgroup of this
  * host (fsp_cg_deny_others).  FALCON_OK without doing anything when there
  * is no cgroup v1 devices controller or no falcon device.  *njobs as in
  * fsp_cg_deny_others (may be NULL).
@@ -145,10 +148,43 @@ falcon_err_t fsp_cg_deny_others(const char *root, uint32_t except_jobid,
 falcon_err_t fsp_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs);
 
 /*
+ * fsp_cg_prolog - fsp_cg_propagate for falcon-prolog's one call after it
+ * wrote topology.json; a failure is logged as a warning (the job itself
+ * is fine; the other jobs keep what they had).
+ */
+void fsp_cg_prolog(json_object *topology, uint32_t jobid);
+
+/*
  * fsp_cg_propagate_file - fsp_cg_propagate with RUNDIR/<jobid>/topology.json
  * (spank_falcon, for a prolog that did not propagate).  FALCON_OK when the
  * file does not exist; its read and parse errors otherwise.
  */
 falcon_err_t fsp_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned *njobs);
+
+/*
+ * fsp_cg_bpf_deny - cgroup v2: load a BPF_PROG_TYPE_CGROUP_DEVICE program
+ * that denies rules (returns 0 for a device of the list, 1 for any other)
+ * and attach it to the cgroup directory cgdir with BPF_F_ALLOW_MULTI (Linux
+ * Documentation/bpf: every program of the cgroup and its ancestors must
+ * allow an access, so it only adds denials; Slurm's own program keeps its
+ * rules).  Raw bpf(2), no libbpf.  The program stays attached until the
+ * cgroup is removed; a cgroup holds at most 64 programs
+ * (BPF_CGROUP_MAX_PROGS), so attach once per cgroup.  FALCON_OK with
+ * nothing done for no rules; FALCON_ERR_UNSUPPORTED when the kernel
+ * refuses the program (no CONFIG_CGROUP_BPF, not CAP_SYS_ADMIN),
+ * FALCON_ERR_NOTFOUND when cgdir does not exist, FALCON_ERR_IO when the
+ * attach fails; each names the call and errno.
+ */
+falcon_err_t fsp_cg_bpf_deny(const char *cgdir, const struct fsp_cg_rules *rules);
+
+/*
+ * fsp_cg_v2_own - the cgroup v2 directory this process is in (cgroup2
+ * mount point from /proc/self/mountinfo + the "0::" path of
+ * /proc/self/cgroup), when that path is inside job jobid's cgroup
+ * (".../job_<jobid>/...": Slurm's cgroup/v2 task cgroup), into buf (len
+ * bytes).  FALCON_ERR_NOTFOUND when no cgroup2 is mounted or the process
+ * is not in the job's cgroup.
+ */
+falcon_err_t fsp_cg_v2_own(uint32_t jobid, char *buf, size_t len);
 
 #endif /* FALCON_FSP_CGROUP_H */

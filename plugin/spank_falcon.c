@@ -363,9 +363,11 @@ fail:
  * task/cgroup's task_g_pre_setuid, then spank_task_privileged): deny the
  * devices that are not this job's in its job cgroup (fsp_cg_job_rules), and
  * its composed devices in the other jobs' cgroups (fsp_cg_propagate_file;
- * falcon-prolog did so already, this covers another prolog).  Nothing to do
- * without a cgroup v1 devices controller or without a job cgroup there
- * (no task/cgroup with ConstrainDevices=yes).  A rule that cannot be
+ * falcon-prolog did so already, this covers another prolog).  Without a
+ * cgroup v1 devices controller, when this task is in the job's cgroup v2:
+ * a deny program attached to the task's cgroup (fsp_cg_bpf_deny), no
+ * propagation.  Nothing to do without either (no task/cgroup with
+ * ConstrainDevices=yes).  A rule that cannot be
  * written fails the task: it would run with other jobs' devices open.
  */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
@@ -374,21 +376,22 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	char root[4096];
 	uint32_t jobid = 0;
 	unsigned n = 0, nothers = 0;
-	bool guessed = false;
+	bool guessed = false, v1;
 	falcon_err_t ferr;
 	spank_err_t err;
 	int rv = -1;
 
 	if (!spank_remote(sp))
 		return 0;
-	if (fsp_cg_devices_root(root, sizeof(root)) != FALCON_OK) {
-		falcon_debug("%s: composed devices not constrained", falcon_errmsg());
-		return 0;
-	}
 	err = spank_get_item(sp, S_JOB_ID, &jobid);
 	if (err != ESPANK_SUCCESS) {
 		falcon_error("cannot get the job id: %s", spank_strerror(err));
 		return -1;
+	}
+	v1 = fsp_cg_devices_root(root, sizeof(root)) == FALCON_OK;
+	if (!v1 && fsp_cg_v2_own(jobid, root, sizeof(root)) != FALCON_OK) {
+		falcon_debug("%s: composed devices not constrained", falcon_errmsg());
+		return 0;
 	}
 	if (fsp_config_rundir(&ctx.cfg) != FALCON_OK ||
 	    (rules = calloc(1, sizeof(*rules))) == NULL) {
@@ -404,6 +407,15 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	if (guessed)
 		falcon_warn("job %u: GPU device minors guessed from cuda_visible_devices "
 			    "(topology.json has no \"minor\" or \"dev\")", (unsigned)jobid);
+	if (!v1) {
+		/* cgroup v2: the task's own cgroup (no propagation to others) */
+		ferr = fsp_cg_bpf_deny(root, rules);
+		if (ferr != FALCON_OK)
+			falcon_error("job %u: device isolation: %s", (unsigned)jobid,
+				     falcon_errmsg());
+		rv = ferr == FALCON_OK ? 0 : -1;
+		goto fail;
+	}
 	ferr = fsp_cg_deny_job(root, jobid, rules, &n);
 	if (ferr == FALCON_ERR_NOTFOUND) {
 		falcon_debug("%s", falcon_errmsg());

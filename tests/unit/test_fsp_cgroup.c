@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -216,12 +218,15 @@ START_TEST(write_rules)
 }
 END_TEST
 
-/* propagate: only the falcon GPUs of the topology, into the others */
+/* propagate: only the falcon GPUs of the topology whose minor is known (no
+ * guess from cuda_visible_devices: 12 is not denied), into the others */
 START_TEST(propagate)
 {
 	const char *dir = make_tmpdir("cgprop");
-	json_object *o = parse("{\"gpus\":[{\"location\":\"local\",\"minor\":0},"
-			       "{\"location\":\"falcon\",\"minor\":11}]}");
+	json_object *o = parse("{\"cuda_visible_devices\":\"0,11,12\",\"gpus\":["
+			       "{\"location\":\"local\",\"minor\":0},"
+			       "{\"location\":\"falcon\",\"minor\":11},"
+			       "{\"location\":\"falcon\"}]}");
 	char root[4096], *s;
 	unsigned n = 0;
 
@@ -243,6 +248,91 @@ START_TEST(propagate)
 }
 END_TEST
 
+/* cgroup2_mount - where cgroup2 is mounted ("" = nowhere); static. */
+static const char *cgroup2_mount(void)
+{
+	static char mnt[4096];
+	char line[4096], fstype[64];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	mnt[0] = '\0';
+	while (f != NULL && mnt[0] == '\0' && fgets(line, sizeof(line), f) != NULL) {
+		const char *dash = strstr(line, " - ");
+
+		if (dash && sscanf(dash, " - %63s", fstype) == 1 && strcmp(fstype, "cgroup2") == 0 &&
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			mnt[0] = '\0';
+	}
+	if (f)
+		fclose(f);
+	return mnt;
+}
+
+/* open_errno - 0 when path opens read-write, else errno. */
+static int open_errno(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno;
+}
+
+/* cgroup v2: a process in a cgroup (made here under the cgroup2 mount) with
+ * the deny program attached gets EPERM on a listed device, ENXIO (no
+ * driver) on the others; the block rule too. */
+START_TEST(bpf_v2)
+{
+	const char *dir = make_tmpdir("cgbpf"), *mnt = cgroup2_mount();
+	struct fsp_cg_rules r = { .n = 2, .r = { { 'c', 195, 77 }, { 'b', 259, 251 } } };
+	char cg[4200], procs[4300], d77[4200], d78[4200], b251[4200];
+	falcon_err_t rv;
+	int status;
+	pid_t pid;
+
+	if (mnt[0] == '\0') {
+		printf("SKIP: no cgroup2 mounted\n");
+		return;
+	}
+	snprintf(cg, sizeof(cg), "%s/falcon-test-%d", mnt, (int)getpid());
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	snprintf(d77, sizeof(d77), "%s/nvidia77", dir);
+	snprintf(d78, sizeof(d78), "%s/nvidia78", dir);
+	snprintf(b251, sizeof(b251), "%s/nvme251n1", dir);
+	if (mkdir(cg, 0755) != 0 || mknod(d77, S_IFCHR | 0600, makedev(195, 77)) != 0 ||
+	    mknod(d78, S_IFCHR | 0600, makedev(195, 78)) != 0 ||
+	    mknod(b251, S_IFBLK | 0600, makedev(259, 251)) != 0) {
+		printf("SKIP: cannot make %s or device nodes: %s\n", cg, strerror(errno));
+		rmdir(cg);
+		return;
+	}
+	rv = fsp_cg_bpf_deny(cg, &r);
+	if (rv == FALCON_ERR_UNSUPPORTED) {
+		printf("SKIP: %s\n", falcon_errmsg());
+		rmdir(cg);
+		return;
+	}
+	ck_assert_msg(rv == FALCON_OK, "%s", falcon_errmsg());
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		FILE *f = fopen(procs, "w");
+
+		if (f == NULL || fprintf(f, "0\n") < 0 || fclose(f) != 0)
+			_exit(10);
+		_exit(open_errno(d77) == EPERM && open_errno(d78) == ENXIO &&
+		      open_errno(b251) == EPERM ? 0 : 11);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	rmdir(cg);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child in %s: status %d (10: cannot join, 11: wrong errno)", cg, status);
+	ck_assert_int_eq(fsp_cg_bpf_deny("/nonexistent/cgroup", &r), FALCON_ERR_NOTFOUND);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fsp_cgroup");
@@ -254,6 +344,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, job_rules);
 	tcase_add_test(tc, write_rules);
 	tcase_add_test(tc, propagate);
+	tcase_add_test(tc, bpf_v2);
 	suite_add_tcase(s, tc);
 	return s;
 }
