@@ -29,11 +29,17 @@
 #   --examples DIR       where slurm.conf.in & co. are (default ../examples)
 #   --gpus N             the node's own GPUs as a "gpu" GRES (Gres=gpu:N
 #                        beside falcon_gpu; gpu + falcon_gpu = hybridGPUs),
-#                        File= stand-in files STATE_DIR/dev/nvidia0..N-1;
-#                        default 0 = none
+#                        File= stand-ins STATE_DIR/dev/nvidia0..N-1
+#                        (character devices c 195 0..N-1); default 0 = none
 #   --node2 NAME         a second slurmd, node NAME, in its own network
 #                        namespace (ip netns, a veth pair 10.77.N.1/.2) and
 #                        UTS namespace (hostname NAME); "" = none
+#
+# Devices: proctrack/cgroup, task/cgroup and STATE_DIR/etc/cgroup.conf
+# (examples/cgroup.conf: cgroup/v1, ConstrainDevices=yes; spank_falcon's
+# device isolation) where the host has writable cgroup v1 freezer and
+# devices controllers, else proctrack/linuxproc and task/none with a note;
+# FALCON_CLUSTER_CGROUP=no forces the latter.
 #
 # Ports are picked free on 127.0.0.1, below the kernel's ephemeral range
 # (free_port, scripts/lib.sh), at the first start and kept in
@@ -180,7 +186,7 @@ cgroup_clean_node() {
 # spank_falcon's device isolation needs) where the host supports it; else
 # today's proctrack/linuxproc and task/none, with a note.
 cgroup_setup() {
-	if cgroup_v1_ok; then
+	if [ "${FALCON_CLUSTER_CGROUP:-yes}" != no ] && cgroup_v1_ok; then
 		t_PROCTRACK_TYPE=proctrack/cgroup
 		t_TASK_PLUGIN=task/cgroup
 		cp "$examples/cgroup.conf" "$etc/cgroup.conf"
@@ -191,8 +197,9 @@ cgroup_setup() {
 		t_PROCTRACK_TYPE=proctrack/linuxproc
 		t_TASK_PLUGIN=task/none
 		rm -f "$etc/cgroup.conf"
-		say "note: no writable cgroup v1 freezer and devices controllers under" \
-			"/sys/fs/cgroup: proctrack/linuxproc and task/none, devices not constrained"
+		say "note: proctrack/linuxproc and task/none, devices not constrained" \
+			"(no writable cgroup v1 freezer and devices controllers under" \
+			"/sys/fs/cgroup, or FALCON_CLUSTER_CGROUP=no)"
 	fi
 }
 
