@@ -8,7 +8,10 @@
  * SPANK_FALCON_CHECK).  Remote context (slurmstepd): every task gets
  * CUDA_DEVICE_ORDER=PCI_BUS_ID and, when the prolog wrote
  * RunDir/<jobid>/topology.json, CUDA_VISIBLE_DEVICES, FALCON_TOPOLOGY,
- * FALCON_TOPOLOGY_FILE and FALCON_NVME from it.
+ * FALCON_TOPOLOGY_FILE and FALCON_NVME from it.  Before that, as root
+ * (task_init_privileged), the job's cgroup v1 devices controller gets deny
+ * rules for the GPUs and NVMe that are not the job's (fsp_cgroup.c), and the
+ * job's composed devices are denied to the other running jobs.
  *
  * Options are registered with spank_option_register() in slurm_spank_init:
  * in allocator context Slurm ignores a static spank_options table.  The
@@ -33,6 +36,7 @@
 #include "core/conf.h"
 #include "core/falcon_err.h"
 #include "core/log.h"
+#include "fsp_cgroup.h"
 #include "spank_core.h"
 
 SPANK_PLUGIN(spank_falcon, 1);
@@ -351,6 +355,85 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	rv = 0;
 fail:
 	fsp_task_env_free(&env);
+	return rv;
+}
+
+/*
+ * Remote, root, the step's cgroup made (Slurm 22.05 slurmstepd mgr.c:
+ * task/cgroup's task_g_pre_setuid, then spank_task_privileged): deny the
+ * devices that are not this job's in its job cgroup (fsp_cg_job_rules), and
+ * its composed devices in the other jobs' cgroups (fsp_cg_propagate_file;
+ * falcon-prolog did so already, this covers another prolog).  Without a
+ * cgroup v1 devices controller, when this task is in the job's cgroup v2:
+ * a deny program attached to the task's cgroup (fsp_cg_bpf_deny), no
+ * propagation.  Nothing to do without either (no task/cgroup with
+ * ConstrainDevices=yes).  A rule that cannot be
+ * written fails the task: it would run with other jobs' devices open.
+ */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	struct fsp_cg_rules *rules = NULL;
+	char root[4096];
+	uint32_t jobid = 0;
+	unsigned n = 0, nothers = 0;
+	bool guessed = false, v1;
+	falcon_err_t ferr;
+	spank_err_t err;
+	int rv = -1;
+
+	if (!spank_remote(sp))
+		return 0;
+	err = spank_get_item(sp, S_JOB_ID, &jobid);
+	if (err != ESPANK_SUCCESS) {
+		falcon_error("cannot get the job id: %s", spank_strerror(err));
+		return -1;
+	}
+	v1 = fsp_cg_devices_root(root, sizeof(root)) == FALCON_OK;
+	if (!v1 && fsp_cg_v2_own(jobid, root, sizeof(root)) != FALCON_OK) {
+		falcon_debug("%s: composed devices not constrained", falcon_errmsg());
+		return 0;
+	}
+	if (fsp_config_rundir(&ctx.cfg) != FALCON_OK ||
+	    (rules = calloc(1, sizeof(*rules))) == NULL) {
+		falcon_error("job %u: %s", (unsigned)jobid,
+			     rules ? falcon_errmsg() : "out of memory");
+		goto fail;
+	}
+	ferr = fsp_cg_job_rules(ctx.cfg.rundir, jobid, rules, &guessed);
+	if (ferr != FALCON_OK) {
+		falcon_error("job %u: device isolation: %s", (unsigned)jobid, falcon_errmsg());
+		goto fail;
+	}
+	if (guessed)
+		falcon_warn("job %u: GPU device minors guessed from cuda_visible_devices "
+			    "(topology.json has no \"minor\" or \"dev\")", (unsigned)jobid);
+	if (!v1) {
+		/* cgroup v2: the task's own cgroup (no propagation to others) */
+		ferr = fsp_cg_bpf_deny(root, rules);
+		if (ferr != FALCON_OK)
+			falcon_error("job %u: device isolation: %s", (unsigned)jobid,
+				     falcon_errmsg());
+		rv = ferr == FALCON_OK ? 0 : -1;
+		goto fail;
+	}
+	ferr = fsp_cg_deny_job(root, jobid, rules, &n);
+	if (ferr == FALCON_ERR_NOTFOUND) {
+		falcon_debug("%s", falcon_errmsg());
+		rv = 0;
+		goto fail;
+	}
+	if (ferr != FALCON_OK) {
+		falcon_error("job %u: device isolation: %s", (unsigned)jobid, falcon_errmsg());
+		goto fail;
+	}
+	if (fsp_cg_propagate_file(ctx.cfg.rundir, jobid, &nothers) != FALCON_OK)
+		falcon_warn("job %u: its devices not denied to the other jobs: %s",
+			    (unsigned)jobid, falcon_errmsg());
+	falcon_verbose("job %u: %zu device deny rules in %u job cgroup(s), own devices "
+		       "denied in %u other job cgroup(s)", (unsigned)jobid, rules->n, n, nothers);
+	rv = 0;
+fail:
+	free(rules);
 	return rv;
 }
 

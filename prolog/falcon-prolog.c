@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "fp.h"
+#include "fsp_cgroup.h"
 #include "pci/hotplug.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -610,6 +611,7 @@ static int write_topology(int lock)
 	fp_unlock(lock);
 	if (rv != FALCON_OK)
 		return fail_node("%s", falcon_errmsg());
+	fsp_cg_prolog(o, g.job.id); /* close its composed devices to the running jobs (#14) */
 	return -1;
 }
 

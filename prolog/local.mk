@@ -12,8 +12,8 @@ FP_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) $(LIBFALCON_CO
 
 if HAVE_SLURM
 sbin_PROGRAMS += prolog/falcon-prolog prolog/falcon-epilog
-prolog_falcon_prolog_SOURCES = prolog/falcon-prolog.c $(FP_COMMON)
-prolog_falcon_prolog_CFLAGS = $(FP_CFLAGS)
+prolog_falcon_prolog_SOURCES = prolog/falcon-prolog.c $(FP_COMMON) plugin/fsp_cgroup.c
+prolog_falcon_prolog_CFLAGS = $(FP_CFLAGS) -I$(top_srcdir)/plugin
 prolog_falcon_prolog_LDADD = $(FP_LDADD)
 prolog_falcon_epilog_SOURCES = prolog/falcon-epilog.c $(FP_COMMON)
 prolog_falcon_epilog_CFLAGS = $(FP_CFLAGS)

@@ -32,11 +32,17 @@
 #   --examples DIR       where slurm.conf.in & co. are (default ../examples)
 #   --gpus N             the node's own GPUs as a "gpu" GRES (Gres=gpu:N
 #                        beside falcon_gpu; gpu + falcon_gpu = hybridGPUs),
-#                        File= stand-in files STATE_DIR/dev/nvidia0..N-1;
-#                        default 0 = none
+#                        File= stand-ins STATE_DIR/dev/nvidia0..N-1
+#                        (character devices c 195 0..N-1); default 0 = none
 #   --node2 NAME         a second slurmd, node NAME, in its own network
 #                        namespace (ip netns, a veth pair 10.77.N.1/.2) and
 #                        UTS namespace (hostname NAME); "" = none
+#
+# Devices: proctrack/cgroup, task/cgroup and STATE_DIR/etc/cgroup.conf
+# (examples/cgroup.conf: cgroup/v1, ConstrainDevices=yes; spank_falcon's
+# device isolation) where the host has writable cgroup v1 freezer and
+# devices controllers, else proctrack/linuxproc and task/none with a note;
+# FALCON_CLUSTER_CGROUP=no forces the latter.
 #
 # Ports are picked free on 127.0.0.1, below the kernel's ephemeral range
 # (free_port, scripts/lib.sh), at the first start and kept in
@@ -138,6 +144,7 @@ fill() {
 	sedscript=$state/.fill.sed
 	: >"$sedscript"
 	for v in CLUSTER NODE NODE_GRES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+		PROCTRACK_TYPE TASK_PLUGIN \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
 		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE; do
 		eval "val=\${t_$v}"
@@ -150,6 +157,53 @@ fill() {
 	fi
 	mv "$2.tmp" "$2"
 	rm -f "$sedscript"
+}
+
+# cgroup_v1_ok - the host has the cgroup v1 controllers that proctrack/cgroup
+# (freezer) and task/cgroup's ConstrainDevices (devices) need, mounted
+# read-write under /sys/fs/cgroup (cgroup.conf's CgroupMountpoint default),
+# and root may make a cgroup there.  Slurm 22.05's cgroup/v2 refuses a
+# hybrid host (cgroup v1 controllers beside /sys/fs/cgroup/unified).
+cgroup_v1_ok() {
+	for c in freezer devices; do
+		awk -v m=/sys/fs/cgroup/$c '$5 == m && $4 == "/" && $0 ~ / - cgroup .*[ ,]rw(,|$)/ \
+			{ ok = 1 } END { exit !ok }' /proc/self/mountinfo || return 1
+	done
+	probe=/sys/fs/cgroup/devices/falcon-cluster-probe.$$
+	mkdir "$probe" 2>/dev/null || return 1
+	rmdir "$probe"
+}
+
+# cgroup_clean_node - remove the empty cgroups a previous slurmd of this
+# node left (slurm_NODE/uid_*/job_*/step_*..., deepest first): a new job
+# of the same id must not inherit the old one's device rules.
+cgroup_clean_node() {
+	for c in /sys/fs/cgroup/*/slurm_"$1"; do
+		[ -d "$c" ] || continue
+		find "$c" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+	done
+}
+
+# cgroup_setup - ProctrackType/TaskPlugin for slurm.conf and STATE_DIR/etc/
+# cgroup.conf (examples/cgroup.conf: cgroup/v1, ConstrainDevices=yes, which
+# spank_falcon's device isolation needs) where the host supports it; else
+# today's proctrack/linuxproc and task/none, with a note.
+cgroup_setup() {
+	if [ "${FALCON_CLUSTER_CGROUP:-yes}" != no ] && cgroup_v1_ok; then
+		t_PROCTRACK_TYPE=proctrack/cgroup
+		t_TASK_PLUGIN=task/cgroup
+		cp "$examples/cgroup.conf" "$etc/cgroup.conf"
+		chmod 0644 "$etc/cgroup.conf"
+		cgroup_clean_node "$node"
+		[ -z "$node2" ] || cgroup_clean_node "$node2"
+	else
+		t_PROCTRACK_TYPE=proctrack/linuxproc
+		t_TASK_PLUGIN=task/none
+		rm -f "$etc/cgroup.conf"
+		say "note: proctrack/linuxproc and task/none, devices not constrained" \
+			"(no writable cgroup v1 freezer and devices controllers under" \
+			"/sys/fs/cgroup, or FALCON_CLUSTER_CGROUP=no)"
+	fi
 }
 
 start_munged() {
@@ -348,6 +402,26 @@ start_slurmd2() {
 	say "slurmd $node2 running in netns $(netns_name), node $node2 idle"
 }
 
+# gpu_standins - the node's own GPUs (--gpus) as gres.conf File= lines.
+# Slurm 22.05's gres/gpu drops a gpu line without File= (even with
+# Flags=CountOnly), and under ConstrainDevices one whose file is not a
+# device ("not a valid character or block device"): character devices
+# c 195 N (NVIDIA's major) in the state directory.  Without a driver an
+# allowed open() fails ENXIO and a denied one EPERM.  Slurm hands their
+# indices to the prolog as SLURM_JOB_GPUS.
+gpu_standins() {
+	mkdir -p "$state/dev"
+	i=0
+	while [ $i -lt "$gpus" ]; do
+		f=$state/dev/nvidia$i
+		[ -c "$f" ] || { rm -f "$f"; mknod -m 0666 "$f" c 195 $i; } ||
+			die "mknod $f c 195 $i failed"
+		i=$((i + 1))
+	done
+	printf '%s\n' "# cluster.sh --gpus $gpus: the node's own GPUs (stand-ins c 195 N)" \
+		"NodeName=$node Name=gpu File=$state/dev/nvidia[0-$((gpus - 1))]" >>"$etc/gres.conf"
+}
+
 cmd_start() {
 	[ "$(id -u)" = 0 ] || die "run as root"
 	for b in munged munge mariadbd mariadb-install-db slurmdbd slurmctld slurmd sinfo sacctmgr; do
@@ -390,7 +464,7 @@ cmd_start() {
 	done
 	: "${cluster:=falcon}" "${cpus:=8}" "${prolog_timeout:=120}" "${gpus:=0}"
 	: "${licenses:=falcon1_gpu:8,falcon1_nvme:1}" "${examples:=$bin_dir/../examples}"
-	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in; do
+	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in cgroup.conf; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
 	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf"; do
@@ -451,25 +525,14 @@ cmd_start() {
 	fi
 	[ -z "$spank" ] || t_SPANK_LINE="required $spank${spank_args:+ $spank_args}"
 
+	cgroup_setup
 	old=$(cat "$slurm_conf" "$etc/plugstack.conf" 2>/dev/null || true)
 	fill "$examples/slurm.conf.in" "$slurm_conf"
 	fill "$examples/plugstack.conf.in" "$etc/plugstack.conf"
 	(umask 077; fill "$examples/slurmdbd.conf.in" "$etc/slurmdbd.conf")
 	chmod 0600 "$etc/slurmdbd.conf"
 	cp "$examples/gres.conf" "$etc/gres.conf"
-	if [ "$gpus" != 0 ]; then
-		# Slurm 22.05's gres/gpu drops a gpu line without File= (even
-		# with Flags=CountOnly): name stand-in files, one per GPU, in
-		# the state directory.  Nothing opens them; Slurm hands their
-		# indices to the prolog as SLURM_JOB_GPUS.
-		mkdir -p "$state/dev"
-		i=0
-		while [ $i -lt "$gpus" ]; do
-			: >>"$state/dev/nvidia$i"; i=$((i + 1))
-		done
-		printf '%s\n' "# cluster.sh --gpus $gpus: the node's own GPUs (stand-in files)" \
-			"NodeName=$node Name=gpu File=$state/dev/nvidia[0-$((gpus - 1))]" >>"$etc/gres.conf"
-	fi
+	[ "$gpus" = 0 ] || gpu_standins
 	chmod 0644 "$slurm_conf" "$etc/plugstack.conf" "$etc/gres.conf"
 	conf_changed=no
 	[ "$old" = "$(cat "$slurm_conf" "$etc/plugstack.conf")" ] || conf_changed=yes

@@ -10,9 +10,12 @@ TESTS += tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
 TESTS += tests/integration/slurm-events.sh
 # quarantine as a reservation; auto-resume and release (issue 11)
 TESTS += tests/integration/slurm-quarantine.sh
+# task/cgroup + ConstrainDevices: composed GPUs/NVMe closed to other jobs (#14)
+TESTS += tests/integration/slurm-cgroup.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
 	tests/integration/slurm-node2.sh \
 	tests/integration/slurm-submit.sh tests/integration/slurm-events.sh \
-	tests/integration/slurm-quarantine.sh
+	tests/integration/slurm-quarantine.sh \
+	tests/integration/slurm-cgroup.sh
