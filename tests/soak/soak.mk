@@ -4,7 +4,14 @@
 # make command line or the environment, e.g. `make soak SOAK_JOBS=40`),
 # keeping its logs and counts in soak-out/.  Not part of `make check`.
 
-EXTRA_DIST += tests/soak/soak.sh tests/soak/soak-job.py tests/soak/soak-report.py
+EXTRA_DIST += tests/soak/soak.sh tests/soak/soak-job.py tests/soak/soak-report.py \
+	tests/soak/soak-check.sh
+
+# The soak's judges (soak-job.py, soak-report.py) on made-up chassis states,
+# ledgers and verdicts: no cluster, a few seconds.
+if INTEGRATION_TESTS
+TESTS += tests/soak/soak-check.sh
+endif
 
 SOAK_TARGETS += soak-slurm
 soak-slurm: all

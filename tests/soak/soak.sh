@@ -84,6 +84,8 @@ rnd() {
 	R=$(($1 + (soak_rs / 65536) % ($2 - $1 + 1)))
 }
 
+# a soak stopped by a signal still stops its cluster and daemons
+trap 'exit 143' TERM INT HUP
 fp_slurm_node
 plugin_dir=$top_builddir/plugin/.libs
 [ -f "$plugin_dir/spank_falcon.so" ] && [ -f "$plugin_dir/job_submit_falcon.so" ] ||
@@ -107,7 +109,7 @@ echo "soak: seed $SOAK_SEED, $SOAK_JOBS jobs, latency $SOAK_LATENCY_MS ms, kill 
 	"chassis stops $SOAK_CHASSIS_STOP x $SOAK_CHASSIS_STOPS ($SOAK_CHASSIS_MODE), bound $SOAK_TIMEOUT s"
 
 # soak_log FILE WHAT [DETAIL] - one timestamped line.
-soak_log() { echo "$(date +%s) $2 ${3:-}" >>"$S/$1"; }
+soak_log() { echo "$(date +%s) $2 ${3:-}" >>"$S/$1.log"; }
 # soak_stopping - the run ends (or ended: its directory is gone).
 soak_stopping() { [ -e "$S/stop" ] || [ ! -d "$S" ]; }
 # soak_sleep SECONDS - sleep, in 1 s steps, until the run stops.
@@ -127,8 +129,11 @@ soak_latency() {
 		{ echo "soak: falcon-sim refused $_b" >&2; return 1; }
 }
 
-# soak_sim_up - falcon-sim is up and answers (a condition for wait_for).
-soak_sim_up() { fd_sim c1 GET /admin/state 2>/dev/null | grep -q '"devices"'; }
+# soak_sim_up - falcon-sim is up and answers (within 5 s: a paused one
+# accepts and never answers).
+soak_sim_up() {
+	curl -s -m 5 "http://127.0.0.1:$SIM_PORT_c1/admin/state" 2>/dev/null | grep -q '"devices"'
+}
 
 # soak_sim_start - falcon-sim again, on the port falcon.conf names, with
 # the same host trees (fd_start_sim's command, but its port is fixed).
@@ -136,17 +141,41 @@ soak_sim_start() {
 	"$SIM" --listen "127.0.0.1:$SIM_PORT_c1" --sysfs-root "$SIM_DIR/sysfs" -q \
 		${FP_SIM_CONFIG:+--config "$FP_SIM_CONFIG"} 2>>"$SIM_DIR/log" &
 	echo $! >"$SIM_DIR/pid"
-	wait_for 30 "falcon-sim on port $SIM_PORT_c1" soak_sim_up && soak_latency
+	soak_until 60 soak_sim_up && soak_latency
 }
 
 # soak_falcond_alive - falcond (by its pid file) runs.
 soak_falcond_alive() { kill -0 "$(cat "$t_tmp/falcond.pid" 2>/dev/null)" 2>/dev/null; }
 
-# soak_falcond_start - falcond again (prolog-lib's start, asking Slurm); in
-# a subshell, so a slow start-up reconcile does not end the loop.
+# soak_until SECONDS CMD... - run CMD every second until it succeeds or
+# SECONDS of wall time have passed (wait_for counts its steps, and a step
+# here may take seconds of its own); 1 if the time ran out.
+soak_until() {
+	_end=$(($(date +%s) + $1)); shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt $_end ] || return 1
+		sleep 1
+	done
+}
+
+# soak_falcond_ready - falcond answers and its start-up reconcile is over.
+soak_falcond_ready() {
+	_h=$(curl -s -m 5 "http://127.0.0.1:$FD_PORT/v1/health" 2>/dev/null) &&
+		[ -n "$_h" ] && case $_h in *reconciling*) false ;; esac
+}
+
+# soak_falcond_start - falcond again (prolog-lib's start, asking Slurm; in
+# a subshell, so its 60 s bound does not end the loop), then wait (at most
+# 900 s: the start-up reconcile reads the chassis' whole inventory, each
+# request delayed) until it is ready; how long it took in chaos.log.
 soak_falcond_start() {
-	(FD_NO_SLURM= fd_start_falcond) >>"$S/chaos.err" 2>&1 ||
-		soak_log chaos falcond-start-slow "$(tail -n1 "$S/chaos.err")"
+	_t=$(date +%s)
+	(FD_NO_SLURM= fd_start_falcond) >>"$S/chaos.err" 2>&1 || true
+	if soak_until 900 soak_falcond_ready; then
+		soak_log chaos falcond-ready "after $(($(date +%s) - _t)) s"
+	else
+		soak_log chaos falcond-not-ready "after $(($(date +%s) - _t)) s"
+	fi
 }
 
 # soak_killer - SIGKILL falcond every SOAK_KILL_GAP s, restart it 0-10 s later.
@@ -168,7 +197,7 @@ soak_killer() {
 # soak_chassis_stop - one chassis outage, mid-job: pause (SIGSTOP) or
 # restart (SIGTERM, a fresh falcon-sim), 5-30 s; $S/outage while it lasts.
 soak_chassis_stop() {
-	wait_for 120 "a running job" sh -c 'squeue -h -t R -o %i | grep -q .' || true
+	soak_until 120 sh -c 'squeue -h -t R -o %i | grep -q .' || true
 	rnd 5 30; _down=$R
 	case $SOAK_CHASSIS_MODE in
 	mixed) rnd 0 1; [ "$R" = 0 ] && _mode=pause || _mode=restart ;;
@@ -183,7 +212,7 @@ soak_chassis_stop() {
 		kill -CONT "$_pid"
 	else
 		kill -TERM "$_pid"
-		wait_for 30 "falcon-sim (pid $_pid) to exit" fd_exited "$_pid" || kill -KILL "$_pid" || true
+		soak_until 30 fd_exited "$_pid" || kill -KILL "$_pid" || true
 		sleep "$_down"
 		soak_sim_start || soak_log chaos chassis-start-failed
 	fi
@@ -206,18 +235,18 @@ soak_chassis() {
 # resume drained nodes, release held jobs, unquarantine devices; each is
 # logged in admin.log (counted in the report).  With SOAK_ADMIN=0 nothing.
 soak_admin_round() {
-	[ "$SOAK_ADMIN" = 1 ] && [ ! -e "$S/outage" ] && soak_sim_up || return 0
+	[ "$SOAK_ADMIN" = 1 ] && [ ! -e "$S/outage" ] && soak_sim_up && soak_falcond_ready ||
+		return 0
 	sinfo -h -N -o '%N|%T|%E' 2>/dev/null | grep -i 'drain' | sort -u |
 		while IFS='|' read -r _node _st _why; do
 			soak_log admin resume-node "$_node ($_st: $_why)"
 			scontrol update nodename="$_node" state=resume 2>>"$S/admin.err" || true
 		done
-	squeue -h -t PD -o '%i|%r' 2>/dev/null | grep 'Held' |
+	squeue -h -t PD -o '%i|%r' 2>/dev/null | grep -i 'held' |
 		while IFS='|' read -r _j _why; do
 			soak_log admin release-job "$_j ($_why)"
 			scontrol release "$_j" 2>>"$S/admin.err" || true
 		done
-	soak_falcond_alive || return 0
 	python3 -c 'import json,sys
 for q in json.load(open(sys.argv[1])).get("quarantine", []): print(q["chassis"], q["device"])' \
 		"$t_tmp/state/ledger.json" 2>/dev/null |
@@ -284,7 +313,7 @@ done
 echo "soak: all $i submitted, $(($(date +%s) - soak_t0)) s; waiting for the queue"
 # the chaos ends with the submissions; the jobs left run in a calm cluster
 touch "$S/stop"
-wait_for 150 "the chaos loops to end" \
+soak_until 1000 \
 	sh -c "! kill -0 $soak_killer_pid 2>/dev/null && ! kill -0 $soak_chassis_pid 2>/dev/null" ||
 	echo "soak: a chaos loop did not end" >&2
 kill -CONT "$(cat "$SIM_DIR/pid")" 2>/dev/null || true
