@@ -3,7 +3,8 @@
 # verdict on a job whose BDFs are its lease's slots (ok), one given a slot
 # of no lease of its (wrong), one given fewer devices than asked (wrong),
 # one whose device is gone by the end (lost); soak-report.py's counts of a
-# slot in two jobs at once, a device attached without a lease, a wrong
+# slot in two jobs at once (verdicts, and falcond's device history), a
+# device attached without a lease, a wrong
 # mapping, an oversized job accepted (exit 1) and of a clean run (exit 0).
 # falcon-sim's /admin/state is a file served by python3 -m http.server.
 #
@@ -91,11 +92,20 @@ echo 'job=3 restart=0 start=100.0 end=105.0 result=wrong devices=drawer1_slot2 d
 echo '4 too-big 9 0' >>"$R/jobs"
 sim_state "$(dev drawer2_slot2 node1 0000:3e:00.0)"
 cp "$t_tmp/www/admin/state" "$R/simstate.json"
+python3 - "$R/ledger.json" <<'EOP'
+import json, sys
+led = json.load(open(sys.argv[1]))
+led["devices"] = [{"chassis": "c1", "device": "drawer1_slot3", "history": [
+    {"job_id": 5, "lease": "L-5", "host": "node1", "attached": 1000, "detached": 3000, "result": "released"},
+    {"job_id": 6, "lease": "L-6", "host": "node1", "attached": 2000, "detached": 4000, "result": "released"}]}]
+json.dump(led, open(sys.argv[1], "w"))
+EOP
 rc=0
 python3 "$REPORT" "$R" 60 >"$t_tmp/report" || rc=$?
 [ $rc = 1 ] || t_fail "bad run: exit $rc: $(cat "$t_tmp/report")"
 for want in 'devices attached without a lease: 1' 'devices in two jobs: 1' \
-	'wrong mappings: 1' 'oversized jobs accepted: 1' 'drawer1_slot1 in jobs 1 and 2 at once' \
+	"devices in two leases at once (falcond's history): 1" \
+	'drawer1_slot3 in the leases of jobs 5 and 6 at once' 'wrong mappings: 1' 'oversized jobs accepted: 1' 'drawer1_slot1 in jobs 1 and 2 at once' \
 	'attached without a lease: drawer2_slot2' 'FAIL'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad run lacks '$want': $(cat "$t_tmp/report")"
 done

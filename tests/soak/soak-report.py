@@ -14,7 +14,8 @@
 #
 # Prints the counts; exits 1 if a correctness count is not zero: devices
 # attached without a lease, devices in two jobs at once (overlapping
-# start..end of the same slot in verdicts of two jobs), wrong mappings,
+# start..end of the same slot in verdicts of two jobs, or attached..detached
+# in falcond's device history), wrong mappings,
 # oversized jobs accepted, jobs that failed their own check.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -73,6 +74,32 @@ def overlaps(vs):
     return found
 
 
+def history_overlaps(led):
+    """From falcond's own device histories (ledger "devices"): pairs of
+    entries of two jobs whose attached..detached overlap, both closed
+    ([(device, job_a, job_b)]), and the entries left open (detached 0) that
+    are not a current lease's ([(device, job)])."""
+    current = {(x["chassis"], x["id"], le.get("job_id")) for le in led.get("leases", [])
+               for x in le.get("devices", [])}
+    found, open_left = [], []
+    for dh in led.get("devices", []):
+        ivs = []
+        for h in dh.get("history", []):
+            if not h.get("detached"):
+                if (dh["chassis"], dh["device"], h["job_id"]) not in current:
+                    open_left.append((dh["device"], h["job_id"]))
+                continue
+            ivs.append((h["attached"], h["detached"], h["job_id"]))
+        ivs.sort()
+        for i, (s1, e1, j1) in enumerate(ivs):
+            for s2, e2, j2 in ivs[i + 1:]:
+                if s2 >= e1:
+                    break
+                if j1 != j2:
+                    found.append((dh["device"], j1, j2))
+    return found, open_left
+
+
 def main():
     d, wall = sys.argv[1], float(sys.argv[2])
     jobs = {}
@@ -113,6 +140,7 @@ def main():
         for dev in sim["devices"]:
             if dev.get("owner") and (sim["chassis"], dev["id"]) not in leased:
                 unleased.append(dev["id"])
+    hovl, hopen = history_overlaps(led)
     running = {j for j, (st, _) in squeue.items() if st in ("RUNNING", "COMPLETING")}
     pending = {j: r for j, (st, r) in squeue.items() if st == "PENDING"}
     held = {j: r for j, r in pending.items() if "Held" in r}
@@ -151,6 +179,7 @@ def main():
     bad = {
         "devices attached without a lease": len(unleased),
         "devices in two jobs": len(ovl),
+        "devices in two leases at once (falcond's history)": len(hovl),
         "wrong mappings": len(wrong),
         "oversized jobs accepted": len(oversized),
         "jobs failed by their own check": len(failed_check),
@@ -163,6 +192,11 @@ def main():
         p("soak:   attached without a lease: %s" % x)
     for dv, a, b in ovl[:20]:
         p("soak:   %s in jobs %d and %d at once" % (dv, a, b))
+    for dv, a, b in hovl[:20]:
+        p("soak:   %s in the leases of jobs %d and %d at once (falcond's history)" % (dv, a, b))
+    p("soak: history entries left open (not a current lease): %d" % len(hopen))
+    for dv, j in hopen[:10]:
+        p("soak:   %s of job %d never detached in falcond's history" % (dv, j))
     for j, det in wrong[:20]:
         p("soak:   wrong mapping: job %d: %s" % (j, det))
     for j in oversized:
