@@ -17,7 +17,7 @@ REPORT=$top_srcdir/tests/soak/soak-report.py
 # sim_state DEVICES - the chassis' /admin/state with these devices (JSON).
 sim_state() {
 	mkdir -p "$t_tmp/www/admin"
-	echo "{\"chassis\":\"c1\",\"devices\":[$1]}" >"$t_tmp/www/admin/state"
+	echo "{\"chassis\":\"falcon1\",\"devices\":[$1]}" >"$t_tmp/www/admin/state"
 }
 dev() { # dev ID HOST BDF - one device attached to HOST at BDF
 	echo "{\"id\":\"$1\",\"owner\":\"H1\",\"host\":\"$2\",\"bdf\":\"$3\",\"present\":true,\"staged\":false}"
@@ -81,7 +81,8 @@ echo 'job=1 restart=0 start=100.0 end=110.0 result=ok devices=drawer1_slot1 deta
 echo 'job=2 restart=1 start=110.5 end=120.0 result=ok devices=drawer1_slot1 detail=""' >"$R/verdicts/2.1"
 echo 'job=3 restart=0 start=100.0 end=105.0 result=ok devices=drawer1_slot2 detail=""' >"$R/verdicts/3.0"
 cp "$t_tmp/ledger.json" "$R/ledger.json"
-echo '{"chassis":"c1","devices":[]}' >"$R/simstate.json"
+# a leased device attached: falcon-sim's chassis id is not the ChassisName
+echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node1 0000:3d:00.0)]}" >"$R/simstate.json"
 python3 "$REPORT" "$R" 60 >"$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"
 grep -q '^soak: completed 3, requeued 1 (jobs 1), failed 0' "$t_tmp/report" &&
 	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"

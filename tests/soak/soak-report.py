@@ -6,11 +6,12 @@
 # DIR holds what soak.sh gathered: jobs (one "JOBID KIND GPUS NVME" line per
 # submitted job), refused (one line per sbatch refused: "KIND expected|
 # unexpected MESSAGE"), verdicts/ (soak-job.py's lines), sacct (sacct -D -X
-# -P -o JobID,State,Restarts ... of the run's jobs), simstate.json (falcon-sim
-# GET /admin/state), ledger.json (falcond's), sinfo-R (sinfo -h -R -o
-# '%N|%E'), squeue (squeue -h -o '%i|%T|%r'), admin.log (one line per
-# action the stand-in admin took during the run) and chaos.log (one line per
-# kill, restart, chassis stop).
+# -P -o JobID,State of the run's jobs), simstate.json (falcon-sim GET
+# /admin/state), ledger.json (falcond's), sinfo-R (sinfo -h -R -o '%N|%E'),
+# reservations (scontrol -o show reservation; may be absent), squeue
+# (squeue -h -o '%i|%T|%r'), admin.log (one line per action the stand-in
+# admin took during the run) and chaos.log (one line per kill, restart,
+# chassis stop).
 #
 # Prints the counts; exits 1 if a correctness count is not zero: devices
 # attached without a lease, devices in two jobs at once (overlapping
@@ -133,12 +134,13 @@ def main():
 
     sim = load_json(os.path.join(d, "simstate.json"))
     led = load_json(os.path.join(d, "ledger.json")) or {"leases": [], "quarantine": []}
-    leased = {(x["chassis"], x["id"]) for le in led.get("leases", [])
-              for x in le.get("devices", [])}
+    # by slot id: the soak has one chassis, whose Redfish id (falcon-sim's
+    # "chassis", e.g. falcon1) is not its falcon.conf ChassisName (c1)
+    leased = {x["id"] for le in led.get("leases", []) for x in le.get("devices", [])}
     unleased = []
     if sim is not None:
         for dev in sim["devices"]:
-            if dev.get("owner") and (sim["chassis"], dev["id"]) not in leased:
+            if dev.get("owner") and dev["id"] not in leased:
                 unleased.append(dev["id"])
     hovl, hopen = history_overlaps(led)
     running = {j for j, (st, _) in squeue.items() if st in ("RUNNING", "COMPLETING")}
@@ -146,6 +148,8 @@ def main():
     held = {j: r for j, r in pending.items() if "Held" in r}
     drained = lines(os.path.join(d, "sinfo-R"))
     quarantined = led.get("quarantine", [])
+    # Slurm reservations left (a quarantine may become one: issue 11)
+    resv = [x for x in lines(os.path.join(d, "reservations")) if x.startswith("ReservationName=")]
     admin = collections.Counter(ln.split()[1] for ln in lines(os.path.join(d, "admin.log")))
     chaos = collections.Counter(ln.split()[1] for ln in lines(os.path.join(d, "chaos.log")))
     oversized = [j for j, (k, _, _) in jobs.items() if k == "too-big"]
@@ -169,11 +173,14 @@ def main():
     p("soak: admin actions taken during the run: %s"
       % (", ".join("%s %d" % kv for kv in sorted(admin.items())) or "none"))
     p("soak: admin actions needed now: drained nodes %d, held jobs %d, quarantined devices %d, "
-      "jobs left pending %d" % (len(drained), len(held), len(quarantined), len(pending)))
+      "Slurm reservations %d, jobs left pending %d"
+      % (len(drained), len(held), len(quarantined), len(resv), len(pending)))
     for ln in drained:
         p("soak:   drained: %s" % ln)
     for q in quarantined:
         p("soak:   quarantined: %s" % json.dumps(q))
+    for x in resv:
+        p("soak:   reservation: %s" % x[:200])
     for j, r in sorted(pending.items())[:10]:
         p("soak:   pending: job %d (%s)" % (j, r))
     bad = {

@@ -164,16 +164,19 @@ soak_falcond_ready() {
 		[ -n "$_h" ] && case $_h in *reconciling*) false ;; esac
 }
 
+soak_falcond_ready_or_stop() { soak_stopping || soak_falcond_ready; }
+
 # soak_falcond_start - falcond again (prolog-lib's start, asking Slurm; in
 # a subshell, so its 60 s bound does not end the loop), then wait (at most
-# 900 s: the start-up reconcile reads the chassis' whole inventory, each
-# request delayed) until it is ready; how long it took in chaos.log.
+# 900 s, or until the run stops: the start-up reconcile reads the chassis'
+# whole inventory, each request delayed) until it is ready; how long it took
+# in chaos.log.
 soak_falcond_start() {
 	_t=$(date +%s)
 	(FD_NO_SLURM= fd_start_falcond) >>"$S/chaos.err" 2>&1 || true
-	if soak_until 900 soak_falcond_ready; then
+	if soak_until 900 soak_falcond_ready_or_stop && soak_falcond_ready; then
 		soak_log chaos falcond-ready "after $(($(date +%s) - _t)) s"
-	else
+	elif ! soak_stopping; then
 		soak_log chaos falcond-not-ready "after $(($(date +%s) - _t)) s"
 	fi
 }
@@ -319,6 +322,7 @@ soak_until 1000 \
 kill -CONT "$(cat "$SIM_DIR/pid")" 2>/dev/null || true
 soak_sim_up || soak_sim_start || echo "soak: falcon-sim did not come back" >&2
 soak_falcond_alive || soak_falcond_start
+soak_until 900 soak_falcond_ready || echo "soak: falcond not ready after 900 s" >&2
 rm -f "$S/stop" "$S/outage"
 soak_admin &
 soak_admin_pid=$!
@@ -336,6 +340,7 @@ sleep $((SOAK_RECONCILE + 5))
 fd_sim c1 GET /admin/state >"$S/simstate.json" || true
 cp "$t_tmp/state/ledger.json" "$S/ledger.json" 2>/dev/null || true
 sinfo -h -R -o '%N|%E' >"$S/sinfo-R" 2>/dev/null || true
+scontrol -o show reservation >"$S/reservations" 2>/dev/null || true
 squeue -h -o '%i|%T|%r' >"$S/squeue" 2>/dev/null || true
 sacct -D -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,State \
 	>"$S/sacct" 2>/dev/null || true
