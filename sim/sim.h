@@ -94,6 +94,7 @@ struct sim_fault_rule {
 	long count;            /* requests left to hit; -1 = forever */
 	int status;            /* SIM_FAULT_ERROR: 500..599 */
 	long ms;               /* SIM_FAULT_LATENCY */
+	long ms_max;           /* SIM_FAULT_LATENCY: > ms = a draw from ms..ms_max */
 };
 
 struct sim_faults {
@@ -218,7 +219,8 @@ falcon_err_t sim_check_detach(const struct sim_config *cfg, const struct sim_sta
 /*
  * sim_fault_match - the first rule matching method and path whose count is
  * not spent; decrements its count.  Returns a copy in *out and true, or
- * false when none matches.
+ * false when none matches.  A latency rule with ms_max > ms gets, in the
+ * copy, an ms drawn uniformly from ms..ms_max (random(3)) per request.
  */
 bool sim_fault_match(struct sim_faults *f, const char *method, const char *path,
 		     struct sim_fault_rule *out);

@@ -781,7 +781,8 @@ static falcon_err_t parse_dev_list(struct json_object *v, const char *field,
 static falcon_err_t parse_rule(struct json_object *o, const char *field,
 			       struct sim_fault_rule *r)
 {
-	static const char *const keys[] = { "action", "method", "path", "count", "status", "ms", NULL };
+	static const char *const keys[] = { "action", "method", "path", "count", "status", "ms", "ms_max",
+					    NULL };
 	struct json_object *v;
 	char f[256], word[16];
 	falcon_err_t rv;
@@ -836,6 +837,13 @@ static falcon_err_t parse_rule(struct json_object *o, const char *field,
 			return rv;
 	} else if (r->action == SIM_FAULT_LATENCY) {
 		return falcon_err_set(FALCON_ERR_INVAL, "%s.ms: required for a latency rule", field);
+	}
+	if (json_object_object_get_ex(o, "ms_max", &v)) {
+		snprintf(f, sizeof(f), "%s.ms_max", field);
+		if (r->action != SIM_FAULT_LATENCY)
+			return falcon_err_set(FALCON_ERR_INVAL, "%s: only for a latency rule", f);
+		if ((rv = get_long(v, f, r->ms, 3600000, &r->ms_max)) != FALCON_OK)
+			return rv;
 	}
 	return FALCON_OK;
 }
@@ -987,6 +995,8 @@ struct json_object *sim_faults_to_json(const struct sim_faults *f)
 			json_object_object_add(ro, "status", json_object_new_int(r->status));
 		if (r->action == SIM_FAULT_LATENCY || r->ms != 0)
 			json_object_object_add(ro, "ms", json_object_new_int64(r->ms));
+		if (r->ms_max > r->ms)
+			json_object_object_add(ro, "ms_max", json_object_new_int64(r->ms_max));
 		json_object_array_add(rules, ro);
 	}
 	for (d = 0; d < SIM_DRAWERS; d++)

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
@@ -152,6 +153,8 @@ bool sim_fault_match(struct sim_faults *f, const char *method, const char *path,
 		if (r->count > 0)
 			r->count--;
 		*out = *r;
+		if (r->action == SIM_FAULT_LATENCY && r->ms_max > r->ms)
+			out->ms = r->ms + random() % (r->ms_max - r->ms + 1);
 		return true;
 	}
 	return false;

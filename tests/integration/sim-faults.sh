@@ -91,6 +91,28 @@ curl -s -m 0.5 -o /dev/null "$SIM_BASE$RF/Systems" || rc=$?
 [ "$rc" = 28 ] || t_fail "per-path latency: curl exit $rc, expected 28"
 t_ok "latency"
 
+# A latency drawn per request from ms..ms_max: of 12 requests delayed by
+# 0..2000 ms, some finish within curl's 1 s and some do not (all alike has
+# odds of 2 in 4096).
+req POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/Systems","ms":0,"ms_max":2000}]}'
+expect 200 "latency rule with ms_max"
+req GET /admin/faults
+grep -q '"ms_max": *2000' "$t_tmp/body" || t_fail "ms_max not in GET /admin/faults: $(cat "$t_tmp/body")"
+fast=0 slow=0
+for _i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	rc=0
+	curl -s -m 1 -o /dev/null "$SIM_BASE$RF/Systems" || rc=$?
+	case $rc in 0) fast=$((fast + 1)) ;; 28) slow=$((slow + 1)) ;; *) t_fail "drawn latency: curl exit $rc" ;; esac
+done
+[ $fast -gt 0 ] && [ $slow -gt 0 ] || t_fail "drawn latency: $fast of 12 within 1 s, $slow not"
+req POST /admin/faults '{"rules":[{"action":"latency","ms":500,"ms_max":100}]}'
+expect 400 "ms_max below ms refused"
+grep -q 'rules\[0\].ms_max: expected an integer in \[500, 3600000\]' "$t_tmp/body" ||
+	t_fail "ms_max error: $(cat "$t_tmp/body")"
+req POST /admin/faults '{"rules":[{"action":"error","ms_max":100}]}'
+expect 400 "ms_max on an error rule refused"
+t_ok "latency drawn per request: $fast of 12 within 1 s, $slow later"
+
 # Dropped connection mid-response: curl sees a short body.
 req POST /admin/faults '{"rules":[{"action":"drop","path":"/redfish/v1/Fabrics/PCIe/Endpoints","count":1}]}'
 rc=0

@@ -1,0 +1,113 @@
+#!/bin/sh
+# soak-check.sh - the soak's judges without a cluster: soak-job.py's
+# verdict on a job whose BDFs are its lease's slots (ok), one given a slot
+# of no lease of its (wrong), one given fewer devices than asked (wrong),
+# one whose device is gone by the end (lost); soak-report.py's counts of a
+# slot in two jobs at once (verdicts, and falcond's device history), a
+# device attached without a lease, a wrong
+# mapping, an oversized job accepted (exit 1) and of a clean run (exit 0).
+# falcon-sim's /admin/state is a file served by python3 -m http.server.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+command -v python3 >/dev/null 2>&1 || t_skip "python3 not installed"
+JOB=$top_srcdir/tests/soak/soak-job.py
+REPORT=$top_srcdir/tests/soak/soak-report.py
+
+# sim_state DEVICES - the chassis' /admin/state with these devices (JSON).
+sim_state() {
+	mkdir -p "$t_tmp/www/admin"
+	echo "{\"chassis\":\"falcon1\",\"devices\":[$1]}" >"$t_tmp/www/admin/state"
+}
+dev() { # dev ID HOST BDF - one device attached to HOST at BDF
+	echo "{\"id\":\"$1\",\"owner\":\"H1\",\"host\":\"$2\",\"bdf\":\"$3\",\"present\":true,\"staged\":false}"
+}
+free() { echo "{\"id\":\"$1\",\"owner\":null,\"host\":null,\"bdf\":null,\"present\":false,\"staged\":false}"; }
+sim_state "$(dev drawer1_slot1 node1 0000:3d:00.0),$(dev drawer1_slot2 node1 0000:3e:00.0),$(dev drawer2_slot1 node2 0000:3d:00.0),$(free drawer2_slot2)"
+cat >"$t_tmp/ledger.json" <<'EOF'
+{"version":1,"seq":3,"quarantine":[],"devices":[],"leases":[
+ {"id":"l7","job_id":7,"host":"node1","devices":[{"chassis":"c1","id":"drawer1_slot1"}]},
+ {"id":"l8","job_id":8,"host":"node1","devices":[{"chassis":"c1","id":"drawer2_slot1"}]},
+ {"id":"l9","job_id":9,"host":"node1","devices":[{"chassis":"c1","id":"drawer1_slot2"}]}]}
+EOF
+SPORT=$(free_port)
+echo "$SPORT" >"$t_tmp/port"
+python3 -m http.server --bind 127.0.0.1 --directory "$t_tmp/www" "$SPORT" \
+	>"$t_tmp/http.log" 2>&1 &
+http_pid=$!
+t_on_exit "kill $http_pid 2>/dev/null || true"
+wait_for -p $http_pid 20 "the http server" curl -sf -o /dev/null "http://127.0.0.1:$SPORT/admin/state" ||
+	t_fail "http.server did not start: $(cat "$t_tmp/http.log")"
+mkdir -p "$t_tmp/v"
+
+# judge JOB BDF GPUS [HOLD] - soak-job.py for job JOB given BDF, asking GPUS
+# falcon_gpu; its verdict line in $t_tmp/verdict.
+judge() {
+	echo "{\"gpus\":[{\"bdf\":\"$2\",\"location\":\"falcon\"},{\"bdf\":\"0000:18:00.0\",\"location\":\"local\"}],\"nvme\":[]}" \
+		>"$t_tmp/topo-$1.json"
+	env SLURM_JOB_ID="$1" FALCON_TOPOLOGY_FILE="$t_tmp/topo-$1.json" CUDA_VISIBLE_DEVICES=0,1 \
+		python3 "$JOB" "$t_tmp/v" "$t_tmp/port" "$t_tmp/ledger.json" node1 "$3" 0 "${4:-0}" \
+		>/dev/null || true
+	cat "$t_tmp/v/$1.0" >"$t_tmp/verdict"
+}
+
+judge 7 0000:3d:00.0 1
+grep -q 'result=ok devices=drawer1_slot1 ' "$t_tmp/verdict" || t_fail "job 7: $(cat "$t_tmp/verdict")"
+t_ok "BDF of the lease's slot: $(cat "$t_tmp/verdict")"
+judge 8 0000:3d:00.0 1
+grep -q 'result=wrong .*not a slot of the job.s lease' "$t_tmp/verdict" ||
+	t_fail "job 8: $(cat "$t_tmp/verdict")"
+t_ok "slot of another lease: $(cat "$t_tmp/verdict")"
+judge 9 0000:3e:00.0 2
+grep -q 'result=wrong .*asked 2 GPU + 0 NVMe, topology.json has 1 + 0' "$t_tmp/verdict" ||
+	t_fail "job 9: $(cat "$t_tmp/verdict")"
+t_ok "fewer devices than asked: $(cat "$t_tmp/verdict")"
+# the chassis forgets job 7's device while it holds it (3 s): after the
+# job's first GET /admin/state (http.server logs each request)
+n=$(grep -c 'GET /admin/state' "$t_tmp/http.log")
+(wait_for 30 "the job's first request" sh -c \
+	"[ \$(grep -c 'GET /admin/state' '$t_tmp/http.log') -gt $n ]" &&
+	sim_state "$(free drawer1_slot1)") &
+judge 7 0000:3d:00.0 1 3
+grep -q 'result=lost' "$t_tmp/verdict" || t_fail "job 7 lost: $(cat "$t_tmp/verdict")"
+t_ok "device gone by the end: $(cat "$t_tmp/verdict")"
+
+# -- the report
+R=$t_tmp/run
+mkdir -p "$R/verdicts"
+printf '1 falconGPUs 1 0\n2 falconGPUs 1 0\n3 falconGPUs 1 0\n' >"$R/jobs"
+printf '1|COMPLETED\n2|REQUEUED\n2|COMPLETED\n3|COMPLETED\n' >"$R/sacct"
+echo 'job=1 restart=0 start=100.0 end=110.0 result=ok devices=drawer1_slot1 detail=""' >"$R/verdicts/1.0"
+echo 'job=2 restart=1 start=110.5 end=120.0 result=ok devices=drawer1_slot1 detail=""' >"$R/verdicts/2.1"
+echo 'job=3 restart=0 start=100.0 end=105.0 result=ok devices=drawer1_slot2 detail=""' >"$R/verdicts/3.0"
+cp "$t_tmp/ledger.json" "$R/ledger.json"
+# a leased device attached: falcon-sim's chassis id is not the ChassisName
+echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node1 0000:3d:00.0)]}" >"$R/simstate.json"
+python3 "$REPORT" "$R" 60 >"$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"
+grep -q '^soak: completed 3, requeued 1 (jobs 1), failed 0' "$t_tmp/report" &&
+	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"
+t_ok "clean run: PASS, 3 completed, 1 requeue"
+
+echo 'job=2 restart=1 start=109.0 end=120.0 result=ok devices=drawer1_slot1 detail=""' >"$R/verdicts/2.1"
+echo 'job=3 restart=0 start=100.0 end=105.0 result=wrong devices=drawer1_slot2 detail="x"' >"$R/verdicts/3.0"
+echo '4 too-big 9 0' >>"$R/jobs"
+sim_state "$(dev drawer2_slot2 node1 0000:3e:00.0)"
+cp "$t_tmp/www/admin/state" "$R/simstate.json"
+python3 - "$R/ledger.json" <<'EOP'
+import json, sys
+led = json.load(open(sys.argv[1]))
+led["devices"] = [{"chassis": "c1", "device": "drawer1_slot3", "history": [
+    {"job_id": 5, "lease": "L-5", "host": "node1", "attached": 1000, "detached": 3000, "result": "released"},
+    {"job_id": 6, "lease": "L-6", "host": "node1", "attached": 2000, "detached": 4000, "result": "released"}]}]
+json.dump(led, open(sys.argv[1], "w"))
+EOP
+rc=0
+python3 "$REPORT" "$R" 60 >"$t_tmp/report" || rc=$?
+[ $rc = 1 ] || t_fail "bad run: exit $rc: $(cat "$t_tmp/report")"
+for want in 'devices attached without a lease: 1' 'devices in two jobs: 1' \
+	"devices in two leases at once (falcond's history): 1" \
+	'drawer1_slot3 in the leases of jobs 5 and 6 at once' 'wrong mappings: 1' 'oversized jobs accepted: 1' 'drawer1_slot1 in jobs 1 and 2 at once' \
+	'attached without a lease: drawer2_slot2' 'FAIL'; do
+	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad run lacks '$want': $(cat "$t_tmp/report")"
+done
+t_ok "bad run: exit 1, each correctness count 1"

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# soak-job.py - the batch script of every soak job (tests/soak/soak.sh):
+# from inside the job, check that the PCIe devices it was given are its
+# lease's slots, hold them a while, check again, and write one verdict line.
+#
+#   soak-job.py VERDICT_DIR SIM_PORT_FILE LEDGER SIM_HOST GPUS NVME SECONDS
+#
+# GPUS/NVME: the falcon_gpu/falcon_nvme counts the job asked for.  The
+# devices are read from the job's topology.json ($FALCON_TOPOLOGY_FILE, set
+# by spank_falcon), the lease from falcond's ledger (LEDGER: StateDir/
+# ledger.json, read as root, so falcond need not be up), and which device
+# sits in which slot attached to which host from falcon-sim's GET
+# /admin/state (the chassis' own view: doc/falcon-sim.1).  A device of the
+# job matches when the chassis has it attached to SIM_HOST (the sim's name
+# of this node), at the job's BDF, and the job's lease holds that slot.
+#
+# The verdict, VERDICT_DIR/<job>.<restart count>:
+#   job=J restart=R start=T0 end=T1 result=ok|wrong|lost|unverified
+#   devices=drawer1_slot2,... detail="..."
+# T0/T1 (seconds since the epoch, float) bound the time the job held the
+# devices; "wrong": a device not the lease's, not attached to this host or
+# at another BDF, or a count other than asked; "lost": right at the start,
+# gone by the end (the chassis restarted under the job); "unverified": the
+# chassis or the ledger could not be read.  Exit status 0 unless "wrong".
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+import json
+import os
+import sys
+import time
+import urllib.request
+
+
+def sim_state(port_file, deadline):
+    """falcon-sim's /admin/state, retried (the chassis may be down) until
+    deadline; None if it never answered."""
+    err = None
+    while True:
+        try:
+            port = open(port_file).read().strip()
+            with urllib.request.urlopen("http://127.0.0.1:%s/admin/state" % port,
+                                        timeout=10) as r:
+                return json.load(r), None
+        except (OSError, ValueError) as e:
+            err = str(e)
+        if time.time() >= deadline:
+            return None, err
+        time.sleep(1)
+
+
+def lease_of(ledger, job):
+    """The ids of the devices of the job's lease in falcond's ledger."""
+    try:
+        led = json.load(open(ledger))
+    except (OSError, ValueError) as e:
+        return None, "ledger %s: %s" % (ledger, e)
+    ids = set()
+    for lease in led.get("leases", []):
+        if int(lease.get("job_id", -1)) == job:
+            ids.update(d["id"] for d in lease.get("devices", []))
+    return ids, None
+
+
+def falcon_bdfs(topo):
+    """The BDFs of the chassis devices in topology.json (gpus and nvme
+    whose location is not "local")."""
+    out = []
+    for key in ("gpus", "nvme"):
+        for d in topo.get(key) or []:
+            if d.get("location") != "local":
+                out.append(d["bdf"])
+    return out
+
+
+def check(state, host, bdfs, lease):
+    """Map the job's BDFs to chassis slots; returns (ids, problems)."""
+    by_bdf = {}
+    for d in state["devices"]:
+        if d.get("host") == host and d.get("bdf"):
+            by_bdf[d["bdf"].lower()] = d
+    ids, problems = [], []
+    for b in bdfs:
+        d = by_bdf.get(b.lower())
+        if d is None:
+            problems.append("%s: no device of the chassis attached to %s there" % (b, host))
+            continue
+        ids.append(d["id"])
+        if not d.get("present"):
+            problems.append("%s (%s): attached but not on the bus" % (b, d["id"]))
+        if lease is not None and d["id"] not in lease:
+            problems.append("%s (%s): not a slot of the job's lease %s" % (b, d["id"], sorted(lease)))
+    return ids, problems
+
+
+def main():
+    vdir, port_file, ledger, host = sys.argv[1:5]
+    want_gpu, want_nvme, hold = int(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
+    job = int(os.environ.get("SLURM_JOB_ID", "0"))
+    restart = os.environ.get("SLURM_RESTART_COUNT", "0")
+    t0 = time.time()
+    result, detail, ids = "ok", [], []
+    topo_file = os.environ.get("FALCON_TOPOLOGY_FILE", "")
+    try:
+        topo = json.load(open(topo_file))
+    except (OSError, ValueError) as e:
+        topo = None
+        if want_gpu or want_nvme:
+            result = "wrong"
+            detail.append("topology.json (%r): %s" % (topo_file, e))
+    if topo is not None:
+        bdfs = falcon_bdfs(topo)
+        ngpu = sum(1 for d in topo.get("gpus") or [] if d.get("location") != "local")
+        nnvme = len(bdfs) - ngpu
+        if (ngpu, nnvme) != (want_gpu, want_nvme):
+            result = "wrong"
+            detail.append("asked %d GPU + %d NVMe, topology.json has %d + %d"
+                          % (want_gpu, want_nvme, ngpu, nnvme))
+        cvd = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+        if ngpu and len([x for x in cvd.split(",") if x]) < ngpu:
+            result = "wrong"
+            detail.append("CUDA_VISIBLE_DEVICES=%r for %d chassis GPUs" % (cvd, ngpu))
+        lease, lerr = lease_of(ledger, job)
+        state, serr = sim_state(port_file, t0 + 60)
+        if lerr or state is None:
+            if result == "ok":
+                result = "unverified"
+            detail.append(lerr or "chassis: %s" % serr)
+        else:
+            if len(lease) != want_gpu + want_nvme:
+                result = "wrong"
+                detail.append("lease holds %d devices: %s" % (len(lease), sorted(lease)))
+            ids, problems = check(state, host, bdfs, lease)
+            if problems:
+                result = "wrong"
+                detail.extend(problems)
+        time.sleep(hold)
+        if bdfs and result == "ok":
+            state, serr = sim_state(port_file, time.time() + 60)
+            if state is not None:
+                ids2, problems = check(state, host, bdfs, None)
+                if problems or sorted(ids2) != sorted(ids):
+                    result = "lost"
+                    detail.extend(problems or ["slots now %s" % ids2])
+    else:
+        time.sleep(hold)
+    t1 = time.time()
+    line = 'job=%d restart=%s start=%.3f end=%.3f result=%s devices=%s detail="%s"\n' % (
+        job, restart, t0, t1, result, ",".join(ids) or "-",
+        "; ".join(detail).replace('"', "'"))
+    with open(os.path.join(vdir, "%d.%s" % (job, restart)), "w") as f:
+        f.write(line)
+    sys.stdout.write(line)
+    return 1 if result == "wrong" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

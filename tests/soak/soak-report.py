@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+# soak-report.py - the counts at the end of a soak run (tests/soak/soak.sh).
+#
+#   soak-report.py DIR WALL_SECONDS
+#
+# DIR holds what soak.sh gathered: jobs (one "JOBID KIND GPUS NVME" line per
+# submitted job), refused (one line per sbatch refused: "KIND expected|
+# unexpected MESSAGE"), verdicts/ (soak-job.py's lines), sacct (sacct -D -X
+# -P -o JobID,State of the run's jobs), simstate.json (falcon-sim GET
+# /admin/state), ledger.json (falcond's), sinfo-R (sinfo -h -R -o '%N|%E'),
+# reservations (scontrol -o show reservation; may be absent), squeue
+# (squeue -h -o '%i|%T|%r'), admin.log (one line per action the stand-in
+# admin took during the run) and chaos.log (one line per kill, restart,
+# chassis stop).
+#
+# Prints the counts; exits 1 if a correctness count is not zero: devices
+# attached without a lease, devices in two jobs at once (overlapping
+# start..end of the same slot in verdicts of two jobs, or attached..detached
+# in falcond's device history), wrong mappings,
+# oversized jobs accepted, jobs that failed their own check.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+import collections
+import json
+import os
+import sys
+
+
+def lines(path):
+    try:
+        with open(path) as f:
+            return [x.rstrip("\n") for x in f if x.strip()]
+    except OSError:
+        return []
+
+
+def load_json(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def verdicts(vdir):
+    """{job: [dict per run of the job]} from the verdict files."""
+    out = collections.defaultdict(list)
+    for name in sorted(os.listdir(vdir)) if os.path.isdir(vdir) else []:
+        for ln in lines(os.path.join(vdir, name)):
+            head, _, detail = ln.partition(' detail="')
+            v = dict(kv.split("=", 1) for kv in head.split())
+            v["detail"] = detail.rstrip('"')
+            out[int(v["job"])].append(v)
+    return out
+
+
+def overlaps(vs):
+    """Pairs of runs of two different jobs that held the same slot at the
+    same time: [(slot, job_a, job_b)]."""
+    per_dev = collections.defaultdict(list)
+    for job, runs in vs.items():
+        for v in runs:
+            if v["devices"] == "-" or v["result"] == "wrong":
+                continue
+            for d in v["devices"].split(","):
+                per_dev[d].append((float(v["start"]), float(v["end"]), job))
+    found = []
+    for d, ivs in per_dev.items():
+        ivs.sort()
+        for i, (s1, e1, j1) in enumerate(ivs):
+            for s2, e2, j2 in ivs[i + 1:]:
+                if s2 >= e1:
+                    break
+                if j1 != j2:
+                    found.append((d, j1, j2))
+    return found
+
+
+def history_overlaps(led):
+    """From falcond's own device histories (ledger "devices"): pairs of
+    entries of two jobs whose attached..detached overlap, both closed
+    ([(device, job_a, job_b)]), and the entries left open (detached 0) that
+    are not a current lease's ([(device, job)])."""
+    current = {(x["chassis"], x["id"], le.get("job_id")) for le in led.get("leases", [])
+               for x in le.get("devices", [])}
+    found, open_left = [], []
+    for dh in led.get("devices", []):
+        ivs = []
+        for h in dh.get("history", []):
+            if not h.get("detached"):
+                if (dh["chassis"], dh["device"], h["job_id"]) not in current:
+                    open_left.append((dh["device"], h["job_id"]))
+                continue
+            ivs.append((h["attached"], h["detached"], h["job_id"]))
+        ivs.sort()
+        for i, (s1, e1, j1) in enumerate(ivs):
+            for s2, e2, j2 in ivs[i + 1:]:
+                if s2 >= e1:
+                    break
+                if j1 != j2:
+                    found.append((dh["device"], j1, j2))
+    return found, open_left
+
+
+def main():
+    d, wall = sys.argv[1], float(sys.argv[2])
+    jobs = {}
+    for ln in lines(os.path.join(d, "jobs")):
+        jid, kind, g, n = ln.split()
+        jobs[int(jid)] = (kind, int(g), int(n))
+    refused = lines(os.path.join(d, "refused"))
+    state = {}           # job -> final state
+    requeues = collections.Counter()
+    for ln in lines(os.path.join(d, "sacct")):
+        f = ln.split("|")
+        try:
+            jid = int(f[0].split("_")[0])
+        except ValueError:
+            continue
+        if jid not in jobs:
+            continue
+        if f[1].startswith("REQUEUED"):
+            requeues[jid] += 1
+        state[jid] = f[1].split()[0]
+    squeue = {}
+    for ln in lines(os.path.join(d, "squeue")):
+        jid, st, reason = (ln.split("|") + ["", ""])[:3]
+        if jid.isdigit() and int(jid) in jobs:
+            squeue[int(jid)] = (st, reason)
+            state[int(jid)] = st
+    vs = verdicts(os.path.join(d, "verdicts"))
+    results = collections.Counter(v["result"] for runs in vs.values() for v in runs)
+    wrong = [(j, v["detail"]) for j, runs in vs.items() for v in runs if v["result"] == "wrong"]
+    ovl = overlaps(vs)
+
+    sim = load_json(os.path.join(d, "simstate.json"))
+    led = load_json(os.path.join(d, "ledger.json")) or {"leases": [], "quarantine": []}
+    # by slot id: the soak has one chassis, whose Redfish id (falcon-sim's
+    # "chassis", e.g. falcon1) is not its falcon.conf ChassisName (c1)
+    leased = {x["id"] for le in led.get("leases", []) for x in le.get("devices", [])}
+    unleased = []
+    if sim is not None:
+        for dev in sim["devices"]:
+            if dev.get("owner") and dev["id"] not in leased:
+                unleased.append(dev["id"])
+    hovl, hopen = history_overlaps(led)
+    running = {j for j, (st, _) in squeue.items() if st in ("RUNNING", "COMPLETING")}
+    pending = {j: r for j, (st, r) in squeue.items() if st == "PENDING"}
+    held = {j: r for j, r in pending.items() if "Held" in r}
+    drained = lines(os.path.join(d, "sinfo-R"))
+    quarantined = led.get("quarantine", [])
+    # Slurm reservations left (a quarantine may become one: issue 11)
+    resv = [x for x in lines(os.path.join(d, "reservations")) if x.startswith("ReservationName=")]
+    admin = collections.Counter(ln.split()[1] for ln in lines(os.path.join(d, "admin.log")))
+    chaos = collections.Counter(ln.split()[1] for ln in lines(os.path.join(d, "chaos.log")))
+    oversized = [j for j, (k, _, _) in jobs.items() if k == "too-big"]
+    finals = collections.Counter(state.get(j, "UNKNOWN") for j in jobs if j not in oversized)
+    failed_check = [j for j in jobs if state.get(j) == "FAILED" and
+                    any(v["result"] == "wrong" for v in vs.get(j, []))]
+
+    p = print
+    p("soak: wall time %.0f s" % wall)
+    p("soak: jobs submitted %d (accepted), refused at submit %d (%d expected: too big, %d not)"
+      % (len(jobs), len(refused), sum(1 for r in refused if " expected " in r),
+         sum(1 for r in refused if " unexpected " in r)))
+    p("soak: final states: %s" % ", ".join("%s %d" % kv for kv in sorted(finals.items())))
+    p("soak: completed %d, requeued %d (jobs %d), failed %d, still running %d"
+      % (finals["COMPLETED"], sum(requeues.values()), len(requeues),
+         sum(n for s, n in finals.items() if s in ("FAILED", "NODE_FAIL", "TIMEOUT",
+                                                    "CANCELLED", "BOOT_FAIL", "OUT_OF_MEMORY")),
+         len(running)))
+    p("soak: verdicts: %s" % (", ".join("%s %d" % kv for kv in sorted(results.items())) or "none"))
+    p("soak: chaos: %s" % (", ".join("%s %d" % kv for kv in sorted(chaos.items())) or "none"))
+    p("soak: admin actions taken during the run: %s"
+      % (", ".join("%s %d" % kv for kv in sorted(admin.items())) or "none"))
+    p("soak: admin actions needed now: drained nodes %d, held jobs %d, quarantined devices %d, "
+      "Slurm reservations %d, jobs left pending %d"
+      % (len(drained), len(held), len(quarantined), len(resv), len(pending)))
+    for ln in drained:
+        p("soak:   drained: %s" % ln)
+    for q in quarantined:
+        p("soak:   quarantined: %s" % json.dumps(q))
+    for x in resv:
+        p("soak:   reservation: %s" % x[:200])
+    for j, r in sorted(pending.items())[:10]:
+        p("soak:   pending: job %d (%s)" % (j, r))
+    bad = {
+        "devices attached without a lease": len(unleased),
+        "devices in two jobs": len(ovl),
+        "devices in two leases at once (falcond's history)": len(hovl),
+        "wrong mappings": len(wrong),
+        "oversized jobs accepted": len(oversized),
+        "jobs failed by their own check": len(failed_check),
+    }
+    if sim is None:
+        p("soak: chassis state unreadable at the end: devices without a lease not counted")
+    for k, v in bad.items():
+        p("soak: %s: %d" % (k, v))
+    for x in unleased:
+        p("soak:   attached without a lease: %s" % x)
+    for dv, a, b in ovl[:20]:
+        p("soak:   %s in jobs %d and %d at once" % (dv, a, b))
+    for dv, a, b in hovl[:20]:
+        p("soak:   %s in the leases of jobs %d and %d at once (falcond's history)" % (dv, a, b))
+    p("soak: history entries left open (not a current lease): %d" % len(hopen))
+    for dv, j in hopen[:10]:
+        p("soak:   %s of job %d never detached in falcond's history" % (dv, j))
+    for j, det in wrong[:20]:
+        p("soak:   wrong mapping: job %d: %s" % (j, det))
+    for j in oversized:
+        p("soak:   oversized job %d accepted" % j)
+    ok = not any(bad.values())
+    p("soak: %s" % ("PASS" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,359 @@
+#!/bin/sh
+# soak.sh - jobs through real Slurm under realistic timing and failures
+# (`make soak`; issue 11): the cluster of scripts/cluster.sh with
+# falcon-prolog/falcon-epilog, spank_falcon and job_submit_falcon, falcond
+# and falcon-sim set up as the integration tests do (prolog-lib.sh), then
+#   - every Redfish request delayed by a time drawn from SOAK_LATENCY_MS;
+#   - falcond SIGKILLed at random times, restarted 0-10 s later;
+#   - the chassis stopped a few times mid-job: SIGSTOP (management
+#     unreachable, composition kept) or SIGTERM and a fresh start on the
+#     same port (a power cycle: composition lost), back 5-30 s later;
+#   - SOAK_JOBS jobs submitted, SOAK_PARALLEL in the queue at once, of mixed
+#     sizes: falcon_gpu:1..4, falcon_nvme:1, falcon_gpu + falcon_nvme,
+#     gpu + falcon_gpu (hybridGPUs), gpu only, and a few falcon_gpu:9 of 8
+#     that job_submit_falcon must refuse at submit;
+# each job (soak-job.py) checks from inside that its BDFs are its lease's
+# slots as falcon-sim's /admin/state sees them and writes a verdict line.
+# A stand-in admin (SOAK_ADMIN=1) resumes drained nodes, releases held jobs
+# and unquarantines devices once the chassis is back, and logs each action:
+# they are counted, not hidden.  After the last job (or SOAK_TIMEOUT) and
+# one ReconcileInterval, soak-report.py prints the counts; the exit status
+# is 1 if a correctness count is not zero.
+#
+# Environment (defaults in brackets):
+#   SOAK_JOBS [500]            jobs to submit
+#   SOAK_LATENCY_MS [0-5000]   chassis latency per request, LO-HI or N (ms)
+#   SOAK_KILL [1]              SIGKILL falcond at random times (0 = never)
+#   SOAK_KILL_GAP [30-120]     seconds between two kills
+#   SOAK_KILL_MAX [0]          at most this many kills (0 = no limit)
+#   SOAK_CHASSIS_STOP [1]      stop the chassis mid-job (0 = never)
+#   SOAK_CHASSIS_STOPS [3]     how many times (spread over the submissions)
+#   SOAK_CHASSIS_MODE [mixed]  pause, restart or mixed (drawn per stop)
+#   SOAK_SEED [the time]       seed of every draw (printed)
+#   SOAK_PARALLEL [6]          jobs in the queue at once
+#   SOAK_HOLD [2-20]           seconds a job holds its devices
+#   SOAK_TIMEOUT [600 + 12 s a job]  global bound: then the report
+#   SOAK_RECONCILE [30]        falcon.conf ReconcileInterval
+#   SOAK_ADMIN [1]             the stand-in admin acts (0 = only counts)
+#   SOAK_CONF                  more falcon.conf lines
+#   SOAK_CLUSTER_OPTS          more scripts/cluster.sh start options
+#   SOAK_OUT                   a directory to keep the run's logs and counts in
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+. "$top_srcdir/tests/integration/prolog-lib.sh"
+
+SOAK_JOBS=${SOAK_JOBS:-500}
+SOAK_LATENCY_MS=${SOAK_LATENCY_MS:-0-5000}
+SOAK_KILL=${SOAK_KILL:-1}
+SOAK_KILL_GAP=${SOAK_KILL_GAP:-30-120}
+SOAK_KILL_MAX=${SOAK_KILL_MAX:-0}
+SOAK_CHASSIS_STOP=${SOAK_CHASSIS_STOP:-1}
+SOAK_CHASSIS_STOPS=${SOAK_CHASSIS_STOPS:-3}
+SOAK_CHASSIS_MODE=${SOAK_CHASSIS_MODE:-mixed}
+SOAK_SEED=${SOAK_SEED:-$(date +%s)}
+SOAK_PARALLEL=${SOAK_PARALLEL:-6}
+SOAK_HOLD=${SOAK_HOLD:-2-20}
+SOAK_TIMEOUT=${SOAK_TIMEOUT:-$((600 + 12 * SOAK_JOBS))}
+SOAK_RECONCILE=${SOAK_RECONCILE:-30}
+SOAK_ADMIN=${SOAK_ADMIN:-1}
+
+# soak_range NAME VALUE - LO and HI of "LO-HI" or "N" (integers) in
+# NAME_lo/NAME_hi; a clear error otherwise.
+soak_range() {
+	case $2 in
+	*[!0-9-]*|-*|*-|*-*-*|"") t_fail "$1=$2: expected N or LO-HI (integers)" ;;
+	*-*) eval "$1_lo=\${2%-*} $1_hi=\${2#*-}" ;;
+	*) eval "$1_lo=\$2 $1_hi=\$2" ;;
+	esac
+	eval "[ \$$1_lo -le \$$1_hi ]" || t_fail "$1=$2: LO above HI"
+}
+soak_range lat "$SOAK_LATENCY_MS"
+soak_range gap "$SOAK_KILL_GAP"
+soak_range hold "$SOAK_HOLD"
+case $SOAK_CHASSIS_MODE in pause|restart|mixed) ;;
+*) t_fail "SOAK_CHASSIS_MODE=$SOAK_CHASSIS_MODE: expected pause, restart or mixed" ;; esac
+
+# rnd LO HI - R = an integer drawn from LO..HI.  An LCG on soak_rs
+# (Numerical Recipes' constants 1664525, 1013904223 mod 2^32; the high bits),
+# so a run is repeated by its SOAK_SEED; each background loop has its own.
+soak_rs=$SOAK_SEED
+rnd() {
+	soak_rs=$(((soak_rs * 1664525 + 1013904223) % 4294967296))
+	R=$(($1 + (soak_rs / 65536) % ($2 - $1 + 1)))
+}
+
+# a soak stopped by a signal still stops its cluster and daemons
+trap 'exit 143' TERM INT HUP
+fp_slurm_node
+plugin_dir=$top_builddir/plugin/.libs
+[ -f "$plugin_dir/spank_falcon.so" ] && [ -f "$plugin_dir/job_submit_falcon.so" ] ||
+	t_skip "spank_falcon.so or job_submit_falcon.so not built"
+FP_RETRIES=${FP_RETRIES:-3}
+fp_setup "ReconcileInterval=$SOAK_RECONCILE
+${SOAK_CONF:-}"
+# shellcheck disable=SC2086 # SOAK_CLUSTER_OPTS: options, split on purpose
+fp_slurm_start --spank "$plugin_dir/spank_falcon.so" --spank-args "conf=$FALCON_CONF" \
+	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF" \
+	--license c1_gpu:8,c1_nvme:1 --gpus 8 ${SOAK_CLUSTER_OPTS:-}
+fp_falcond_with_slurm
+
+S=$t_tmp/soak
+mkdir -p "$S/verdicts" "$S/out"
+: >"$S/jobs"; : >"$S/refused"; : >"$S/admin.log"; : >"$S/chaos.log"
+SIM_DIR=$t_tmp/sim-c1
+soak_t0=$(date +%s)
+soak_deadline=$((soak_t0 + SOAK_TIMEOUT))
+echo "soak: seed $SOAK_SEED, $SOAK_JOBS jobs, latency $SOAK_LATENCY_MS ms, kill $SOAK_KILL," \
+	"chassis stops $SOAK_CHASSIS_STOP x $SOAK_CHASSIS_STOPS ($SOAK_CHASSIS_MODE), bound $SOAK_TIMEOUT s"
+
+# soak_log FILE WHAT [DETAIL] - one timestamped line.
+soak_log() { echo "$(date +%s) $2 ${3:-}" >>"$S/$1.log"; }
+# soak_stopping - the run ends (or ended: its directory is gone).
+soak_stopping() { [ -e "$S/stop" ] || [ ! -d "$S" ]; }
+# soak_sleep SECONDS - sleep, in 1 s steps, until the run stops.
+soak_sleep() {
+	_n=$1
+	while [ "$_n" -gt 0 ] && ! soak_stopping; do sleep 1; _n=$((_n - 1)); done
+}
+
+# soak_latency - the latency rule on the chassis (again after a restart).
+soak_latency() {
+	if [ "$lat_hi" -gt "$lat_lo" ]; then
+		_b="{\"rules\":[{\"action\":\"latency\",\"ms\":$lat_lo,\"ms_max\":$lat_hi}]}"
+	else
+		_b="{\"latency_ms\":$lat_lo}"
+	fi
+	fd_sim c1 POST /admin/faults "$_b" | grep -q '"latency' ||
+		{ echo "soak: falcon-sim refused $_b" >&2; return 1; }
+}
+
+# soak_sim_up - falcon-sim is up and answers (within 5 s: a paused one
+# accepts and never answers).
+soak_sim_up() {
+	curl -s -m 5 "http://127.0.0.1:$SIM_PORT_c1/admin/state" 2>/dev/null | grep -q '"devices"'
+}
+
+# soak_sim_start - falcon-sim again, on the port falcon.conf names, with
+# the same host trees (fd_start_sim's command, but its port is fixed).
+soak_sim_start() {
+	"$SIM" --listen "127.0.0.1:$SIM_PORT_c1" --sysfs-root "$SIM_DIR/sysfs" -q \
+		${FP_SIM_CONFIG:+--config "$FP_SIM_CONFIG"} 2>>"$SIM_DIR/log" &
+	echo $! >"$SIM_DIR/pid"
+	soak_until 60 soak_sim_up && soak_latency
+}
+
+# soak_falcond_alive - falcond (by its pid file) runs.
+soak_falcond_alive() { kill -0 "$(cat "$t_tmp/falcond.pid" 2>/dev/null)" 2>/dev/null; }
+
+# soak_until SECONDS CMD... - run CMD every second until it succeeds or
+# SECONDS of wall time have passed (wait_for counts its steps, and a step
+# here may take seconds of its own); 1 if the time ran out.
+soak_until() {
+	_end=$(($(date +%s) + $1)); shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt $_end ] || return 1
+		sleep 1
+	done
+}
+
+# soak_falcond_ready - falcond answers and its start-up reconcile is over.
+soak_falcond_ready() {
+	_h=$(curl -s -m 5 "http://127.0.0.1:$FD_PORT/v1/health" 2>/dev/null) &&
+		[ -n "$_h" ] && case $_h in *reconciling*) false ;; esac
+}
+
+soak_falcond_ready_or_stop() { soak_stopping || soak_falcond_ready; }
+
+# soak_falcond_start - falcond again (prolog-lib's start, asking Slurm; in
+# a subshell, so its 60 s bound does not end the loop), then wait (at most
+# 900 s, or until the run stops: the start-up reconcile reads the chassis'
+# whole inventory, each request delayed) until it is ready; how long it took
+# in chaos.log.
+soak_falcond_start() {
+	_t=$(date +%s)
+	(FD_NO_SLURM= fd_start_falcond) >>"$S/chaos.err" 2>&1 || true
+	if soak_until 900 soak_falcond_ready_or_stop && soak_falcond_ready; then
+		soak_log chaos falcond-ready "after $(($(date +%s) - _t)) s"
+	elif ! soak_stopping; then
+		soak_log chaos falcond-not-ready "after $(($(date +%s) - _t)) s"
+	fi
+}
+
+# soak_killer - SIGKILL falcond every SOAK_KILL_GAP s, restart it 0-10 s later.
+soak_killer() {
+	soak_rs=$((SOAK_SEED + 1)) _k=0
+	while ! soak_stopping; do
+		rnd "$gap_lo" "$gap_hi"; soak_sleep "$R"
+		soak_stopping && break
+		kill -KILL "$(cat "$t_tmp/falcond.pid")" 2>/dev/null || true
+		rnd 0 10
+		soak_log chaos falcond-kill "restart in $R s"
+		sleep "$R"
+		soak_falcond_start
+		_k=$((_k + 1))
+		[ "$SOAK_KILL_MAX" = 0 ] || [ $_k -lt "$SOAK_KILL_MAX" ] || break
+	done
+}
+
+# soak_chassis_stop - one chassis outage, mid-job: pause (SIGSTOP) or
+# restart (SIGTERM, a fresh falcon-sim), 5-30 s; $S/outage while it lasts.
+soak_chassis_stop() {
+	soak_until 120 sh -c 'squeue -h -t R -o %i | grep -q .' || true
+	rnd 5 30; _down=$R
+	case $SOAK_CHASSIS_MODE in
+	mixed) rnd 0 1; [ "$R" = 0 ] && _mode=pause || _mode=restart ;;
+	*) _mode=$SOAK_CHASSIS_MODE ;;
+	esac
+	: >"$S/outage"
+	_pid=$(cat "$SIM_DIR/pid")
+	soak_log chaos "chassis-$_mode" "$_down s, running jobs: $(squeue -h -t R -o %i | tr '\n' ' ')"
+	if [ $_mode = pause ]; then
+		kill -STOP "$_pid"
+		sleep "$_down"
+		kill -CONT "$_pid"
+	else
+		kill -TERM "$_pid"
+		soak_until 30 fd_exited "$_pid" || kill -KILL "$_pid" || true
+		sleep "$_down"
+		soak_sim_start || soak_log chaos chassis-start-failed
+	fi
+	rm -f "$S/outage"
+}
+
+# soak_chassis - SOAK_CHASSIS_STOPS outages, at evenly spread submissions.
+soak_chassis() {
+	soak_rs=$((SOAK_SEED + 2)) _n=1
+	while ! soak_stopping && [ $_n -le "$SOAK_CHASSIS_STOPS" ]; do
+		if [ "$(wc -l <"$S/jobs")" -ge $((SOAK_JOBS * _n / (SOAK_CHASSIS_STOPS + 1))) ]; then
+			soak_chassis_stop
+			_n=$((_n + 1))
+		fi
+		sleep 1
+	done
+}
+
+# soak_admin_round - what an admin would do once the chassis answers:
+# resume drained nodes, release held jobs, unquarantine devices; each is
+# logged in admin.log (counted in the report).  With SOAK_ADMIN=0 nothing.
+soak_admin_round() {
+	[ "$SOAK_ADMIN" = 1 ] && [ ! -e "$S/outage" ] && soak_sim_up && soak_falcond_ready ||
+		return 0
+	sinfo -h -N -o '%N|%T|%E' 2>/dev/null | grep -i 'drain' | sort -u |
+		while IFS='|' read -r _node _st _why; do
+			soak_log admin resume-node "$_node ($_st: $_why)"
+			scontrol update nodename="$_node" state=resume 2>>"$S/admin.err" || true
+		done
+	squeue -h -t PD -o '%i|%r' 2>/dev/null | grep -i 'held' |
+		while IFS='|' read -r _j _why; do
+			soak_log admin release-job "$_j ($_why)"
+			scontrol release "$_j" 2>>"$S/admin.err" || true
+		done
+	python3 -c 'import json,sys
+for q in json.load(open(sys.argv[1])).get("quarantine", []): print(q["chassis"], q["device"])' \
+		"$t_tmp/state/ledger.json" 2>/dev/null |
+		while read -r _c _d; do
+			soak_log admin unquarantine "$_c $_d"
+			"$FALCONCTL" unquarantine "$_c" "$_d" >>"$S/admin.err" 2>&1 || true
+		done
+}
+
+soak_admin() {
+	while ! soak_stopping; do
+		soak_admin_round
+		soak_sleep 5
+	done
+}
+
+# soak_submit - one job of a drawn kind; its line in jobs, or refused.
+soak_submit() {
+	rnd 0 99; _r=$R
+	rnd 1 4; _g=$R
+	_n=0 _gres= _kind=
+	if [ $_r -lt 45 ]; then _kind=falconGPUs _gres=falcon_gpu:$_g
+	elif [ $_r -lt 58 ]; then _kind=falconNVMe _g=0 _n=1 _gres=falcon_nvme:1
+	elif [ $_r -lt 68 ]; then
+		rnd 1 2; _g=$R; _kind=gpu+nvme _n=1 _gres=falcon_gpu:$_g,falcon_nvme:1
+	elif [ $_r -lt 88 ]; then rnd 1 4; _kind=hybridGPUs _gres=gpu:$R,falcon_gpu:$_g
+	elif [ $_r -lt 96 ]; then _kind=localGPUs _g=0 _gres=gpu:$_g
+	else _kind=too-big _g=9 _gres=falcon_gpu:9
+	fi
+	[ $_kind = localGPUs ] && { rnd 1 2; _gres=gpu:$R; }
+	rnd "$hold_lo" "$hold_hi"
+	if _jid=$(sbatch --parsable --gres="$_gres" -t 15 -o "$S/out/%j.out" \
+		"$top_srcdir/tests/soak/soak-job.py" "$S/verdicts" "$SIM_DIR/port" \
+		"$t_tmp/state/ledger.json" node1 "$_g" "$_n" "$R" 2>"$S/sbatch.err"); then
+		echo "$_jid $_kind $_g $_n" >>"$S/jobs"
+		[ $_kind != too-big ] || scancel "$_jid"
+	elif [ $_kind = too-big ] && grep -q 'falcon: ' "$S/sbatch.err"; then
+		echo "$_kind expected $(head -n1 "$S/sbatch.err")" >>"$S/refused"
+	else
+		echo "$_kind unexpected $(head -n1 "$S/sbatch.err")" >>"$S/refused"
+	fi
+}
+
+# -- the run
+soak_latency || t_fail "falcon-sim has no per-request latency draw (ms_max)"
+[ "$SOAK_KILL" = 0 ] || soak_killer &
+soak_killer_pid=$!
+[ "$SOAK_CHASSIS_STOP" = 0 ] || soak_chassis &
+soak_chassis_pid=$!
+soak_admin &
+t_on_exit "touch '$S/stop'"
+
+soak_rs=$((SOAK_SEED + 3))
+i=0
+while [ $i -lt "$SOAK_JOBS" ] && [ "$(date +%s)" -lt $soak_deadline ]; do
+	if [ "$(squeue -h -o %i 2>/dev/null | wc -l)" -ge "$SOAK_PARALLEL" ]; then
+		sleep 1
+		continue
+	fi
+	soak_submit
+	i=$((i + 1))
+	[ $((i % 25)) != 0 ] || echo "soak: $i submitted, $(($(date +%s) - soak_t0)) s"
+done
+echo "soak: all $i submitted, $(($(date +%s) - soak_t0)) s; waiting for the queue"
+# the chaos ends with the submissions; the jobs left run in a calm cluster
+touch "$S/stop"
+soak_until 1000 \
+	sh -c "! kill -0 $soak_killer_pid 2>/dev/null && ! kill -0 $soak_chassis_pid 2>/dev/null" ||
+	echo "soak: a chaos loop did not end" >&2
+kill -CONT "$(cat "$SIM_DIR/pid")" 2>/dev/null || true
+soak_sim_up || soak_sim_start || echo "soak: falcon-sim did not come back" >&2
+soak_falcond_alive || soak_falcond_start
+soak_until 900 soak_falcond_ready || echo "soak: falcond not ready after 900 s" >&2
+rm -f "$S/stop" "$S/outage"
+soak_admin &
+soak_admin_pid=$!
+while [ -n "$(squeue -h -o %i 2>/dev/null)" ] && [ "$(date +%s)" -lt $soak_deadline ]; do
+	sleep 5
+done
+touch "$S/stop"
+wait $soak_admin_pid 2>/dev/null || true
+soak_end=$(date +%s)
+echo "soak: queue $( [ -n "$(squeue -h -o %i)" ] && echo "not empty at the bound" || echo empty)," \
+	"$((soak_end - soak_t0)) s; one ReconcileInterval ($SOAK_RECONCILE s)"
+sleep $((SOAK_RECONCILE + 5))
+
+# -- the counts
+fd_sim c1 GET /admin/state >"$S/simstate.json" || true
+cp "$t_tmp/state/ledger.json" "$S/ledger.json" 2>/dev/null || true
+sinfo -h -R -o '%N|%E' >"$S/sinfo-R" 2>/dev/null || true
+scontrol -o show reservation >"$S/reservations" 2>/dev/null || true
+squeue -h -o '%i|%T|%r' >"$S/squeue" 2>/dev/null || true
+sacct -D -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,State \
+	>"$S/sacct" 2>/dev/null || true
+rc=0
+python3 "$top_srcdir/tests/soak/soak-report.py" "$S" $((soak_end - soak_t0)) |
+	tee "$S/report" || true
+grep -q '^soak: PASS$' "$S/report" || rc=1
+if [ -n "${SOAK_OUT:-}" ]; then
+	mkdir -p "$SOAK_OUT"
+	cp -r "$S/." "$SOAK_OUT/"
+	cp "$t_tmp"/falcond.log "$t_tmp"/slurm-*.log "$SIM_DIR/log" "$SOAK_OUT/" 2>/dev/null || true
+	cp -r "$s_state/log" "$SOAK_OUT/slurm-log" 2>/dev/null || true
+	echo "soak: logs and counts in $SOAK_OUT"
+fi
+[ $rc = 0 ] || t_fail "correctness counts not zero (report above)"
+t_ok "soak: $i jobs, correctness counts zero"
