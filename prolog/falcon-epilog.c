@@ -189,7 +189,8 @@ static int run(void)
 			 g.job.id, d->bdf, g.job.node, held[i][0] ? ": " : "", held[i]);
 		if (fp_quarantine(g.conf, d, why) != FALCON_OK)
 			falcon_error("quarantine %s %s: %s", d->chassis, d->id, falcon_errmsg());
-		if (stuck++ == 0)
+		/* a holder's reason (fp_holders_reason) says more: kept */
+		if (stuck++ == 0 && reason[0] == '\0')
 			snprintf(reason, sizeof(reason), "falcon: job %u: %s (%s) would not come off%s%.95s",
 				 g.job.id, d->bdf, d->id, held[i][0] ? ", " : "", held[i]);
 	}

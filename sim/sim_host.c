@@ -528,20 +528,30 @@ static void do_rescan(struct sim_server *srv, int h)
 				if (cfg->faults.no_appear[d - 1][s - 1]) {
 					falcon_info("rescan %s: drawer%d_slot%d never appears (injected fault)",
 						    host->name, d, s);
-				} else if (write_slot_dev(srv, p, d, s) == FALCON_OK) {
+				} else {
 					char bdf[SIM_BDF_LEN];
 
+					/* the port above (link up, its ACS) is written
+					 * before the device below it appears, as a
+					 * kernel enumerates them: a reader that sees
+					 * the device never reads the port's old config */
 					ss->present = true;
+					if (write_dsp(srv, p, d, s) != FALCON_OK ||
+					    write_slot_dev(srv, p, d, s) != FALCON_OK) {
+						ss->present = false;
+						falcon_error("rescan %s: drawer%d_slot%d: %s", host->name,
+							     d, s, falcon_errmsg());
+						write_dsp(srv, p, d, s); /* link down again */
+						continue;
+					}
+					hs->dsp_removed[p][s - 1] = false;
+					dsp_dirty = false;
 					ss->staged = false;
 					if (ss->stale && ss->stale_port == p)
 						ss->stale = false;
-					dsp_dirty = true;
 					appeared++;
 					sim_slot_bdf(cfg, p, d, s, bdf, sizeof(bdf));
 					falcon_info("rescan %s: drawer%d_slot%d appears at %s", host->name, d, s, bdf);
-				} else {
-					falcon_error("rescan %s: drawer%d_slot%d: %s", host->name, d, s,
-						     falcon_errmsg());
 				}
 			}
 			if (dsp_dirty && write_dsp(srv, p, d, s) == FALCON_OK)
