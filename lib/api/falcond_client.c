@@ -76,9 +76,11 @@ static falcon_err_t split_urls(struct falcon_client *cl, const char *list)
 		char **grown;
 
 		if (strncmp(p, "http", 4) != 0) {
+			/* p points into copy: the message first, then the free */
+			falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s' (of '%s'): expected "
+				       "http(s)://HOST:PORT", p, list);
 			free(copy);
-			return falcon_err_set(FALCON_ERR_INVAL, "falcond url '%s' (of '%s'): expected "
-					      "http(s)://HOST:PORT", p, list);
+			return FALCON_ERR_INVAL;
 		}
 		grown = realloc(cl->urls, (cl->nurls + 1) * sizeof(*cl->urls));
 		if (grown == NULL || (grown[cl->nurls] = strdup(p)) == NULL) {
