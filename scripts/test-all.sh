@@ -35,6 +35,8 @@ case $lane in all|host|trixie) ;; *) echo "test-all: --lane=$lane: all, host or 
 sum_pass=0; sum_fail=0; sum_skip=0
 status=0
 t_start=$(date +%s)
+: "${FALCON_SHARED:=$top/../shared}" # both lanes (chroot-lane.sh binds it)
+export FALCON_SHARED
 host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
 
 # trixie_lane: the chroot's test-all; its closing line adds to ours.
@@ -76,9 +78,6 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "test-all: not root: skipping package installation" >&2
 fi
-: "${FALCON_SHARED:=$top/../shared}"
-export FALCON_SHARED
-
 ./bootstrap >/dev/null 2>&1 || ./bootstrap
 
 tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
