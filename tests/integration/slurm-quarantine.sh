@@ -9,10 +9,9 @@
 #    the job runs; a reservation an admin deleted is made again;
 #  - a falcon drain for a transient cause ("falcon: ... connection failed")
 #    is resumed by reconcile; an admin's drain ("admin: disk") is left;
-#  - a job whose prolog failed while falcond was down (Slurm holds it:
-#    "launch failed requeued held", the node drained by falcon-prolog) is
-#    released (and runs after the BeginTime Slurm gives a requeued job), the
-#    node resumed, once falcond is back.
+#  - a job whose prolog ran while falcond was down is requeued, not held,
+#    and the node not drained; once falcond is back the job runs (after the
+#    BeginTime Slurm gives a requeued job) without an admin.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -90,23 +89,22 @@ sinfo -h -R -o '%E' | grep -q '^admin: disk' || t_fail "reason: $(sinfo -R)"
 scontrol update nodename="$FP_HOST" state=resume || t_fail "scontrol resume"
 t_ok "falcon's transient drain resumed by reconcile; 'admin: disk' left alone"
 
-# -- a prolog that failed while falcond was down: held, then released
+# -- a prolog that ran while falcond was down: since PrologSlurmctld and
+# the failure classification (issue 12) falcon-prolog requeues the job (not
+# held) and drains nothing; once falcond is back it runs without an admin.
+# (Releasing jobs an older falcon left "launch failed requeued held" is in
+# test_falcond_resv: Slurm gives no way to put a job in that state by hand.)
 fd_stop_falcond
 jid=$(sbatch --parsable -L c1_gpu:1 --gres=falcon_gpu:1 --time=2 -o /dev/null --wrap true)
-q_held() { squeue -h -j "$jid" -o %r | grep -q 'launch failed requeued held'; }
-wait_for 120 "job $jid held after its prolog failed" q_held ||
+q_requeued() { scontrol show job "$jid" | grep -q 'AdminComment=.*falcon:requeued='; }
+wait_for 120 "job $jid requeued after its prolog found no falcond" q_requeued ||
 	t_fail "job $jid: $(scontrol show job "$jid"); $(sinfo -R); $(tail -5 "$t_tmp/slurm-prolog.log")"
-q_drained || t_fail "the prolog did not drain: $(sinfo -R)"
-t_ok "job $jid held ($(q_reason "$jid")), node drained: $(sinfo -h -R -o '%E')"
+q_drained && t_fail "the prolog drained the node: $(sinfo -R)"
+q_held() { squeue -h -j "$jid" -o %r | grep -qi 'held'; }
+q_held && t_fail "job $jid held: $(scontrol show job "$jid")"
+t_ok "job $jid requeued, not held ($(q_reason "$jid")); node not drained"
 : >"$t_tmp/falcond.log"
 FD_NO_SLURM= fd_start_falcond
-wait_for 60 "reconcile to resume $FP_HOST" q_resumed ||
-	t_fail "node: $(sinfo -R); falcond: $(tail -5 "$t_tmp/falcond.log")"
-q_released() { grep -q "job $jid released" "$t_tmp/falcond.log" && ! q_held; }
-wait_for 60 "falcond to release job $jid" q_released ||
-	t_fail "job $jid: $(scontrol show job "$jid"); falcond: $(tail -5 "$t_tmp/falcond.log")"
-[ "$(squeue -h -j "$jid" -o %Q)" != 0 ] || t_fail "job $jid priority 0: $(scontrol show job "$jid")"
-t_ok "falcond back: node resumed, job $jid released (Reason=$(q_reason "$jid"))"
 # Slurm starts a requeued job after its BeginTime, the requeue time plus
 # the credential's expiry window (AuthInfo cred_expire, 120 s by default;
 # Slurm 22.05 src/slurmctld/job_mgr.c): wait that long and some
