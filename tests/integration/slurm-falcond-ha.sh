@@ -46,7 +46,12 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # health PORT - the HTTP status of GET /v1/health; body in $t_tmp/health
 health() { curl -s -m 5 -o "$t_tmp/health" -w '%{http_code}' "http://127.0.0.1:$1/v1/health" || true; }
 is_active() { [ "$(health "$1")" = 200 ] && ! grep -q reconciling "$t_tmp/health"; }
-is_standby() { [ "$(health "$1")" = 503 ] && grep -q "standby, active is $2" "$t_tmp/health"; }
+# is_standby PORT URL - the falcond at PORT stands by, naming URL active
+is_standby() {
+	[ "$(health "$1")" = 503 ] && python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j.get("standby") and j.get("active") == sys.argv[2] else 1)' "$t_tmp/health" "$2"
+}
 # start_falcond CONF LOG PIDFILE - a falcond asking this cluster's Slurm
 start_falcond() {
 	"$FALCOND" -f "$1" 2>>"$2" &
@@ -93,8 +98,9 @@ fd_sim c1 POST /admin/faults '{}' >/dev/null
 fp_not_drained
 after_jobs "$j1" "$j2" "$j3"
 t_ok "jobs $j1 $j2 $j3 COMPLETED through the takeover; node $FP_HOST not drained, no job held"
-grep -c 'falcond.*\(standby\|no answer\)' "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" \
-	"$t_tmp/slurm-epilog.log" 2>/dev/null | sed 's/^/clients moved on to the next URL: /' || true
+moved=$(cat "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" \
+	"$t_tmp/slurm-epilog.log" 2>/dev/null | grep -c "; trying $URL_B" || true)
+echo "requests of falcon-prolog/epilog that moved on to $URL_B: $moved"
 # the epilogs have decomposed; one reconcile; then nothing attached, no lease
 wait_for 60 "no lease left composing or closing" \
 	sh -c "! grep -q -e '\"composing\"' -e '\"closing\"' -e '\"settling\"' '$t_tmp/state/ledger.json'" ||
