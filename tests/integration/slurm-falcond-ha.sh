@@ -44,7 +44,10 @@ PID_A=$FD_PID
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # health PORT - the HTTP status of GET /v1/health; body in $t_tmp/health
-health() { curl -s -m 5 -o "$t_tmp/health" -w '%{http_code}' "http://127.0.0.1:$1/v1/health" || true; }
+health() {
+	rm -f "$t_tmp/health"
+	curl -s -m 5 -o "$t_tmp/health" -w '%{http_code}' "http://127.0.0.1:$1/v1/health" || true
+}
 is_active() { [ "$(health "$1")" = 200 ] && ! grep -q reconciling "$t_tmp/health"; }
 # is_standby PORT URL - the falcond at PORT stands by, naming URL active
 is_standby() {
@@ -61,7 +64,7 @@ t_on_exit "kill \$(cat '$t_tmp/falcond-b.pid' 2>/dev/null) 2>/dev/null || true"
 start_falcond "$CONF_B" "$t_tmp/falcond-b.log" "$t_tmp/falcond-b.pid"
 PID_B=$(cat "$t_tmp/falcond-b.pid")
 wait_for -p $PID_B 30 "the backup to stand by" is_standby $FD_PORT_B "$URL_A" ||
-	t_fail "backup falcond: $(cat "$t_tmp/health"); $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "backup falcond: $(cat "$t_tmp/health" 2>/dev/null); $(tail -3 "$t_tmp/falcond-b.log")"
 t_ok "two falcond on $t_tmp/state: active $URL_A (pid $PID_A), standby $URL_B (pid $PID_B)"
 
 submit() { sbatch --parsable --gres=falcon_gpu:$1 -o "$t_tmp/job-%j.out" --wrap 'echo ran'; }
@@ -116,9 +119,9 @@ t_ok "after the jobs and a reconcile: 0 leases ($URL_B /v1/status), 0 devices at
 start_falcond "$FALCON_CONF" "$t_tmp/falcond.log" "$t_tmp/falcond.pid"
 PID_A=$(cat "$t_tmp/falcond.pid")
 wait_for -p $PID_A 30 "the killed falcond, started again, to stand by" is_standby $FD_PORT_A "$URL_B" ||
-	t_fail "old active does not stand by: $(cat "$t_tmp/health"); $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "old active does not stand by: $(cat "$t_tmp/health" 2>/dev/null); $(tail -3 "$t_tmp/falcond.log")"
 "$FALCONCTL" status >"$t_tmp/status" 2>&1 || t_fail "falconctl status: $(cat "$t_tmp/status")"
-t_ok "the killed falcond stands by: $(cat "$t_tmp/health"); falconctl status: $(head -1 "$t_tmp/status")"
+t_ok "the killed falcond stands by: $(cat "$t_tmp/health" 2>/dev/null); falconctl status: $(head -1 "$t_tmp/status")"
 
 # -- (2) 2,000 idle connections held open to the active falcond
 # timed_job GRES - submit a job, wait for COMPLETED; its seconds in $secs
@@ -146,7 +149,7 @@ held=$(ss -Htn state established "( sport = :$FD_PORT_B )" 2>/dev/null | wc -l)
 timed_job 1
 attacked=$secs
 fp_not_drained
-is_active $FD_PORT_B || t_fail "the active falcond under the attack: $(cat "$t_tmp/health")"
+is_active $FD_PORT_B || t_fail "the active falcond under the attack: $(cat "$t_tmp/health" 2>/dev/null)"
 touch "$t_tmp/stop"
 wait $APID 2>/dev/null || true
 echo "falcon_gpu:1 job, submit to COMPLETED: ${base} s without, ${attacked} s under $IDLE idle + slowloris connections ($held held by falcond; attack: $(cat "$t_tmp/attack") open/opened/refused/closed)"
@@ -164,7 +167,10 @@ wait_for -p $PID_B 30 "the broken file to be logged" \
 t_ok "SIGHUP: $(grep "SIGHUP: $CONF_B:$bad_line" "$t_tmp/falcond-b.log" | tail -1)"
 timed_job 2
 fp_not_drained
-is_active $FD_PORT_B || t_fail "the active falcond after the broken reload: $(cat "$t_tmp/health")"
+kill -0 $PID_B 2>/dev/null ||
+	t_fail "the active falcond (pid $PID_B) exited after the broken reload: $(tail -3 "$t_tmp/falcond-b.log")"
+is_active $FD_PORT_B ||
+	t_fail "the active falcond after the broken reload: $(cat "$t_tmp/health" 2>/dev/null)"
 fp_pool_clean
 t_ok "job $jid (falcon_gpu:2) COMPLETED after the broken reload (${secs} s); node not drained"
 cp "$t_tmp/good-b.conf" "$CONF_B"
@@ -172,6 +178,6 @@ kill -HUP $PID_B
 wait_for -p $PID_B 30 "the restored file to be reloaded" \
 	grep -q "SIGHUP: reloaded $CONF_B" "$t_tmp/falcond-b.log" ||
 	t_fail "restored falcon.conf not reloaded: $(tail -3 "$t_tmp/falcond-b.log")"
-is_standby $FD_PORT_A "$URL_B" || t_fail "the standby: $(cat "$t_tmp/health")"
+is_standby $FD_PORT_A "$URL_B" || t_fail "the standby: $(cat "$t_tmp/health" 2>/dev/null)"
 t_ok "falcon.conf restored and reloaded; $URL_A still stands by"
 exit 0
