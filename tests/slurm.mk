@@ -12,10 +12,13 @@ TESTS += tests/integration/slurm-events.sh
 TESTS += tests/integration/slurm-quarantine.sh
 # task/cgroup + ConstrainDevices: composed GPUs/NVMe closed to other jobs (#14)
 TESTS += tests/integration/slurm-cgroup.sh
+# falcond HA takeover, idle connections, broken SIGHUP under real jobs (#12)
+TESTS += tests/integration/slurm-falcond-ha.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
 	tests/integration/slurm-node2.sh \
 	tests/integration/slurm-submit.sh tests/integration/slurm-events.sh \
 	tests/integration/slurm-quarantine.sh \
-	tests/integration/slurm-cgroup.sh
+	tests/integration/slurm-cgroup.sh \
+	tests/integration/slurm-falcond-ha.sh

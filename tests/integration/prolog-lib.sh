@@ -133,3 +133,38 @@ EOP
 		fi
 	done
 }
+
+# fp_slurmctld_wrapper - $t_tmp/prolog-slurmctld.sh, falcon-prolog
+# --slurmctld for slurm.conf PrologSlurmctld= (slurmctld gives it no
+# SLURM_CONF: the wrapper names it; messages in
+# $t_tmp/slurm-prolog-slurmctld.log).  Before fp_slurm_start.
+fp_slurmctld_wrapper() {
+	cat >"$t_tmp/prolog-slurmctld.sh" <<EOS
+#!/bin/sh
+SLURM_CONF=\$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
+export SLURM_CONF
+exec "$top_builddir/prolog/falcon-prolog" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-prolog-slurmctld.log"
+EOS
+	chmod 0755 "$t_tmp/prolog-slurmctld.sh"
+}
+
+# fp_not_drained - fail unless node FP_HOST is neither draining nor has a
+# reason (sinfo -R).
+fp_not_drained() {
+	case $(sinfo -h -n "$FP_HOST" -o %T) in
+	*drain*|*DRAIN*) s_logs; t_fail "node drained: $(sinfo -h -R)" ;;
+	esac
+	[ -z "$(sinfo -h -R -n "$FP_HOST" -o %E)" ] || t_fail "node has a reason: $(sinfo -h -R)"
+}
+
+# fp_completed JOB... - wait (240 s at most each) for the jobs to end; fail
+# unless each is COMPLETED.
+fp_completed() {
+	for _j in "$@"; do
+		wait_for 240 "job $_j to complete" s_in_state "$_j" COMPLETED FAILED CANCELLED \
+			NODE_FAIL TIMEOUT || { s_logs; t_fail "job $_j: '$s_st' after 240 s"; }
+		[ "$s_st" = COMPLETED ] || {
+			tail -20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2 || true
+			t_fail "job $_j: $s_st"; }
+	done
+}
