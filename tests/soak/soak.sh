@@ -36,6 +36,7 @@
 #   SOAK_RECONCILE [30]        falcon.conf ReconcileInterval
 #   SOAK_ADMIN [1]             the stand-in admin acts (0 = only counts)
 #   SOAK_CONF                  more falcon.conf lines
+#   SOAK_PROLOG_SLURMCTLD      1 (default): compose in PrologSlurmctld; 0: in the node prolog
 #   SOAK_CLUSTER_OPTS          more scripts/cluster.sh start options
 #   SOAK_OUT                   a directory to keep the run's logs and counts in
 #
@@ -93,8 +94,15 @@ plugin_dir=$top_builddir/plugin/.libs
 FP_RETRIES=${FP_RETRIES:-3}
 fp_setup "ReconcileInterval=$SOAK_RECONCILE
 ${SOAK_CONF:-}"
-# shellcheck disable=SC2086 # SOAK_CLUSTER_OPTS: options, split on purpose
-fp_slurm_start --spank "$plugin_dir/spank_falcon.so" --spank-args "conf=$FALCON_CONF" \
+# composing in PrologSlurmctld (the README's configuration) unless
+# SOAK_PROLOG_SLURMCTLD=0: then the node prolog composes
+ctld_opts=""
+if [ "${SOAK_PROLOG_SLURMCTLD:-1}" != 0 ]; then
+	fp_slurmctld_wrapper
+	ctld_opts="--prolog-slurmctld $t_tmp/prolog-slurmctld.sh --prolog-timeout 240"
+fi
+# shellcheck disable=SC2086 # SOAK_CLUSTER_OPTS, ctld_opts: options, split on purpose
+fp_slurm_start $ctld_opts --spank "$plugin_dir/spank_falcon.so" --spank-args "conf=$FALCON_CONF" \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF" \
 	--license c1_gpu:8,c1_nvme:1 --gpus 8 ${SOAK_CLUSTER_OPTS:-}
 fp_falcond_with_slurm
