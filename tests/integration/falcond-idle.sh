@@ -63,14 +63,7 @@ measure "no attack" "$t_tmp/p99.base" > "$t_tmp/base"; cat "$t_tmp/base"
 # closes them, a tenth of them slowloris, until $t_tmp/stop appears
 # attack NADDR - the attack from 127.0.0.2 .. 127.0.0.(1+NADDR), measured
 attack() {
-	rm -f "$t_tmp/stop" "$t_tmp/attack"
-	python3 "$top_srcdir/tests/integration/falcond-attack.py" "$FD_PORT" "$IDLE" "$t_tmp/stop" \
-		"$t_tmp/attack" "$1" \
-		2>"$t_tmp/attack.err" &
-	APID=$!
-	wait_for -p $APID 60 "$IDLE connections from $1 address(es)" \
-		sh -c "[ -s '$t_tmp/attack' ] && [ \$(cut -d' ' -f2 '$t_tmp/attack') -ge $IDLE ]" ||
-		t_fail "attack did not open its connections: $(cat "$t_tmp/attack.err")"
+	fd_attack "$FD_PORT" "$IDLE" "$1" 60
 	sleep 2
 	served=$(ss -Htn state established "( sport = :$FD_PORT )" 2>/dev/null | wc -l)
 	measure "$IDLE idle + slowloris from $1 address(es)" "$t_tmp/p99.$1" > "$t_tmp/attacked"

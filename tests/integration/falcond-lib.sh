@@ -192,3 +192,19 @@ EOP
 fd_rand() {
 	echo $(( $(od -An -N2 -tu2 /dev/urandom) % $1 ))
 }
+
+# fd_attack PORT IDLE NADDR SECS - start falcond-attack.py: IDLE idle and
+# slowloris connections to PORT from 127.0.0.2 .. 127.0.0.(1+NADDR),
+# reopened as falcond closes them, until $t_tmp/stop appears (counts in
+# $t_tmp/attack); waits SECS at most for all IDLE to be open.  Sets APID;
+# the test's exit stops it.
+fd_attack() {
+	rm -f "$t_tmp/stop" "$t_tmp/attack"
+	python3 "$top_srcdir/tests/integration/falcond-attack.py" "$1" "$2" "$t_tmp/stop" \
+		"$t_tmp/attack" "$3" 2>"$t_tmp/attack.err" &
+	APID=$!
+	t_on_exit "touch '$t_tmp/stop'; kill $APID 2>/dev/null || true"
+	wait_for -p $APID "$4" "$2 connections from $3 address(es)" \
+		sh -c "[ -s '$t_tmp/attack' ] && [ \$(cut -d' ' -f2 '$t_tmp/attack') -ge $2 ]" ||
+		t_fail "attack did not open its connections: $(cat "$t_tmp/attack.err")"
+}

@@ -31,16 +31,6 @@ N1=$SYSFS/node1
 GPU_SLOTS='["drawer1_slot1","drawer1_slot2","drawer1_slot3","drawer1_slot4",
 	"drawer2_slot1","drawer2_slot2","drawer2_slot3","drawer2_slot4"]'
 
-# p_clean - wait (bounded) for the epilog to give everything back.
-p_clean() {
-	_k=0
-	until (fp_pool_clean) 2>/dev/null; do
-		_k=$((_k + 1))
-		[ $_k -lt 150 ] || { tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
-		sleep 0.2
-	done
-}
-
 # p_job N [sleep] - submit a falcon_gpu:N job that saves its environment and
 # topology.json ($t_tmp/env-JOB, topo-JOB.json) and then sleeps; prints its id.
 p_job() {
@@ -71,7 +61,7 @@ p_resume() {
 		s_wait_state "$1" PENDING
 		scancel "$1"
 	fi
-	p_clean
+	fp_wait_pool_clean 30
 	scontrol update nodename="$FP_HOST" state=resume
 }
 
@@ -105,7 +95,7 @@ assert topo["cuda_visible_devices"] == cvd
 EOP
 scancel "$jid"
 s_wait_done "$jid"
-p_clean
+fp_wait_pool_clean 30
 for b in $(python3 -c 'import json,sys; print(" ".join(g["bdf"] for g in json.load(open(sys.argv[1]))["gpus"]))' \
 	"$t_tmp/topo-$jid.json"); do
 	[ ! -e "$N1/proc/driver/nvidia/gpus/$b" ] || t_fail "$b still known to the driver after the epilog"
@@ -128,7 +118,7 @@ esac
 grep -q "ACS redirect on 0000:" "$t_tmp/slurm-prolog.log" || t_fail "ACS: no warning in the prolog's log"
 [ -z "$(sinfo -h -R -o '%E')" ] || t_fail "ACS drained the node: $(sinfo -h -R -o '%E')"
 fd_sim c1 POST /admin/faults '{}' >/dev/null
-p_clean
+fp_wait_pool_clean 30
 t_ok "ACS: $(echo "$w" | head -1 | cut -c1-90)..."
 
 # -- 3. BAR1 unassigned: drained, the reason names the BAR and what to do

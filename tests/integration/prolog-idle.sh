@@ -46,13 +46,7 @@ jobs 1000 "$t_tmp/base"
 set -- $(pct "$t_tmp/base"); b50=$1 b99=$2
 echo "prolog without attack: p50 $b50 ms, p99 $b99 ms ($ROUNDS jobs)"
 
-python3 "$top_srcdir/tests/integration/falcond-attack.py" "$FD_PORT" "$IDLE" "$t_tmp/stop" \
-	"$t_tmp/attack" 32 2>"$t_tmp/attack.err" &
-APID=$!
-t_on_exit "touch '$t_tmp/stop'; kill $APID 2>/dev/null || true"
-wait_for -p $APID 60 "$IDLE connections" \
-	sh -c "[ -s '$t_tmp/attack' ] && [ \$(cut -d' ' -f2 '$t_tmp/attack') -ge $IDLE ]" ||
-	t_fail "attack did not open its connections: $(cat "$t_tmp/attack.err")"
+fd_attack "$FD_PORT" "$IDLE" 32 60
 held=$(ss -Htn state established "( sport = :$FD_PORT )" 2>/dev/null | wc -l)
 jobs 2000 "$t_tmp/attacked"
 set -- $(pct "$t_tmp/attacked"); a50=$1 a99=$2

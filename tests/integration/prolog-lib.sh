@@ -134,6 +134,15 @@ EOP
 	done
 }
 
+# fp_wait_pool_clean [SECS] - wait (SECS, default 60, at most) for the
+# epilogs to give everything back (fp_pool_clean, tried in a subshell: it
+# fails the test); then fails with the epilog log's tail.
+fp_pool_clean_try() { (fp_pool_clean) 2>/dev/null; }
+fp_wait_pool_clean() {
+	wait_for "${1:-60}" "the pool to be clean" fp_pool_clean_try ||
+		{ tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
+}
+
 # fp_slurmctld_wrapper - $t_tmp/prolog-slurmctld.sh, falcon-prolog
 # --slurmctld for slurm.conf PrologSlurmctld= (slurmctld gives it no
 # SLURM_CONF: the wrapper names it; messages in

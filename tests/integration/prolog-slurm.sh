@@ -24,16 +24,6 @@ fp_setup
 fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8
 fp_falcond_with_slurm
 
-# p_pool_clean - wait (bounded) for the epilog to give everything back.
-p_pool_clean() {
-	_k=0
-	until (fp_pool_clean) 2>/dev/null; do
-		_k=$((_k + 1))
-		[ $_k -lt 150 ] || { tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
-		sleep 0.2
-	done
-}
-
 # p_sacct JOB - wait for the job's AdminComment to reach sacct; prints it.
 p_sacct() {
 	_k=0
@@ -58,7 +48,7 @@ grep -q '^CUDA_DEVICE_ORDER=PCI_BUS_ID$' "$t_tmp/job-$jid.out" || t_fail "CUDA_D
 	t_fail "CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
 tag=$(p_sacct "$jid")
 case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComment: $tag" ;; esac
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
 
 # -- hybridGPUs: four of the node's own GPUs and four from the chassis
@@ -73,7 +63,7 @@ grep -q '^FALCON_TOPOLOGY=hybridGPUs$' "$t_tmp/job-$jid.out" ||
 	t_fail "hybrid CUDA_VISIBLE_DEVICES: $(cat "$t_tmp/job-$jid.out")"
 tag=$(p_sacct "$jid")
 case $tag in *falcon:topo=hybridGPUs,l=4,f=4,*) ;; *) t_fail "hybrid AdminComment: $tag" ;; esac
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "hybridGPUs job: 8 CUDA devices, sacct AdminComment '$tag', devices back"
 
 # -- localGPUs: the node's own GPUs only; nothing composed, still tagged
@@ -95,7 +85,7 @@ grep -q "lease [^ ]*: job $jid on " "$t_tmp/falcond.log" &&
 	t_fail "falcond composed for the localGPUs job $jid: $(grep "job $jid" "$t_tmp/falcond.log")"
 tag=$(p_sacct "$jid")
 case $tag in *falcon:topo=localGPUs,l=2,check=*) ;; *) t_fail "local AdminComment: $tag" ;; esac
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "localGPUs job: nothing composed, sacct AdminComment '$tag'"
 
 # -- falconNVMe; --falcon-check=off reaches the prolog through spank_falcon
@@ -104,7 +94,7 @@ jid=$(sbatch --parsable --gres=falcon_nvme:1 --falcon-place=any --falcon-check=o
 s_wait_done "$jid"
 tag=$(p_sacct "$jid")
 case $tag in *falcon:nvme=falcon,check=off*) ;; *) t_fail "NVMe AdminComment: $tag" ;; esac
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "falconNVMe job: '$tag'"
 
 # -- a job cancelled while running gives its devices back
@@ -119,7 +109,7 @@ fd_wait_file "$t_tmp/cancel-started"
 	t_fail "2 devices expected on the bus while running"
 scancel "$jid"
 s_wait_done "$jid"
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "cancelled job: devices back in the pool"
 
 # -- the chassis down at prolog (no PrologSlurmctld here: the node prolog
@@ -139,7 +129,7 @@ ac=$(scontrol show job "$jid" | sed -n 's/^ *AdminComment=//p')
 t_ok "chassis down: job $jid PENDING ($reason, AdminComment '$ac'), node not drained"
 fd_sim c1 POST /admin/faults '{}' >/dev/null
 scancel "$jid"
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "chassis down: nothing leaked"
 
 # -- an epilog whose remove fails: node drained, device quarantined
@@ -164,7 +154,7 @@ t_ok "stuck device: '$(sinfo -h -R -o '%E' | head -1)', $qd quarantined"
 rm -rf "$SYSFS/node1/bus/pci/devices/$bdf" "$t_tmp/run/$jid"
 fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
 scontrol update nodename="$FP_HOST" state=resume
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "stuck device cleared by the admin"
 
 # -- reconcile against slurmctld: devices attached for a job Slurm says has
@@ -190,5 +180,5 @@ grep -q "job $done_jid is not running; devices reclaimed" "$t_tmp/falcond.log" |
 	t_fail "falcond log: $(tail -5 "$t_tmp/falcond.log")"
 scancel "$jid"
 s_wait_done "$jid"
-p_pool_clean
+fp_wait_pool_clean 30
 t_ok "reconcile with slurmctld: job $done_jid's leftover devices detached, running job $jid kept its own"

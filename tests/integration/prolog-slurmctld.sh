@@ -22,48 +22,15 @@ fp_slurm_node
 fp_setup "ComposeWait=150"
 # a chassis that answers in 20 s must not time out in falcond
 sed -i 's/ Timeout=5$/ Timeout=60/' "$FALCON_CONF"
-# slurmctld gives PrologSlurmctld no SLURM_CONF: the wrapper names it
-cat >"$t_tmp/prolog-slurmctld.sh" <<EOS
-#!/bin/sh
-SLURM_CONF=\$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
-export SLURM_CONF
-exec "$top_builddir/prolog/falcon-prolog" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-prolog-slurmctld.log"
-EOS
-chmod 0755 "$t_tmp/prolog-slurmctld.sh"
+fp_slurmctld_wrapper
 fp_slurm_start --prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" --prolog-timeout 240
 grep -q "^PrologSlurmctld=$t_tmp/prolog-slurmctld.sh" "$SLURM_CONF" ||
 	t_fail "slurm.conf: $(grep -i prolog "$SLURM_CONF")"
 fp_falcond_with_slurm
 
-# p_not_drained - the node has no reason and is not draining.
-p_not_drained() {
-	case $(sinfo -h -n "$FP_HOST" -o %T) in
-	*drain*|*DRAIN*) s_logs; t_fail "node drained: $(sinfo -h -R)" ;;
-	esac
-	[ -z "$(sinfo -h -R -n "$FP_HOST" -o %E)" ] || t_fail "node has a reason: $(sinfo -h -R)"
-}
-
 # p_admin JOB - the job's AdminComment.
 p_admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
 p_admin_has() { p_admin "$1" | grep -q "$2"; }
-
-# p_pool_clean - wait (bounded) for everything to be given back.
-p_clean() { (fp_pool_clean) 2>/dev/null; }
-p_pool_clean() {
-	wait_for 60 "the pool to be clean" p_clean ||
-		{ tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
-}
-
-# p_completed JOB... - wait (240 s at most) for each to be COMPLETED.
-p_completed() {
-	for _j in "$@"; do
-		wait_for 240 "job $_j to complete" s_in_state "$_j" COMPLETED FAILED CANCELLED \
-			NODE_FAIL TIMEOUT || { s_logs; t_fail "job $_j: '$s_st' after 240 s"; }
-		[ "$s_st" = COMPLETED ] || {
-			tail -20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2
-			t_fail "job $_j: $s_st"; }
-	done
-}
 
 # -- (a) falcond stopped 30 s while jobs are submitted
 fd_stop_falcond
@@ -76,12 +43,12 @@ st=$(squeue -h -j "$j1" -o %T)
 [ "$st" = CONFIGURING ] || t_fail "job $j1 $st while falcond is down, CONFIGURING expected"
 t_ok "falcond down: job $j1 $st, AdminComment '$(p_admin "$j1")', squeue: $(squeue -h -o '%i %T' | tr '\n' ' ')"
 sleep 30
-p_not_drained
+fp_not_drained
 FD_NO_SLURM= fd_start_falcond
-p_completed "$j1" "$j2"
-p_not_drained
+fp_completed "$j1" "$j2"
+fp_not_drained
 grep -q '^ran$' "$t_tmp/job-$j1.out" || t_fail "job $j1 output: $(cat "$t_tmp/job-$j1.out")"
-p_pool_clean
+fp_wait_pool_clean
 t_ok "falcond back: jobs $j1 $j2 COMPLETED, node $FP_HOST never drained, pool clean"
 
 # -- (b) a chassis answering each PATCH in 20 s (and, with
@@ -100,13 +67,13 @@ p_slow() {
 	grep -q '^drained' "$st_file" && t_fail "node drained while the chassis was slow"
 	grep -q 'CONFIGURING.*falcon:waiting=compose' "$st_file" ||
 		t_fail "waiting reason never visible: $(cat "$st_file")"
-	p_completed "$jid"
-	p_not_drained
+	fp_completed "$jid"
+	fp_not_drained
 	# the figures for the README: when CF began and ended, RUNNING seen
 	cf=$(awk '$2 == "CONFIGURING" { if (!a) a = $1; b = $1 } END { print a "-" b }' "$st_file")
 	run=$(awk '$2 == "RUNNING" { if (!a) a = $1; b = $1 } END { print a "-" b }' "$st_file")
 	t_ok "slow chassis ($1 ms per PATCH): job $jid CONFIGURING ${cf} s after submit, RUNNING ${run} s, COMPLETED by $(tail -1 "$st_file" | cut -d' ' -f1) s, node never drained; $(grep -c 'requeue\|[Tt]imeout\|BatchStart' "$s_state/log/slurmctld.log") requeue/timeout lines in slurmctld.log"
-	p_pool_clean
+	fp_wait_pool_clean
 }
 p_watch() {
 	_s=$(s_job_state "$jid")
@@ -130,7 +97,7 @@ wait_for 120 "job $jid to end" s_in_state "$jid" CANCELLED COMPLETED FAILED ||
 p_idle() { sinfo -h -n "$FP_HOST" -o %T | grep -qx idle; }
 wait_for 120 "node $FP_HOST to be idle" p_idle ||
 	{ tail -20 "$t_tmp/slurm-epilog.log" >&2; t_fail "node: $(sinfo -h -n "$FP_HOST" -o %T) $(sinfo -h -R)"; }
-p_not_drained
+fp_not_drained
 grep -q "decompose: .*left to falcond's reconcile" "$t_tmp/slurm-epilog.log" ||
 	t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
 if ls "$SYSFS/node1/bus/pci/devices/" | grep -qE '^0000:(3[d-f]|4[0-4]|b[1-8]):'; then
@@ -141,7 +108,7 @@ python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["leases"
 t_ok "epilog with falcond down: node $FP_HOST idle, devices off the bus, lease left"
 FD_NO_SLURM= fd_start_falcond
 "$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
-p_pool_clean
+fp_wait_pool_clean
 t_ok "falcond back: job $jid's lease reclaimed by reconcile"
 
 # -- (d) an administrator's drain reason is kept
@@ -166,5 +133,5 @@ for qd in $(fd_json '" ".join(q["device"] for q in j["quarantine"])'); do
 	fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
 done
 scontrol update nodename="$FP_HOST" state=resume
-p_pool_clean
+fp_wait_pool_clean
 t_ok "cleared by the admin"

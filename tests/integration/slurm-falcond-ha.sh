@@ -138,13 +138,7 @@ timed_job 1
 base=$secs
 fp_not_drained
 IDLE=${FALCOND_IDLE_CONNS:-2000}
-python3 "$top_srcdir/tests/integration/falcond-attack.py" "$FD_PORT_B" "$IDLE" "$t_tmp/stop" \
-	"$t_tmp/attack" 32 2>"$t_tmp/attack.err" &
-APID=$!
-t_on_exit "touch '$t_tmp/stop'; kill $APID 2>/dev/null || true"
-wait_for -p $APID 120 "$IDLE connections" \
-	sh -c "[ -s '$t_tmp/attack' ] && [ \$(cut -d' ' -f2 '$t_tmp/attack') -ge $IDLE ]" ||
-	t_fail "attack did not open its connections: $(cat "$t_tmp/attack.err")"
+fd_attack "$FD_PORT_B" "$IDLE" 32 120
 held=$(ss -Htn state established "( sport = :$FD_PORT_B )" 2>/dev/null | wc -l)
 timed_job 1
 attacked=$secs
