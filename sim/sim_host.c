@@ -236,7 +236,7 @@ static void nv_probe(struct sim_server *srv, int h, const char *bdf, const char 
 		     const char *key)
 {
 	char root[PATH_MAX], dir[PATH_MAX + 96], path[PATH_MAX + 160], uuid[48], text[1024];
-	int m = take_slot(srv->host->minor_bdf[h], bdf), fd, n;
+	int m = take_slot(srv->host->minor_bdf[h], bdf), n;
 
 	if (m < 0) {
 		falcon_warn("host %s: no free nvidia minor for %s", srv->cfg.hosts[h].name, bdf);
@@ -253,12 +253,9 @@ static void nv_probe(struct sim_server *srv, int h, const char *bdf, const char 
 		     "DMA Mask: \t 0x7fffffffffff\nBus Location: \t %s\nDevice Minor: \t %d\n"
 		     "GPU Excluded:\t No\n", model[0] ? model : "NVIDIA GPU", uuid, bdf, m);
 	snprintf(path, sizeof(path), "%s/information", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
-	if (fd >= 0) {
-		if (write(fd, text, (size_t)n) != n)
-			falcon_warn("%s: %s", path, strerror(errno));
-		close(fd);
-	}
+	/* atomic: a prolog reading it never sees half a file */
+	if (falcon_write_file_atomic(path, text, (size_t)n, 0444) != FALCON_OK)
+		falcon_warn("%s", falcon_errmsg());
 	snprintf(dir, sizeof(dir), "%s/dev", root);
 	if (mkdirs(dir) != FALCON_OK)
 		return;
@@ -272,7 +269,7 @@ static void nv_probe(struct sim_server *srv, int h, const char *bdf, const char 
 static void nvme_probe(struct sim_server *srv, int h, const char *bdf, const char *serial)
 {
 	char root[PATH_MAX], dir[PATH_MAX + 96], path[PATH_MAX + 160], text[32];
-	int k = take_slot(srv->host->nvme_bdf[h], bdf), fd, n;
+	int k = take_slot(srv->host->nvme_bdf[h], bdf), n;
 
 	if (k < 0)
 		return;
@@ -282,12 +279,8 @@ static void nvme_probe(struct sim_server *srv, int h, const char *bdf, const cha
 		return;
 	n = snprintf(text, sizeof(text), "%-20.20s\n", serial);
 	snprintf(path, sizeof(path), "%s/serial", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
-	if (fd >= 0) {
-		if (write(fd, text, (size_t)n) != n)
-			falcon_warn("%s: %s", path, strerror(errno));
-		close(fd);
-	}
+	if (falcon_write_file_atomic(path, text, (size_t)n, 0444) != FALCON_OK)
+		falcon_warn("%s", falcon_errmsg());
 }
 
 /* drv_release - the drivers let go of bdf at remove: its minor and its
