@@ -63,16 +63,21 @@ def overlaps(vs):
                 continue
             for d in v["devices"].split(","):
                 per_dev[d].append((float(v["start"]), float(v["end"]), job))
-    found = []
-    for d, ivs in per_dev.items():
-        ivs.sort()
-        for i, (s1, e1, j1) in enumerate(ivs):
-            for s2, e2, j2 in ivs[i + 1:]:
-                if s2 >= e1:
-                    break
-                if j1 != j2:
-                    found.append((d, j1, j2))
-    return found
+    return [(d, a, b) for d, ivs in per_dev.items() for a, b in overlapping_jobs(ivs)]
+
+
+def overlapping_jobs(ivs):
+    """Pairs (job_a, job_b) of two jobs whose (start, end, job) intervals
+    in ivs overlap."""
+    pairs = []
+    ivs = sorted(ivs)
+    for i, (_, e1, j1) in enumerate(ivs):
+        for s2, _, j2 in ivs[i + 1:]:
+            if s2 >= e1:
+                break
+            if j1 != j2:
+                pairs.append((j1, j2))
+    return pairs
 
 
 def history_overlaps(led):
@@ -91,13 +96,7 @@ def history_overlaps(led):
                     open_left.append((dh["device"], h["job_id"]))
                 continue
             ivs.append((h["attached"], h["detached"], h["job_id"]))
-        ivs.sort()
-        for i, (s1, e1, j1) in enumerate(ivs):
-            for s2, e2, j2 in ivs[i + 1:]:
-                if s2 >= e1:
-                    break
-                if j1 != j2:
-                    found.append((dh["device"], j1, j2))
+        found += [(dh["device"], a, b) for a, b in overlapping_jobs(ivs)]
     return found, open_left
 
 
