@@ -44,29 +44,6 @@ static void usage(FILE *f)
 		"  them back.  --no-slurm (debugging): log the drain instead of doing it.\n");
 }
 
-/* holders - log every process holding dev; its first holder into buf. */
-static void holders(const struct fp_dev *d, char *buf, size_t n)
-{
-	char *nodes[8];
-	size_t nn = 0, nh = 0, i;
-	struct falcon_holder *h = NULL;
-
-	buf[0] = '\0';
-	if (falcon_hp_dev_nodes(g.root, g.proc, d->bdf, nodes, &nn, ARRAY_SIZE(nodes)) != FALCON_OK)
-		falcon_warn("%s", falcon_errmsg());
-	if (falcon_hp_holders(g.proc, nodes, nn, d->type == FALCON_DEV_GPU, &h, &nh) != FALCON_OK)
-		falcon_warn("%s", falcon_errmsg());
-	for (i = 0; i < nh; i++) {
-		falcon_warn("job %u: %s (%s) held by pid %d (%s): %s", g.job.id, d->bdf, d->id,
-			    (int)h[i].pid, h[i].comm, h[i].what);
-		if (i == 0)
-			snprintf(buf, n, "held by pid %d (%s)", (int)h[i].pid, h[i].comm);
-	}
-	for (i = 0; i < nn; i++)
-		free(nodes[i]);
-	free(h);
-}
-
 /* may_have_lease - false only when the job surely asked for no falcon GRES
  * (slurm_load_job; with --no-slurm, FALCON_TRES_PER_NODE when set). */
 static bool may_have_lease(void)
@@ -156,7 +133,6 @@ static int run(void)
 		return 0;
 	}
 	identify(host);
-	fp_holders_reason(g.root, g.proc, g.job.id, &g.lease, reason, sizeof(reason));
 	t0 = fp_now_us();
 	for (i = 0; i < g.lease.n; i++) {
 		struct fp_dev *d = &g.lease.devs[i];
@@ -164,7 +140,8 @@ static int run(void)
 		held[i][0] = '\0';
 		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
 			continue;
-		holders(d, held[i], sizeof(held[i]));
+		fp_dev_holders(g.root, g.proc, g.job.id, d, held[i], sizeof(held[i]), reason,
+			       sizeof(reason));
 		/* the nvidia driver's remove waits for the last close: a held
 		 * device stays on the bus and is quarantined below */
 		if (held[i][0] != '\0')
@@ -189,7 +166,7 @@ static int run(void)
 			 g.job.id, d->bdf, g.job.node, held[i][0] ? ": " : "", held[i]);
 		if (fp_quarantine(g.conf, d, why) != FALCON_OK)
 			falcon_error("quarantine %s %s: %s", d->chassis, d->id, falcon_errmsg());
-		/* a holder's reason (fp_holders_reason) says more: kept */
+		/* a holder's reason (fp_dev_holders) says more: kept */
 		if (stuck++ == 0 && reason[0] == '\0')
 			snprintf(reason, sizeof(reason), "falcon: job %u: %s (%s) would not come off%s%.95s",
 				 g.job.id, d->bdf, d->id, held[i][0] ? ", " : "", held[i]);

@@ -231,19 +231,19 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
  */
 const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falcon_conf *conf);
 /*
- * fp_holders_reason - at teardown, before the epilog removes the lease's
- * devices: which processes hold a device that is on the bus open (an fd
- * on its /dev/nvidiaN or NVMe node, falcon_hp_dev_nodes() under root; for
- * a GPU also nvidia-persistenced, dcgm-exporter, nv-hostengine by name),
- * scanning proc (NULL = /proc) with falcon_hp_holders().  Returns how many
- * devices are held; when reason (n bytes) is still "" it gets, for the
- * first, "falcon: job J: BDF (ID) held open by pid P (COMM) at teardown:
- * WHAT; ..." with what to do (the nvidia driver's remove waits for the
- * last close: a held GPU's remove blocks).  Errors reading /proc are
- * logged, never fatal.
+ * fp_dev_holders - at teardown, before the epilog removes lease device d
+ * (on the bus): the processes holding it open (an fd on its /dev/nvidiaN or
+ * NVMe node, falcon_hp_dev_nodes() under root; for a GPU also
+ * nvidia-persistenced, dcgm-exporter, nv-hostengine by name), scanning
+ * proc (NULL = /proc) once with falcon_hp_holders(), each logged.  held (hn
+ * bytes) gets "held by pid P (COMM)" of the first, "" when none; reason (n
+ * bytes), when still "", the drain reason "falcon: job J: BDF (ID) held
+ * open by pid P (COMM) at teardown: WHAT; ..." with what to do (the nvidia
+ * driver's remove waits for the last close: a held GPU's remove blocks).
+ * Returns how many hold it; errors reading /proc are logged, never fatal.
  */
-size_t fp_holders_reason(const char *root, const char *proc, uint32_t job,
-			 const struct fp_lease *lease, char *reason, size_t n);
+size_t fp_dev_holders(const char *root, const char *proc, uint32_t job, const struct fp_dev *d,
+		      char *held, size_t hn, char *reason, size_t n);
 /* fp_scan_us - time spent in libpci scans so far (bench breakdown). */
 extern long long fp_scan_us;
 

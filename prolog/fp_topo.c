@@ -394,33 +394,33 @@ fail:
 	return rv;
 }
 
-size_t fp_holders_reason(const char *root, const char *proc, uint32_t job,
-			 const struct fp_lease *lease, char *reason, size_t n)
+size_t fp_dev_holders(const char *root, const char *proc, uint32_t job, const struct fp_dev *d,
+		      char *held, size_t hn, char *reason, size_t n)
 {
-	size_t i, k, held = 0;
+	struct falcon_holder *h = NULL;
+	char *nodes[8];
+	size_t nn = 0, nh = 0, k;
 
-	for (i = 0; lease != NULL && i < lease->n; i++) {
-		const struct fp_dev *d = &lease->devs[i];
-		struct falcon_holder *h = NULL;
-		char *nodes[8];
-		size_t nn = 0, nh = 0;
-
-		if (d->bdf[0] == '\0' || !falcon_hp_present(root, d->bdf))
-			continue;
-		if (falcon_hp_dev_nodes(root, proc, d->bdf, nodes, &nn, ARRAY_SIZE(nodes)) != FALCON_OK ||
-		    falcon_hp_holders(proc, nodes, nn, d->type == FALCON_DEV_GPU, &h, &nh) != FALCON_OK)
-			falcon_warn("job %u: %s: %s", job, d->bdf, falcon_errmsg());
-		if (nh > 0 && held++ == 0 && reason != NULL && reason[0] == '\0')
+	held[0] = '\0';
+	if (falcon_hp_dev_nodes(root, proc, d->bdf, nodes, &nn, ARRAY_SIZE(nodes)) != FALCON_OK ||
+	    falcon_hp_holders(proc, nodes, nn, d->type == FALCON_DEV_GPU, &h, &nh) != FALCON_OK)
+		falcon_warn("job %u: %s: %s", job, d->bdf, falcon_errmsg());
+	for (k = 0; k < nh; k++)
+		falcon_warn("job %u: %s (%s) held by pid %d (%s): %s", job, d->bdf, d->id,
+			    (int)h[k].pid, h[k].comm, h[k].what);
+	if (nh > 0) {
+		snprintf(held, hn, "held by pid %d (%s)", (int)h[0].pid, h[0].comm);
+		if (reason[0] == '\0')
 			snprintf(reason, n, "falcon: job %u: %s (%s) held open by pid %d (%s) at "
 				 "teardown: %s; removing a held device blocks in the driver: stop "
 				 "it (nvidia-persistenced: nvidia-smi -pm 0 or stop the service; "
 				 "dcgm-exporter, nv-hostengine: stop them or exclude the Falcon "
 				 "GPUs), check falconctl status, then resume the node",
 				 job, d->bdf, d->id, (int)h[0].pid, h[0].comm, h[0].what);
-		for (k = 0; k < nn; k++)
-			free(nodes[k]);
-		free(h);
 	}
+	for (k = 0; k < nn; k++)
+		free(nodes[k]);
+	free(h);
 	falcon_err_clear();
-	return held;
+	return nh;
 }
