@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -259,6 +260,7 @@ void falcon_chassis_close(struct falcon_chassis *ch)
 	if (ch->be.ops != NULL && ch->be.ops->close != NULL)
 		ch->be.ops->close(&ch->be);
 	falcon_rf_close(ch->rf);
+	free(ch->be.descs);
 	free(ch);
 }
 
@@ -373,4 +375,204 @@ struct json_object *falcon_device_to_json(const struct falcon_device *d)
 		return NULL;
 	}
 	return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* descriptions kept between inventories                               */
+/* ------------------------------------------------------------------ */
+
+void falcon_chassis_keep_descriptions(struct falcon_chassis *ch, int max_age_s)
+{
+	ch->be.desc_max_age_ms = max_age_s > 0 ? max_age_s * 1000LL : 0;
+	if (max_age_s <= 0)
+		falcon_be_desc_forget(&ch->be, NULL);
+}
+
+void falcon_chassis_forget(struct falcon_chassis *ch, const char *device_id)
+{
+	falcon_be_desc_forget(&ch->be, device_id);
+}
+
+struct json_object *falcon_chassis_descriptions_save(struct falcon_chassis *ch, bool *changed)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	long long now_ms = falcon_now_ms();
+	time_t now = time(NULL);
+	size_t i;
+
+	if (changed != NULL)
+		*changed = ch->be.desc_changed;
+	ch->be.desc_changed = false;
+	if (o == NULL || arr == NULL || json_object_object_add(o, "descriptions", arr)) {
+		json_object_put(arr);
+		json_object_put(o);
+		return NULL;
+	}
+	for (i = 0; i < ch->be.ndescs; i++) {
+		const struct falcon_be_desc *d = &ch->be.descs[i];
+		struct json_object *e = json_object_new_object();
+
+		if (e == NULL || json_object_array_add(arr, e)) {
+			json_object_put(e);
+			json_object_put(o);
+			return NULL;
+		}
+		json_object_object_add(e, "path", json_object_new_string(d->path));
+		json_object_object_add(e, "host", json_object_new_boolean(d->host));
+		json_object_object_add(e, "read", json_object_new_int64(
+			(int64_t)now - (now_ms - d->read_ms) / 1000));
+		if (!d->host)
+			json_object_object_add(e, "device", falcon_device_to_json(&d->dev));
+	}
+	return o;
+}
+
+/* A string member key of o into dst[n]: absent or null = "" when optional. */
+static falcon_err_t take_field(struct json_object *o, const char *key, char *dst, size_t n,
+			       bool optional, const char *what)
+{
+	struct json_object *v = NULL;
+
+	dst[0] = '\0';
+	if (!json_object_object_get_ex(o, key, &v) || v == NULL) {
+		if (optional)
+			return FALCON_OK;
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected a string", what, key);
+	}
+	if (!json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= n)
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected a string of at most "
+				      "%zu characters", what, key, n - 1);
+	falcon_strlcpy(dst, json_object_get_string(v), n);
+	return FALCON_OK;
+}
+
+/* An integer member key of o in 0..max (absent or null = 0). */
+static falcon_err_t take_int(struct json_object *o, const char *key, int max, int *out,
+			     const char *what)
+{
+	struct json_object *v = NULL;
+	int64_t x;
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, key, &v) || v == NULL)
+		return FALCON_OK;
+	x = json_object_get_int64(v);
+	if (!json_object_is_type(v, json_type_int) || x < 0 || x > max)
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected an integer 0-%d",
+				      what, key, max);
+	*out = (int)x;
+	return FALCON_OK;
+}
+
+/* The device falcon_device_to_json() wrote (owner ignored) into dev. */
+static falcon_err_t device_from_json(struct json_object *o, struct falcon_device *dev,
+				     const char *what)
+{
+	char type[16];
+	falcon_err_t rv;
+
+	memset(dev, 0, sizeof(*dev));
+	if (!json_object_is_type(o, json_type_object))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: expected an object", what);
+	if ((rv = take_field(o, "id", dev->id, sizeof(dev->id), false, what)) ||
+	    (rv = take_field(o, "odata_id", dev->odata_id, sizeof(dev->odata_id), false, what)) ||
+	    (rv = take_field(o, "chassis", dev->chassis, sizeof(dev->chassis), true, what)) ||
+	    (rv = take_int(o, "drawer", 255, &dev->drawer, what)) ||
+	    (rv = take_int(o, "slot", 255, &dev->slot, what)) ||
+	    (rv = take_field(o, "type", type, sizeof(type), false, what)) ||
+	    (rv = take_field(o, "vendor_id", dev->vendor_id, sizeof(dev->vendor_id), true, what)) ||
+	    (rv = take_field(o, "device_id", dev->device_id, sizeof(dev->device_id), true, what)) ||
+	    (rv = take_field(o, "serial", dev->serial, sizeof(dev->serial), true, what)) ||
+	    (rv = take_field(o, "model", dev->model, sizeof(dev->model), true, what)) ||
+	    (rv = take_field(o, "manufacturer", dev->manufacturer, sizeof(dev->manufacturer),
+			     true, what)) ||
+	    (rv = take_field(o, "state", dev->state, sizeof(dev->state), true, what)) ||
+	    (rv = take_field(o, "health", dev->health, sizeof(dev->health), true, what)) ||
+	    (rv = take_field(o, "composition_state", dev->composition, sizeof(dev->composition),
+			     true, what)))
+		return rv;
+	if (!falcon_be_id_ok(dev->id))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.id: expected an id such as "
+				      "drawer1_slot3", what);
+	if (falcon_dev_type_from_str(type, &dev->type) != FALCON_OK)
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.type: expected GPU, NVMe, NIC or "
+				      "other", what);
+	return FALCON_OK;
+}
+
+/* One entry of "descriptions" into d (path, host, read, device). */
+static falcon_err_t desc_from_json(struct json_object *e, struct falcon_be_desc *d,
+				   long long now_ms, time_t now, const char *what)
+{
+	struct json_object *v = NULL;
+	char w[FALCON_RF_PATH_LEN + 16];
+	int64_t read;
+	falcon_err_t rv;
+
+	memset(d, 0, sizeof(*d));
+	if (!json_object_is_type(e, json_type_object))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: expected an object", what);
+	rv = take_field(e, "path", d->path, sizeof(d->path), false, what);
+	if (rv != FALCON_OK)
+		return rv;
+	if (!falcon_rf_path_ok(d->path))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.path: expected a /redfish/v1 path",
+				      what);
+	if (json_object_object_get_ex(e, "host", &v) && v != NULL) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return falcon_err_set(FALCON_ERR_PARSE, "%s.host: expected true or false",
+					      what);
+		d->host = json_object_get_boolean(v);
+	}
+	if (!json_object_object_get_ex(e, "read", &v) || !json_object_is_type(v, json_type_int))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.read: expected a UNIX time (s)", what);
+	read = json_object_get_int64(v);
+	/* a time ahead of ours (clock stepped back) counts as read now */
+	d->read_ms = now_ms - (read < (int64_t)now ? ((int64_t)now - read) * 1000LL : 0);
+	if (d->host)
+		return FALCON_OK;
+	if ((size_t)snprintf(w, sizeof(w), "%s.device", what) >= sizeof(w))
+		w[sizeof(w) - 1] = '\0';
+	if (!json_object_object_get_ex(e, "device", &v))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: expected an object", w);
+	return device_from_json(v, &d->dev, w);
+}
+
+falcon_err_t falcon_chassis_descriptions_load(struct falcon_chassis *ch,
+					      struct json_object *o, const char *what)
+{
+	struct json_object *arr = NULL;
+	struct falcon_be_desc *ds;
+	long long now_ms = falcon_now_ms();
+	time_t now = time(NULL);
+	size_t i, n;
+	char w[FALCON_RF_PATH_LEN];
+	falcon_err_t rv;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "descriptions", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: descriptions: expected an array",
+				      what);
+	n = json_object_array_length(arr);
+	if (n > FALCON_BE_MAX_MEMBERS)
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: descriptions: %zu entries, at most "
+				      "%d accepted", what, n, FALCON_BE_MAX_MEMBERS);
+	ds = calloc(n ? n : 1, sizeof(*ds));
+	if (ds == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "%s", what);
+	for (i = 0; i < n; i++) {
+		snprintf(w, sizeof(w), "%s: descriptions[%zu]", what, i);
+		rv = desc_from_json(json_object_array_get_idx(arr, i), &ds[i], now_ms, now, w);
+		if (rv != FALCON_OK) {
+			free(ds);
+			return rv;
+		}
+	}
+	free(ch->be.descs);
+	ch->be.descs = ds;
+	ch->be.ndescs = n;
+	ch->be.desc_changed = false;
+	return FALCON_OK;
 }

@@ -148,6 +148,51 @@ falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
 falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
 				   const char *device_id, bool attached);
 
+/*
+ * Descriptions kept between inventories (redfish-fabric).  A Falcon
+ * chassis' inventory is ~50 GETs, of which only the zones (who owns what)
+ * change when devices are composed: the rest (each Endpoint and its
+ * PCIeDevice, PCIeFunctions, Processor or Drive: type, IDs, slot, serial,
+ * model, state, health) stays until the hardware or its health changes.
+ * With descriptions kept, an inventory reads the Zones collection, each
+ * zone and the Endpoints collection, and reads an endpoint in full only
+ * when it is new, was forgotten (falcon_chassis_forget(): after an outage,
+ * on a Redfish event naming it), or its description is older than
+ * max_age_s, at most one such per inventory.  A resource that left the
+ * Endpoints collection is dropped.  Not thread-safe (the client is not).
+ * The redfish-composition backend reads every resource block anyway (its
+ * ownership is in the block) and keeps nothing.
+ */
+
+/* falcon_chassis_keep_descriptions - keep descriptions up to max_age_s
+ * seconds (0 = keep none: every inventory reads everything, the default). */
+void falcon_chassis_keep_descriptions(struct falcon_chassis *ch, int max_age_s);
+
+/* falcon_chassis_forget - drop the kept description of device device_id
+ * ("drawer1_slot3"), or every one with device_id NULL. */
+void falcon_chassis_forget(struct falcon_chassis *ch, const char *device_id);
+
+/*
+ * falcon_chassis_descriptions_save - the kept descriptions as JSON, to be
+ * written where a restarted process finds them (new reference, NULL on
+ * allocation failure): {"descriptions":[{"path", "host" (a host port, no
+ * device), "read" (UNIX time, s), "device" (falcon_device_to_json(), owner
+ * null)}]}.  *changed (may be NULL) tells whether anything was added,
+ * replaced or dropped since the last call; the flag is cleared.
+ */
+struct json_object *falcon_chassis_descriptions_save(struct falcon_chassis *ch, bool *changed);
+
+/*
+ * falcon_chassis_descriptions_load - take the descriptions of o (as
+ * _save() wrote them), their ages kept (one read longer ago than the
+ * client's max_age_s is read again as usual).  what names the source in
+ * errors.  FALCON_ERR_PARSE naming the field and what was expected
+ * ("FILE: descriptions[2].device.slot: expected an integer 0-255"), with
+ * nothing taken; FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcon_chassis_descriptions_load(struct falcon_chassis *ch,
+					      struct json_object *o, const char *what);
+
 /* falcon_chassis_backend_name - "redfish-fabric" / "redfish-composition". */
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
 

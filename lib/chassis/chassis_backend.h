@@ -43,6 +43,24 @@ struct falcon_be_zone {
 	size_t neps;
 };
 
+/*
+ * What a device resource says of itself, as last read (redfish-fabric; see
+ * falcon_chassis_describe_cache() in chassis.h): the struct falcon_device of
+ * an Endpoint and the resources it links to, without owners, which come
+ * from the zones and are read every time.  An entry is used instead of
+ * the endpoint's GET and those of its PCIeDevice/PCIeFunction/Processor/
+ * Drive while younger than be->desc_max_age_ms; older ones are read again,
+ * at most FALCON_BE_DESC_REFRESH per inventory, so that the refresh of a
+ * whole chassis is spread over many reads instead of stalling one.
+ */
+#define FALCON_BE_DESC_REFRESH 1
+struct falcon_be_desc {
+	char path[FALCON_RF_PATH_LEN];   /* the collection member read */
+	bool host;                       /* a host port endpoint, not a device */
+	long long read_ms;               /* when (falcon_now_ms()) */
+	struct falcon_device dev;        /* owner "" */
+};
+
 struct falcon_be_ops {
 	const char *name; /* "redfish-fabric", "redfish-composition" */
 	falcon_err_t (*inventory)(struct falcon_be *be, struct falcon_inventory *inv);
@@ -81,6 +99,13 @@ struct falcon_be {
 	char systems[FALCON_RF_PATH_LEN];
 	/* redfish-fabric: the zones as last seen by this client (rf_fabric.c) */
 	struct falcon_be_zone zcache[FALCON_BE_ZCACHE];
+	/* descriptions of device resources (chassis_common.c falcon_be_desc_*);
+	 * desc_max_age_ms 0 = not kept (every inventory reads everything) */
+	struct falcon_be_desc *descs;    /* owned */
+	size_t ndescs;
+	long long desc_max_age_ms;
+	int desc_refresh_left;           /* stale entries this inventory may re-read */
+	bool desc_changed;               /* an entry added, replaced or dropped */
 };
 
 /*

@@ -75,6 +75,94 @@ falcon_err_t falcon_be_send_resp(struct falcon_be *be, const char *method, const
 	return be->send_resp(be->ctx, method, path, body, if_match, out, etag, etag_len);
 }
 
+const struct falcon_be_desc *falcon_be_desc_use(struct falcon_be *be, const char *path)
+{
+	size_t i;
+
+	if (be->desc_max_age_ms <= 0)
+		return NULL;
+	for (i = 0; i < be->ndescs; i++) {
+		if (!falcon_rf_path_eq(be->descs[i].path, path))
+			continue;
+		if (falcon_now_ms() - be->descs[i].read_ms > be->desc_max_age_ms &&
+		    be->desc_refresh_left > 0) {
+			be->desc_refresh_left--;
+			return NULL;
+		}
+		return &be->descs[i];
+	}
+	return NULL;
+}
+
+falcon_err_t falcon_be_desc_put(struct falcon_be *be, const char *path, bool host,
+				const struct falcon_device *dev)
+{
+	struct falcon_be_desc *d = NULL, *grown;
+	size_t i;
+
+	if (be->desc_max_age_ms <= 0)
+		return FALCON_OK;
+	for (i = 0; i < be->ndescs && d == NULL; i++)
+		if (falcon_rf_path_eq(be->descs[i].path, path))
+			d = &be->descs[i];
+	if (d == NULL) {
+		if (strlen(path) >= sizeof(d->path))
+			return FALCON_OK; /* not kept: read every time */
+		grown = realloc(be->descs, (be->ndescs + 1) * sizeof(*grown));
+		if (grown == NULL)
+			return falcon_err_set(FALCON_ERR_NOMEM, "%s: description", path);
+		be->descs = grown;
+		d = &be->descs[be->ndescs++];
+	}
+	memset(d, 0, sizeof(*d));
+	falcon_strlcpy(d->path, path, sizeof(d->path));
+	d->host = host;
+	d->read_ms = falcon_now_ms();
+	if (dev != NULL && !host) {
+		d->dev = *dev;
+		d->dev.owner[0] = '\0';
+	}
+	be->desc_changed = true;
+	return FALCON_OK;
+}
+
+/* Drop entry i (order not kept). */
+static void desc_drop(struct falcon_be *be, size_t i)
+{
+	be->descs[i] = be->descs[--be->ndescs];
+	be->desc_changed = true;
+}
+
+void falcon_be_desc_prune(struct falcon_be *be, const char *const *paths, size_t n)
+{
+	size_t i = 0, j;
+
+	while (i < be->ndescs) {
+		for (j = 0; j < n; j++)
+			if (falcon_rf_path_eq(be->descs[i].path, paths[j]))
+				break;
+		if (j == n)
+			desc_drop(be, i);
+		else
+			i++;
+	}
+}
+
+void falcon_be_desc_forget(struct falcon_be *be, const char *dev_id)
+{
+	size_t i = 0;
+	char seg[FALCON_NAME_LEN];
+
+	while (i < be->ndescs) {
+		if (dev_id == NULL ||
+		    !strcmp(falcon_rf_last_segment(be->descs[i].path, seg, sizeof(seg)), dev_id) ||
+		    (!be->descs[i].host && !strcmp(be->descs[i].dev.id, dev_id)))
+			desc_drop(be, i);
+		else
+			i++;
+	}
+}
+
 falcon_err_t falcon_be_get_member(struct falcon_be *be, const char *path,
 				  struct json_object **out, const char **id)
 {

@@ -139,6 +139,34 @@ bool falcon_be_err_definite(falcon_err_t rv);
  */
 falcon_err_t falcon_be_detach_result(falcon_err_t rv);
 
+/* ---- descriptions kept between inventories (struct falcon_be_desc) ---- */
+
+/*
+ * falcon_be_desc_use - the kept description of the collection member at
+ * path, or NULL when it must be read: none kept, keeping is off, or it is
+ * older than be->desc_max_age_ms and this inventory may still re-read one
+ * (be->desc_refresh_left, taken).  The pointer is valid until the next
+ * falcon_be_desc_put/_prune/_forget.
+ */
+const struct falcon_be_desc *falcon_be_desc_use(struct falcon_be *be, const char *path);
+
+/*
+ * falcon_be_desc_put - keep dev (its owners dropped) or, with host true, the
+ * fact that path is a host port, as read now; replaces an entry of the
+ * same path.  Nothing when keeping is off.  FALCON_ERR_NOMEM (the entry is
+ * then simply not kept: the next inventory reads it again).
+ */
+falcon_err_t falcon_be_desc_put(struct falcon_be *be, const char *path, bool host,
+				const struct falcon_device *dev);
+
+/* falcon_be_desc_prune - drop the entries whose path is not one of
+ * paths[0..n) (the resource left the collection). */
+void falcon_be_desc_prune(struct falcon_be *be, const char *const *paths, size_t n);
+
+/* falcon_be_desc_forget - drop the entries of device id dev_id (an
+ * endpoint's last path segment), or all of them with dev_id NULL. */
+void falcon_be_desc_forget(struct falcon_be *be, const char *dev_id);
+
 /* ---- describing a device (chassis_describe.c) ---- */
 
 /*

@@ -141,10 +141,10 @@ static void zones_free(struct zone *zs, size_t n)
 	free(zs);
 }
 
-/* Describe one device endpoint ep (at path) into dev. */
+/* Describe one device endpoint ep (at path) into dev: everything but its
+ * owners (zone_owners). */
 static falcon_err_t endpoint_device(struct falcon_be *be, const char *path,
-				    struct json_object *ep, const struct zone *zs,
-				    size_t nz, struct falcon_device *dev)
+				    struct json_object *ep, struct falcon_device *dev)
 {
 	struct json_object *ents = falcon_rf_arr(ep, "ConnectedEntities");
 	const char *links[8];
@@ -168,17 +168,64 @@ static falcon_err_t endpoint_device(struct falcon_be *be, const char *path,
 		if (l != NULL && nl < ARRAY_SIZE(links))
 			links[nl++] = l;
 	}
-	for (i = 0; i < nz; i++)
-		if (list_has(zs[i].eps, zs[i].neps, path))
-			falcon_be_add_owner(dev, zs[i].id);
 	if (dev->chassis[0] == '\0')
 		falcon_strlcpy(dev->chassis, be->chassis, sizeof(dev->chassis));
 	return falcon_be_enrich(be, dev, links, nl);
 }
 
+/* The zones whose Links.Endpoints list dev's endpoint are its owners. */
+static void zone_owners(struct falcon_device *dev, const struct zone *zs, size_t nz)
+{
+	size_t i;
+
+	dev->owner[0] = '\0';
+	for (i = 0; i < nz; i++)
+		if (list_has(zs[i].eps, zs[i].neps, dev->odata_id))
+			falcon_be_add_owner(dev, zs[i].id);
+}
+
+/*
+ * One member of the Endpoints collection at path: its description kept
+ * from an earlier read (falcon_be_desc_use), else read now (the endpoint
+ * and what it links to) and kept.  *dev is filled and *is_dev set when it
+ * is a device (not a host port).
+ */
+static falcon_err_t endpoint_read(struct falcon_be *be, const char *path,
+				  struct falcon_device *dev, bool *is_dev)
+{
+	const struct falcon_be_desc *kept = falcon_be_desc_use(be, path);
+	struct json_object *ep = NULL;
+	const char *id;
+	char seg[FALCON_NAME_LEN];
+	falcon_err_t rv;
+
+	*is_dev = false;
+	if (kept != NULL) {
+		*is_dev = !kept->host;
+		if (*is_dev)
+			*dev = kept->dev;
+		return FALCON_OK;
+	}
+	rv = falcon_be_get_member(be, path, &ep, &id);
+	if (rv != FALCON_OK)
+		return rv;
+	if (is_host_endpoint(ep, falcon_rf_last_segment(id, seg, sizeof(seg)))) {
+		rv = falcon_be_desc_put(be, path, true, NULL);
+	} else {
+		rv = endpoint_device(be, id, ep, dev);
+		*is_dev = rv == FALCON_OK;
+		if (rv == FALCON_OK)
+			rv = falcon_be_desc_put(be, path, false, dev);
+	}
+	if (rv == FALCON_ERR_NOMEM)
+		falcon_err_clear(); /* not kept: read again next time */
+	json_object_put(ep);
+	return rv == FALCON_ERR_NOMEM ? FALCON_OK : rv;
+}
+
 static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_inventory *inv)
 {
-	struct json_object *zc = NULL, *ec = NULL, *ep = NULL;
+	struct json_object *zc = NULL, *ec = NULL;
 	struct zone *zs = NULL;
 	const char **zm = NULL, **em = NULL;
 	size_t nz = 0, ne = 0, i;
@@ -212,27 +259,23 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 	rv = falcon_be_get_collection(be, be->endpoints, &ec, &em, &ne);
 	if (rv != FALCON_OK)
 		goto fail;
+	be->desc_refresh_left = FALCON_BE_DESC_REFRESH;
 	for (i = 0; i < ne; i++) {
-		const char *id;
-		char seg[FALCON_NAME_LEN];
+		bool is_dev;
 
-		rv = falcon_be_get_member(be, em[i], &ep, &id);
+		rv = endpoint_read(be, em[i], &dev, &is_dev);
 		if (rv != FALCON_OK)
 			goto fail;
-		if (!is_host_endpoint(ep, falcon_rf_last_segment(id, seg, sizeof(seg)))) {
-			rv = endpoint_device(be, id, ep, zs, nz, &dev);
-			if (rv != FALCON_OK)
-				goto fail;
-			rv = falcon_inventory_add(inv, &dev);
-			if (rv != FALCON_OK)
-				goto fail;
-		}
-		json_object_put(ep);
-		ep = NULL;
+		if (!is_dev)
+			continue;
+		zone_owners(&dev, zs, nz);
+		rv = falcon_inventory_add(inv, &dev);
+		if (rv != FALCON_OK)
+			goto fail;
 	}
+	falcon_be_desc_prune(be, em, ne);
 	rv = FALCON_OK;
 fail:
-	json_object_put(ep);
 	free(em);
 	json_object_put(ec);
 	zones_free(zs, nz);

@@ -544,6 +544,210 @@ START_TEST(test_tree_table)
 }
 END_TEST
 
+/* ---- descriptions kept between inventories (falcon_chassis_keep_descriptions) ---- */
+
+/* mem_get over a tree that changes (zones, collections), counting GETs. */
+struct desc_tree {
+	struct memfile files[12];
+	int gets;
+};
+
+static falcon_err_t count_get(void *ctx, const char *path, struct json_object **out,
+			      char *etag, size_t etag_len)
+{
+	struct desc_tree *t = ctx;
+
+	t->gets++;
+	return mem_get(t->files, path, out, etag, etag_len);
+}
+
+#define PROCS "/redfish/v1/Chassis/falcon1/Processors"
+#define D_EP(n, proc) "{\"@odata.id\":\"" EPS "/drawer1_slot" n "\",\"ConnectedEntities\":" \
+	"[{\"EntityType\":\"Processor\",\"EntityLink\":{\"@odata.id\":\"" PROCS "/" proc "\"}}]}"
+#define D_PROC(proc, health) "{\"@odata.id\":\"" PROCS "/" proc "\",\"@odata.type\":" \
+	"\"#Processor.v1_18_0.Processor\",\"ProcessorType\":\"GPU\",\"Model\":\"V100\"," \
+	"\"Status\":{\"State\":\"Enabled\",\"Health\":\"" health "\"}}"
+#define D_ZONE(port, eps) "{\"@odata.id\":\"" ZONES "/" port "\",\"Links\":{\"Endpoints\":[" \
+	eps "]}}"
+#define D_REF(n) "{\"@odata.id\":\"" EPS "/drawer1_slot" n "\"}"
+#define D_HOST "{\"@odata.id\":\"" EPS "/hostport1_H1\",\"ConnectedEntities\":" \
+	"[{\"EntityRole\":\"Initiator\"}]}"
+
+static void desc_tree_init(struct desc_tree *t)
+{
+	const struct memfile f[] = {
+		{ FABRICS, ONE_FABRIC }, { "/redfish/v1/Fabrics/PCIe", FABRIC },
+		{ ZONES, "{\"Members\":[{\"@odata.id\":\"" ZONES "/H1\"},{\"@odata.id\":\""
+			 ZONES "/H2\"}]}" },
+		{ ZONES "/H1", D_ZONE("H1", D_REF("1")) }, { ZONES "/H2", D_ZONE("H2", "") },
+		{ EPS, "{\"Members\":[{\"@odata.id\":\"" EPS "/hostport1_H1\"}," D_REF("1") ","
+		       D_REF("2") "]}" },
+		{ EPS "/hostport1_H1", D_HOST },
+		{ EPS "/drawer1_slot1", D_EP("1", "gpu1") }, { EPS "/drawer1_slot2", D_EP("2", "gpu2") },
+		{ PROCS "/gpu1", D_PROC("gpu1", "OK") }, { PROCS "/gpu2", D_PROC("gpu2", "OK") },
+		{ NULL, NULL } };
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->files, f, sizeof(f));
+}
+
+/* One inventory: its GETs, and dev slot<n>'s owner and health. */
+static int desc_read(struct falcon_chassis *ch, struct desc_tree *t, size_t want_n,
+		     const char *owner1, const char *health2)
+{
+	struct falcon_inventory inv;
+	int before = t->gets;
+	size_t i;
+
+	ck_assert_msg(falcon_chassis_inventory(ch, &inv) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_uint_eq(inv.n, want_n);
+	for (i = 0; i < inv.n; i++) {
+		ck_assert_int_eq(inv.devs[i].type, FALCON_DEV_GPU);
+		if (!strcmp(inv.devs[i].id, "drawer1_slot1"))
+			ck_assert_str_eq(inv.devs[i].owner, owner1);
+		if (!strcmp(inv.devs[i].id, "drawer1_slot2"))
+			ck_assert_str_eq(inv.devs[i].health, health2);
+	}
+	falcon_inventory_free(&inv);
+	return t->gets - before;
+}
+
+START_TEST(test_desc_kept)
+{
+	struct desc_tree t;
+	struct falcon_chassis *ch;
+	int full;
+
+	desc_tree_init(&t);
+	ck_assert_int_eq(falcon_chassis_open_io(FALCON_BACKEND_FABRIC, count_get, NULL, &t, NULL,
+						0, &ch), FALCON_OK);
+	/* not kept (the default): every inventory reads every resource */
+	full = desc_read(ch, &t, 2, "H1", "OK");
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H1", "OK"), full - 2); /* discovered once */
+	full -= 2;
+	falcon_chassis_keep_descriptions(ch, 3600);
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H1", "OK"), full);
+	/* kept: the Zones collection, its 2 zones and the Endpoints collection */
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H1", "OK"), 4);
+	/* ownership is still read every time */
+	t.files[3].body = D_ZONE("H1", "");
+	t.files[4].body = D_ZONE("H2", D_REF("1"));
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H2", "OK"), 4);
+	/* a description kept is not read again ... */
+	t.files[10].body = D_PROC("gpu2", "Critical");
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H2", "OK"), 4);
+	/* ... until forgotten (a Redfish event named it): it alone is read */
+	falcon_chassis_forget(ch, "drawer1_slot2");
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H2", "Critical"), 4 + 2);
+	/* a device that left the Endpoints collection is dropped */
+	t.files[5].body = "{\"Members\":[" D_REF("1") "]}";
+	ck_assert_int_eq(desc_read(ch, &t, 1, "H2", ""), 4);
+	/* and read in full when it is back */
+	t.files[5].body = "{\"Members\":[" D_REF("1") "," D_REF("2") "]}";
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H2", "Critical"), 4 + 2);
+	/* forget all: everything is read again, as after an outage */
+	falcon_chassis_forget(ch, NULL);
+	ck_assert_int_eq(desc_read(ch, &t, 1 + 1, "H2", "Critical"), 4 + 2 * 2);
+	/* keeping off again: full reads; nothing kept */
+	falcon_chassis_keep_descriptions(ch, 0);
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H2", "Critical"), full - 1); /* no host port */
+	falcon_chassis_close(ch);
+}
+END_TEST
+
+/* Saved, loaded into a new client (a restarted falcond): no device read;
+ * old descriptions are refreshed one per inventory. */
+START_TEST(test_desc_save_load)
+{
+	struct desc_tree t;
+	struct falcon_chassis *ch, *ch2;
+	struct json_object *o, *e;
+	bool changed;
+
+	desc_tree_init(&t);
+	ck_assert_int_eq(falcon_chassis_open_io(FALCON_BACKEND_FABRIC, count_get, NULL, &t, NULL,
+						0, &ch), FALCON_OK);
+	falcon_chassis_keep_descriptions(ch, 3600);
+	desc_read(ch, &t, 2, "H1", "OK");
+	o = falcon_chassis_descriptions_save(ch, &changed);
+	ck_assert(changed);
+	json_object_put(falcon_chassis_descriptions_save(ch, &changed));
+	ck_assert(!changed);
+	ck_assert_uint_eq(json_object_array_length(json_object_object_get(o, "descriptions")), 3);
+
+	ck_assert_int_eq(falcon_chassis_open_io(FALCON_BACKEND_FABRIC, count_get, NULL, &t, NULL,
+						0, &ch2), FALCON_OK);
+	falcon_chassis_keep_descriptions(ch2, 3600);
+	ck_assert_int_eq(falcon_chassis_descriptions_load(ch2, o, "f.json"), FALCON_OK);
+	/* 2 GETs to discover the fabric, then the 4 of ownership */
+	ck_assert_int_eq(desc_read(ch2, &t, 2, "H1", "OK"), 2 + 4);
+	falcon_chassis_close(ch2);
+
+	/* descriptions read 2 hours ago, trusted 1 hour: one refreshed per read */
+	e = json_object_object_get(o, "descriptions");
+	for (size_t i = 0; i < json_object_array_length(e); i++)
+		json_object_object_add(json_object_array_get_idx(e, i), "read",
+				       json_object_new_int64((int64_t)time(NULL) - 7200));
+	ck_assert_int_eq(falcon_chassis_open_io(FALCON_BACKEND_FABRIC, count_get, NULL, &t, NULL,
+						0, &ch2), FALCON_OK);
+	falcon_chassis_keep_descriptions(ch2, 3600);
+	ck_assert_int_eq(falcon_chassis_descriptions_load(ch2, o, "f.json"), FALCON_OK);
+	ck_assert_int_eq(desc_read(ch2, &t, 2, "H1", "OK"), 2 + 4 + 1); /* the host port */
+	ck_assert_int_eq(desc_read(ch2, &t, 2, "H1", "OK"), 4 + 2);
+	ck_assert_int_eq(desc_read(ch2, &t, 2, "H1", "OK"), 4 + 2);
+	ck_assert_int_eq(desc_read(ch2, &t, 2, "H1", "OK"), 4);
+	falcon_chassis_close(ch2);
+	json_object_put(o);
+	falcon_chassis_close(ch);
+}
+END_TEST
+
+/* A file that is not what _save() wrote: the field named, nothing taken. */
+static const struct { const char *json; const char *msg; } desc_bad[] = {
+	{ "[]", "f.json: descriptions: expected an array" },
+	{ "{\"descriptions\":{}}", "f.json: descriptions: expected an array" },
+	{ "{\"descriptions\":[7]}", "f.json: descriptions[0]: expected an object" },
+	{ "{\"descriptions\":[{\"read\":1}]}", "descriptions[0].path: expected a string" },
+	{ "{\"descriptions\":[{\"path\":\"/etc/passwd\",\"read\":1}]}",
+	  "descriptions[0].path: expected a /redfish/v1 path" },
+	{ "{\"descriptions\":[{\"path\":\"" EPS "/x\",\"host\":1,\"read\":1}]}",
+	  "descriptions[0].host: expected true or false" },
+	{ "{\"descriptions\":[{\"path\":\"" EPS "/x\",\"host\":true}]}",
+	  "descriptions[0].read: expected a UNIX time (s)" },
+	{ "{\"descriptions\":[{\"path\":\"" EPS "/x\",\"read\":1}]}",
+	  "descriptions[0].device: expected an object" },
+	{ "{\"descriptions\":[{\"path\":\"" EPS "/x\",\"read\":1,\"device\":{\"id\":\"x\","
+	  "\"odata_id\":\"" EPS "/x\",\"type\":\"GPU\",\"slot\":\"2\"}}]}",
+	  "descriptions[0].device.slot: expected an integer 0-255" },
+	{ "{\"descriptions\":[{\"path\":\"" EPS "/x\",\"read\":1,\"device\":{\"id\":\"x\","
+	  "\"odata_id\":\"" EPS "/x\",\"type\":\"FPGA\"}}]}",
+	  "descriptions[0].device.type: expected GPU, NVMe, NIC or other" },
+	{ "{\"descriptions\":[{\"path\":\"" EPS "/x\",\"read\":1,\"device\":{\"id\":\"../x\","
+	  "\"odata_id\":\"" EPS "/x\",\"type\":\"GPU\"}}]}",
+	  "descriptions[0].device.id: expected an id" },
+};
+
+START_TEST(test_desc_load_bad)
+{
+	struct desc_tree t;
+	struct falcon_chassis *ch;
+	struct json_object *o = json_tokener_parse(desc_bad[_i].json);
+
+	desc_tree_init(&t);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(falcon_chassis_open_io(FALCON_BACKEND_FABRIC, count_get, NULL, &t, NULL,
+						0, &ch), FALCON_OK);
+	falcon_chassis_keep_descriptions(ch, 3600);
+	ck_assert_int_eq(falcon_chassis_descriptions_load(ch, o, "f.json"), FALCON_ERR_PARSE);
+	ck_assert_msg(strstr(falcon_errmsg(), desc_bad[_i].msg) != NULL, "'%s' not in '%s'",
+		      desc_bad[_i].msg, falcon_errmsg());
+	/* nothing taken: the first inventory reads everything */
+	ck_assert_int_eq(desc_read(ch, &t, 2, "H1", "OK"), 2 + 4 + 3 + 2 * 1);
+	json_object_put(o);
+	falcon_chassis_close(ch);
+}
+END_TEST
+
 /* A service whose collections are large and whose resources link on and
  * on: every operation stays within its budget of requests. */
 static falcon_err_t loop_get(void *ctx, const char *path, struct json_object **out,
@@ -1723,6 +1927,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_parse_table, 0, ARRAY_SIZE(parse_cases));
 	tcase_add_test(tc, test_parse_deep_nesting);
 	tcase_add_loop_test(tc, test_tree_table, 0, ARRAY_SIZE(tree_cases));
+	tcase_add_test(tc, test_desc_kept);
+	tcase_add_test(tc, test_desc_save_load);
+	tcase_add_loop_test(tc, test_desc_load_bad, 0, ARRAY_SIZE(desc_bad));
 	tcase_add_test(tc, test_tree_unbounded);
 	tcase_add_test(tc, test_too_many_members);
 	tcase_add_loop_test(tc, test_path_ok, 0, ARRAY_SIZE(path_cases));
