@@ -325,11 +325,19 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		json_object_object_add(o, "quarantined", json_object_new_boolean(rt->id == R_QUAR));
 		{ answer_json(a, 200, o); return; }
 	}
-	case R_RECONCILE:
+	case R_RECONCILE: {
+		size_t k;
+
 		if (rq->len > 0 && !(rq->len == 2 && memcmp(rq->body, "{}", 2) == 0))
 			{ answer_err(a, FALCON_ERR_PARSE, "reconcile: body: expected {} or nothing"); return; }
+		/* an admin asked: every device is read again (falcon.conf(5) InventoryRefresh) */
+		pthread_mutex_lock(&st->lock);
+		for (k = 0; k < st->nchassis; k++)
+			falcond_desc_forget(&st->ch[k], NULL);
+		pthread_mutex_unlock(&st->lock);
 		rv = falcond_reconcile(st, &o);
 		{ answer_json(a, rv == FALCON_OK ? 200 : 502, o); return; }
+	}
 	case R_HEALTH: {
 		size_t i, up = 0;
 

@@ -234,6 +234,13 @@ struct falcond_chassis {
 	 * forgotten after FALCOND_NOREACH_MS to re-probe; ch->lock) */
 	size_t nnoreach;
 	struct { char port[FALCON_NAME_LEN]; int drawer; long long until_ms; } noreach[32];
+	/* descriptions to drop before the next read (falcond_desc.c; st->lock):
+	 * every one, or these devices (a Redfish event named them) */
+	bool forget_all;
+	size_t nforget;
+	unsigned long long detaches;    /* detach requests sent (ch->lock): a reconcile
+					 * that sent none reads the chassis once */
+	char forget[8][FALCON_NAME_LEN];
 };
 
 struct falcond_state {
@@ -331,6 +338,32 @@ bool falcond_conf_publish(struct falcon_conf **cur, struct falcon_conf *n);
 void falcond_conf_free_all(void);
 /* falcond_reconciler_stop - tell the reconcile thread to return (join it). */
 void falcond_reconciler_stop(struct falcond_state *st);
+
+/*
+ * Device descriptions kept between inventories (falcond_desc.c; see
+ * falcon_chassis_keep_descriptions() in lib/chassis/chassis.h and
+ * InventoryRefresh in falcon.conf(5)), kept across restarts in
+ * StateDir/chassis-<name>.json.
+ *
+ * falcond_desc_open - ch's client was just opened (ch->lock held): keep
+ * descriptions for InventoryRefresh seconds and take those of the file (a
+ * file that cannot be read or parsed is logged with its reason and
+ * ignored: every device is then read).
+ */
+void falcond_desc_open(struct falcond_state *st, struct falcond_chassis *ch);
+
+/* falcond_desc_forget - have the next read of ch read device dev_id (NULL:
+ * every device) in full (st->lock held). */
+void falcond_desc_forget(struct falcond_chassis *ch, const char *dev_id);
+
+/* falcond_desc_before_read - apply what falcond_desc_forget() asked, and
+ * forget everything when ch is down (it may have been serviced) (ch->lock
+ * held; takes st->lock). */
+void falcond_desc_before_read(struct falcond_state *st, struct falcond_chassis *ch);
+
+/* falcond_desc_after_read - write the file again when a description
+ * changed (ch->lock held; a failed write is logged, nothing else). */
+void falcond_desc_after_read(struct falcond_state *st, struct falcond_chassis *ch);
 /*
  * falcond_quarantine / falcond_unquarantine - take a device out of / back into the
  * pool, committed before returning.  FALCON_ERR_NOTFOUND (no such chassis;

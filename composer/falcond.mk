@@ -27,7 +27,7 @@ composer_falcond_SOURCES = composer/falcond.c composer/falcond.h \
 	composer/falcond_status.c composer/falcond_status.h \
 	composer/falcond_events.c composer/falcond_events.h \
 	composer/falcond_ha.c composer/falcond_ha.h composer/falcond_conf.c \
-	composer/falcond_resv.c composer/falcond_resv.h
+	composer/falcond_resv.c composer/falcond_resv.h composer/falcond_desc.c
 composer_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 composer_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
@@ -40,7 +40,8 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
 	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh \
 	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
-	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh
+	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
+	tests/integration/falcond-desc.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
@@ -49,7 +50,8 @@ EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.s
 	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
 	tests/integration/falcond-ha.sh tests/integration/falcond-idle.sh \
 	tests/integration/falcond-reload.sh tests/integration/prolog-idle.sh \
-	tests/integration/falcond-attack.py tests/integration/falcond-heal.sh
+	tests/integration/falcond-attack.py tests/integration/falcond-heal.sh \
+	tests/integration/falcond-desc.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in
@@ -81,6 +83,13 @@ bench-falcond-idle: composer/falcond composer/falconctl
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  FALCOND_IDLE_ROUNDS=$${BENCH_ROUNDS:-100} \
 	  $(SHELL) $(srcdir)/tests/integration/falcond-idle.sh
+# Bench (by hand): a restart's start-up reconcile and a compose under a slow
+# chassis, device descriptions kept vs every device read; the ratios printed.
+BENCH_TARGETS += bench-falcond-restart
+bench-falcond-restart: composer/falcond composer/falconctl sim/falcon-sim
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond-restart
+EXTRA_DIST += tests/bench/falcond-restart
 BENCH_TARGETS += bench-falcond
 bench-falcond: tests/bench/bench_falcond
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

@@ -121,6 +121,8 @@ static falcon_err_t ch_client(struct falcond_state *st, struct falcond_chassis *
 	rv = falcon_chassis_open(ch->cc, &ch->client);
 	if (rv != FALCON_OK)
 		count_chassis_error(st, rv);
+	else
+		falcond_desc_open(st, ch);
 	return rv;
 }
 
@@ -163,8 +165,12 @@ static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassi
 		falcon_inventory_free(inv);
 	}
 	rv = ch_client(st, ch);
-	if (rv == FALCON_OK)
+	if (rv == FALCON_OK) {
+		falcond_desc_before_read(st, ch);
 		rv = falcon_chassis_inventory(ch->client, inv);
+	}
+	if (rv == FALCON_OK)
+		falcond_desc_after_read(st, ch);
 	if (rv != FALCON_OK) {
 		count_chassis_error(st, rv);
 		ch->stale = true;
@@ -289,8 +295,10 @@ static falcon_err_t detach_or_quarantine(struct falcond_state *st, struct falcon
 	falcon_err_t rv = ch_client(st, ch);
 	char reason[256];
 
-	if (rv == FALCON_OK)
+	if (rv == FALCON_OK) {
+		ch->detaches++;
 		rv = falcon_chassis_detach(ch->client, port, dev);
+	}
 	if (rv == FALCON_OK) {
 		ch_set_owner(st, ch, dev, "");
 		return rv;
@@ -1096,8 +1104,14 @@ static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *
 			      struct reconcile_run *run)
 {
 	struct falcon_inventory inv = { 0, NULL };
+	unsigned long long detaches;
 
 	pthread_mutex_lock(&ch->lock);
+	if (ch->down) { /* it was away: it may have been serviced */
+		pthread_mutex_lock(&st->lock);
+		falcond_desc_forget(ch, NULL);
+		pthread_mutex_unlock(&st->lock);
+	}
 	ch->down = false; /* this pass is the reconcile a recovery would kick */
 	if (ch_inventory(st, ch, &inv, true) != FALCON_OK) {
 		falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
@@ -1105,14 +1119,21 @@ static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *
 		pthread_mutex_unlock(&ch->lock);
 		return;
 	}
+	detaches = ch->detaches;
 	reconcile_settle(st, ch, &inv, run);
 	reconcile_leases(st, ch, &inv, run);
 	reconcile_orphans(st, ch, &inv, run);
-	falcon_inventory_free(&inv);
-	/* refresh the cache after the changes; clear what healed (falcond_resv.h) */
-	if (ch_inventory(st, ch, &inv, true) == FALCON_OK) {
+	/* after changes, read again (the cache too); clear what healed
+	 * (falcond_resv.h).  Without changes the first read is still true. */
+	if (detaches == ch->detaches) {
 		falcond_resv_heal(st, ch, &inv);
 		falcon_inventory_free(&inv);
+	} else {
+		falcon_inventory_free(&inv);
+		if (ch_inventory(st, ch, &inv, true) == FALCON_OK) {
+			falcond_resv_heal(st, ch, &inv);
+			falcon_inventory_free(&inv);
+		}
 	}
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_lock(&st->lock);

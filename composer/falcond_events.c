@@ -133,6 +133,7 @@ static void record(struct falcond_state *st, struct falcond_chassis *ch,
 	memset(h, 0, sizeof(*h));
 	memset(&he, 0, sizeof(he));
 	pthread_mutex_lock(&st->lock);
+	falcond_desc_forget(ch, e->device); /* the next read asks the chassis */
 	for (i = 0; ch->have_last && i < ch->last.n; i++) {
 		struct falcon_device *d = &ch->last.devs[i];
 

@@ -631,6 +631,8 @@ static const struct keydef global_keys[] = {
 	{ .name = "ReconcileInterval", .type = V_INT, G(reconcile_interval), .min = 0,
 	  .max = 86400 },
 	{ .name = "SettleTime", .type = V_INT, G(settle_time), .min = 1, .max = 3600 },
+	{ .name = "InventoryRefresh", .type = V_INT, G(inventory_refresh), .min = 0,
+	  .max = 604800 },
 };
 #undef G
 
@@ -1008,6 +1010,7 @@ static struct falcon_conf *conf_new(void)
 	c->compose_wait = 90;
 	c->reconcile_interval = 30;
 	c->settle_time = 30;
+	c->inventory_refresh = 3600;
 	return c;
 }
 

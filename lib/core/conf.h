@@ -117,6 +117,10 @@ struct falcon_conf {
 	int settle_time;            /* SettleTime= seconds falcond holds and watches
 				     * the devices of a dead falcond's in-flight
 				     * compose, default 30 */
+	int inventory_refresh;      /* InventoryRefresh= seconds falcond trusts a
+				     * device's description read from the chassis
+				     * (falcon_chassis_keep_descriptions), default
+				     * 3600, 0 = read everything every time */
 	/* objects, in file order; arrays owned by the struct */
 	size_t nchassis;
 	struct falcon_chassis_conf *chassis;

@@ -1,0 +1,94 @@
+#!/bin/sh
+# falcond-desc.sh - a restarted falcond does not walk the whole chassis
+# again (issue #11): the device descriptions it read (falcon.conf
+# InventoryRefresh) are kept in StateDir/chassis-<name>.json, so its
+# start-up reconcile and its composes read only the zones and the Endpoints
+# collection.  Before, a restart read every Endpoint and the PCIeDevice,
+# PCIeFunctions and Processor/Drive behind it (~50 GETs on falcon-sim's
+# testbed): with a management controller answering in 0-5 s that was 4 min
+# of 503s.  A file that is not what falcond wrote is named in the log and
+# ignored; `falconctl reconcile` reads everything again.  The GETs are
+# counted by a falcon-sim rule whose count each GET takes one from (no
+# timings).
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/falcond-lib.sh"
+fd_need
+fd_start_munged
+fd_start_sim c1
+fd_write_conf "ReconcileInterval=0"
+fd_start_falcond
+DESC=$t_tmp/state/chassis-c1.json
+N=100000
+
+# count_on - count the chassis' GETs from now; gets - how many since
+count_on() {
+	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"ms\":0,\"count\":$N,\"method\":\"GET\",\"path\":\"/redfish/v1/*\"}]}" >/dev/null
+}
+gets() {
+	fd_sim c1 GET /admin/faults | python3 -c 'import json,sys
+r = json.load(sys.stdin)["rules"]
+print(int(sys.argv[1]) - (r[0]["count"] if r else 0))' $N
+}
+ndesc() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["descriptions"]))' "$DESC"; }
+restart() {
+	fd_stop_falcond -KILL
+	count_on
+	fd_start_falcond
+}
+
+# ---- 1. the first start reads everything and keeps it ---------------------
+[ -s "$DESC" ] || t_fail "$DESC not written: $(tail -3 "$t_tmp/falcond.log")"
+[ "$(ndesc)" -eq 13 ] || t_fail "$DESC: $(ndesc) descriptions, expected the 9 devices and 4 host ports"
+count_on
+"$FALCONCTL" reconcile >/dev/null || t_fail "falconctl reconcile failed"
+full=$(gets)
+[ "$full" -ge 40 ] || t_fail "falconctl reconcile read $full resources, expected every one (>= 40)"
+t_ok "a full read: $full GETs, $(ndesc) descriptions kept"
+
+# ---- 2. a restart reads the zones, not every device -----------------------
+restart
+n=$(gets)
+[ "$n" -le 12 ] || t_fail "the restarted falcond's start-up reconcile read $n resources, expected <= 12 (zones and collections; a full read is $full)"
+grep -q 'chassis c1: 13 device description(s) from' "$t_tmp/falcond.log" ||
+	t_fail "the descriptions were not taken from $DESC: $(tail -3 "$t_tmp/falcond.log")"
+t_ok "restart: $n GETs instead of $full"
+
+# ---- 3. composes read ownership fresh, with the kept descriptions --------
+# drawer1_slot4 attached to H3 (node2) behind falcond's back: a compose
+# for node2 (drawer 1) must not take it
+Z=/redfish/v1/Fabrics/PCIe/Zones
+body=$(fd_sim c1 GET $Z/H3 | python3 -c 'import json,sys
+z = json.load(sys.stdin)
+eps = z["Links"]["Endpoints"] + [{"@odata.id": "/redfish/v1/Fabrics/PCIe/Endpoints/drawer1_slot4"}]
+print(json.dumps({"Links": {"Endpoints": eps}}))')
+fd_sim c1 PATCH $Z/H3 "$body" >/dev/null
+sleep 6 # past falcond's 5 s inventory reuse (falcond.8)
+count_on
+"$FALCONCTL" attach --job 7 --host node2 --gpus 3 --place any --json > "$t_tmp/a7" ||
+	t_fail "compose failed: $(cat "$t_tmp/a7")"
+n=$(gets)
+grep -q drawer1_slot4 "$t_tmp/a7" && t_fail "drawer1_slot4, attached to H3 by someone else, was leased: $(cat "$t_tmp/a7")"
+[ "$n" -le 20 ] || t_fail "a compose of 3 GPUs read $n resources, expected <= 20"
+"$FALCONCTL" attach --job 8 --host node2 --gpus 1 --place any --json > "$t_tmp/a8" 2>&1 &&
+	t_fail "a 4th GPU of drawer 1 was leased: $(cat "$t_tmp/a8")"
+"$FALCONCTL" reconcile >/dev/null || t_fail "falconctl reconcile failed"
+fd_invariants || t_fail "after reconcile"
+t_ok "compose: $n GETs; ownership read fresh"
+
+# ---- 4. a file falcond did not write is named and ignored ------------------
+fd_stop_falcond -KILL
+printf '{"descriptions":[{"path":"/etc/passwd","read":1}]}' > "$DESC"
+count_on
+fd_start_falcond
+grep -q "chassis-c1.json: descriptions\[0\].path: expected a /redfish/v1 path; reading every device of chassis c1" "$t_tmp/falcond.log" ||
+	t_fail "the bad file is not named: $(grep -i descri "$t_tmp/falcond.log" | tail -3)"
+n=$(gets)
+[ "$n" -ge 40 ] || t_fail "after a bad $DESC falcond read $n resources, expected every one"
+[ "$(ndesc)" -eq 13 ] || t_fail "$DESC not written again"
+printf '{"descr' > "$DESC"
+restart
+grep -q "chassis-c1.json: not JSON" "$t_tmp/falcond.log" || t_fail "a truncated file is not named"
+fd_invariants || t_fail "at the end"
+t_ok "bad files named and replaced"
