@@ -210,17 +210,16 @@ static falcon_err_t endpoint_read(struct falcon_be *be, const char *path,
 	if (rv != FALCON_OK)
 		return rv;
 	if (is_host_endpoint(ep, falcon_rf_last_segment(id, seg, sizeof(seg)))) {
-		rv = falcon_be_desc_put(be, path, true, NULL);
+		rv = FALCON_OK;
 	} else {
 		rv = endpoint_device(be, id, ep, dev);
 		*is_dev = rv == FALCON_OK;
-		if (rv == FALCON_OK)
-			rv = falcon_be_desc_put(be, path, false, dev);
 	}
-	if (rv == FALCON_ERR_NOMEM)
-		falcon_err_clear(); /* not kept: read again next time */
+	/* out of memory to keep it: read again next time */
+	if (rv == FALCON_OK && falcon_be_desc_put(be, path, !*is_dev, dev) != FALCON_OK)
+		falcon_err_clear();
 	json_object_put(ep);
-	return rv == FALCON_ERR_NOMEM ? FALCON_OK : rv;
+	return rv;
 }
 
 static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_inventory *inv)
