@@ -1073,6 +1073,18 @@ static void reconcile_settle(struct falcond_state *st, struct falcond_chassis *c
 		settle_one(st, ch, inv, ids[i], run);
 }
 
+/* taken_back - whether this pass already detached dev (a lease it closed):
+ * ch->last, read with inv, has it free since (ch_set_owner) (st->lock held). */
+static bool taken_back(const struct falcond_chassis *ch, const char *dev)
+{
+	size_t i;
+
+	for (i = 0; ch->have_last && i < ch->last.n; i++)
+		if (strcmp(ch->last.devs[i].id, dev) == 0)
+			return ch->last.devs[i].owner[0] == '\0';
+	return false;
+}
+
 /* reconcile_orphans - detach the devices of inv attached that no lease
  * names (ch->lock held). */
 static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *ch,
@@ -1087,7 +1099,8 @@ static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *
 		if (d->owner[0] == '\0')
 			continue;
 		pthread_mutex_lock(&st->lock);
-		leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id) != NULL;
+		leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id) != NULL ||
+			 taken_back(ch, d->id);
 		pthread_mutex_unlock(&st->lock);
 		if (leased)
 			continue;

@@ -77,7 +77,24 @@ grep -q drawer1_slot4 "$t_tmp/a7" && t_fail "drawer1_slot4, attached to H3 by so
 fd_invariants || t_fail "after reconcile"
 t_ok "compose: $n GETs; ownership read fresh"
 
-# ---- 4. a file falcond did not write is named and ignored ------------------
+# ---- 4. a lease closed by a reconcile is not counted again as orphans ----
+# (one read per pass: the devices its closing detached still show attached
+# in it).  Job 7's lease loses drawer1_slot1 behind falcond's back: the
+# reconcile closes it ("gone") and detaches the other two.
+slot1_gone=$(fd_sim c1 GET $Z/H3 | python3 -c 'import json,sys
+z = json.load(sys.stdin)
+eps = [e for e in z["Links"]["Endpoints"] if not e["@odata.id"].endswith("/drawer1_slot1")]
+print(json.dumps({"Links": {"Endpoints": eps}}))')
+grep -q drawer1_slot1 "$t_tmp/a7" || t_fail "job 7 was expected to hold drawer1_slot1: $(cat "$t_tmp/a7")"
+fd_sim c1 PATCH $Z/H3 "$slot1_gone" >/dev/null
+"$FALCONCTL" reconcile --json > "$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
+[ "$(fd_json 'j["closed_gone"]')" = 1 ] || t_fail "job 7's lease not closed: $(cat "$t_tmp/out")"
+[ "$(fd_json 'j["orphans_detached"]')" = 0 ] ||
+	t_fail "the devices of the lease just closed were detached again as orphans: $(cat "$t_tmp/out"; grep 'without a lease' "$t_tmp/falcond.log")"
+fd_invariants || t_fail "after the lease was closed"
+t_ok "a closed lease's devices detached once, not counted as orphans"
+
+# ---- 5. a file falcond did not write is named and ignored ------------------
 fd_stop_falcond -KILL
 printf '{"descriptions":[{"path":"/etc/passwd","read":1}]}' > "$DESC"
 count_on
