@@ -7,9 +7,10 @@
 # PCIeFunctions and Processor/Drive behind it (~50 GETs on falcon-sim's
 # testbed): with a management controller answering in 0-5 s that was 4 min
 # of 503s.  A file that is not what falcond wrote is named in the log and
-# ignored; `falconctl reconcile` reads everything again.  The GETs are
-# counted by a falcon-sim rule whose count each GET takes one from (no
-# timings).
+# ignored; `falconctl reconcile` reads everything again.  A reconcile that
+# closes a lease does not detach its devices a second time as orphans.  The
+# GETs are counted by a falcon-sim rule whose count each GET takes one from
+# (no timings).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
