@@ -141,6 +141,9 @@ static void zones_free(struct zone *zs, size_t n)
 	free(zs);
 }
 
+static void zone_keep(struct falcon_be *be, const char *zpath, struct json_object *zone,
+		      const char *etag);
+
 /* Describe one device endpoint ep (at path) into dev: everything but its
  * owners (zone_owners). */
 static falcon_err_t endpoint_device(struct falcon_be *be, const char *path,
@@ -245,15 +248,23 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 	}
 	for (i = 0; i < nz; i++) {
 		const char *id;
+		char etag[FALCON_RF_ETAG_LEN];
 
-		rv = falcon_be_get_member(be, zm[i], &zs[i].obj, &id);
+		rv = falcon_be_get(be, zm[i], &zs[i].obj, etag, sizeof(etag));
 		if (rv != FALCON_OK)
 			goto fail;
+		id = falcon_rf_odata_id(zs[i].obj, zm[i]);
+		if (id == NULL) {
+			rv = FALCON_ERR_PROTOCOL;
+			goto fail;
+		}
 		falcon_rf_last_segment(id, zs[i].id, sizeof(zs[i].id));
 		rv = falcon_be_link_list(zs[i].obj, "Endpoints", true, zm[i], &zs[i].eps,
 					 &zs[i].neps);
 		if (rv != FALCON_OK)
 			goto fail;
+		/* the next change of this zone PATCHes from this read (If-Match) */
+		zone_keep(be, zm[i], zs[i].obj, etag);
 	}
 	rv = falcon_be_get_collection(be, be->endpoints, &ec, &em, &ne);
 	if (rv != FALCON_OK)
