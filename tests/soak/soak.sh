@@ -27,7 +27,8 @@
 #   SOAK_KILL_GAP [30-120]     seconds between two kills
 #   SOAK_KILL_MAX [0]          at most this many kills (0 = no limit)
 #   SOAK_CHASSIS_STOP [1]      stop the chassis mid-job (0 = never)
-#   SOAK_CHASSIS_STOPS [3]     how many times (spread over the submissions)
+#   SOAK_CHASSIS_STOPS [3]     how many times (spread over the submissions,
+#                              or over SOAK_TIMEOUT if that comes first)
 #   SOAK_CHASSIS_MODE [mixed]  pause, restart or mixed (drawn per stop)
 #   SOAK_SEED [the time]       seed of every draw (printed)
 #   SOAK_PARALLEL [6]          jobs in the queue at once
@@ -230,11 +231,15 @@ soak_chassis_stop() {
 	rm -f "$S/outage"
 }
 
-# soak_chassis - SOAK_CHASSIS_STOPS outages, at evenly spread submissions.
+# soak_chassis - SOAK_CHASSIS_STOPS outages, at evenly spread submissions
+# or, when the run is bounded by SOAK_TIMEOUT before its jobs are all
+# submitted (a slow chassis), at evenly spread times of that bound,
+# whichever comes first.
 soak_chassis() {
 	soak_rs=$((SOAK_SEED + 2)) _n=1
 	while ! soak_stopping && [ $_n -le "$SOAK_CHASSIS_STOPS" ]; do
-		if [ "$(wc -l <"$S/jobs")" -ge $((SOAK_JOBS * _n / (SOAK_CHASSIS_STOPS + 1))) ]; then
+		if [ "$(wc -l <"$S/jobs")" -ge $((SOAK_JOBS * _n / (SOAK_CHASSIS_STOPS + 1))) ] ||
+		   [ "$(date +%s)" -ge $((soak_t0 + SOAK_TIMEOUT * _n / (SOAK_CHASSIS_STOPS + 1))) ]; then
 			soak_chassis_stop
 			_n=$((_n + 1))
 		fi
