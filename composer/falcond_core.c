@@ -1143,6 +1143,11 @@ static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *
 		falcon_inventory_free(&inv);
 	} else {
 		falcon_inventory_free(&inv);
+		/* a detach of this pass that failed set ch->down; its device is
+		 * quarantined, the next pass looks again: this read must not
+		 * kick one at once (a chassis failing every PATCH would get
+		 * passes back to back, without end) */
+		ch->down = false;
 		if (ch_inventory(st, ch, &inv, true) == FALCON_OK) {
 			falcond_resv_heal(st, ch, &inv);
 			falcon_inventory_free(&inv);

@@ -155,12 +155,35 @@ fd_json() {
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$t_tmp/out"
 }
 
+# fd_ledger_copy DEST - a copy of the ledger file as it is now (falcond
+# replaces it by rename: always a whole one); DEST absent when it is.
+fd_ledger_copy() {
+	cat "$t_tmp/state/ledger.json" > "$1" 2>/dev/null || rm -f "$1"
+}
+
 # fd_invariants [STRICT] - ledger vs chassis: prints the counts; fails on a
 # device in two leases, a leased device not attached to its port (when the
 # ledger is settled), or a device attached without lease or quarantine.
+# falcond may be changing both meanwhile (a reconcile of its own: detach,
+# then the quarantine cleared in the file): the chassis is read between two
+# reads of the ledger that are the same, so that the pair is one moment
+# (falcond's file names every attached device at every moment: a lease is
+# written before its attach, dropped after its detach).  At most 50 tries.
 fd_invariants() {
-	fd_sim c1 GET /admin/state > "$t_tmp/simstate.json"
-	python3 - "$t_tmp/state/ledger.json" "$t_tmp/simstate.json" "${1:-}" <<'EOP'
+	_fi=0
+	while :; do
+		fd_ledger_copy "$t_tmp/ledger-before.json"
+		fd_sim c1 GET /admin/state > "$t_tmp/simstate.json"
+		fd_ledger_copy "$t_tmp/ledger-at.json"
+		if [ -e "$t_tmp/ledger-at.json" ]; then
+			cmp -s "$t_tmp/ledger-before.json" "$t_tmp/ledger-at.json" && break
+		else
+			[ -e "$t_tmp/ledger-before.json" ] || break
+		fi
+		_fi=$((_fi + 1))
+		[ $_fi -lt 50 ] || { echo "fd_invariants: the ledger changed during each of 50 reads of the chassis" >&2; return 1; }
+	done
+	python3 - "$t_tmp/ledger-at.json" "$t_tmp/simstate.json" "${1:-}" <<'EOP'
 import json, sys, os
 lp, sp, acked = sys.argv[1], sys.argv[2], sys.argv[3]
 led = json.load(open(lp)) if os.path.exists(lp) else {"leases": [], "quarantine": []}
