@@ -14,6 +14,8 @@ TESTS += tests/integration/slurm-quarantine.sh
 TESTS += tests/integration/slurm-cgroup.sh
 # falcond HA takeover, idle connections, broken SIGHUP under real jobs (#12)
 TESTS += tests/integration/slurm-falcond-ha.sh
+# a long node prolog across a node registration: no NODE_FAIL (#11's soak)
+TESTS += tests/integration/slurm-batchstart.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
@@ -21,4 +23,4 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-submit.sh tests/integration/slurm-events.sh \
 	tests/integration/slurm-quarantine.sh \
 	tests/integration/slurm-cgroup.sh \
-	tests/integration/slurm-falcond-ha.sh
+	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh
