@@ -49,13 +49,19 @@ def sim_state(port_file, deadline):
 
 
 def lease_of(ledger, job):
-    """The ids of the devices of the job's lease in falcond's ledger."""
+    """The ids of the devices of the job's lease in falcond's ledger.  A
+    lease of the job that is not its allocation is left out: "settling" (a
+    compose a killed falcond left in flight, held until it is rolled back,
+    falcond.8 RECONCILE; the job's retry got another lease), "composing"
+    and "closing"."""
     try:
         led = json.load(open(ledger))
     except (OSError, ValueError) as e:
         return None, "ledger %s: %s" % (ledger, e)
     ids = set()
     for lease in led.get("leases", []):
+        if lease.get("state", "active") in ("settling", "composing", "closing"):
+            continue
         if int(lease.get("job_id", -1)) == job:
             ids.update(d["id"] for d in lease.get("devices", []))
     return ids, None
