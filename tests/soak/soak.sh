@@ -36,6 +36,7 @@
 #   SOAK_TIMEOUT [600 + 12 s a job]  global bound: then the report
 #   SOAK_RECONCILE [30]        falcon.conf ReconcileInterval
 #   SOAK_ADMIN [1]             the stand-in admin acts (0 = only counts)
+#   SOAK_ADMIN_AFTER [2 x SOAK_RECONCILE + 10]  on what stayed this long (s)
 #   SOAK_CONF                  more falcon.conf lines
 #   SOAK_PROLOG_SLURMCTLD      1 (default): compose in PrologSlurmctld; 0: in the node prolog
 #   SOAK_CLUSTER_OPTS          more scripts/cluster.sh start options
@@ -247,19 +248,38 @@ soak_chassis() {
 	done
 }
 
-# soak_admin_round - what an admin would do once the chassis answers:
-# resume drained nodes, release held jobs, unquarantine devices; each is
-# logged in admin.log (counted in the report).  With SOAK_ADMIN=0 nothing.
+# soak_admin_due KEY - whether the condition KEY (a drained node, a held
+# job, a quarantined device) has been seen for SOAK_ADMIN_AFTER seconds
+# (default two ReconcileIntervals + 10 s): an admin looks at sinfo -R and
+# falconctl status minutes later, not the second the chassis is back, and
+# what falcond heals by itself (its next reconcile) is not an admin's to do.
+# The first sighting is kept in $S/seen/KEY; soak_admin_round forgets
+# those not seen in a round.
+soak_admin_due() {
+	_f=$S/seen/$(printf %s "$1" | tr -c 'A-Za-z0-9_.-' _)
+	echo "$_f" >>"$S/seen.round"
+	[ -e "$_f" ] || date +%s >"$_f"
+	[ $(($(date +%s) - $(cat "$_f"))) -ge "${SOAK_ADMIN_AFTER:-$((2 * SOAK_RECONCILE + 10))}" ]
+}
+
+# soak_admin_round - what an admin would do once the chassis answers, for
+# what stayed (soak_admin_due): resume drained nodes, release held jobs,
+# unquarantine devices; each is logged in admin.log (counted in the
+# report).  With SOAK_ADMIN=0 nothing.
 soak_admin_round() {
 	[ "$SOAK_ADMIN" = 1 ] && [ ! -e "$S/outage" ] && soak_sim_up && soak_falcond_ready ||
 		return 0
+	mkdir -p "$S/seen"
+	: >"$S/seen.round"
 	sinfo -h -N -o '%N|%T|%E' 2>/dev/null | grep -i 'drain' | sort -u |
 		while IFS='|' read -r _node _st _why; do
+			soak_admin_due "node-$_node" || continue
 			soak_log admin resume-node "$_node ($_st: $_why)"
 			scontrol update nodename="$_node" state=resume 2>>"$S/admin.err" || true
 		done
 	squeue -h -t PD -o '%i|%r' 2>/dev/null | grep -i 'held' |
 		while IFS='|' read -r _j _why; do
+			soak_admin_due "job-$_j" || continue
 			soak_log admin release-job "$_j ($_why)"
 			scontrol release "$_j" 2>>"$S/admin.err" || true
 		done
@@ -267,9 +287,15 @@ soak_admin_round() {
 for q in json.load(open(sys.argv[1])).get("quarantine", []): print(q["chassis"], q["device"])' \
 		"$t_tmp/state/ledger.json" 2>/dev/null |
 		while read -r _c _d; do
+			soak_admin_due "dev-$_c-$_d" || continue
 			soak_log admin unquarantine "$_c $_d"
 			"$FALCONCTL" unquarantine "$_c" "$_d" >>"$S/admin.err" 2>&1 || true
 		done
+	# forget the conditions that went away (healed) since the last round
+	for _f in "$S"/seen/*; do
+		[ -e "$_f" ] || continue
+		grep -qxF "$_f" "$S/seen.round" || rm -f "$_f"
+	done
 }
 
 soak_admin() {
