@@ -121,13 +121,14 @@ void falcond_desc_after_read(struct falcond_state *st, struct falcond_chassis *c
 	struct json_object *o;
 	char *path;
 	const char *s;
-	bool changed = false;
 
-	if (ch->client == NULL || st->conf->inventory_refresh <= 0)
+	/* every inventory ends here: build the JSON only when it changed */
+	if (ch->client == NULL || st->conf->inventory_refresh <= 0 ||
+	    !falcon_chassis_descriptions_changed(ch->client))
 		return;
-	o = falcon_chassis_descriptions_save(ch->client, &changed);
-	if (!changed || o == NULL) {
-		json_object_put(o);
+	o = falcon_chassis_descriptions_save(ch->client, NULL);
+	if (o == NULL) {
+		falcon_warn("chassis %s: descriptions not written: out of memory", ch->cc->name);
 		return;
 	}
 	path = desc_path(st, ch);

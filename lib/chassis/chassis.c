@@ -393,6 +393,11 @@ void falcon_chassis_forget(struct falcon_chassis *ch, const char *device_id)
 	falcon_be_desc_forget(&ch->be, device_id);
 }
 
+bool falcon_chassis_descriptions_changed(const struct falcon_chassis *ch)
+{
+	return ch->be.desc_changed;
+}
+
 struct json_object *falcon_chassis_descriptions_save(struct falcon_chassis *ch, bool *changed)
 {
 	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();

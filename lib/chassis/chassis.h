@@ -182,6 +182,11 @@ void falcon_chassis_forget(struct falcon_chassis *ch, const char *device_id);
  */
 struct json_object *falcon_chassis_descriptions_save(struct falcon_chassis *ch, bool *changed);
 
+/* falcon_chassis_descriptions_changed - whether a description was added,
+ * replaced or dropped since the last falcon_chassis_descriptions_save()
+ * (cheap: a flag; check it before building the JSON). */
+bool falcon_chassis_descriptions_changed(const struct falcon_chassis *ch);
+
 /*
  * falcon_chassis_descriptions_load - take the descriptions of o (as
  * _save() wrote them), their ages kept (one read longer ago than the

@@ -669,8 +669,13 @@ START_TEST(test_desc_save_load)
 						0, &ch), FALCON_OK);
 	falcon_chassis_keep_descriptions(ch, 3600);
 	desc_read(ch, &t, 2, "H1", "OK");
+	ck_assert(falcon_chassis_descriptions_changed(ch));
 	o = falcon_chassis_descriptions_save(ch, &changed);
 	ck_assert(changed);
+	ck_assert(!falcon_chassis_descriptions_changed(ch));
+	/* a read that finds nothing new changes nothing */
+	desc_read(ch, &t, 2, "H1", "OK");
+	ck_assert(!falcon_chassis_descriptions_changed(ch));
 	json_object_put(falcon_chassis_descriptions_save(ch, &changed));
 	ck_assert(!changed);
 	ck_assert_uint_eq(json_object_array_length(json_object_object_get(o, "descriptions")), 3);
