@@ -7,7 +7,8 @@
 # PCIeFunctions and Processor/Drive behind it (~50 GETs on falcon-sim's
 # testbed): with a management controller answering in 0-5 s that was 4 min
 # of 503s.  A file that is not what falcond wrote is named in the log and
-# ignored; `falconctl reconcile` reads everything again.  A reconcile that
+# ignored; `falconctl reconcile` and the first read after the chassis
+# failed to answer (paused here) read everything again.  A reconcile that
 # closes a lease does not detach its devices a second time as orphans.  The
 # GETs are counted by a falcon-sim rule whose count each GET takes one from
 # (no timings).
@@ -18,6 +19,7 @@
 fd_need
 fd_start_munged
 fd_start_sim c1
+FD_CHASSIS_TIMEOUT=3 # a paused chassis (section 5) fails in 3 s, not 10
 fd_write_conf "ReconcileInterval=0"
 fd_start_falcond
 DESC=$t_tmp/state/chassis-c1.json
@@ -97,7 +99,31 @@ fd_sim c1 PATCH $Z/H3 "$slot1_gone" >/dev/null
 fd_invariants || t_fail "after the lease was closed"
 t_ok "a closed lease's devices detached once, not counted as orphans"
 
-# ---- 5. a file falcond did not write is named and ignored ------------------
+# ---- 5. after an outage every device is read again ------------------------
+# (it may have been serviced).  The chassis' management is paused (SIGSTOP:
+# connections accepted, never answered) while a compose reads it; the
+# compose after it is back reads every device, the next one the zones only.
+fd_invariants >/dev/null || t_fail "before the outage"
+simpid=$(cat "$t_tmp/sim-c1/pid")
+kill -STOP "$simpid"
+"$FALCONCTL" attach --job 9 --host node3 --gpus 1 --place any > "$t_tmp/a9" 2>&1 &&
+	{ kill -CONT "$simpid"; t_fail "a compose succeeded against a paused chassis: $(cat "$t_tmp/a9")"; }
+kill -CONT "$simpid"
+count_on
+"$FALCONCTL" attach --job 9 --host node3 --gpus 1 --place any > "$t_tmp/a9" 2>&1 ||
+	t_fail "compose after the outage failed: $(cat "$t_tmp/a9")"
+n=$(gets)
+[ "$n" -ge 40 ] || t_fail "the first compose after the outage read $n resources, expected every device (>= 40)"
+sleep 6 # past falcond's 5 s inventory reuse
+count_on
+"$FALCONCTL" attach --job 10 --host node3 --gpus 1 --place any > "$t_tmp/a10" 2>&1 ||
+	t_fail "compose failed: $(cat "$t_tmp/a10")"
+n2=$(gets)
+[ "$n2" -le 6 ] || t_fail "the second compose after the outage read $n2 resources, expected 6"
+fd_invariants || t_fail "after the outage"
+t_ok "outage: $n GETs for the first compose after it, then $n2"
+
+# ---- 6. a file falcond did not write is named and ignored ------------------
 fd_stop_falcond -KILL
 printf '{"descriptions":[{"path":"/etc/passwd","read":1}]}' > "$DESC"
 count_on
