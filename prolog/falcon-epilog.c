@@ -64,19 +64,18 @@ static bool may_have_lease(void)
  * (fp_match(): the device in its slot below its port's adapter), whatever
  * lease.json recorded: only those are removed.  A recorded BDF its slot
  * does not confirm (another device there, or the slot empty) is left on
- * the bus and logged: it may be another job's device or an orphan.
+ * the bus and logged: it may be another job's device or an orphan.  Called
+ * under the node lock.
  */
 static void identify(const struct falcon_host_conf *host)
 {
 	char rec[FP_MAX_DEVS][FALCON_BDF_LEN], why[1024];
 	size_t i;
-	int lock, r;
+	int r;
 
 	for (i = 0; i < g.lease.n; i++)
 		falcon_strlcpy(rec[i], g.lease.devs[i].bdf, FALCON_BDF_LEN);
-	lock = fp_lock(g.conf);
 	r = host != NULL ? fp_match(g.root, host, &g.lease, why, sizeof(why)) : -1;
-	fp_unlock(lock);
 	if (r < 0) {
 		falcon_error("job %u: %s; removing nothing from the bus", g.job.id,
 			     host != NULL ? why : "no HostName= line");
@@ -104,7 +103,8 @@ static int run(void)
 	json_object *o;
 	falcon_err_t rv;
 	size_t i, n = 0, stuck = 0;
-	int q = 0;
+	bool present[FP_MAX_DEVS];
+	int q = 0, lock;
 	long long t0;
 
 	host = falcon_conf_host(g.conf, g.job.node);
@@ -132,6 +132,13 @@ static int run(void)
 			       g.job.node);
 		return 0;
 	}
+	/* the node lock from identify() until the devices are gone: they stay
+	 * in the host's zone until the decompose below, and another job's
+	 * prolog rescanning (under the same lock) would enumerate them again
+	 * while the wait watches them go.  Given back before the decompose
+	 * (the chassis may take seconds); a rescan after that brings a device
+	 * back until the detach takes it off (pciehp's surprise removal). */
+	lock = fp_lock(g.conf);
 	identify(host);
 	t0 = fp_now_us();
 	for (i = 0; i < g.lease.n; i++) {
@@ -156,11 +163,15 @@ static int run(void)
 						 : fp_left(g.deadline)) != FALCON_OK)
 		falcon_error("job %u: %s", g.job.id, falcon_errmsg());
 	g.t_remove_us = fp_now_us() - t0;
+	for (i = 0; i < g.lease.n; i++)
+		present[i] = g.lease.devs[i].bdf[0] != '\0' &&
+			     falcon_hp_present(g.root, g.lease.devs[i].bdf);
+	fp_unlock(lock);
 	for (i = 0; i < g.lease.n; i++) {
 		struct fp_dev *d = &g.lease.devs[i];
 		char why[300];
 
-		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
+		if (!present[i])
 			continue;
 		snprintf(why, sizeof(why), "falcon-epilog job %u: %s still on %s's bus after remove%s%.95s",
 			 g.job.id, d->bdf, g.job.node, held[i][0] ? ": " : "", held[i]);

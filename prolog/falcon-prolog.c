@@ -75,12 +75,17 @@ static void usage(FILE *f)
  * remove_devices - take the lease's devices that are on the bus off again.
  * One still there after the wait is quarantined in falcond (as the epilog
  * does: never handed out again until an administrator looks) and named in
- * g.stuck; returns how many would not come off.
+ * g.stuck; returns how many would not come off.  Takes the node lock for
+ * the remove and its wait: call without it.
  */
 static size_t remove_devices(void)
 {
 	const char *bdfs[FP_MAX_DEVS];
+	bool present[FP_MAX_DEVS];
 	size_t i, n = 0, stuck = 0;
+	/* as the epilog: no other job's rescan brings them back while the
+	 * wait watches them go */
+	int lock = fp_lock(g.conf);
 
 	for (i = 0; i < g.lease.n; i++)
 		if (g.lease.devs[i].bdf[0] != '\0') {
@@ -90,11 +95,15 @@ static size_t remove_devices(void)
 		}
 	if (n > 0 && falcon_hp_wait_gone(g.root, bdfs, n, 5000) != FALCON_OK)
 		falcon_warn("rollback: %s", falcon_errmsg());
+	for (i = 0; i < g.lease.n; i++)
+		present[i] = g.lease.devs[i].bdf[0] != '\0' &&
+			     falcon_hp_present(g.root, g.lease.devs[i].bdf);
+	fp_unlock(lock);
 	for (i = 0; i < g.lease.n; i++) {
 		const struct fp_dev *d = &g.lease.devs[i];
 		char why[300];
 
-		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
+		if (!present[i])
 			continue;
 		snprintf(why, sizeof(why), "falcon-prolog job %u: %s still on %s's bus after "
 			 "remove at rollback", g.job.id, d->bdf, g.job.node);

@@ -115,6 +115,49 @@ fp_epilog 108; [ $FP_RC = 0 ] || t_fail "epilog 108"
 fp_pool_clean
 t_ok "two jobs at once: $b1 / $b2"
 
+# -- other jobs' prologs rescanning while an epilog takes its devices off:
+# until the decompose detaches them they are still in the host's zone, and
+# a rescan enumerates them again (as Linux does); the prologs rescan under
+# the node lock (RunDir/.lock), so the epilog's remove and its wait hold it
+# too (the soak drained the node "would not come off" when a falcond
+# restart had many prologs rescanning at once)
+# p_rescans_start / p_rescans_stop - rescans one after another, each under
+# the node lock (RunDir/.lock) as a prolog's.
+p_rescans_start() {
+	rm -f "$t_tmp/rescan-stop"
+	(while [ ! -e "$t_tmp/rescan-stop" ]; do
+		flock "$t_tmp/run/.lock" sh -c "echo 1 > '$SYSFS/node1/bus/pci/rescan'"
+	done) & p_rescans=$!
+	sleep 0.5
+}
+p_rescans_stop() { touch "$t_tmp/rescan-stop"; wait $p_rescans || true; }
+fp_prolog 130 "gres/falcon_gpu:2"
+[ $FP_RC = 0 ] || t_fail "prolog 130: $(cat "$t_tmp/prolog-130.log")"
+p_rescans_start
+fp_epilog 130
+p_rescans_stop
+[ $FP_RC = 0 ] || t_fail "epilog 130 among rescans: rc $FP_RC: $(cat "$t_tmp/epilog-130.log")"
+# a rescan between the lock's release and the detach may have brought a
+# device back: the detach takes it off again (pciehp's surprise removal)
+fp_wait_pool_clean 30
+t_ok "an epilog among other prologs' rescans: its devices came off, node not drained"
+# the same for a prolog's rollback (a degraded link under CheckAction=drain):
+# only the degraded device is quarantined, none "would not come off"
+fd_sim c1 POST /admin/faults '{"degraded_links":{"drawer1_slot1":{"speed_gts":8,"width":8}}}' >/dev/null
+p_rescans_start
+fp_prolog 131 "gres/falcon_gpu:2"
+p_rescans_stop
+[ $FP_RC = 1 ] || t_fail "prolog 131 among rescans: rc $FP_RC: $(cat "$t_tmp/prolog-131.log")"
+! grep -q "would not come off" "$t_tmp/prolog-131.log" ||
+	t_fail "rollback among rescans: $(grep -i 'come off\|still on' "$t_tmp/prolog-131.log")"
+[ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 1 ] ||
+	t_fail "quarantine after the rollback: $(cat "$t_tmp/out")"
+qd=$(fd_json 'j["quarantine"][0]["device"]')
+fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+fp_wait_pool_clean 30
+t_ok "a prolog's rollback among rescans: its devices came off, $qd alone quarantined"
+
 # -- a degraded link: warn runs the job and tags it, drain fails and quarantines
 fd_sim c1 POST /admin/faults '{"degraded_links":{"drawer1_slot1":{"speed_gts":8,"width":8},"drawer2_slot1":{"speed_gts":8,"width":8}}}' >/dev/null
 FP_PARTITION=warnp fp_prolog 109 "gres/falcon_gpu:1"
