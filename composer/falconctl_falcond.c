@@ -311,7 +311,7 @@ int falconctl_reconcile(int argc, char **argv)
 		return FALCONCTL_EXIT_USAGE;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_reconcile(cl, &rep);
+	rv = falcon_client_reconcile(cl, true, &rep);
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);

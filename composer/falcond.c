@@ -181,6 +181,44 @@ static const struct route routes[] = {
 	{ "GET", "/v1/history", AUTH, R_HISTORY },
 };
 
+/*
+ * reconcile_body - the body of POST /v1/reconcile: empty, {} or
+ * {"reread": BOOL} (default true: every device's description is read
+ * again).  FALCON_ERR_PARSE naming the field otherwise.
+ */
+static falcon_err_t reconcile_body(const char *body, size_t len, bool *reread)
+{
+	json_object *o, *v;
+	falcon_err_t rv = FALCON_OK;
+
+	*reread = true;
+	if (len == 0)
+		return FALCON_OK;
+	o = json_tokener_parse(body);
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "reconcile: body: expected {} or "
+				    "{\"reread\": true|false}");
+	} else {
+		json_object_object_foreach(o, key, val) {
+			if (strcmp(key, "reread") != 0) {
+				rv = falcon_err_set(FALCON_ERR_PARSE, "reconcile: body: unknown "
+						    "field \"%.40s\" (expected reread)", key);
+				break;
+			}
+			(void)val;
+		}
+		if (rv == FALCON_OK && json_object_object_get_ex(o, "reread", &v)) {
+			if (!json_object_is_type(v, json_type_boolean))
+				rv = falcon_err_set(FALCON_ERR_PARSE, "reconcile: body: reread: "
+						    "expected true or false");
+			else
+				*reread = json_object_get_boolean(v);
+		}
+	}
+	json_object_put(o);
+	return rv;
+}
+
 static bool privileged(uid_t uid)
 {
 	return uid == 0 || (g_st.slurm_uid != (uid_t)-1 && uid == g_st.slurm_uid);
@@ -326,13 +364,16 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		{ answer_json(a, 200, o); return; }
 	}
 	case R_RECONCILE: {
+		bool reread = true;
 		size_t k;
 
-		if (rq->len > 0 && !(rq->len == 2 && memcmp(rq->body, "{}", 2) == 0))
-			{ answer_err(a, FALCON_ERR_PARSE, "reconcile: body: expected {} or nothing"); return; }
-		/* an admin asked: every device is read again (falcon.conf(5) InventoryRefresh) */
+		if ((rv = reconcile_body(rq->body, rq->len, &reread)) != FALCON_OK)
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		/* an admin asked: every device is read again (falcon.conf(5)
+		 * InventoryRefresh); a prolog asks with "reread": false (the
+		 * zones, which it needs, are read every time) */
 		pthread_mutex_lock(&st->lock);
-		for (k = 0; k < st->nchassis; k++)
+		for (k = 0; reread && k < st->nchassis; k++)
 			falcond_desc_forget(&st->ch[k], NULL);
 		pthread_mutex_unlock(&st->lock);
 		rv = falcond_reconcile(st, &o);

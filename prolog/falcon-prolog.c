@@ -563,9 +563,25 @@ static int bring_up(int *lock)
 		return fail_node("%s", falcon_errmsg());
 	}
 	if (rv != FALCON_OK) {
+		char missing[512], held[300];
+
 		fp_unlock(*lock);
+		falcon_strlcpy(missing, why[0] ? why : falcon_errmsg(), sizeof(missing));
+		/* the chassis may have lost the composition (restarted, its
+		 * zones gone) or stopped answering: not the node's problem */
+		if (fp_lease_held(g.conf, g.job.id, g.job.node, g.lease.id, g.deadline - RESERVE_MS,
+				  held, sizeof(held)) == 0) {
+			char detail[900];
+
+			falcon_warn("job %u: not found in their slots: %s; %s: requeued", g.job.id,
+				    missing, held);
+			snprintf(detail, sizeof(detail), "not found in their slots (%s): %s", missing,
+				 held);
+			return fail_requeue(FALCON_ERR_CHASSIS, detail);
+		}
+		falcon_info("job %u: %s", g.job.id, held);
 		return fail_node("%s after rescan: not found in its slot: %s", falcon_strerror(rv),
-				 why[0] ? why : falcon_errmsg());
+				 missing);
 	}
 	return -1;
 }

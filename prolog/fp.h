@@ -166,6 +166,20 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 /* fp_quarantine - POST /v1/quarantine for one device. */
 falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
 			   const char *reason);
+/*
+ * fp_lease_held - after a rescan timeout, is the lease's absence the node's
+ * problem?  Asks falcond to reconcile (POST /v1/reconcile {"reread":false}:
+ * the zones read again, the descriptions kept), which closes a lease whose
+ * devices the chassis no longer gives the host ("gone from the chassis": a
+ * chassis restarted and lost its zones), then looks for lease id of job on
+ * node (GET /v1/status).  1: the chassis holds it (the devices are in the
+ * host's zone: not appearing is the node's); 0: it does not, or a chassis
+ * did not answer the reconcile (502); -1: falcond could not be asked before
+ * deadline (falcon_now_ms(); a 503 of its start-up reconcile is retried),
+ * the error set.  why (n bytes) gets what was found.
+ */
+int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node,
+		  const char *lease, long long deadline, char *why, size_t n);
 /* fp_lease_of - the job's lease on node from GET /v1/status (epilog fallback). */
 falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
 			 struct fp_lease *out);

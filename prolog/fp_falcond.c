@@ -313,3 +313,51 @@ fail:
 	fp_falcond_us += fp_now_us() - t0;
 	return rv;
 }
+
+int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node,
+		  const char *lease, long long deadline, char *why, size_t n)
+{
+	struct falcon_client *cl = NULL;
+	json_object *rep = NULL;
+	struct fp_lease found;
+	long long t0;
+	falcon_err_t rv = FALCON_ERR_TIMEOUT;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		if (k > 0 && !backoff(k - 1, deadline))
+			break;
+		t0 = fp_now_us();
+		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+			rv = falcon_client_reconcile(cl, false, &rep);
+			falcon_client_free(cl);
+			cl = NULL;
+		}
+		fp_falcond_us += fp_now_us() - t0;
+		json_object_put(rep);
+		rep = NULL;
+		if (rv != FALCON_ERR_SERVER && rv != FALCON_ERR_TRANSPORT)
+			break;
+	}
+	if (rv == FALCON_ERR_TRANSPORT || rv == FALCON_ERR_SERVER || rv == FALCON_ERR_TIMEOUT ||
+	    rv == FALCON_ERR_PERM || rv == FALCON_ERR_AUTH) {
+		snprintf(why, n, "falcond could not be asked: %s", falcon_errmsg());
+		return -1;
+	}
+	if (rv != FALCON_OK) {
+		snprintf(why, n, "falcond's reconcile: a chassis did not answer (%s)", falcon_errmsg());
+		return 0;
+	}
+	rv = fp_lease_of(conf, job, node, &found);
+	if (rv == FALCON_ERR_NOTFOUND || (rv == FALCON_OK && strcmp(found.id, lease) != 0)) {
+		snprintf(why, n, "falcond's reconcile closed lease %s: the chassis no longer gives "
+			 "%s its devices", lease, node);
+		return 0;
+	}
+	if (rv != FALCON_OK) {
+		snprintf(why, n, "falcond could not be asked: %s", falcon_errmsg());
+		return -1;
+	}
+	snprintf(why, n, "the chassis holds lease %s: its devices are in %s's zone", lease, node);
+	return 1;
+}

@@ -411,13 +411,15 @@ falcon_err_t falcon_client_unquarantine(struct falcon_client *cl, const char *ch
 	return device_call(cl, "/v1/unquarantine", chassis, device, NULL);
 }
 
-falcon_err_t falcon_client_reconcile(struct falcon_client *cl, json_object **out)
+falcon_err_t falcon_client_reconcile(struct falcon_client *cl, bool reread, json_object **out)
 {
 	json_object *body = json_object_new_object();
 	falcon_err_t rv;
 
 	if (body == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "reconcile");
+	if (!reread)
+		json_object_object_add(body, "reread", json_object_new_boolean(0));
 	rv = falcon_client_call(cl, "POST", "/v1/reconcile", body, NULL, out);
 	json_object_put(body);
 	return rv;

@@ -90,8 +90,15 @@ falcon_err_t falcon_client_quarantine(struct falcon_client *cl, const char *chas
 /* falcon_client_unquarantine - POST /v1/unquarantine. */
 falcon_err_t falcon_client_unquarantine(struct falcon_client *cl, const char *chassis,
 					const char *device);
-/* falcon_client_reconcile - POST /v1/reconcile; the report into *out (caller puts). */
-falcon_err_t falcon_client_reconcile(struct falcon_client *cl, json_object **out);
+/*
+ * falcon_client_reconcile - POST /v1/reconcile; the report into *out
+ * (caller puts).  reread: every device's description is read again (what
+ * an admin asks for); false reads the zones and what changed only (the
+ * prolog's question "does the chassis still hold my lease?").  An answer
+ * other than 2xx is an error as for falcon_client_call() (502: a chassis
+ * did not answer; 503: falcond's start-up reconcile runs), *out untouched.
+ */
+falcon_err_t falcon_client_reconcile(struct falcon_client *cl, bool reread, json_object **out);
 /* falcon_client_health - GET /v1/health; the answer into *out (caller puts). */
 falcon_err_t falcon_client_health(struct falcon_client *cl, json_object **out);
 

@@ -156,6 +156,16 @@ fd_invariants
 curl -s "http://127.0.0.1:$FD_PORT/metrics" | grep -q 'falcond_reconcile_disagreements_total{kind="orphan_device"} 1' ||
 	t_fail "orphan not counted in /metrics"
 t_ok "reconcile on demand reclaims a device attached without a lease"
+# the prolog's reconcile keeps the descriptions ({"reread": false}); a body
+# that is anything else is refused naming what was expected
+fd_expect 200 POST /v1/reconcile '{"reread":false}'
+[ "$(fd_json 'j["orphans_detached"]')" = 0 ] || t_fail "reread false: $(cat "$t_tmp/out")"
+fd_expect 400 POST /v1/reconcile '{"reread":1}'
+grep -q 'reread: expected true or false' "$t_tmp/out" || t_fail "reread 1: $(cat "$t_tmp/out")"
+fd_expect 400 POST /v1/reconcile '{"rereads":true}'
+grep -q 'unknown field \\"rereads\\"' "$t_tmp/out" || t_fail "unknown field: $(cat "$t_tmp/out")"
+fd_expect 400 POST /v1/reconcile '[]'
+t_ok "reconcile's body: {}, {\"reread\": false}; anything else 400 naming it"
 
 # a corrupted ledger stops falcond with a clear error
 fd_stop_falcond

@@ -158,6 +158,42 @@ fd_sim c1 POST /admin/faults '{}' >/dev/null
 fp_wait_pool_clean 30
 t_ok "a prolog's rollback among rescans: its devices came off, $qd alone quarantined"
 
+# -- a device that never appears in its slot (falcon-sim's no_appear): the
+# prolog asks falcond to reconcile.  When the chassis lost the composition
+# meanwhile (a chassis restart loses its zones: here drawer1_slot1 taken out
+# of zone H1 behind falcond's back while the prolog waits), falcond's
+# reconcile closes the lease and the job is requeued, the node not drained
+# (the soak drained it) ...
+fd_sim c1 POST /admin/faults '{"no_appear":["drawer1_slot1"]}' >/dev/null
+(k=0
+until fd_sim c1 GET /admin/state | python3 -c 'import json,sys
+s = json.load(sys.stdin)
+sys.exit(0 if [d for d in s["devices"] if d["id"] == "drawer1_slot1" and d["owner"]] else 1)' ||
+	[ $k -ge 200 ]; do
+	k=$((k + 1)); sleep 0.05
+done
+fd_sim c1 GET /redfish/v1/Fabrics/PCIe/Zones/H1 | python3 -c 'import json,sys
+z = json.load(sys.stdin)
+print(json.dumps({"Links": {"Endpoints": [e for e in z["Links"]["Endpoints"] if "drawer1_slot1" not in e["@odata.id"]]}}))' \
+	>"$t_tmp/zone-h1.json"
+fd_sim c1 PATCH /redfish/v1/Fabrics/PCIe/Zones/H1 "$(cat "$t_tmp/zone-h1.json")" >"$t_tmp/zone-patch.out") &
+lost=$!
+FP_RESCAN_TIMEOUT=3 fp_prolog 133 "gres/falcon_gpu:1"
+wait $lost
+grep -q "drawer1_slot1" "$t_tmp/zone-h1.json" && t_fail "zone H1 not changed: $(cat "$t_tmp/zone-patch.out")"
+! grep -q "draining" "$t_tmp/prolog-133.log" && grep -q "requeueing job 133 .*closed lease" "$t_tmp/prolog-133.log" ||
+	t_fail "composition lost mid-prolog: rc $FP_RC: $(cat "$t_tmp/prolog-133.log") $(cat "$t_tmp/zone-patch.out")"
+fp_wait_pool_clean 30
+# ... while the chassis still gives the host the device, the node is at
+# fault: drained
+FP_RESCAN_TIMEOUT=2 fp_prolog 132 "gres/falcon_gpu:1"
+[ $FP_RC = 1 ] && grep -q "draining node1: falcon: job 132: timed out after rescan: not found in its slot: drawer1_slot1" \
+	"$t_tmp/prolog-132.log" && grep -q "the chassis holds lease" "$t_tmp/prolog-132.log" ||
+	t_fail "device never appearing: rc $FP_RC: $(cat "$t_tmp/prolog-132.log")"
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+fp_wait_pool_clean 30
+t_ok "a device missing from its slot: drained while the chassis holds it, requeued once the chassis lost it"
+
 # -- a degraded link: warn runs the job and tags it, drain fails and quarantines
 fd_sim c1 POST /admin/faults '{"degraded_links":{"drawer1_slot1":{"speed_gts":8,"width":8},"drawer2_slot1":{"speed_gts":8,"width":8}}}' >/dev/null
 FP_PARTITION=warnp fp_prolog 109 "gres/falcon_gpu:1"
