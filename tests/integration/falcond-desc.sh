@@ -57,6 +57,13 @@ n=$(gets)
 grep -q 'chassis c1: 13 device description(s) from' "$t_tmp/falcond.log" ||
 	t_fail "the descriptions were not taken from $DESC: $(tail -3 "$t_tmp/falcond.log")"
 t_ok "restart: $n GETs instead of $full"
+# the reconcile a prolog asks for when a device is missing from its slot
+# ({"reread": false}, falcon-prolog(8)) reads as much, not everything
+count_on
+[ "$(fd_call POST /v1/reconcile '{"reread":false}')" = 200 ] || t_fail "reread false: $(cat "$t_tmp/out")"
+n=$(gets)
+[ "$n" -le 12 ] || t_fail "a {\"reread\": false} reconcile read $n resources, expected <= 12 (a full read is $full)"
+t_ok "a prolog's reconcile: $n GETs"
 
 # ---- 3. composes read ownership fresh, with the kept descriptions --------
 # drawer1_slot4 attached to H3 (node2) behind falcond's back: a compose
