@@ -175,8 +175,9 @@ falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *
  * node (GET /v1/status).  1: the chassis holds it (the devices are in the
  * host's zone: not appearing is the node's); 0: it does not, or a chassis
  * did not answer the reconcile (502); -1: falcond could not be asked before
- * deadline (falcon_now_ms(); a 503 of its start-up reconcile is retried),
- * the error set.  why (n bytes) gets what was found.
+ * deadline (falcon_now_ms(); a 503 of its start-up reconcile is retried)
+ * or refused the request (an older falcond: 400), the error set.  why (n
+ * bytes) gets what was found.
  */
 int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node,
 		  const char *lease, long long deadline, char *why, size_t n);

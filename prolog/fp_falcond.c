@@ -339,14 +339,16 @@ int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node
 		if (rv != FALCON_ERR_SERVER && rv != FALCON_ERR_TRANSPORT)
 			break;
 	}
-	if (rv == FALCON_ERR_TRANSPORT || rv == FALCON_ERR_SERVER || rv == FALCON_ERR_TIMEOUT ||
-	    rv == FALCON_ERR_PERM || rv == FALCON_ERR_AUTH) {
-		snprintf(why, n, "falcond could not be asked: %s", falcon_errmsg());
-		return -1;
-	}
-	if (rv != FALCON_OK) {
+	/* 502 carries the reconcile's report, no error code: PROTOCOL */
+	if (rv == FALCON_ERR_PROTOCOL || rv == FALCON_ERR_CHASSIS) {
 		snprintf(why, n, "falcond's reconcile: a chassis did not answer (%s)", falcon_errmsg());
 		return 0;
+	}
+	if (rv != FALCON_OK) {
+		/* unreachable, too slow, or a falcond that does not take
+		 * {"reread": false} (400): unknown, the node's as before */
+		snprintf(why, n, "falcond could not be asked: %s", falcon_errmsg());
+		return -1;
 	}
 	rv = fp_lease_of(conf, job, node, &found);
 	if (rv == FALCON_ERR_NOTFOUND || (rv == FALCON_OK && strcmp(found.id, lease) != 0)) {

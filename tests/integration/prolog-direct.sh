@@ -184,6 +184,24 @@ grep -q "drawer1_slot1" "$t_tmp/zone-h1.json" && t_fail "zone H1 not changed: $(
 ! grep -q "draining" "$t_tmp/prolog-133.log" && grep -q "requeueing job 133 .*closed lease" "$t_tmp/prolog-133.log" ||
 	t_fail "composition lost mid-prolog: rc $FP_RC: $(cat "$t_tmp/prolog-133.log") $(cat "$t_tmp/zone-patch.out")"
 fp_wait_pool_clean 30
+# ... so is it when the chassis' management stops answering (SIGSTOP) while
+# the prolog waits: the reconcile gets no answer (falcond: 502) ...
+simpid=$(cat "$t_tmp/sim-c1/pid")
+(k=0
+until fd_sim c1 GET /admin/state | python3 -c 'import json,sys
+s = json.load(sys.stdin)
+sys.exit(0 if [d for d in s["devices"] if d["id"] == "drawer1_slot1" and d["owner"]] else 1)' ||
+	[ $k -ge 200 ]; do
+	k=$((k + 1)); sleep 0.05
+done
+kill -STOP "$simpid") &
+paused=$!
+FP_RESCAN_TIMEOUT=3 fp_prolog 134 "gres/falcon_gpu:1"
+wait $paused
+kill -CONT "$simpid"
+! grep -q "draining" "$t_tmp/prolog-134.log" && grep -q "requeueing job 134 .*a chassis did not answer" "$t_tmp/prolog-134.log" ||
+	t_fail "chassis paused mid-prolog: rc $FP_RC: $(cat "$t_tmp/prolog-134.log")"
+fp_wait_pool_clean 60
 # ... while the chassis still gives the host the device, the node is at
 # fault: drained
 FP_RESCAN_TIMEOUT=2 fp_prolog 132 "gres/falcon_gpu:1"
@@ -192,7 +210,7 @@ FP_RESCAN_TIMEOUT=2 fp_prolog 132 "gres/falcon_gpu:1"
 	t_fail "device never appearing: rc $FP_RC: $(cat "$t_tmp/prolog-132.log")"
 fd_sim c1 POST /admin/faults '{}' >/dev/null
 fp_wait_pool_clean 30
-t_ok "a device missing from its slot: drained while the chassis holds it, requeued once the chassis lost it"
+t_ok "a device missing from its slot: drained while the chassis holds it, requeued once the chassis lost it or stopped answering"
 
 # -- a degraded link: warn runs the job and tags it, drain fails and quarantines
 fd_sim c1 POST /admin/faults '{"degraded_links":{"drawer1_slot1":{"speed_gts":8,"width":8},"drawer2_slot1":{"speed_gts":8,"width":8}}}' >/dev/null
