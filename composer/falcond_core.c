@@ -323,6 +323,67 @@ static falcon_err_t detach_or_quarantine(struct falcond_state *st, struct falcon
 	return rv;
 }
 
+/* a lease's devices on one port fit one set */
+_Static_assert(FALCON_CHASSIS_SET_MAX >= FALCON_PROTO_MAX_DEVS, "FALCON_CHASSIS_SET_MAX");
+
+/* port_first - devs[i] is the first device of l on its port. */
+static bool port_first(const struct falcon_lease *l, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (strcmp(l->devs[k].port, l->devs[i].port) == 0)
+			return false;
+	return true;
+}
+
+/* port_set - the ids of l's devices on port into ids (as many as l has);
+ * returns how many. */
+static size_t port_set(const struct falcon_lease *l, const char *port, const char **ids)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->ndevs && n < FALCON_CHASSIS_SET_MAX; i++)
+		if (strcmp(l->devs[i].port, port) == 0)
+			ids[n++] = l->devs[i].id;
+	return n;
+}
+
+/*
+ * detach_port - take back every device of l on port in one request
+ * (falcon_chassis_detach_set: one zone PATCH); when that fails, each on
+ * its own with detach_or_quarantine, so that only a device that will not
+ * come off is quarantined (ch->lock held, st->lock not).  Returns the
+ * number quarantined.
+ */
+static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
+		       const struct falcon_lease *l, const char *port, const char *why)
+{
+	const char *ids[FALCON_CHASSIS_SET_MAX];
+	size_t i, n = port_set(l, port, ids);
+	falcon_err_t rv = ch_client(st, ch);
+	int nq = 0;
+
+	if (rv == FALCON_OK && n > 1) {
+		ch->detaches++;
+		rv = falcon_chassis_detach_set(ch->client, port, ids, n);
+		if (rv == FALCON_OK) {
+			for (i = 0; i < n; i++)
+				ch_set_owner(st, ch, ids[i], "");
+			return 0;
+		}
+		count_chassis_error(st, rv);
+		ch->down |= may_land_late(rv);
+		ch->stale = true;
+		falcon_warn("%s: detach of %zu devices from %s during %s: %s; one by one",
+			    ch->cc->name, n, port, why, falcon_errmsg());
+	}
+	for (i = n; i-- > 0;)
+		if (detach_or_quarantine(st, ch, port, ids[i], why) != FALCON_OK)
+			nq++;
+	return nq;
+}
+
 /*
  * release_lease - detach every device of lease id, close its history with
  * result and drop it from the ledger in memory (ch->lock held, st->lock
@@ -347,9 +408,9 @@ static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, c
 		falcon_strlcpy(lp->state, "closing", sizeof(lp->state));
 	l = *lp;
 	pthread_mutex_unlock(&st->lock);
-	for (i = l.ndevs; i-- > 0;)
-		if (detach_or_quarantine(st, ch, l.devs[i].port, l.devs[i].id, result) != FALCON_OK)
-			nq++;
+	for (i = 0; i < l.ndevs; i++)
+		if (port_first(&l, i))
+			nq += detach_port(st, ch, &l, l.devs[i].port, result);
 	pthread_mutex_lock(&st->lock);
 	for (i = 0; i < l.ndevs; i++) {
 		bool q = falcond_ledger_quarantined(st->ledger, l.devs[i].chassis,
@@ -640,29 +701,75 @@ static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev 
 	*x->retry = true;
 }
 
-/* compose_attach - step 2, each device to its port (ch->lock held). */
+/* attach_one - attach d alone (compose_attach's way when a set is
+ * refused: it names the device refused) (ch->lock held). */
+static falcon_err_t attach_one(struct compose_ctx *x, const struct falcon_lease_dev *d)
+{
+	struct falcond_chassis *ch = x->ch;
+	falcon_err_t rv = falcon_chassis_attach(ch->client, d->port, d->id);
+	char detail[1024];
+
+	if (rv == FALCON_OK) {
+		ch_set_owner(x->st, ch, d->id, d->port);
+		return rv;
+	}
+	count_chassis_error(x->st, rv);
+	ch->stale = true;
+	ch->down |= may_land_late(rv);
+	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT)
+		attach_refused(x, d);
+	return falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name, d->id,
+			      d->port, detail);
+}
+
+/*
+ * compose_attach - step 2, the devices of each port in one request
+ * (falcon_chassis_attach_set: one zone PATCH, all or nothing); a set the
+ * chassis refuses (a mode rule, a device someone took) is tried device by
+ * device so that the one refused is known (attach_refused) (ch->lock held).
+ */
 static falcon_err_t compose_attach(struct compose_ctx *x)
 {
 	struct falcond_chassis *ch = x->ch;
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < x->l.ndevs; i++) {
 		const struct falcon_lease_dev *d = &x->l.devs[i];
-		falcon_err_t rv = falcon_chassis_attach(ch->client, d->port, d->id);
+		const char *ids[FALCON_CHASSIS_SET_MAX];
+		size_t n;
+		falcon_err_t rv;
 		char detail[1024];
 
+		if (!port_first(&x->l, i))
+			continue;
+		n = port_set(&x->l, d->port, ids);
+		if (n == 1)
+			rv = attach_one(x, d);
+		else
+			rv = falcon_chassis_attach_set(ch->client, d->port, ids, n);
 		if (rv == FALCON_OK) {
-			ch_set_owner(x->st, ch, d->id, d->port);
+			for (k = 0; k < n; k++)
+				ch_set_owner(x->st, ch, ids[k], d->port);
 			continue;
 		}
+		if (n == 1)
+			return rv;
 		count_chassis_error(x->st, rv);
 		ch->stale = true;
 		ch->down |= may_land_late(rv);
+		if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
+			falcon_verbose("compose: %s refused %zu devices for %s (%s): one by one",
+				       ch->cc->name, n, d->port, falcon_errmsg());
+			for (k = i; k < x->l.ndevs; k++)
+				if (strcmp(x->l.devs[k].port, d->port) == 0 &&
+				    (rv = attach_one(x, &x->l.devs[k])) != FALCON_OK)
+					return rv;
+			continue;
+		}
 		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-		if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT)
-			attach_refused(x, d);
-		return falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name, d->id,
-				      d->port, detail);
+		return falcon_err_set(rv, "compose: attach %zu devices (%s...) of %s to %s: %s", n,
+				      d->id, ch->cc->name, d->port, detail);
 	}
 	return FALCON_OK;
 }

@@ -329,6 +329,69 @@ falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
 	return rv != FALCON_OK ? rv : ch->be.ops->detach(&ch->be, port, device_id);
 }
 
+/* begin_set - begin() of each of devs[n] (the budget given once). */
+static falcon_err_t begin_set(struct falcon_chassis *ch, const char *op, const char *port,
+			      const char **devs, size_t n)
+{
+	falcon_err_t rv = FALCON_OK;
+	size_t i;
+
+	if (n == 0 || n > FALCON_CHASSIS_SET_MAX || devs == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "%s: %zu devices: expected 1 to %d", op, n,
+				      FALCON_CHASSIS_SET_MAX);
+	for (i = 0; i < n && rv == FALCON_OK; i++)
+		rv = begin(ch, op, port, devs[i]);
+	return rv;
+}
+
+falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *port,
+				       const char **devs, size_t n)
+{
+	char first[1024];
+	falcon_err_t rv = begin_set(ch, "attach", port, devs, n);
+	size_t i, k;
+
+	if (rv != FALCON_OK || ch->be.ops->attach_set != NULL)
+		return rv != FALCON_OK ? rv : ch->be.ops->attach_set(&ch->be, port, devs, n);
+	for (i = 0; i < n; i++) {
+		ch->be.budget = ch->be.max_fetches;
+		rv = ch->be.ops->attach(&ch->be, port, devs[i]);
+		if (rv != FALCON_OK)
+			break;
+	}
+	if (rv == FALCON_OK)
+		return rv;
+	/* all or nothing: the ones this call attached are taken away again */
+	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+	for (k = 0; k < i; k++) {
+		ch->be.budget = ch->be.max_fetches;
+		if (ch->be.ops->detach(&ch->be, port, devs[k]) != FALCON_OK)
+			return falcon_err_set(rv, "%s; taking %s back failed, state unknown: %s",
+					      first, devs[k], falcon_errmsg());
+	}
+	return falcon_err_set(rv, "%s", first);
+}
+
+falcon_err_t falcon_chassis_detach_set(struct falcon_chassis *ch, const char *port,
+				       const char **devs, size_t n)
+{
+	falcon_err_t rv = begin_set(ch, "detach", port, devs, n), e;
+	char first[1024] = "";
+	size_t i;
+
+	if (rv != FALCON_OK || ch->be.ops->detach_set != NULL)
+		return rv != FALCON_OK ? rv : ch->be.ops->detach_set(&ch->be, port, devs, n);
+	for (i = 0; i < n; i++) { /* each is tried; the first error is returned */
+		ch->be.budget = ch->be.max_fetches;
+		e = ch->be.ops->detach(&ch->be, port, devs[i]);
+		if (e != FALCON_OK && rv == FALCON_OK) {
+			rv = e;
+			falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+		}
+	}
+	return rv == FALCON_OK ? rv : falcon_err_set(rv, "%s", first);
+}
+
 falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
 				   const char *device_id, bool attached)
 {

@@ -139,6 +139,31 @@ falcon_err_t falcon_chassis_attach(struct falcon_chassis *ch, const char *port,
 falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
 				   const char *device_id);
 
+/* the most devices in one falcon_chassis_attach_set() / _detach_set(): a
+ * Falcon 4016 has 2 drawers of 8 slots (the paper's Table III); twice that,
+ * as many as one lease may hold (FALCON_PROTO_MAX_DEVS) */
+#define FALCON_CHASSIS_SET_MAX 32
+
+/*
+ * falcon_chassis_attach_set / _detach_set - falcon_chassis_attach() /
+ * _detach() of devs[n] (1 <= n <= FALCON_CHASSIS_SET_MAX, else
+ * FALCON_ERR_INVAL) to / from one host port, in one request where the
+ * backend can: redfish-fabric sends one zone PATCH whose Links.Endpoints
+ * adds (removes) all of them, with If-Match, and reads every one back from
+ * its answer; redfish-composition does one action per device.  A chassis
+ * answering in seconds per request makes a 4-GPU job's compose and
+ * release each one request instead of four.  Errors as
+ * falcon_chassis_attach(); the message names the first device found not
+ * as wanted.  An attach_set error means none of devs[] was attached by
+ * this call (what may have been applied is taken away again); after a
+ * detach_set error some may still be attached: detach each (falcon_chassis_detach)
+ * to know which.  A set with a refused device is refused whole.
+ */
+falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *port,
+				       const char **devs, size_t n);
+falcon_err_t falcon_chassis_detach_set(struct falcon_chassis *ch, const char *port,
+				       const char **devs, size_t n);
+
 /*
  * falcon_chassis_verify - read back whether device_id is given to port
  * (attached true) or not (false): FALCON_OK when it is as expected,

@@ -70,6 +70,13 @@ struct falcon_be_ops {
 	 * given to port, FALCON_ERR_CHASSIS with what was found otherwise */
 	falcon_err_t (*verify)(struct falcon_be *be, const char *port, const char *dev,
 			       bool attached);
+	/* devs[n] (1 <= n <= FALCON_CHASSIS_SET_MAX) given to / taken from
+	 * port in one request, as falcon_chassis_attach_set() / _detach_set();
+	 * NULL: chassis.c does one attach/detach per device */
+	falcon_err_t (*attach_set)(struct falcon_be *be, const char *port, const char **devs,
+				   size_t n);
+	falcon_err_t (*detach_set)(struct falcon_be *be, const char *port, const char **devs,
+				   size_t n);
 	/* the client is closed: free what the backend keeps in be (NULL:
 	 * nothing); be->ops may be NULL when opening failed early */
 	void (*close)(struct falcon_be *be);

@@ -380,6 +380,24 @@ falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *po
 	return fail_with_rollback(rv, first, rb, changed ? undone : absent);
 }
 
+falcon_err_t falcon_be_attach_set_with_rollback(struct falcon_be *be, const char *port,
+						const char **devs, size_t n,
+						falcon_be_set_change_fn change,
+						const char *undone, const char *absent)
+{
+	char first[1024];
+	bool changed;
+	falcon_err_t rv, rb;
+
+	rv = change(be, port, devs, n, true, &changed);
+	if (rv == FALCON_OK || falcon_be_err_definite(rv))
+		return rv;
+	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+	be->budget = be->max_fetches;
+	rb = change(be, port, devs, n, false, &changed);
+	return fail_with_rollback(rv, first, rb, changed ? undone : absent);
+}
+
 falcon_err_t falcon_be_detach(struct falcon_be *be, const char *port, const char *dev,
 			      falcon_be_change_fn change)
 {

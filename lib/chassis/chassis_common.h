@@ -118,6 +118,27 @@ falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *po
 					    const char *dev, falcon_be_change_fn change,
 					    const char *undone, const char *absent);
 
+/*
+ * falcon_be_set_change_fn - a backend's change of devs[n] in one request,
+ * as falcon_be_change_fn: all given to port (add) or all taken away.
+ */
+typedef falcon_err_t (*falcon_be_set_change_fn)(struct falcon_be *be, const char *port,
+						const char **devs, size_t n, bool add,
+						bool *changed);
+
+/*
+ * falcon_be_attach_set_with_rollback - falcon_be_attach_with_rollback() of
+ * devs[n] in one change(add): when it fails with an error after which it
+ * may have taken effect, all of devs[] are taken away again with
+ * change(!add) on a fresh budget, so that an error always means "none of
+ * them attached by this call".  Details and returns as
+ * falcon_be_attach_with_rollback().
+ */
+falcon_err_t falcon_be_attach_set_with_rollback(struct falcon_be *be, const char *port,
+						const char **devs, size_t n,
+						falcon_be_set_change_fn change,
+						const char *undone, const char *absent);
+
 /* falcon_be_detach - detach dev from port with change(!add); the result as
  * falcon_be_detach_result(). */
 falcon_err_t falcon_be_detach(struct falcon_be *be, const char *port, const char *dev,

@@ -310,6 +310,46 @@ static falcon_err_t paths_of(struct falcon_be *be, const char *port, const char 
 	return FALCON_OK;
 }
 
+/* dpaths_of - zpath (port's zone) and the endpoint path of each of devs[n]
+ * (n <= FALCON_CHASSIS_SET_MAX) into dpaths. */
+static falcon_err_t dpaths_of(struct falcon_be *be, const char *port, const char **devs,
+			      size_t n, char *zpath, char dpaths[][FALCON_RF_PATH_LEN])
+{
+	falcon_err_t rv = FALCON_OK;
+	size_t i;
+
+	if (n == 0 || n > FALCON_CHASSIS_SET_MAX)
+		return falcon_err_set(FALCON_ERR_INVAL, "%zu devices in one change: expected 1 to %d",
+				      n, FALCON_CHASSIS_SET_MAX);
+	for (i = 0; i < n && rv == FALCON_OK; i++)
+		rv = paths_of(be, port, devs[i], zpath, dpaths[i]);
+	return rv;
+}
+
+/* set_differs - some dpaths[i]'s membership in eps is not want. */
+static bool set_differs(const char **eps, size_t neps, char dpaths[][FALCON_RF_PATH_LEN],
+			size_t n, bool want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list_has(eps, neps, dpaths[i]) != want)
+			return true;
+	return false;
+}
+
+/* set_first_differing - the first dpaths[i] whose membership is not want (or dpaths[0]). */
+static const char *set_first_differing(const char **eps, size_t neps,
+				       char dpaths[][FALCON_RF_PATH_LEN], size_t n, bool want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list_has(eps, neps, dpaths[i]) != want)
+			return dpaths[i];
+	return dpaths[0];
+}
+
 /* ---- the zone cache (struct falcon_be_zone) ---- */
 
 static void zone_forget(struct falcon_be_zone *z)
@@ -405,14 +445,26 @@ static falcon_err_t zone_read(struct falcon_be *be, const char *port, const char
 	return rv;
 }
 
+/* in_set - p is one of dpaths[n]. */
+static bool in_set(const char *p, char dpaths[][FALCON_RF_PATH_LEN], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (falcon_rf_path_eq(p, dpaths[i]))
+			return true;
+	return false;
+}
+
 /*
- * PATCH zpath with Links.Endpoints = eps (+ dpath when add, - dpath else).
- * *answer gets the zone the service answered with (NULL when it sent none,
- * or when be has no send_resp), new_etag its ETag.
+ * PATCH zpath with Links.Endpoints = eps plus (add) / minus (!add) every
+ * one of dpaths[nd], in one request.  *answer gets the zone the service
+ * answered with (NULL when it sent none, or when be has no send_resp),
+ * new_etag its ETag.
  */
 static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const char **eps,
-			       size_t n, const char *dpath, bool add, const char *etag,
-			       struct json_object **answer, char *new_etag)
+			       size_t n, char dpaths[][FALCON_RF_PATH_LEN], size_t nd, bool add,
+			       const char *etag, struct json_object **answer, char *new_etag)
 {
 	struct json_object *body = json_object_new_object();
 	struct json_object *links = json_object_new_object();
@@ -421,12 +473,14 @@ static falcon_err_t zone_patch(struct falcon_be *be, const char *zpath, const ch
 	size_t i;
 	bool ok = body != NULL && links != NULL && arr != NULL;
 
-	for (i = 0; ok && i < n + (add ? 1 : 0); i++) {
-		const char *p = i < n ? eps[i] : dpath;
+	for (i = 0; ok && i < n + (add ? nd : 0); i++) {
+		const char *p = i < n ? eps[i] : dpaths[i - n];
 		struct json_object *ref;
 
-		if (!add && falcon_rf_path_eq(p, dpath))
-			continue;
+		if (i < n && !add && in_set(p, dpaths, nd))
+			continue; /* removed */
+		if (i >= n && (list_has(eps, n, p) || in_set(p, dpaths, i - n)))
+			continue; /* added, but already there */
 		ref = json_object_new_object();
 		ok = ref != NULL &&
 		     json_object_object_add(ref, "@odata.id", json_object_new_string(p)) == 0 &&
@@ -457,38 +511,50 @@ fail:
 	return rv;
 }
 
-static falcon_err_t fabric_verify(struct falcon_be *be, const char *port, const char *dev,
-				  bool attached)
+/* verify_set - read port's zone (zpath): FALCON_OK when each of dpaths[n]
+ * is listed (attached) / is not (!attached), FALCON_ERR_CHASSIS naming the
+ * first that is not. */
+static falcon_err_t verify_set(struct falcon_be *be, const char *port, const char *zpath,
+			       char dpaths[][FALCON_RF_PATH_LEN], size_t nd, bool attached)
 {
-	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
 	char etag[FALCON_RF_ETAG_LEN];
 	struct json_object *zone = NULL;
 	const char **eps = NULL;
 	size_t n;
 	falcon_err_t rv;
 
-	rv = paths_of(be, port, dev, zpath, dpath);
-	if (rv != FALCON_OK)
-		return rv;
 	rv = zone_read(be, port, zpath, &zone, etag, &eps, &n);
 	if (rv != FALCON_OK)
 		return rv;
-	if (list_has(eps, n, dpath) != attached)
+	if (set_differs(eps, n, dpaths, nd, attached))
 		rv = falcon_err_set(FALCON_ERR_CHASSIS, "read-back: zone %s %s %s", zpath,
-				    attached ? "does not list" : "still lists", dpath);
+				    attached ? "does not list" : "still lists",
+				    set_first_differing(eps, n, dpaths, nd, attached));
 	free(eps);
 	json_object_put(zone);
 	return rv;
 }
 
+static falcon_err_t fabric_verify(struct falcon_be *be, const char *port, const char *dev,
+				  bool attached)
+{
+	char zpath[FALCON_RF_PATH_LEN], dpath[1][FALCON_RF_PATH_LEN];
+	falcon_err_t rv;
+
+	rv = paths_of(be, port, dev, zpath, dpath[0]);
+	return rv != FALCON_OK ? rv : verify_set(be, port, zpath, dpath, 1, attached);
+}
+
 /*
  * readback_answer - the read-back from a PATCH's answer: FALCON_OK when it
- * is the zone and lists (add) / does not list dev, FALCON_ERR_CHASSIS when
- * it says otherwise, FALCON_ERR_NOTFOUND when the answer is no zone (then
- * read the zone).  The zone is kept as zpath's state (with new_etag).
+ * is the zone and lists (add) / does not list every one of dpaths[nd],
+ * FALCON_ERR_CHASSIS when it says otherwise, FALCON_ERR_NOTFOUND when the
+ * answer is no zone (then read the zone).  The zone is kept as zpath's
+ * state (with new_etag).
  */
-static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath, const char *dpath,
-				    bool add, struct json_object *answer, const char *new_etag)
+static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath,
+				    char dpaths[][FALCON_RF_PATH_LEN], size_t nd, bool add,
+				    struct json_object *answer, const char *new_etag)
 {
 	const char **eps = NULL;
 	const char *id;
@@ -502,10 +568,11 @@ static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath, con
 		zone_uncache(be, zpath);
 		return FALCON_ERR_NOTFOUND;
 	}
-	if (list_has(eps, n, dpath) != add) {
+	if (set_differs(eps, n, dpaths, nd, add)) {
 		zone_uncache(be, zpath);
 		rv = falcon_err_set(FALCON_ERR_CHASSIS, "read-back: zone %s %s %s (PATCH answer)",
-				    zpath, add ? "does not list" : "still lists", dpath);
+				    zpath, add ? "does not list" : "still lists",
+				    set_first_differing(eps, n, dpaths, nd, add));
 	} else {
 		zone_keep(be, zpath, answer, new_etag);
 		rv = FALCON_OK;
@@ -515,15 +582,17 @@ static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath, con
 }
 
 /*
- * Add (add) or remove dev in port's zone with If-Match, re-reading on 412 at
- * most be->retries times, then read back.  *changed: a PATCH was accepted.
- * The zone is taken from the cache when this client has it with an ETag (a
- * 412 then only drops the stale copy: it does not count as a retry).
+ * change_set - add (add) or remove every one of devs[nd] in port's zone with
+ * one PATCH with If-Match, re-reading on 412 at most be->retries times,
+ * then read back.  *changed: a PATCH was accepted.  The zone is taken from
+ * the cache when this client has it with an ETag (a 412 then only drops
+ * the stale copy: it does not count as a retry).  Nothing is sent when the
+ * zone, read, is already as wanted.
  */
-static falcon_err_t change(struct falcon_be *be, const char *port, const char *dev,
-			   bool add, bool *changed)
+static falcon_err_t change_set(struct falcon_be *be, const char *port, const char **devs,
+			       size_t nd, bool add, bool *changed)
 {
-	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
+	char zpath[FALCON_RF_PATH_LEN], dpaths[FALCON_CHASSIS_SET_MAX][FALCON_RF_PATH_LEN];
 	char etag[FALCON_RF_ETAG_LEN], new_etag[FALCON_RF_ETAG_LEN];
 	struct json_object *zone = NULL, *answer = NULL;
 	struct falcon_be_zone *z;
@@ -534,17 +603,17 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	falcon_err_t rv;
 
 	*changed = false;
-	rv = paths_of(be, port, dev, zpath, dpath);
+	rv = dpaths_of(be, port, devs, nd, zpath, dpaths);
 	if (rv != FALCON_OK)
 		return rv;
 	for (attempt = 0; ; attempt++) {
 		z = be->send_resp != NULL ? zone_cached(be, zpath) : NULL;
-		cached = z != NULL && list_has(z->eps, z->neps, dpath) != add;
+		cached = z != NULL && set_differs(z->eps, z->neps, dpaths, nd, add);
 		if (cached) {
 			/* our copy says a change is needed: PATCH from it; a copy
 			 * that says "nothing to do" is not trusted (read again) */
 			falcon_strlcpy(etag, z->etag, sizeof(etag));
-			rv = zone_patch(be, zpath, z->eps, z->neps, dpath, add, etag, &answer,
+			rv = zone_patch(be, zpath, z->eps, z->neps, dpaths, nd, add, etag, &answer,
 					new_etag);
 			*changed = rv == FALCON_OK;
 		} else {
@@ -553,12 +622,14 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 				zone_uncache(be, zpath);
 				return rv;
 			}
-			if (list_has(eps, n, dpath) == add) {
-				falcon_verbose("%s: %s already %s zone %s", __func__, dev,
-					       add ? "in" : "not in", zpath);
+			if (!set_differs(eps, n, dpaths, nd, add)) {
+				falcon_verbose("%s: %s%s already %s zone %s", __func__, devs[0],
+					       nd > 1 ? " and the others" : "", add ? "in" : "not in",
+					       zpath);
 				rv = FALCON_OK;
 			} else {
-				rv = zone_patch(be, zpath, eps, n, dpath, add, etag, &answer, new_etag);
+				rv = zone_patch(be, zpath, eps, n, dpaths, nd, add, etag, &answer,
+						new_etag);
 				*changed = rv == FALCON_OK;
 			}
 			free(eps);
@@ -590,37 +661,58 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
 	if (rv != FALCON_OK)
 		return rv;
 	if (*changed) {
-		rv = readback_answer(be, zpath, dpath, add, answer, new_etag);
+		rv = readback_answer(be, zpath, dpaths, nd, add, answer, new_etag);
 		json_object_put(answer);
 		if (rv != FALCON_ERR_NOTFOUND)
 			return rv;
 	}
-	return fabric_verify(be, port, dev, add);
+	return verify_set(be, port, zpath, dpaths, nd, add);
+}
+
+/* change - change_set() of one device (a falcon_be_change_fn). */
+static falcon_err_t change(struct falcon_be *be, const char *port, const char *dev,
+			   bool add, bool *changed)
+{
+	return change_set(be, port, &dev, 1, add, changed);
 }
 
 /*
- * change(), and when an attach is refused before any PATCH was accepted
- * (FALCON_ERR_CHASSIS): a zone link to an endpoint that does not exist is a
- * 400, so tell an unknown device (FALCON_ERR_NOTFOUND) apart from other
- * refusals.
+ * change_set(), and when an attach is refused before any PATCH was
+ * accepted (FALCON_ERR_CHASSIS): a zone link to an endpoint that does not
+ * exist is a 400, so tell an unknown device (FALCON_ERR_NOTFOUND, naming
+ * the first such) apart from other refusals.  A falcon_be_set_change_fn.
  */
-static falcon_err_t change_or_unknown(struct falcon_be *be, const char *port,
-				      const char *dev, bool add, bool *changed)
+static falcon_err_t change_or_unknown_set(struct falcon_be *be, const char *port,
+					  const char **devs, size_t nd, bool add, bool *changed)
 {
 	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
 	char first[1024];
-	struct json_object *ep = NULL;
-	falcon_err_t rv = change(be, port, dev, add, changed);
+	falcon_err_t rv = change_set(be, port, devs, nd, add, changed);
+	size_t i;
 
 	if (!add || rv != FALCON_ERR_CHASSIS || *changed)
 		return rv;
 	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-	if (paths_of(be, port, dev, zpath, dpath) == FALCON_OK &&
-	    falcon_be_get(be, dpath, &ep, NULL, 0) == FALCON_ERR_NOTFOUND)
-		return falcon_err_set(FALCON_ERR_NOTFOUND, "no device endpoint %s: %s",
-				      dpath, first);
-	json_object_put(ep);
+	for (i = 0; i < nd; i++) {
+		struct json_object *ep = NULL;
+		falcon_err_t e = paths_of(be, port, devs[i], zpath, dpath);
+
+		if (e == FALCON_OK)
+			e = falcon_be_get(be, dpath, &ep, NULL, 0);
+		json_object_put(ep);
+		if (e == FALCON_ERR_NOTFOUND)
+			return falcon_err_set(FALCON_ERR_NOTFOUND, "no device endpoint %s: %s",
+					      dpath, first);
+		if (e != FALCON_OK)
+			break; /* cannot tell: the refusal as it came */
+	}
 	return falcon_err_set(rv, "%s", first);
+}
+
+static falcon_err_t change_or_unknown(struct falcon_be *be, const char *port,
+				      const char *dev, bool add, bool *changed)
+{
+	return change_or_unknown_set(be, port, &dev, 1, add, changed);
 }
 
 /* A PATCH that may have been applied (a timeout, a dropped connection, a
@@ -637,11 +729,30 @@ static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const 
 	return falcon_be_detach(be, port, dev, change);
 }
 
+/* The set in one zone PATCH; an error means none of them is attached. */
+static falcon_err_t fabric_attach_set(struct falcon_be *be, const char *port,
+				      const char **devs, size_t n)
+{
+	return falcon_be_attach_set_with_rollback(be, port, devs, n, change_or_unknown_set,
+						  "removed from the zone again",
+						  "the devices are not in the zone");
+}
+
+static falcon_err_t fabric_detach_set(struct falcon_be *be, const char *port,
+				      const char **devs, size_t n)
+{
+	bool changed;
+
+	return falcon_be_detach_result(change_set(be, port, devs, n, false, &changed));
+}
+
 const struct falcon_be_ops falcon_be_fabric = {
 	.name = "redfish-fabric",
 	.inventory = fabric_inventory,
 	.attach = fabric_attach,
 	.detach = fabric_detach,
 	.verify = fabric_verify,
+	.attach_set = fabric_attach_set,
+	.detach_set = fabric_detach_set,
 	.close = fabric_close,
 };

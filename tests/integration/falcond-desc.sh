@@ -25,15 +25,18 @@ fd_start_falcond
 DESC=$t_tmp/state/chassis-c1.json
 N=100000
 
-# count_on - count the chassis' GETs from now; gets - how many since
+# count_on - count the chassis' GETs and PATCHes from now; gets, patches -
+# how many since
 count_on() {
-	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"ms\":0,\"count\":$N,\"method\":\"GET\",\"path\":\"/redfish/v1/*\"}]}" >/dev/null
+	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"ms\":0,\"count\":$N,\"method\":\"GET\",\"path\":\"/redfish/v1/*\"},{\"action\":\"latency\",\"ms\":0,\"count\":$N,\"method\":\"PATCH\",\"path\":\"/redfish/v1/*\"}]}" >/dev/null
 }
-gets() {
+counted() {
 	fd_sim c1 GET /admin/faults | python3 -c 'import json,sys
-r = json.load(sys.stdin)["rules"]
-print(int(sys.argv[1]) - (r[0]["count"] if r else 0))' $N
+r = [x for x in json.load(sys.stdin)["rules"] if x["method"] == sys.argv[2]]
+print(int(sys.argv[1]) - (r[0]["count"] if r else 0))' $N "$1"
 }
+gets() { counted GET; }
+patches() { counted PATCH; }
 ndesc() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["descriptions"]))' "$DESC"; }
 restart() {
 	fd_stop_falcond -KILL
@@ -64,6 +67,26 @@ count_on
 n=$(gets)
 [ "$n" -le 12 ] || t_fail "a {\"reread\": false} reconcile read $n resources, expected <= 12 (a full read is $full)"
 t_ok "a prolog's reconcile: $n GETs"
+
+# ---- 2b. one PATCH per zone: a compose and its release ---------------------
+# node1 is cabled to H1 (drawer 1) and H2 (drawer 2): 6 GPUs are 4 of
+# drawer 1 and 2 of drawer 2, one zone PATCH each (was one per device: 6),
+# and as many to take them back.  With a chassis answering in seconds per
+# request that is the difference between 12 s and 36 s of its time.
+count_on
+"$FALCONCTL" attach --job 5 --host node1 --gpus 6 --place any --json > "$t_tmp/a5" ||
+	t_fail "compose of 6 GPUs failed: $(cat "$t_tmp/a5")"
+n=$(patches)
+ports=$(python3 -c 'import json,sys; print(len({d["port"] for d in json.load(open(sys.argv[1]))["devices"]}))' "$t_tmp/a5")
+[ "$ports" = 2 ] || t_fail "the 6 GPUs expected on 2 ports (H1, H2): $(cat "$t_tmp/a5")"
+[ "$n" = 2 ] || t_fail "a compose of 6 GPUs on 2 zones sent $n PATCHes, expected 2 (one per zone)"
+fd_invariants || t_fail "after the compose of 6"
+count_on
+"$FALCONCTL" detach --job 5 > "$t_tmp/d5" || t_fail "release of job 5: $(cat "$t_tmp/d5")"
+n2=$(patches)
+[ "$n2" = 2 ] || t_fail "the release of 6 GPUs on 2 zones sent $n2 PATCHes, expected 2"
+fd_invariants || t_fail "after the release of 6"
+t_ok "6 GPUs on 2 zones: $n PATCHes to compose, $n2 to release"
 
 # ---- 3. composes read ownership fresh, with the kept descriptions --------
 # drawer1_slot4 attached to H3 (node2) behind falcond's back: a compose

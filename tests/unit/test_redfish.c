@@ -1426,6 +1426,89 @@ START_TEST(test_http_rollback)
 }
 END_TEST
 
+/*
+ * A set of devices in one zone PATCH (falcon_chassis_attach_set): a 4-GPU
+ * compose and its release are one request each, not four; all or nothing
+ * when the answer is lost; refused whole; bad sets refused before any
+ * request.  Composition (one action per block): the generic loop, which
+ * takes back what it attached when a later device fails.
+ */
+START_TEST(test_http_zone_set)
+{
+	const char *four[] = { "drawer1_slot1", "drawer1_slot2", "drawer1_slot3", "drawer1_slot4" };
+	const char *two[] = { "drawer1_slot2", "drawer9_slot9" };
+	const char *bad[] = { "drawer1_slot1", "../H2" };
+	const char *many[FALCON_CHASSIS_SET_MAX + 1];
+	struct falcon_chassis *ch;
+	size_t i;
+
+	for (i = 0; i < FALCON_CHASSIS_SET_MAX + 1; i++)
+		many[i] = "drawer1_slot1";
+	srv_start();
+	ch = open_chassis(FALCON_BACKEND_FABRIC, NULL, false);
+	ck_assert_msg(falcon_chassis_attach_set(ch, "H1", four, 4) == FALCON_OK, "%s",
+		      falcon_errmsg());
+	ck_assert_int_eq(S.patches, 1);
+	ck_assert_int_eq(S.zone_gets, 1); /* the first read; the read-back is the answer */
+	ck_assert_int_eq(S.neps, 5);
+	ck_assert_str_eq(S.eps[0], EPS "/hostport1_H1");
+	ck_assert_str_eq(S.eps[4], EPS "/drawer1_slot4");
+	/* again: nothing to do, no PATCH */
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 4), FALCON_OK);
+	ck_assert_int_eq(S.patches, 1);
+	ck_assert_int_eq(falcon_chassis_verify(ch, "H1", "drawer1_slot3", true), FALCON_OK);
+	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", four, 4), FALCON_OK);
+	ck_assert_int_eq(S.patches, 2);
+	ck_assert_int_eq(S.neps, 1);
+	/* only what is missing is added; a device named twice is sent once */
+	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot2"), FALCON_OK);
+	{
+		const char *dup[] = { "drawer1_slot1", "drawer1_slot2", "drawer1_slot1" };
+
+		ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", dup, 3), FALCON_OK);
+	}
+	ck_assert_int_eq(S.neps, 3);
+	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", four, 4), FALCON_OK);
+	ck_assert_int_eq(S.neps, 1);
+	/* bad sets: refused before any request */
+	i = (size_t)S.patches;
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 0), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", many, FALCON_CHASSIS_SET_MAX + 1),
+			 FALCON_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "expected 1 to 32"));
+	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", bad, 2), FALCON_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "device '../H2'"));
+	ck_assert_int_eq(S.patches, (int)i);
+	/* the answer lost after the PATCH was applied: all taken out again */
+	S.apply_then_500 = 1;
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 4), FALCON_ERR_SERVER);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "rolled back: removed from the zone again"));
+	ck_assert_int_eq(S.neps, 1);
+	ck_assert_int_eq(S.patches, (int)i + 2);
+	/* refused whole: nothing attached, nothing to undo */
+	S.conflict = true;
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 4), FALCON_ERR_CONFLICT);
+	ck_assert_int_eq(S.neps, 1);
+	ck_assert_int_eq(S.patches, (int)i + 3);
+	S.conflict = false;
+	falcon_chassis_close(ch);
+
+	/* redfish-composition: one action per device; drawer9_slot9 is no
+	 * block: drawer1_slot2, attached first, is taken back */
+	ch = open_chassis(FALCON_BACKEND_COMPOSITION, NULL, false);
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", two, 2), FALCON_ERR_NOTFOUND);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "no resource block"));
+	ck_assert(!S.block_linked);
+	ck_assert_int_eq(S.posts, 2);
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", two, 1), FALCON_OK);
+	ck_assert(S.block_linked);
+	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", two, 1), FALCON_OK);
+	ck_assert(!S.block_linked);
+	falcon_chassis_close(ch);
+	srv_stop();
+}
+END_TEST
+
 START_TEST(test_http_composition)
 {
 	struct falcon_chassis *ch;
@@ -1961,6 +2044,7 @@ int main(void)
 	tcase_add_test(tc, test_http_zone_kept);
 	tcase_add_test(tc, test_http_conflict);
 	tcase_add_test(tc, test_http_rollback);
+	tcase_add_test(tc, test_http_zone_set);
 	tcase_add_test(tc, test_http_composition);
 	tcase_add_loop_test(tc, test_http_status, 0, ARRAY_SIZE(http_statuses));
 	tcase_add_test(tc, test_http_bodies);
