@@ -928,7 +928,6 @@ int main(int argc, char **argv)
 
 	falcon_log_init("falcond");
 	g_st.use_slurm = true;
-	g_st.inventory_ttl_ms = 5000; /* reuse a chassis inventory up to 5 s (falcond.8) */
 	while ((opt = getopt_long(argc, argv, "f:vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': cfg = optarg; break;

@@ -252,7 +252,6 @@ struct falcond_state {
 	unsigned long long saved_gen;   /* ... of which durable */
 	unsigned long long failed_gen;  /* a write covering up to this failed */
 	bool saving;                    /* a thread is writing the ledger */
-	int inventory_ttl_ms;           /* reuse an inventory this long (0 = always read) */
 	size_t nchassis;
 	struct falcond_chassis *ch;
 	bool use_slurm;

@@ -90,6 +90,14 @@ bench-falcond-restart: composer/falcond composer/falconctl sim/falcon-sim
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/tests/bench/falcond-restart
 EXTRA_DIST += tests/bench/falcond-restart
+# Bench (by hand): a 1-GPU and a 4-GPU job's compose + release under a slow
+# chassis, placement reading at every compose vs InventoryReuse; requests,
+# seconds and ratios printed.
+BENCH_TARGETS += bench-falcond-compose
+bench-falcond-compose: composer/falcond composer/falconctl sim/falcon-sim
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond-compose
+EXTRA_DIST += tests/bench/falcond-compose
 BENCH_TARGETS += bench-falcond
 bench-falcond: tests/bench/bench_falcond
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

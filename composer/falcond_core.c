@@ -142,12 +142,16 @@ static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory
 
 /*
  * ch_inventory - the chassis inventory into *inv (caller frees) (ch->lock
- * held).  With fresh false, the one read within st->inventory_ttl_ms is
- * reused when no error happened since: falcond itself changes owners only
- * under ch->lock and records them (ch_set_owner); a change made behind its
- * back makes the attach fail, which marks the cache stale.  A read that
- * fails marks the chassis down; the next one that works kicks the
- * reconcile thread (falcond_reconciler).
+ * held).  With fresh false, the last read (a compose's or a reconcile's)
+ * is reused while younger than InventoryReuse (falcon.conf(5)) and no
+ * error happened since: falcond itself changes owners only under ch->lock
+ * and records them (ch_set_owner).  A change made behind its back is safe
+ * either way: a device attached to another host is refused by the chassis
+ * (one PCIe device, one host port: 409), which marks the cache stale and
+ * places again from a fresh read (attach_refused); a device freed is not
+ * used until the next read (the periodic reconcile reads every
+ * ReconcileInterval).  A read that fails marks the chassis down; the next
+ * one that works kicks the reconcile thread (falcond_reconciler).
  */
 static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				 struct falcon_inventory *inv, bool fresh)
@@ -156,7 +160,7 @@ static falcon_err_t ch_inventory(struct falcond_state *st, struct falcond_chassi
 	falcon_err_t rv;
 
 	if (!fresh && ch->have_last && !ch->stale &&
-	    falcon_now_ms() - ch->last_ms < st->inventory_ttl_ms) {
+	    falcon_now_ms() - ch->last_ms < st->conf->inventory_reuse * 1000LL) {
 		pthread_mutex_lock(&st->lock);
 		inv_copy(inv, &ch->last);
 		pthread_mutex_unlock(&st->lock);
@@ -337,30 +341,33 @@ static bool port_first(const struct falcon_lease *l, size_t i)
 	return true;
 }
 
-/* port_set - the ids of l's devices on port into ids (as many as l has);
- * returns how many. */
-static size_t port_set(const struct falcon_lease *l, const char *port, const char **ids)
+/* port_set - the ids of l's devices on port into ids (as many as l has),
+ * only those with sent[i] set unless sent is NULL; returns how many. */
+static size_t port_set(const struct falcon_lease *l, const char *port, const bool *sent,
+		       const char **ids)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < l->ndevs && n < FALCON_CHASSIS_SET_MAX; i++)
-		if (strcmp(l->devs[i].port, port) == 0)
+		if (strcmp(l->devs[i].port, port) == 0 && (sent == NULL || sent[i]))
 			ids[n++] = l->devs[i].id;
 	return n;
 }
 
 /*
- * detach_port - take back every device of l on port in one request
- * (falcon_chassis_detach_set: one zone PATCH); when that fails, each on
- * its own with detach_or_quarantine, so that only a device that will not
- * come off is quarantined (ch->lock held, st->lock not).  Returns the
- * number quarantined.
+ * detach_port - take back every device of l on port (those with sent[i]
+ * set, unless sent is NULL) in one request (falcon_chassis_detach_set:
+ * one zone PATCH); when that fails, each on its own with
+ * detach_or_quarantine, so that only a device that will not come off is
+ * quarantined (ch->lock held, st->lock not).  Returns the number
+ * quarantined.
  */
 static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
-		       const struct falcon_lease *l, const char *port, const char *why)
+		       const struct falcon_lease *l, const char *port, const bool *sent,
+		       const char *why)
 {
 	const char *ids[FALCON_CHASSIS_SET_MAX];
-	size_t i, n = port_set(l, port, ids);
+	size_t i, n = port_set(l, port, sent, ids);
 	falcon_err_t rv = ch_client(st, ch);
 	int nq = 0;
 
@@ -385,16 +392,20 @@ static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
 }
 
 /*
- * release_lease - detach every device of lease id, close its history with
- * result and drop it from the ledger in memory (ch->lock held, st->lock
- * not); the caller commits.  A crash before the commit leaves the lease in
- * the file with devices detached: reconcile closes it.  Returns the number
- * of devices quarantined.
+ * release_lease - detach every device of lease id (only those with sent[i]
+ * set when sent is not NULL: a compose's rollback leaves alone a device
+ * whose attach was refused before anything was sent, e.g. one someone else
+ * had given the host), close its history with result and drop it from the
+ * ledger in memory (ch->lock held, st->lock not); the caller commits.  A
+ * crash before the commit leaves the lease in the file with devices
+ * detached: reconcile closes it.  Returns the number of devices
+ * quarantined.
  */
 static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, const char *id,
-			 const char *result)
+			 const char *result, const bool *sent)
 {
 	struct falcon_lease l, *lp;
+	const char *ids[FALCON_CHASSIS_SET_MAX];
 	int nq = 0;
 	size_t i;
 
@@ -409,8 +420,8 @@ static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, c
 	l = *lp;
 	pthread_mutex_unlock(&st->lock);
 	for (i = 0; i < l.ndevs; i++)
-		if (port_first(&l, i))
-			nq += detach_port(st, ch, &l, l.devs[i].port, result);
+		if (port_first(&l, i) && port_set(&l, l.devs[i].port, sent, ids) > 0)
+			nq += detach_port(st, ch, &l, l.devs[i].port, sent, result);
 	pthread_mutex_lock(&st->lock);
 	for (i = 0; i < l.ndevs; i++) {
 		bool q = falcond_ledger_quarantined(st->ledger, l.devs[i].chassis,
@@ -487,6 +498,7 @@ struct compose_ctx {
 	struct falcond_slot *slots;       /* owned, one per inv device */
 	size_t picks[FALCON_PROTO_MAX_DEVS];
 	struct falcon_lease l;            /* the lease being made */
+	bool sent[FALCON_PROTO_MAX_DEVS]; /* l.devs[i] may be attached: a rollback detaches it */
 };
 
 /* compose_resolve - host, policy, place and chassis of the request (no lock). */
@@ -701,14 +713,33 @@ static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev 
 	*x->retry = true;
 }
 
-/* attach_one - attach d alone (compose_attach's way when a set is
- * refused: it names the device refused) (ch->lock held). */
+/* mark_sent - after an attach of the devices of l on port that returned
+ * rv: they may be attached (a rollback must detach them) unless the chassis
+ * refused before anything was sent (FALCON_ERR_CONFLICT: one was in
+ * another zone, or already in this one, given by someone else: detaching
+ * it would take it from whoever did). */
+static void mark_sent(struct compose_ctx *x, const char *port, const char *only,
+		      falcon_err_t rv)
+{
+	size_t i;
+
+	for (i = 0; i < x->l.ndevs; i++)
+		if (strcmp(x->l.devs[i].port, port) == 0 &&
+		    (only == NULL || strcmp(x->l.devs[i].id, only) == 0))
+			x->sent[i] = rv != FALCON_ERR_CONFLICT;
+}
+
+/* attach_one - attach d alone, as a set of one (refused when someone else
+ * already gave it to the port): a 1-device lease, or compose_attach's way
+ * when a set is refused, naming the device refused (ch->lock held). */
 static falcon_err_t attach_one(struct compose_ctx *x, const struct falcon_lease_dev *d)
 {
 	struct falcond_chassis *ch = x->ch;
-	falcon_err_t rv = falcon_chassis_attach(ch->client, d->port, d->id);
+	const char *id = d->id;
+	falcon_err_t rv = falcon_chassis_attach_set(ch->client, d->port, &id, 1);
 	char detail[1024];
 
+	mark_sent(x, d->port, d->id, rv);
 	if (rv == FALCON_OK) {
 		ch_set_owner(x->st, ch, d->id, d->port);
 		return rv;
@@ -743,11 +774,13 @@ static falcon_err_t compose_attach(struct compose_ctx *x)
 
 		if (!port_first(&x->l, i))
 			continue;
-		n = port_set(&x->l, d->port, ids);
-		if (n == 1)
+		n = port_set(&x->l, d->port, NULL, ids);
+		if (n == 1) {
 			rv = attach_one(x, d);
-		else
+		} else {
 			rv = falcon_chassis_attach_set(ch->client, d->port, ids, n);
+			mark_sent(x, d->port, NULL, rv);
+		}
 		if (rv == FALCON_OK) {
 			for (k = 0; k < n; k++)
 				ch_set_owner(x->st, ch, ids[k], d->port);
@@ -827,7 +860,7 @@ static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
 	int nq;
 
 	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-	nq = release_lease(st, x->ch, x->l.id, "rolled back");
+	nq = release_lease(st, x->ch, x->l.id, "rolled back", x->sent);
 	pthread_mutex_unlock(&x->ch->lock);
 	x->ch_locked = false;
 	x->recorded = false;
@@ -961,7 +994,7 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			pthread_mutex_lock(&ch->lock);
 			rv = decompose_intent(st, id);
 			if (rv == FALCON_OK)
-				total_q += release_lease(st, ch, id, result);
+				total_q += release_lease(st, ch, id, result, NULL);
 			pthread_mutex_unlock(&ch->lock);
 			if (rv != FALCON_OK)
 				break;
@@ -1108,7 +1141,7 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 	}
 	pthread_mutex_unlock(&st->lock);
 	for (i = 0; i < nids; i++)
-		release_lease(st, ch, ids[i], why[i]);
+		release_lease(st, ch, ids[i], why[i], NULL);
 }
 
 /*

@@ -354,6 +354,14 @@ falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *po
 	if (rv != FALCON_OK || ch->be.ops->attach_set != NULL)
 		return rv != FALCON_OK ? rv : ch->be.ops->attach_set(&ch->be, port, devs, n);
 	for (i = 0; i < n; i++) {
+		/* believed free: one already given to port is not taken over */
+		ch->be.budget = ch->be.max_fetches;
+		rv = ch->be.ops->verify(&ch->be, port, devs[i], false);
+		if (rv == FALCON_ERR_CHASSIS)
+			rv = falcon_err_set(FALCON_ERR_CONFLICT, "%s is already given to %s by "
+					    "someone else, not taken over", devs[i], port);
+		if (rv != FALCON_OK)
+			break;
 		ch->be.budget = ch->be.max_fetches;
 		rv = ch->be.ops->attach(&ch->be, port, devs[i]);
 		if (rv != FALCON_OK)

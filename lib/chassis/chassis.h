@@ -154,10 +154,15 @@ falcon_err_t falcon_chassis_detach(struct falcon_chassis *ch, const char *port,
  * answering in seconds per request makes a 4-GPU job's compose and
  * release each one request instead of four.  Errors as
  * falcon_chassis_attach(); the message names the first device found not
- * as wanted.  An attach_set error means none of devs[] was attached by
+ * as wanted.  Unlike falcon_chassis_attach(), attach_set is for devices
+ * the caller believes free: one already given to port (by an administrator,
+ * another tool, a late request of a dead falcond) is FALCON_ERR_CONFLICT
+ * and nothing is sent, so that a device is never taken over from whoever
+ * attached it.  An attach_set error means none of devs[] was attached by
  * this call (what may have been applied is taken away again); after a
- * detach_set error some may still be attached: detach each (falcon_chassis_detach)
- * to know which.  A set with a refused device is refused whole.
+ * detach_set error some may still be attached: detach each
+ * (falcon_chassis_detach) to know which.  A set with a refused device is
+ * refused whole.
  */
 falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *port,
 				       const char **devs, size_t n);

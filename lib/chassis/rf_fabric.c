@@ -338,6 +338,14 @@ static bool set_differs(const char **eps, size_t neps, char dpaths[][FALCON_RF_P
 	return false;
 }
 
+/* already_in - FALCON_ERR_CONFLICT: dpath is in zone zpath before an
+ * attach set that believed it free. */
+static falcon_err_t already_in(const char *zpath, const char *dpath)
+{
+	return falcon_err_set(FALCON_ERR_CONFLICT, "%s is already in zone %s: given to this "
+			      "host by someone else, not taken over", dpath, zpath);
+}
+
 /* set_first_differing - the first dpaths[i] whose membership is not want (or dpaths[0]). */
 static const char *set_first_differing(const char **eps, size_t neps,
 				       char dpaths[][FALCON_RF_PATH_LEN], size_t n, bool want)
@@ -587,10 +595,13 @@ static falcon_err_t readback_answer(struct falcon_be *be, const char *zpath,
  * then read back.  *changed: a PATCH was accepted.  The zone is taken from
  * the cache when this client has it with an ETag (a 412 then only drops
  * the stale copy: it does not count as a retry).  Nothing is sent when the
- * zone, read, is already as wanted.
+ * zone, read, is already as wanted.  With fresh (add only), a device the
+ * zone already lists, as read or as kept, is FALCON_ERR_CONFLICT and
+ * nothing is sent: the caller believed them all free, and one that someone
+ * else gave this host is never taken over.
  */
 static falcon_err_t change_set(struct falcon_be *be, const char *port, const char **devs,
-			       size_t nd, bool add, bool *changed)
+			       size_t nd, bool add, bool fresh, bool *changed)
 {
 	char zpath[FALCON_RF_PATH_LEN], dpaths[FALCON_CHASSIS_SET_MAX][FALCON_RF_PATH_LEN];
 	char etag[FALCON_RF_ETAG_LEN], new_etag[FALCON_RF_ETAG_LEN];
@@ -609,6 +620,9 @@ static falcon_err_t change_set(struct falcon_be *be, const char *port, const cha
 	for (attempt = 0; ; attempt++) {
 		z = be->send_resp != NULL ? zone_cached(be, zpath) : NULL;
 		cached = z != NULL && set_differs(z->eps, z->neps, dpaths, nd, add);
+		if (cached && fresh && set_differs(z->eps, z->neps, dpaths, nd, false))
+			return already_in(zpath, set_first_differing(z->eps, z->neps, dpaths,
+								     nd, false));
 		if (cached) {
 			/* our copy says a change is needed: PATCH from it; a copy
 			 * that says "nothing to do" is not trusted (read again) */
@@ -620,6 +634,12 @@ static falcon_err_t change_set(struct falcon_be *be, const char *port, const cha
 			rv = zone_read(be, port, zpath, &zone, etag, &eps, &n);
 			if (rv != FALCON_OK) {
 				zone_uncache(be, zpath);
+				return rv;
+			}
+			if (fresh && set_differs(eps, n, dpaths, nd, false)) {
+				rv = already_in(zpath, set_first_differing(eps, n, dpaths, nd, false));
+				free(eps);
+				json_object_put(zone);
 				return rv;
 			}
 			if (!set_differs(eps, n, dpaths, nd, add)) {
@@ -673,21 +693,22 @@ static falcon_err_t change_set(struct falcon_be *be, const char *port, const cha
 static falcon_err_t change(struct falcon_be *be, const char *port, const char *dev,
 			   bool add, bool *changed)
 {
-	return change_set(be, port, &dev, 1, add, changed);
+	return change_set(be, port, &dev, 1, add, false, changed);
 }
 
 /*
  * change_set(), and when an attach is refused before any PATCH was
  * accepted (FALCON_ERR_CHASSIS): a zone link to an endpoint that does not
  * exist is a 400, so tell an unknown device (FALCON_ERR_NOTFOUND, naming
- * the first such) apart from other refusals.  A falcon_be_set_change_fn.
+ * the first such) apart from other refusals.  fresh as change_set().
  */
-static falcon_err_t change_or_unknown_set(struct falcon_be *be, const char *port,
-					  const char **devs, size_t nd, bool add, bool *changed)
+static falcon_err_t change_or_unknown_x(struct falcon_be *be, const char *port,
+					const char **devs, size_t nd, bool add, bool fresh,
+					bool *changed)
 {
 	char zpath[FALCON_RF_PATH_LEN], dpath[FALCON_RF_PATH_LEN];
 	char first[1024];
-	falcon_err_t rv = change_set(be, port, devs, nd, add, changed);
+	falcon_err_t rv = change_set(be, port, devs, nd, add, fresh, changed);
 	size_t i;
 
 	if (!add || rv != FALCON_ERR_CHASSIS || *changed)
@@ -712,7 +733,15 @@ static falcon_err_t change_or_unknown_set(struct falcon_be *be, const char *port
 static falcon_err_t change_or_unknown(struct falcon_be *be, const char *port,
 				      const char *dev, bool add, bool *changed)
 {
-	return change_or_unknown_set(be, port, &dev, 1, add, changed);
+	return change_or_unknown_x(be, port, &dev, 1, add, false, changed);
+}
+
+/* the change of an attach set (a falcon_be_set_change_fn): devices already
+ * in the zone refused (fresh); its rollback (!add) as any detach */
+static falcon_err_t change_attach_set(struct falcon_be *be, const char *port,
+				      const char **devs, size_t nd, bool add, bool *changed)
+{
+	return change_or_unknown_x(be, port, devs, nd, add, add, changed);
 }
 
 /* A PATCH that may have been applied (a timeout, a dropped connection, a
@@ -733,7 +762,7 @@ static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const 
 static falcon_err_t fabric_attach_set(struct falcon_be *be, const char *port,
 				      const char **devs, size_t n)
 {
-	return falcon_be_attach_set_with_rollback(be, port, devs, n, change_or_unknown_set,
+	return falcon_be_attach_set_with_rollback(be, port, devs, n, change_attach_set,
 						  "removed from the zone again",
 						  "the devices are not in the zone");
 }
@@ -743,7 +772,7 @@ static falcon_err_t fabric_detach_set(struct falcon_be *be, const char *port,
 {
 	bool changed;
 
-	return falcon_be_detach_result(change_set(be, port, devs, n, false, &changed));
+	return falcon_be_detach_result(change_set(be, port, devs, n, false, false, &changed));
 }
 
 const struct falcon_be_ops falcon_be_fabric = {

@@ -633,6 +633,7 @@ static const struct keydef global_keys[] = {
 	{ .name = "SettleTime", .type = V_INT, G(settle_time), .min = 1, .max = 3600 },
 	{ .name = "InventoryRefresh", .type = V_INT, G(inventory_refresh), .min = 0,
 	  .max = 604800 },
+	{ .name = "InventoryReuse", .type = V_INT, G(inventory_reuse), .min = 0, .max = 3600 },
 };
 #undef G
 
@@ -1011,6 +1012,7 @@ static struct falcon_conf *conf_new(void)
 	c->reconcile_interval = 30;
 	c->settle_time = 30;
 	c->inventory_refresh = 3600;
+	c->inventory_reuse = 60;
 	return c;
 }
 

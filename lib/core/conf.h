@@ -121,6 +121,10 @@ struct falcon_conf {
 				     * device's description read from the chassis
 				     * (falcon_chassis_keep_descriptions), default
 				     * 3600, 0 = read everything every time */
+	int inventory_reuse;        /* InventoryReuse= seconds placement trusts its
+				     * last read of a chassis' zones plus its own
+				     * record of its changes, default 60, 0 = read
+				     * at every compose */
 	/* objects, in file order; arrays owned by the struct */
 	size_t nchassis;
 	struct falcon_chassis_conf *chassis;

@@ -70,9 +70,9 @@ fd_sim c1 GET /admin/state >"$t_tmp/orphan.json"
 orphan=$(p_state_bdf "$t_tmp/orphan.json" drawer1_slot1)
 [ -n "$orphan" ] || t_fail "drawer1_slot1 not attached: $(cat "$t_tmp/patch.out")"
 fd_wait_file "$DEVS/$orphan/config"
-# falcond reuses a chassis inventory for 5 s (falcond(8)): let it see the
-# orphan's owner, so it leases the next slot, as in the issue
-sleep 6
+# falcond's last read (reused, InventoryReuse) says drawer1_slot1 is free:
+# the attach finds it in the zone and is refused (never taken over),
+# falcond reads again and leases the next slot, as in the issue
 jid=$(p_run)
 dev=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lease"]["devices"][0]["id"])' \
 	"$t_tmp/topo-$jid.json")
@@ -137,8 +137,9 @@ done
 
 # -- 2. a leftover lease.json of an ended job naming the slot the next job gets
 # (pack placement on a clean pool leases drawer1_slot1 first, once falcond's
-# inventory no longer shows the orphan's owner)
-sleep 6
+# inventory no longer shows the orphan's owner: the admin who took it back
+# by hand has falcond read the chassis, as the periodic reconcile would)
+"$FALCONCTL" reconcile >/dev/null || t_fail "falconctl reconcile"
 mkdir -p "$t_tmp/run/999999"
 cat >"$t_tmp/run/999999/lease.json" <<EOJ
 { "id": "old-lease", "node": "$FP_HOST", "devices": [ { "chassis": "c1",

@@ -1453,15 +1453,16 @@ START_TEST(test_http_zone_set)
 	ck_assert_int_eq(S.neps, 5);
 	ck_assert_str_eq(S.eps[0], EPS "/hostport1_H1");
 	ck_assert_str_eq(S.eps[4], EPS "/drawer1_slot4");
-	/* again: nothing to do, no PATCH */
-	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 4), FALCON_OK);
+	/* again: they are in the zone already, as if someone else had given
+	 * them: refused, nothing sent */
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 4), FALCON_ERR_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "drawer1_slot1 is already in zone"));
 	ck_assert_int_eq(S.patches, 1);
 	ck_assert_int_eq(falcon_chassis_verify(ch, "H1", "drawer1_slot3", true), FALCON_OK);
 	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", four, 4), FALCON_OK);
 	ck_assert_int_eq(S.patches, 2);
 	ck_assert_int_eq(S.neps, 1);
-	/* only what is missing is added; a device named twice is sent once */
-	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot2"), FALCON_OK);
+	/* a device named twice is sent once */
 	{
 		const char *dup[] = { "drawer1_slot1", "drawer1_slot2", "drawer1_slot1" };
 
@@ -1469,6 +1470,18 @@ START_TEST(test_http_zone_set)
 	}
 	ck_assert_int_eq(S.neps, 3);
 	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", four, 4), FALCON_OK);
+	ck_assert_int_eq(S.neps, 1);
+	/* an administrator gives drawer1_slot3 to H1 behind this client's
+	 * back: the PATCH from the kept zone gets 412, the zone read shows
+	 * drawer1_slot3: the set is refused, drawer1_slot3 left as it is */
+	pthread_mutex_lock(&S.lock);
+	snprintf(S.eps[S.neps++], sizeof(S.eps[0]), EPS "/drawer1_slot3");
+	S.etag++;
+	pthread_mutex_unlock(&S.lock);
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", four, 4), FALCON_ERR_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "drawer1_slot3 is already in zone"));
+	ck_assert_int_eq(S.neps, 2);
+	ck_assert_int_eq(falcon_chassis_detach(ch, "H1", "drawer1_slot3"), FALCON_OK);
 	ck_assert_int_eq(S.neps, 1);
 	/* bad sets: refused before any request */
 	i = (size_t)S.patches;
