@@ -368,8 +368,12 @@ static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
 {
 	const char *ids[FALCON_CHASSIS_SET_MAX];
 	size_t i, n = port_set(l, port, sent, ids);
-	falcon_err_t rv = ch_client(st, ch);
+	falcon_err_t rv;
 	int nq = 0;
+
+	if (n == 0) /* a rollback's device that was never sent */
+		return 0;
+	rv = ch_client(st, ch);
 
 	if (rv == FALCON_OK && n > 1) {
 		ch->detaches++;
@@ -405,7 +409,6 @@ static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, c
 			 const char *result, const bool *sent)
 {
 	struct falcon_lease l, *lp;
-	const char *ids[FALCON_CHASSIS_SET_MAX];
 	int nq = 0;
 	size_t i;
 
@@ -420,7 +423,7 @@ static int release_lease(struct falcond_state *st, struct falcond_chassis *ch, c
 	l = *lp;
 	pthread_mutex_unlock(&st->lock);
 	for (i = 0; i < l.ndevs; i++)
-		if (port_first(&l, i) && port_set(&l, l.devs[i].port, sent, ids) > 0)
+		if (port_first(&l, i))
 			nq += detach_port(st, ch, &l, l.devs[i].port, sent, result);
 	pthread_mutex_lock(&st->lock);
 	for (i = 0; i < l.ndevs; i++) {
@@ -713,96 +716,72 @@ static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev 
 	*x->retry = true;
 }
 
-/* mark_sent - after an attach of the devices of l on port that returned
- * rv: they may be attached (a rollback must detach them) unless the chassis
- * refused before anything was sent (FALCON_ERR_CONFLICT: one was in
- * another zone, or already in this one, given by someone else: detaching
- * it would take it from whoever did). */
-static void mark_sent(struct compose_ctx *x, const char *port, const char *only,
-		      falcon_err_t rv)
-{
-	size_t i;
-
-	for (i = 0; i < x->l.ndevs; i++)
-		if (strcmp(x->l.devs[i].port, port) == 0 &&
-		    (only == NULL || strcmp(x->l.devs[i].id, only) == 0))
-			x->sent[i] = rv != FALCON_ERR_CONFLICT;
-}
-
-/* attach_one - attach d alone, as a set of one (refused when someone else
- * already gave it to the port): a 1-device lease, or compose_attach's way
- * when a set is refused, naming the device refused (ch->lock held). */
-static falcon_err_t attach_one(struct compose_ctx *x, const struct falcon_lease_dev *d)
+/*
+ * attach_ids - attach ids[n] (devices of x->l) to port as one set
+ * (falcon_chassis_attach_set: one zone PATCH, all or nothing; a device
+ * someone else already gave the port is refused) (ch->lock held).  Marks
+ * each in x->sent unless the chassis refused before anything was sent
+ * (FALCON_ERR_CONFLICT: in another zone, or already in this one: a
+ * rollback detaching it would take it from whoever has it).  A single
+ * device refused (mode rule, taken) goes to attach_refused.
+ */
+static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const char **ids,
+			       size_t n)
 {
 	struct falcond_chassis *ch = x->ch;
-	const char *id = d->id;
-	falcon_err_t rv = falcon_chassis_attach_set(ch->client, d->port, &id, 1);
+	falcon_err_t rv = falcon_chassis_attach_set(ch->client, port, ids, n);
 	char detail[1024];
+	size_t i, k;
 
-	mark_sent(x, d->port, d->id, rv);
+	for (i = 0; i < x->l.ndevs; i++)
+		for (k = 0; k < n; k++)
+			if (strcmp(x->l.devs[i].id, ids[k]) == 0)
+				x->sent[i] = rv != FALCON_ERR_CONFLICT;
 	if (rv == FALCON_OK) {
-		ch_set_owner(x->st, ch, d->id, d->port);
+		for (k = 0; k < n; k++)
+			ch_set_owner(x->st, ch, ids[k], port);
 		return rv;
 	}
 	count_chassis_error(x->st, rv);
 	ch->stale = true;
 	ch->down |= may_land_late(rv);
 	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-	if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT)
-		attach_refused(x, d);
-	return falcon_err_set(rv, "compose: attach %s/%s to %s: %s", ch->cc->name, d->id,
-			      d->port, detail);
+	for (i = 0; n == 1 && i < x->l.ndevs; i++)
+		if ((rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) &&
+		    strcmp(x->l.devs[i].id, ids[0]) == 0)
+			attach_refused(x, &x->l.devs[i]);
+	return falcon_err_set(rv, "compose: attach %s%s of %s to %s: %s", ids[0],
+			      n > 1 ? " and the others" : "", ch->cc->name, port, detail);
 }
 
 /*
  * compose_attach - step 2, the devices of each port in one request
- * (falcon_chassis_attach_set: one zone PATCH, all or nothing); a set the
- * chassis refuses (a mode rule, a device someone took) is tried device by
- * device so that the one refused is known (attach_refused) (ch->lock held).
+ * (attach_ids); a set the chassis refuses (a mode rule, a device someone
+ * took) is tried device by device so that the one refused is known
+ * (attach_refused) (ch->lock held).
  */
 static falcon_err_t compose_attach(struct compose_ctx *x)
 {
-	struct falcond_chassis *ch = x->ch;
 	size_t i, k;
 
 	for (i = 0; i < x->l.ndevs; i++) {
-		const struct falcon_lease_dev *d = &x->l.devs[i];
+		const char *port = x->l.devs[i].port;
 		const char *ids[FALCON_CHASSIS_SET_MAX];
 		size_t n;
 		falcon_err_t rv;
-		char detail[1024];
 
 		if (!port_first(&x->l, i))
 			continue;
-		n = port_set(&x->l, d->port, NULL, ids);
-		if (n == 1) {
-			rv = attach_one(x, d);
-		} else {
-			rv = falcon_chassis_attach_set(ch->client, d->port, ids, n);
-			mark_sent(x, d->port, NULL, rv);
-		}
-		if (rv == FALCON_OK) {
-			for (k = 0; k < n; k++)
-				ch_set_owner(x->st, ch, ids[k], d->port);
+		n = port_set(&x->l, port, NULL, ids);
+		rv = attach_ids(x, port, ids, n);
+		if (rv == FALCON_OK)
 			continue;
-		}
-		if (n == 1)
+		if (n == 1 || (rv != FALCON_ERR_POLICY && rv != FALCON_ERR_CONFLICT))
 			return rv;
-		count_chassis_error(x->st, rv);
-		ch->stale = true;
-		ch->down |= may_land_late(rv);
-		if (rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) {
-			falcon_verbose("compose: %s refused %zu devices for %s (%s): one by one",
-				       ch->cc->name, n, d->port, falcon_errmsg());
-			for (k = i; k < x->l.ndevs; k++)
-				if (strcmp(x->l.devs[k].port, d->port) == 0 &&
-				    (rv = attach_one(x, &x->l.devs[k])) != FALCON_OK)
-					return rv;
-			continue;
-		}
-		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
-		return falcon_err_set(rv, "compose: attach %zu devices (%s...) of %s to %s: %s", n,
-				      d->id, ch->cc->name, d->port, detail);
+		falcon_verbose("%s: one by one", falcon_errmsg());
+		for (k = 0; k < n; k++)
+			if ((rv = attach_ids(x, port, &ids[k], 1)) != FALCON_OK)
+				return rv;
 	}
 	return FALCON_OK;
 }

@@ -87,6 +87,22 @@ n2=$(patches)
 [ "$n2" = 2 ] || t_fail "the release of 6 GPUs on 2 zones sent $n2 PATCHes, expected 2"
 fd_invariants || t_fail "after the release of 6"
 t_ok "6 GPUs on 2 zones: $n PATCHes to compose, $n2 to release"
+# the release's PATCH of H1 answered 503, on a chassis answering in 0.5 s:
+# its 4 devices are taken back one by one, none quarantined (without the
+# fallback all 4 would be)
+"$FALCONCTL" attach --job 6 --host node1 --gpus 6 --place any >/dev/null || t_fail "compose of job 6"
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"error","status":503,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/H1","count":1},{"action":"latency","ms":500,"path":"/redfish/v1/*"}]}' >/dev/null
+"$FALCONCTL" detach --job 6 > "$t_tmp/d6" || t_fail "release of job 6: $(cat "$t_tmp/d6")"
+grep -q "detach of 4 devices from H1 during released: .*; one by one" "$t_tmp/falcond.log" ||
+	t_fail "the failed release PATCH is not logged: $(tail -3 "$t_tmp/falcond.log")"
+fd_sim c1 DELETE /admin/faults >/dev/null
+[ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 0 ] ||
+	t_fail "devices quarantined after a failed release PATCH: $(cat "$t_tmp/out")"
+fd_invariants || t_fail "after the failed release PATCH"
+t_ok "a release PATCH answered 503: devices taken back one by one, none quarantined"
+# (the 503 made the next read a full one, as after any failure: done here,
+# so that section 3 counts a compose's reads only)
+"$FALCONCTL" reconcile >/dev/null || t_fail "falconctl reconcile"
 
 # ---- 3. a device given behind falcond's back is never leased ---------------
 # drawer1_slot4 attached to H3 (node2) behind falcond's back: a compose
