@@ -41,7 +41,7 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh \
 	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
 	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
-	tests/integration/falcond-desc.sh
+	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
 endif
 EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
@@ -51,7 +51,7 @@ EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.s
 	tests/integration/falcond-ha.sh tests/integration/falcond-idle.sh \
 	tests/integration/falcond-reload.sh tests/integration/prolog-idle.sh \
 	tests/integration/falcond-attack.py tests/integration/falcond-heal.sh \
-	tests/integration/falcond-desc.sh
+	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in
