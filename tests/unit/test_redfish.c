@@ -1515,6 +1515,13 @@ START_TEST(test_http_zone_set)
 	ck_assert_int_eq(S.posts, 2);
 	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", two, 1), FALCON_OK);
 	ck_assert(S.block_linked);
+	ck_assert_int_eq(S.posts, 3);
+	/* composed already (as if by someone else): refused before any action,
+	 * and left composed (a rollback would take it from its owner) */
+	ck_assert_int_eq(falcon_chassis_attach_set(ch, "H1", two, 1), FALCON_ERR_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "drawer1_slot2 is already given to H1"));
+	ck_assert_int_eq(S.posts, 3);
+	ck_assert(S.block_linked);
 	ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", two, 1), FALCON_OK);
 	ck_assert(!S.block_linked);
 	falcon_chassis_close(ch);
