@@ -88,7 +88,19 @@ echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node1 0000:3d:00
 python3 "$REPORT" "$R" 60 >"$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"
 grep -q '^soak: completed 3, requeued 1 (jobs 1), failed 0' "$t_tmp/report" &&
 	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"
+grep -q "^soak: requeue reasons (falcon-prolog's AdminComment): none; requeues without one: 1\$" \
+	"$t_tmp/report" || t_fail "clean run, no reasons: $(cat "$t_tmp/report")"
 t_ok "clean run: PASS, 3 completed, 1 requeue"
+# job 2's requeue, as slurmctld logs the AdminComment falcon-prolog set;
+# job 99 is not one of the run's
+cat >"$R/requeued-why" <<'EOF'
+[2026-11-26T16:16:58.743] _update_job: setting admin_comment to falcon:requeued=chassis_slow for JobId=2
+[2026-11-26T16:20:36.254] _update_job: setting admin_comment to falcon:requeued=falcond_unreachable for JobId=99
+EOF
+python3 "$REPORT" "$R" 60 >"$t_tmp/report" || t_fail "clean run: $(cat "$t_tmp/report")"
+grep -q "^soak: requeue reasons (falcon-prolog's AdminComment): chassis_slow 1; requeues without one: 0\$" \
+	"$t_tmp/report" || t_fail "clean run, reasons: $(cat "$t_tmp/report")"
+t_ok "requeue reasons from slurmctld.log: chassis_slow 1"
 
 echo 'job=2 restart=1 start=109.0 end=120.0 result=ok devices=drawer1_slot1 detail=""' >"$R/verdicts/2.1"
 echo 'job=3 restart=0 start=100.0 end=105.0 result=wrong devices=drawer1_slot2 detail="x"' >"$R/verdicts/3.0"

@@ -10,8 +10,10 @@
 # /admin/state), ledger.json (falcond's), sinfo-R (sinfo -h -R -o '%N|%E'),
 # reservations (scontrol -o show reservation; may be absent), squeue
 # (squeue -h -o '%i|%T|%r'), admin.log (one line per action the stand-in
-# admin took during the run) and chaos.log (one line per kill, restart,
-# chassis stop).
+# admin took during the run), chaos.log (one line per kill, restart,
+# chassis stop) and requeued-why (slurmctld.log's lines "... setting
+# admin_comment to falcon:requeued=REASON for JobId=N": the reason
+# falcon-prolog gave each requeue; may be absent).
 #
 # Prints the counts; exits 1 if a correctness count is not zero: devices
 # attached without a lease, devices in two jobs at once (overlapping
@@ -23,6 +25,7 @@
 import collections
 import json
 import os
+import re
 import sys
 
 
@@ -126,6 +129,11 @@ def main():
         if jid.isdigit() and int(jid) in jobs:
             squeue[int(jid)] = (st, reason)
             state[int(jid)] = st
+    why = collections.Counter()
+    for ln in lines(os.path.join(d, "requeued-why")):
+        m = re.search(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)", ln)
+        if m and int(m.group(2)) in jobs:
+            why[m.group(1)] += 1
     vs = verdicts(os.path.join(d, "verdicts"))
     results = collections.Counter(v["result"] for runs in vs.values() for v in runs)
     wrong = [(j, v["detail"]) for j, runs in vs.items() for v in runs if v["result"] == "wrong"]
@@ -167,6 +175,9 @@ def main():
          sum(n for s, n in finals.items() if s in ("FAILED", "NODE_FAIL", "TIMEOUT",
                                                     "CANCELLED", "BOOT_FAIL", "OUT_OF_MEMORY")),
          len(running)))
+    p("soak: requeue reasons (falcon-prolog's AdminComment): %s; requeues without one: %d"
+      % (", ".join("%s %d" % kv for kv in sorted(why.items())) or "none",
+         max(0, sum(requeues.values()) - sum(why.values()))))
     p("soak: verdicts: %s" % (", ".join("%s %d" % kv for kv in sorted(results.items())) or "none"))
     p("soak: chaos: %s" % (", ".join("%s %d" % kv for kv in sorted(chaos.items())) or "none"))
     p("soak: admin actions taken during the run: %s"

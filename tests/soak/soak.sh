@@ -383,6 +383,9 @@ scontrol -o show reservation >"$S/reservations" 2>/dev/null || true
 squeue -h -o '%i|%T|%r' >"$S/squeue" 2>/dev/null || true
 sacct -D -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,State \
 	>"$S/sacct" 2>/dev/null || true
+# why each requeue: falcon-prolog's AdminComment, as slurmctld logged setting it
+grep -h 'admin_comment to falcon:requeued=' "$s_state/log/slurmctld.log" \
+	>"$S/requeued-why" 2>/dev/null || true
 rc=0
 python3 "$top_srcdir/tests/soak/soak-report.py" "$S" $((soak_end - soak_t0)) |
 	tee "$S/report" || true
