@@ -1,7 +1,8 @@
 /*
  * fuzz_redfish.c - libFuzzer target over the Redfish response handling of
  * the chassis client: body parsing, the error mapping, and both backends'
- * inventory, attach, detach and read-back over a fuzzed service.
+ * inventory, attach, detach (one device, and a set of up to three:
+ * falcon_chassis_attach_set) and read-back over a fuzzed service.
  *
  * The input is a small service: records "PATH\nBODY" separated by NUL
  * bytes.  GETs of a PATH answer its BODY (through falcon_rf_parse(), as
@@ -71,6 +72,7 @@ static void run(falcon_backend_t b, struct svc *s)
 {
 	struct falcon_chassis *ch;
 	struct falcon_inventory inv;
+	const char *set[3];
 	size_t i;
 
 	if (falcon_chassis_open_io(b, svc_get, svc_send, s, NULL, 300, &ch) != FALCON_OK)
@@ -87,6 +89,13 @@ static void run(falcon_backend_t b, struct svc *s)
 		}
 		if (inv.n > 0)
 			falcon_chassis_detach(ch, "H1", inv.devs[0].id);
+		/* the first (up to) three devices as one set, free or not */
+		for (i = 0; i < inv.n && i < 3; i++)
+			set[i] = inv.devs[i].id;
+		if (i > 0) {
+			falcon_chassis_attach_set(ch, "H1", set, i);
+			falcon_chassis_detach_set(ch, "H1", set, i);
+		}
 		falcon_inventory_free(&inv);
 	}
 	falcon_chassis_attach(ch, "1", "T3");
