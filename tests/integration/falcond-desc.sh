@@ -23,20 +23,9 @@ FD_CHASSIS_TIMEOUT=3 # a paused chassis (section 5) fails in 3 s, not 10
 fd_write_conf "ReconcileInterval=0"
 fd_start_falcond
 DESC=$t_tmp/state/chassis-c1.json
-N=100000
-
-# count_on - count the chassis' GETs and PATCHes from now; gets, patches -
-# how many since
-count_on() {
-	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"ms\":0,\"count\":$N,\"method\":\"GET\",\"path\":\"/redfish/v1/*\"},{\"action\":\"latency\",\"ms\":0,\"count\":$N,\"method\":\"PATCH\",\"path\":\"/redfish/v1/*\"}]}" >/dev/null
-}
-counted() {
-	fd_sim c1 GET /admin/faults | python3 -c 'import json,sys
-r = [x for x in json.load(sys.stdin)["rules"] if x["method"] == sys.argv[2]]
-print(int(sys.argv[1]) - (r[0]["count"] if r else 0))' $N "$1"
-}
-gets() { counted GET; }
-patches() { counted PATCH; }
+count_on() { fd_count_on; }
+gets() { fd_counted GET; }
+patches() { fd_counted PATCH; }
 ndesc() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["descriptions"]))' "$DESC"; }
 restart() {
 	fd_stop_falcond -KILL

@@ -70,6 +70,19 @@ fd_sim() {
 	fi
 }
 
+# fd_count_on [MS] - count chassis c1's GETs and PATCHes from now (a
+# falcon-sim latency rule of MS ms, default 0, whose count each request
+# takes one from); fd_counted METHOD - how many since.
+FD_COUNT_N=100000
+fd_count_on() {
+	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"ms\":${1:-0},\"count\":$FD_COUNT_N,\"method\":\"GET\",\"path\":\"/redfish/v1/*\"},{\"action\":\"latency\",\"ms\":${1:-0},\"count\":$FD_COUNT_N,\"method\":\"PATCH\",\"path\":\"/redfish/v1/*\"}]}" >/dev/null
+}
+fd_counted() {
+	fd_sim c1 GET /admin/faults | python3 -c 'import json,sys
+r = [x for x in json.load(sys.stdin)["rules"] if x["method"] == sys.argv[2]]
+print(int(sys.argv[1]) - (r[0]["count"] if r else 0))' $FD_COUNT_N "$1"
+}
+
 # fd_write_conf EXTRA - falcon.conf for chassis c1 (the sim's default
 # testbed: node1 on H1 (drawer 1) and H2 (drawer 2), node2 on H3 (drawer 1),
 # node3 on H4 (drawer 2)), plus EXTRA lines.
