@@ -6,11 +6,19 @@
 #      in particular no two files call each other;
 #   2. lib/ parts depend downwards only: core on nothing, pci and chassis
 #      on core, api on chassis and core; nothing in lib/ uses a program's
-#      file (composer/, prolog/, plugin/, sim/);
+#      file (falcond/, falconctl/, prolog/, ncclcheck/, plugin/, sim/);
 #   3. spank_falcon.so and job_submit_falcon.so need no libcurl, libpci,
 #      libmunge or libcrypto (readelf -d NEEDED);
 #   4. no product function is over 150 lines (this tree's style: a
-#      function's body opens with "{" and closes with "}" in column 0).
+#      function's body opens with "{" and closes with "}" in column 0);
+#   5. no include of a header from a room above: with X.c and X.h one
+#      room, A -> B also when A.c or A.h includes B.h, the graph of calls
+#      and includes together sorts (a header-only room is a room of its
+#      own); read from the sources, every quoted include resolved as the
+#      compiler does (the includer's folder, then the top and lib/).
+#      Read in the programs' and plugins' folders; a lib part is one room
+#      whose public header (chassis.h, redfish.h...) is its face, and
+#      point 2 holds the parts to each other.
 # Run from the build tree by `make check` (top_srcdir, top_builddir set);
 # skips (77) without nm/readelf.  LAYERING_EDGES=FILE keeps the "user
 # definer" file edges for a look.
@@ -32,7 +40,8 @@ src_of() { # src_of OBJ
 }
 
 cd "$top_builddir" || exit 1
-find lib composer prolog plugin sim -name '*.o' 2>/dev/null | sort >"$tmp/objs"
+ROOMS="lib falcond falconctl prolog ncclcheck plugin sim"
+find $ROOMS -name '*.o' 2>/dev/null | sort >"$tmp/objs"
 [ -s "$tmp/objs" ] || { echo "layering: SKIP: nothing built"; exit 77; }
 : >"$tmp/defs"; : >"$tmp/uses"
 while read -r o; do
@@ -91,7 +100,8 @@ for so in plugin/.libs/spank_falcon.so plugin/.libs/job_submit_falcon.so; do
 done
 
 # 4. long functions
-for f in $(cd "$top_srcdir" && ls lib/*/*.c composer/*.c prolog/*.c plugin/*.c sim/*.c); do
+for f in $(cd "$top_srcdir" && ls lib/*/*.c falcond/*.c falconctl/*.c prolog/*.c \
+	ncclcheck/*.c plugin/*.c sim/*.c 2>/dev/null); do
 	awk -v f="$f" -v max=150 '
 		/^[A-Za-z_].*\(/ { name = $0 }
 		/^\{/ { start = NR; sig = name }
@@ -101,7 +111,39 @@ for f in $(cd "$top_srcdir" && ls lib/*/*.c composer/*.c prolog/*.c plugin/*.c s
 		END { exit bad }' "$top_srcdir/$f" || fail=1
 done
 
+# 5. includes: room_of FILE = FILE's .c when there is one, else FILE
+room_of() {
+	r=${1%.h}.c
+	[ -f "$top_srcdir/$r" ] && echo "$r" || echo "$1"
+}
+(cd "$top_srcdir" && ls falcond/*.[ch] falconctl/*.[ch] prolog/*.[ch] ncclcheck/*.[ch] \
+	plugin/*.[ch] sim/*.[ch] 2>/dev/null) >"$tmp/srcs"
+: >"$tmp/incl"
+while read -r f; do
+	a=$(room_of "$f")
+	sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$top_srcdir/$f" | while read -r h; do
+		for p in "$(dirname "$f")/$h" "$h" "lib/$h"; do
+			[ -f "$top_srcdir/$p" ] || continue
+			b=$(room_of "$p")
+			[ "$a" = "$b" ] || echo "$a $b"
+			break
+		done
+	done
+done <"$tmp/srcs" | sort -u >"$tmp/incl"
+grep -v '^lib/' "$tmp/edges" | cat - "$tmp/incl" | sort -u >"$tmp/both"
+if ! tsort "$tmp/both" >/dev/null 2>"$tmp/tsort2"; then
+	echo "layering: FAIL: calls and includes together have a cycle (an include of a" \
+		"header from a room above):"
+	sed 's/^/  /' "$tmp/tsort2"
+	grep -v '^tsort: -: input contains a loop:$' "$tmp/tsort2" | sed 's/^tsort: //' >"$tmp/loop"
+	while read -r a b; do
+		grep -qx "$a" "$tmp/loop" && grep -qx "$b" "$tmp/loop" && echo "  include: $a -> $b"
+	done <"$tmp/incl"
+	fail=1
+fi
+
 [ -n "${LAYERING_EDGES:-}" ] && cp "$tmp/edges" "$LAYERING_EDGES"
 n=$(wc -l <"$tmp/edges")
-[ $fail = 0 ] && echo "layering: ok ($n file dependencies, acyclic; lib parts downwards; plugins lean; functions <= 150 lines)"
+[ $fail = 0 ] && echo "layering: ok ($n file dependencies, $(wc -l <"$tmp/incl") include arrows," \
+	"acyclic together; lib parts downwards; plugins lean; functions <= 150 lines)"
 exit $fail

@@ -15,7 +15,7 @@ lib_chassis_libfalcon_chassis_la_SOURCES = $(CHASSIS_SRCS) \
 lib_chassis_libfalcon_chassis_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS)
 lib_chassis_libfalcon_chassis_la_LIBADD = $(JSON_LIBS) $(CURL_LIBS)
 
-# falconctl inventory is documented in doc/falconctl.1 (composer/local.mk).
+# falconctl inventory is documented in doc/falconctl.1 (falconctl/local.mk).
 
 # A static HTTP server for DMTF mockup directories (libmicrohttpd).
 check_PROGRAMS += tests/fixture-server

@@ -63,5 +63,5 @@ tests_bench_topo_SOURCES = tests/bench/topo.c
 tests_bench_topo_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS)
 tests_bench_topo_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE)
 BENCH_TARGETS += bench-topo
-bench-topo: tests/bench/topo$(EXEEXT) tests/pcigen$(EXEEXT) composer/falconctl$(EXEEXT)
-	tests/bench/topo tests/pcigen composer/falconctl 51
+bench-topo: tests/bench/topo$(EXEEXT) tests/pcigen$(EXEEXT) falconctl/falconctl$(EXEEXT)
+	tests/bench/topo tests/pcigen falconctl/falconctl 51

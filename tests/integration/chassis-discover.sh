@@ -11,7 +11,7 @@
 t_need_shared fixtures/redfish/public-cxl-multiswitch
 t_need_shared fixtures/redfish/public-composability
 mock=$FALCON_SHARED/fixtures/redfish
-ctl=$top_builddir/composer/falconctl
+ctl=$top_builddir/falconctl/falconctl
 srv=$top_builddir/tests/fixture-server
 [ -x "$srv" ] || t_fail "$srv not built"
 

@@ -136,7 +136,7 @@ done
 backend=redfish-fabric
 cl attach H1 drawer1_slot2; ok "attach for the inventory"
 for backend in redfish-fabric redfish-composition; do
-	"$top_builddir/composer/falconctl" inventory --url "$SIM_BASE" --backend $backend \
+	"$top_builddir/falconctl/falconctl" inventory --url "$SIM_BASE" --backend $backend \
 		--json >"$t_tmp/inv.json" || t_fail "$backend: falconctl inventory failed"
 	python3 - "$t_tmp/inv.json" $backend <<'PY' || t_fail "$backend: inventory: $(cat "$t_tmp/inv.json")"
 import json, sys

@@ -6,7 +6,7 @@
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
 
-ctl="$top_builddir/composer/falconctl"
+ctl="$top_builddir/falconctl/falconctl"
 gen="$top_builddir/tests/pcigen"
 root="$t_tmp/sys"
 "$gen" paper "$root"

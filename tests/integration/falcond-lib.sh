@@ -5,8 +5,8 @@
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 
-FALCOND=$top_builddir/composer/falcond
-FALCONCTL=$top_builddir/composer/falconctl
+FALCOND=$top_builddir/falcond/falcond
+FALCONCTL=$top_builddir/falconctl/falconctl
 SIM=${FALCON_SIM:-$top_builddir/sim/falcon-sim}
 
 fd_need() {

@@ -136,7 +136,7 @@ t_ok "Falcon NVMe via composition"
 
 # lib/pci/topo (falconctl topo) reads the same tree: hybridGPUs + falconNVMe,
 # the two Falcon GPUs (drawer 1 slots 3-4) under one switch (F-F PIX).
-FALCONCTL=$top_builddir/composer/falconctl
+FALCONCTL=$top_builddir/falconctl/falconctl
 if "$FALCONCTL" topo --help >/dev/null 2>&1; then
 	"$FALCONCTL" topo --sysfs-root "$SIM_ROOT/node1" --adapter 0000:3b:00.0 \
 		--adapter 0000:af:00.0 --json >"$t_tmp/body" 2>"$t_tmp/err" ||

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "composer/falcond.h"
+#include "falcond/ledger.h"
+#include "falcond/place.h"
 #include "core/util.h"
 
 /* ------------------------------------------------------------ ledger */
@@ -578,29 +579,135 @@ START_TEST(policy)
 }
 END_TEST
 
-static bool no_h2_drawer2(void *ctx, const char *port, int drawer)
+/* learnt - r with port learnt not to reach drawer, through the refusal of
+ * a device of that drawer that the chassis still shows free. */
+static void learnt(struct falcond_reach *r, const char *port, int drawer)
 {
-	return drawer == 2 && strcmp(port, "H2") == 0;
-}
+	struct falcon_device d = { .drawer = drawer };
+	struct falcon_inventory now = { 1, &d };
+	struct falcon_lease_dev ld = { .drawer = drawer };
 
-static bool no_h1(void *ctx, const char *port, int drawer)
-{
-	return strcmp(port, "H1") == 0;
+	snprintf(d.id, sizeof(d.id), "drawer%d_slot1", drawer);
+	snprintf(ld.id, sizeof(ld.id), "%s", d.id);
+	snprintf(ld.port, sizeof(ld.port), "%s", port);
+	ck_assert(falcond_place_refused(r, "c1", &now, &ld));
 }
 
 START_TEST(port_by_drawer)
 {
 	struct falcon_host_conf h = { .nports = 2 };
+	struct falcond_reach no_h2_drawer2 = { 0 }, no_h1 = { 0 };
 
 	snprintf(h.ports[0], sizeof(h.ports[0]), "H1");
 	snprintf(h.ports[1], sizeof(h.ports[1]), "H2");
-	ck_assert_str_eq(falcond_port_for(&h, 1, NULL, NULL), "H1");
-	ck_assert_str_eq(falcond_port_for(&h, 2, NULL, NULL), "H2");
-	ck_assert_str_eq(falcond_port_for(&h, 2, no_h2_drawer2, NULL), "H1");
-	ck_assert_str_eq(falcond_port_for(&h, 1, no_h2_drawer2, NULL), "H1");
+	learnt(&no_h2_drawer2, "H2", 2);
+	learnt(&no_h1, "H1", 1);
+	learnt(&no_h1, "H1", 2);
+	ck_assert_str_eq(falcond_port_for(&h, 1, NULL), "H1");
+	ck_assert_str_eq(falcond_port_for(&h, 2, NULL), "H2");
+	ck_assert_str_eq(falcond_port_for(&h, 2, &no_h2_drawer2), "H1");
+	ck_assert_str_eq(falcond_port_for(&h, 1, &no_h2_drawer2), "H1");
 	h.nports = 1;
-	ck_assert_str_eq(falcond_port_for(&h, 2, NULL, NULL), "H1");
-	ck_assert_ptr_null(falcond_port_for(&h, 2, no_h1, NULL));
+	ck_assert_str_eq(falcond_port_for(&h, 2, NULL), "H1");
+	ck_assert_ptr_null(falcond_port_for(&h, 2, &no_h1));
+}
+END_TEST
+
+/* A refusal teaches "not cabled" only while the device is still free (a
+ * device someone took is no news about the cabling); learnt twice is one
+ * entry; it expires after FALCOND_NOREACH_MS. */
+static const struct {
+	const char *owner;  /* the device's owner in the read after the refusal */
+	bool in_read;       /* the device is in that read at all */
+	bool learnt;
+} refusals[] = {
+	{ "", true, true },
+	{ "H2", true, false },
+	{ "", false, false },
+};
+
+START_TEST(place_refused)
+{
+	struct falcond_reach r = { 0 };
+	struct falcon_device d = { .drawer = 2 };
+	struct falcon_inventory now = { refusals[_i].in_read ? 1 : 0, &d };
+	struct falcon_lease_dev ld = { .drawer = 2 };
+
+	snprintf(d.id, sizeof(d.id), "drawer2_slot3");
+	snprintf(d.owner, sizeof(d.owner), "%s", refusals[_i].owner);
+	snprintf(ld.id, sizeof(ld.id), "drawer2_slot3");
+	snprintf(ld.port, sizeof(ld.port), "H1");
+	ck_assert_int_eq(falcond_place_refused(&r, "c1", &now, &ld), refusals[_i].learnt);
+	ck_assert_int_eq(falcond_reach_no(&r, "H1", 2), refusals[_i].learnt);
+	ck_assert(!falcond_reach_no(&r, "H1", 1));
+	ck_assert(!falcond_reach_no(&r, "H2", 2));
+	falcond_place_refused(&r, "c1", &now, &ld);
+	ck_assert_uint_eq(r.n, refusals[_i].learnt ? 1 : 0);
+	if (r.n) {
+		r.no[0].until_ms = falcon_now_ms() - 1; /* held FALCOND_NOREACH_MS, then probed */
+		ck_assert(!falcond_reach_no(&r, "H1", 2));
+	}
+}
+END_TEST
+
+/* What placement sees: each device's holder (its lease's host, else the
+ * host cabled to the port the chassis has it on, else "(unknown host)"),
+ * quarantine, and whether the host can reach it. */
+START_TEST(place_slots)
+{
+	struct falcond_ledger lg = { 0 };
+	struct falcon_conf conf = { 0 };
+	struct falcon_host_conf hosts[2] = { { .nports = 1 }, { .nports = 1 } };
+	struct falcon_lease l = mk_lease(1, "n2", 1); /* drawer1_slot2 on H1 */
+	struct falcon_device devs[4] = { { .drawer = 1 }, { .drawer = 1 }, { .drawer = 2 },
+					 { .drawer = 2 } };
+	struct falcon_inventory seen = { 4, devs };
+	struct falcond_quarantine q = { 0 };
+	struct falcond_reach r = { 0 };
+	struct falcond_slot *got = NULL;
+	static const struct {
+		const char *holder;
+		bool quarantined, unreachable;
+	} want[4] = {
+		{ NULL, false, false },          /* free */
+		{ "n2", false, false },          /* leased to n2 */
+		{ "n2", false, true },           /* on n2's port H2, no lease; drawer 2 not cabled */
+		{ "(unknown host)", true, true },/* on a port no host has; quarantined */
+	};
+	size_t i;
+
+	snprintf(hosts[0].name, sizeof(hosts[0].name), "n1");
+	snprintf(hosts[1].name, sizeof(hosts[1].name), "n2");
+	snprintf(hosts[0].chassis, sizeof(hosts[0].chassis), "c1");
+	snprintf(hosts[1].chassis, sizeof(hosts[1].chassis), "c1");
+	snprintf(hosts[0].ports[0], sizeof(hosts[0].ports[0]), "H1");
+	snprintf(hosts[1].ports[0], sizeof(hosts[1].ports[0]), "H2");
+	conf.hosts = hosts;
+	conf.nhosts = 2;
+	for (i = 0; i < 4; i++)
+		snprintf(devs[i].id, sizeof(devs[i].id), "drawer%d_slot%zu", devs[i].drawer, i + 1);
+	snprintf(devs[2].owner, sizeof(devs[2].owner), "H2");
+	snprintf(devs[3].owner, sizeof(devs[3].owner), "H9");
+	snprintf(l.devs[0].id, sizeof(l.devs[0].id), "drawer1_slot2");
+	lg.leases = &l;
+	lg.nleases = 1;
+	snprintf(q.chassis, sizeof(q.chassis), "c1");
+	snprintf(q.device, sizeof(q.device), "drawer2_slot4");
+	lg.quar = &q;
+	lg.nquar = 1;
+	learnt(&r, "H1", 2);
+	ck_assert_int_eq(falcond_place_slots(&lg, &conf, "c1", &hosts[0], &r, &seen, &got),
+			 FALCON_OK);
+	for (i = 0; i < 4; i++) {
+		ck_assert_ptr_eq(got[i].dev, &devs[i]);
+		if (want[i].holder == NULL)
+			ck_assert_ptr_null(got[i].holder);
+		else
+			ck_assert_str_eq(got[i].holder, want[i].holder);
+		ck_assert_int_eq(got[i].quarantined, want[i].quarantined);
+		ck_assert_int_eq(got[i].unreachable, want[i].unreachable);
+	}
+	free(got);
 }
 END_TEST
 
@@ -625,6 +732,8 @@ int main(void)
 	tcase_add_test(tc, placement_absent);
 	tcase_add_loop_test(tc, policy, 0, (int)ARRAY_SIZE(polcases));
 	tcase_add_test(tc, port_by_drawer);
+	tcase_add_loop_test(tc, place_refused, 0, (int)ARRAY_SIZE(refusals));
+	tcase_add_test(tc, place_slots);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

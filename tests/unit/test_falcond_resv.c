@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "composer/falcond_resv.h"
+#include "falcond/resv.h"
 #include "core/util.h"
 
 static const struct { const char *reason; bool heals; } hcases[] = {

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "composer/falcond.h"
-#include "composer/falcond_history.h"
+#include "falcond/ledger.h"
+#include "falcond/history.h"
 #include "core/util.h"
 
 static struct falcon_lease lease(int n, long uid)

@@ -1,0 +1,426 @@
+/*
+ * compose.c - the compose: a chain of steps over a per-request context
+ * (compose.h; the ledger protocol: state.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compose.h"
+#include "detach.h"
+#include "inventory.h"
+#include "core/log.h"
+#include "core/util.h"
+
+/*
+ * One compose attempt as a chain of steps over a per-request context, each
+ * step returning FALCON_OK to go on, with one cleanup (compose_end) -- the
+ * shape of munge's enc_process_msg.  Locks, in the order taken:
+ *   compose_resolve   none
+ *   compose_repeat    ch->lock, then st->lock inside it; on a repeat
+ *                     ch->lock is dropped before waiting for the commit
+ *   compose_pick      ch->lock (st->lock briefly, for the ledger and cache)
+ *   compose_record    ch->lock (st->lock briefly): x->recorded from here
+ *   compose_attach    ch->lock
+ *   compose_activate  ch->lock then st->lock; both dropped, then st->lock
+ *                     alone for the commit; ch->lock taken again when the
+ *                     commit failed (the rollback needs it)
+ *   compose_rollback  ch->lock (dropped inside), then st->lock for the commit
+ *   compose_end       drops ch->lock if still held, frees the context.
+ */
+struct compose_ctx {
+	struct falcond_state *st;
+	const struct falcon_compose_req *r;
+	struct falcon_lease *out;         /* the caller's answer */
+	bool *retry;                      /* set: place again (a port learnt not cabled) */
+	const struct falcon_host_conf *h; /* r->host in falcon.conf */
+	struct falcond_chassis *ch;       /* h's chassis */
+	falcon_place_t place;
+	bool ch_locked;                   /* ch->lock held */
+	bool answered;                    /* a repeat, answered from its lease */
+	bool recorded;                    /* l is in the ledger: roll it back on failure */
+	struct falcon_inventory inv;      /* owned */
+	struct falcond_slot *slots;       /* owned, one per inv device */
+	size_t picks[FALCON_PROTO_MAX_DEVS];
+	struct falcon_lease l;            /* the lease being made */
+	bool sent[FALCON_PROTO_MAX_DEVS]; /* l.devs[i] may be attached: a rollback detaches it */
+};
+
+/* compose_resolve - host, policy, place and chassis of the request (no lock). */
+static falcon_err_t compose_resolve(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	const struct falcon_partition_conf *part;
+	falcon_err_t rv;
+
+	x->h = falcon_conf_host(x->st->conf, r->host);
+	if (x->h == NULL)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: host %s is not in falcon.conf",
+				      r->host);
+	part = falcon_conf_partition(x->st->conf, r->partition[0] ? r->partition : NULL);
+	rv = falcond_policy_check(part, r);
+	if (rv != FALCON_OK)
+		return rv;
+	x->place = r->place_set ? r->place : part->place;
+	x->ch = falcond_chassis_of(x->st, x->h->chassis);
+	if (x->ch == NULL)
+		return falcon_err_set(FALCON_ERR_CONFIG,
+				      "compose: host %s names chassis %s, not defined",
+				      x->h->name, x->h->chassis);
+	return FALCON_OK;
+}
+
+/*
+ * compose_repeat - the same job on the same host again (a prolog retry):
+ * the same lease, answered (x->answered) only once the write that made it
+ * active is durable (it became active at a generation <= st->gen, see
+ * compose_activate).  Another lease of the job on the host is
+ * FALCON_ERR_CONFLICT; one a dead falcond left in flight is not counted:
+ * it keeps its devices until settled and the job gets others.  Takes
+ * ch->lock, kept unless a repeat.
+ */
+static falcon_err_t compose_repeat(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	const struct falcon_compose_req *r = x->r;
+	struct falcon_lease *old;
+	falcon_err_t rv = FALCON_OK;
+
+	size_t i;
+
+	pthread_mutex_lock(&x->ch->lock);
+	x->ch_locked = true;
+	pthread_mutex_lock(&st->lock);
+	for (i = 0, old = NULL; i < st->ledger->nleases && old == NULL; i++) {
+		struct falcon_lease *l = &st->ledger->leases[i];
+
+		if (l->job_id == r->job_id && strcmp(l->host, r->host) == 0 && !falcond_lease_in_flight(l))
+			old = l;
+	}
+	if (old != NULL && strcmp(old->state, "active") == 0 &&
+	    (int)old->ndevs == r->gpus + r->nvme) {
+		unsigned long long want = st->gen;
+		char id[FALCON_LEASE_ID_LEN];
+
+		falcon_strlcpy(id, old->id, sizeof(id));
+		pthread_mutex_unlock(&x->ch->lock);
+		x->ch_locked = false;
+		rv = falcond_commit_upto_locked(st, want);
+		/* the write failed, or the lease was rolled back meanwhile */
+		old = rv == FALCON_OK ? falcond_ledger_lease(st->ledger, id) : NULL;
+		if (old != NULL && strcmp(old->state, "active") == 0)
+			*x->out = *old;
+		else if (rv == FALCON_OK)
+			rv = falcon_err_set(FALCON_ERR_IO, "compose: lease %s of job %u was rolled "
+					    "back before it was written", id, r->job_id);
+		x->answered = true;
+	} else if (old != NULL) {
+		rv = falcon_err_set(FALCON_ERR_CONFLICT,
+				    "compose: job %u already has lease %s (%s) on %s",
+				    r->job_id, old->id, old->state, r->host);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rv;
+}
+
+/* compose_slots - x->slots from x->inv (falcond_place_slots) (ch->lock
+ * held; takes st->lock).  FALCON_ERR_NOMEM. */
+static falcon_err_t compose_slots(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	falcon_err_t rv;
+
+	pthread_mutex_lock(&st->lock);
+	rv = falcond_place_slots(st->ledger, st->conf, x->ch->cc->name, x->h, &x->ch->reach,
+				 &x->inv, &x->slots);
+	pthread_mutex_unlock(&st->lock);
+	return rv;
+}
+
+/* compose_lease - x->l, "composing", from the picked devices (ch->lock held). */
+static void compose_lease(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	struct falcon_lease *l = &x->l;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->job_id = r->job_id;
+	l->uid = r->uid;
+	falcon_strlcpy(l->host, x->h->name, sizeof(l->host));
+	falcon_strlcpy(l->partition, r->partition, sizeof(l->partition));
+	l->place = x->place;
+	falcon_strlcpy(l->state, "composing", sizeof(l->state));
+	l->created_ms = falcond_now_ms();
+	l->ndevs = (size_t)(r->gpus + r->nvme);
+	for (i = 0; i < l->ndevs; i++) {
+		const struct falcon_device *d = x->slots[x->picks[i]].dev;
+		struct falcon_lease_dev *ld = &l->devs[i];
+
+		falcon_strlcpy(ld->chassis, x->ch->cc->name, sizeof(ld->chassis));
+		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
+		falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, &x->ch->reach),
+			       sizeof(ld->port));
+		ld->drawer = d->drawer;
+		ld->slot = d->slot;
+		ld->type = d->type;
+		falcon_strlcpy(ld->vendor_id, d->vendor_id, sizeof(ld->vendor_id));
+		falcon_strlcpy(ld->device_id, d->device_id, sizeof(ld->device_id));
+		falcon_strlcpy(ld->serial, d->serial, sizeof(ld->serial));
+	}
+}
+
+/* compose_pick - inventory, placement, the lease to make (ch->lock held). */
+static falcon_err_t compose_pick(struct compose_ctx *x)
+{
+	falcon_err_t rv;
+
+	rv = falcond_chassis_inventory(x->st, x->ch, &x->inv, false);
+	if (rv == FALCON_OK)
+		rv = compose_slots(x);
+	if (rv == FALCON_OK)
+		rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
+				   x->r->gpus, x->r->nvme, x->picks);
+	if (rv == FALCON_OK)
+		compose_lease(x);
+	return rv;
+}
+
+/*
+ * compose_record - step 1, intent before action: the lease gets its id,
+ * its devices are held from now on, and it is written ("composing")
+ * before any chassis request (ch->lock held, so no reconcile sees it until
+ * it is active or gone; takes st->lock).  A crash after the write leaves
+ * the intent in the file: the restarted falcond settles it (see the top of
+ * this file) even when the dead process's attach lands late.  The write
+ * failing is FALCON_ERR_IO, the lease dropped again (nothing was sent).
+ */
+static falcon_err_t compose_record(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	falcon_err_t rv;
+
+	pthread_mutex_lock(&st->lock);
+	st->ledger->seq++;
+	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
+	rv = falcond_ledger_add_lease(st->ledger, &x->l);
+	if (rv == FALCON_OK) {
+		rv = falcond_commit_locked(st);
+		if (rv != FALCON_OK)
+			falcond_ledger_remove_lease(st->ledger, x->l.id);
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (rv == FALCON_OK)
+		x->recorded = true;
+	return rv;
+}
+
+/*
+ * attach_refused - the chassis refused to attach device d of the lease to
+ * its port: placement learns from a fresh read whether the port is not
+ * cabled to d's drawer (falcond_place_refused), and places again
+ * (ch->lock held).
+ */
+static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev *d)
+{
+	struct falcon_inventory now = { 0, NULL };
+
+	if (falcon_chassis_inventory(x->ch->client, &now) == FALCON_OK)
+		falcond_place_refused(&x->ch->reach, x->ch->cc->name, &now, d);
+	falcon_inventory_free(&now);
+	*x->retry = true;
+}
+
+/*
+ * attach_ids - attach ids[n] (devices of x->l) to port as one set
+ * (falcon_chassis_attach_set: one zone PATCH, all or nothing; a device
+ * someone else already gave the port is refused) (ch->lock held).  Marks
+ * each in x->sent unless the chassis refused before anything was sent
+ * (FALCON_ERR_CONFLICT: in another zone, or already in this one: a
+ * rollback detaching it would take it from whoever has it).  A single
+ * device refused (mode rule, taken) goes to attach_refused.
+ */
+static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const char **ids,
+			       size_t n)
+{
+	struct falcond_chassis *ch = x->ch;
+	falcon_err_t rv = falcon_chassis_attach_set(ch->client, port, ids, n);
+	char detail[1024];
+	size_t i, k;
+
+	for (i = 0; i < x->l.ndevs; i++)
+		for (k = 0; k < n; k++)
+			if (strcmp(x->l.devs[i].id, ids[k]) == 0)
+				x->sent[i] = rv != FALCON_ERR_CONFLICT;
+	if (rv == FALCON_OK) {
+		for (k = 0; k < n; k++)
+			falcond_chassis_set_owner(x->st, ch, ids[k], port);
+		return rv;
+	}
+	falcond_count_chassis_error(x->st, rv);
+	ch->stale = true;
+	ch->down |= falcond_may_land_late(rv);
+	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	for (i = 0; n == 1 && i < x->l.ndevs; i++)
+		if ((rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) &&
+		    strcmp(x->l.devs[i].id, ids[0]) == 0)
+			attach_refused(x, &x->l.devs[i]);
+	return falcon_err_set(rv, "compose: attach %s%s of %s to %s: %s", ids[0],
+			      n > 1 ? " and the others" : "", ch->cc->name, port, detail);
+}
+
+/*
+ * compose_attach - step 2, the devices of each port in one request
+ * (attach_ids); a set the chassis refuses (a mode rule, a device someone
+ * took) is tried device by device so that the one refused is known
+ * (attach_refused) (ch->lock held).
+ */
+static falcon_err_t compose_attach(struct compose_ctx *x)
+{
+	size_t i, k;
+
+	for (i = 0; i < x->l.ndevs; i++) {
+		const char *port = x->l.devs[i].port;
+		const char *ids[FALCON_CHASSIS_SET_MAX];
+		size_t n;
+		falcon_err_t rv;
+
+		if (!falcond_lease_port_first(&x->l, i))
+			continue;
+		n = falcond_lease_port_set(&x->l, port, NULL, ids);
+		rv = attach_ids(x, port, ids, n);
+		if (rv == FALCON_OK)
+			continue;
+		if (n == 1 || (rv != FALCON_ERR_POLICY && rv != FALCON_ERR_CONFLICT))
+			return rv;
+		falcon_verbose("%s: one by one", falcon_errmsg());
+		for (k = 0; k < n; k++)
+			if ((rv = attach_ids(x, port, &ids[k], 1)) != FALCON_OK)
+				return rv;
+	}
+	return FALCON_OK;
+}
+
+/*
+ * compose_activate - step 3, "active" in memory at a new generation (a
+ * repeated compose that finds it waits for that one), *x->out set; the
+ * chassis is free for the next request while this one waits (step 4) for
+ * the ledger write covering it (group commit).  When that write failed,
+ * ch->lock is taken again for the rollback.
+ */
+static falcon_err_t compose_activate(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	struct falcon_lease *lp;
+	unsigned long long gen;
+	falcon_err_t rv;
+	size_t i;
+
+	pthread_mutex_lock(&st->lock);
+	lp = falcond_ledger_lease(st->ledger, x->l.id);
+	falcon_strlcpy(lp->state, "active", sizeof(lp->state));
+	for (i = 0; i < x->l.ndevs; i++)
+		falcond_ledger_record_attach(st->ledger, lp, &lp->devs[i]);
+	*x->out = *lp;
+	gen = ++st->gen;
+	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	/* 4. acknowledge only once it is written */
+	pthread_mutex_lock(&st->lock);
+	rv = falcond_commit_upto_locked(st, gen);
+	pthread_mutex_unlock(&st->lock);
+	if (rv != FALCON_OK) {
+		pthread_mutex_lock(&x->ch->lock);
+		x->ch_locked = true;
+		return rv;
+	}
+	x->recorded = false; /* durable: nothing to roll back */
+	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", x->l.id, x->l.job_id,
+		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_place_str(x->place));
+	return FALCON_OK;
+}
+
+/*
+ * compose_rollback - a recorded lease whose compose failed with rv: detach
+ * its devices (the failed attach too: it may have half happened), close
+ * and drop it, commit (ch->lock held on entry, dropped; takes st->lock).
+ * Returns rv with "(rolled back)" added to the message.
+ */
+static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
+{
+	struct falcond_state *st = x->st;
+	char detail[1024];
+	int nq;
+
+	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	nq = falcond_release_lease(st, x->ch, x->l.id, "rolled back", x->sent);
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	x->recorded = false;
+	pthread_mutex_lock(&st->lock);
+	st->rolled_back++;
+	falcond_commit_locked(st);
+	pthread_mutex_unlock(&st->lock);
+	falcon_warn("lease %s: compose failed (%s); rolled back%s", x->l.id, detail,
+		    nq ? ", device(s) quarantined" : "");
+	return falcon_err_set(rv, "%s (rolled back%s)", detail,
+			      nq ? "; a device whose detach failed is quarantined" : "");
+}
+
+/* compose_end - the cleanup of every attempt: ch->lock if held, memory. */
+static void compose_end(struct compose_ctx *x)
+{
+	if (x->ch_locked)
+		pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	free(x->slots);
+	x->slots = NULL;
+	falcon_inventory_free(&x->inv);
+}
+
+/*
+ * compose_once - one attempt of falcond_compose: *out on FALCON_OK; *retry
+ * set when placing again may succeed (a port learnt not cabled).
+ */
+static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
+				 struct falcon_lease *out, bool *retry)
+{
+	struct compose_ctx x = { .st = st, .r = r, .out = out, .retry = retry,
+				 .inv = { 0, NULL } };
+	falcon_err_t rv;
+
+	if ((rv = compose_resolve(&x)) == FALCON_OK &&
+	    (rv = compose_repeat(&x)) == FALCON_OK && !x.answered &&
+	    (rv = compose_pick(&x)) == FALCON_OK &&
+	    (rv = compose_record(&x)) == FALCON_OK &&
+	    (rv = compose_attach(&x)) == FALCON_OK)
+		rv = compose_activate(&x);
+	if (rv != FALCON_OK && x.recorded)
+		rv = compose_rollback(&x, rv);
+	compose_end(&x);
+	return rv;
+}
+
+falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compose_req *r,
+			     struct falcon_lease *out)
+{
+	falcon_err_t rv = FALCON_OK;
+	bool retry = true;
+	int tries;
+
+	/* a refusal teaches which (port, drawer) pairs are not cabled: at
+	 * most one per port and drawer, so a few tries settle it */
+	for (tries = 0; tries < 2 * FALCON_MAX_PORTS && retry; tries++) {
+		retry = false;
+		rv = compose_once(st, r, out, &retry);
+		if (rv == FALCON_OK)
+			break;
+	}
+	return rv;
+}

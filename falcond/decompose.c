@@ -1,0 +1,112 @@
+/*
+ * decompose.c - closing leases: intent written, devices detached, the
+ * lease dropped and committed before the answer (decompose.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decompose.h"
+#include "detach.h"
+#include "core/log.h"
+#include "core/util.h"
+
+/*
+ * decompose_intent - intent before action: lease id is written "closing"
+ * before its devices are detached, so that a falcond restarted after a
+ * crash releases it (ch->lock held; takes st->lock).  FALCON_ERR_IO when
+ * the write failed: the lease is left as it was and nothing is sent.
+ */
+static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
+{
+	struct falcon_lease *lp;
+	char was[sizeof(lp->state)];
+	falcon_err_t rv = FALCON_OK;
+
+	pthread_mutex_lock(&st->lock);
+	lp = falcond_ledger_lease(st->ledger, id);
+	if (lp != NULL && strcmp(lp->state, "active") == 0) {
+		falcon_strlcpy(was, lp->state, sizeof(was));
+		falcon_strlcpy(lp->state, "closing", sizeof(lp->state));
+		rv = falcond_commit_locked(st);
+		lp = falcond_ledger_lease(st->ledger, id);
+		if (rv != FALCON_OK && lp != NULL)
+			falcon_strlcpy(lp->state, was, sizeof(lp->state));
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rv;
+}
+
+falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
+			       json_object **closed)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	falcon_err_t rv = FALCON_OK;
+	int total_q = 0, n = 0;
+
+	for (;;) {
+		char id[FALCON_LEASE_ID_LEN] = "", chname[FALCON_NAME_LEN] = "";
+		struct falcon_lease *lp = NULL;
+		struct falcond_chassis *ch;
+		size_t i;
+
+		pthread_mutex_lock(&st->lock);
+		if (r->lease[0])
+			lp = n == 0 ? falcond_ledger_lease(st->ledger, r->lease) : NULL;
+		else /* a dead falcond's in-flight lease is left to settle */
+			for (i = 0; i < st->ledger->nleases && lp == NULL; i++)
+				if (st->ledger->leases[i].job_id == r->job_id &&
+				    !falcond_lease_in_flight(&st->ledger->leases[i]))
+					lp = &st->ledger->leases[i];
+		if (lp != NULL) {
+			falcon_strlcpy(id, lp->id, sizeof(id));
+			if (lp->ndevs > 0)
+				falcon_strlcpy(chname, lp->devs[0].chassis, sizeof(chname));
+		}
+		pthread_mutex_unlock(&st->lock);
+		if (id[0] == '\0')
+			break;
+		ch = falcond_chassis_of(st, chname);
+		if (ch == NULL) { /* a lease without devices or of a chassis gone */
+			pthread_mutex_lock(&st->lock);
+			falcond_ledger_remove_lease(st->ledger, id);
+			pthread_mutex_unlock(&st->lock);
+		} else {
+			char result[160];
+
+			snprintf(result, sizeof(result), "released%s%s", r->check[0] ? "; check: " : "",
+				 r->check);
+			pthread_mutex_lock(&ch->lock);
+			rv = decompose_intent(st, id);
+			if (rv == FALCON_OK)
+				total_q += falcond_release_lease(st, ch, id, result, NULL);
+			pthread_mutex_unlock(&ch->lock);
+			if (rv != FALCON_OK)
+				break;
+		}
+		/* acknowledge only once it is written */
+		pthread_mutex_lock(&st->lock);
+		rv = falcond_commit_locked(st);
+		pthread_mutex_unlock(&st->lock);
+		if (rv != FALCON_OK)
+			break;
+		json_object_array_add(a, json_object_new_string(id));
+		n++;
+		falcon_info("lease %s: closed", id);
+	}
+	if (n == 0 && rv == FALCON_OK)
+		rv = r->lease[0] ? falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: no lease %s", r->lease)
+				 : falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: job %u has no lease",
+						  r->job_id);
+	json_object_object_add(o, "closed", a);
+	json_object_object_add(o, "quarantined", json_object_new_int(total_q));
+	if (closed)
+		*closed = o;
+	else
+		json_object_put(o);
+	return rv;
+}

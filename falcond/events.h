@@ -1,0 +1,43 @@
+/*
+ * events.h - falcond's chassis event listeners: one thread per
+ * chassis follows its Redfish EventService's SSE stream
+ * (falcon_chassis_listen, lib/chassis) and acts on what it says
+ * (doc/falcond.8, EVENTS):
+ *   - a device whose health goes Critical (ResourceEvent
+ *     ResourceStatusChangedCritical) is quarantined with the event as
+ *     reason (falcond_quarantine), recorded in the device history
+ *     (StateDir/history.jsonl), and the job holding it is told: a
+ *     "falcon-event=..." note appended to its AdminComment
+ *     (slurm_update_job) and a log line; the node is not drained;
+ *   - a device that leaves the fabric (ResourceRemoved) is marked Absent in
+ *     the inventory cache (placement skips it) and recorded;
+ *   - Warning and OK are recorded; a quarantined device stays so until an
+ *     admin clears it (falconctl unquarantine).
+ * A dropped stream is reopened with backoff (1 s doubling to 30 s).
+ * Above quarantine.c, desc.c and history.c; called by main.c only.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCOND_EVENTS_H
+#define FALCOND_EVENTS_H
+
+#include "state.h"
+
+#define FALCOND_EVENTS_BACKOFF_MAX_S 30 /* longest wait before reconnecting */
+
+/*
+ * falcond_events_start - a listener thread per chassis of st (st stays the
+ * caller's and must outlive falcond_events_stop()).  Each opens its own
+ * chassis client (a client is not thread-safe) with the chassis'
+ * credentials.  FALCON_ERR_NOMEM, FALCON_ERR_INVAL when already started.
+ */
+falcon_err_t falcond_events_start(struct falcond_state *st);
+
+/*
+ * falcond_events_stop - stop and join every listener: a stream in progress
+ * ends within about a second (libcurl's progress callback polls the stop
+ * flag), a wait before reconnecting at once.  A no-op when not started.
+ */
+void falcond_events_stop(void);
+
+#endif /* FALCOND_EVENTS_H */

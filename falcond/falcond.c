@@ -1,0 +1,703 @@
+/*
+ * falcond.c - falcond's HTTP front (falcond.h): libmicrohttpd's event loop
+ * (an internal polling thread pool, epoll where the library has it; the
+ * authenticated requests run on worker threads of their own, their
+ * connection suspended meanwhile), munge authentication of every API
+ * request and the dispatch to compose.c, decompose.c, reconcile.c,
+ * quarantine.c, status.c and history.c; a standby answers 503.  The
+ * process around it (options, signals, the standby and active roles, the
+ * SIGHUP reload): main.c.  Routes and answers: doc/falcond.8.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "falcond.h"
+#include "compose.h"
+#include "confgen.h"
+#include "decompose.h"
+#include "desc.h"
+#include "ha.h"
+#include "history.h"
+#include "quarantine.h"
+#include "reconcile.h"
+#include "status.h"
+#include "api/auth.h"
+#include "core/log.h"
+#include "core/util.h"
+
+/* the state served (falcond_http_start; main.c's) */
+static struct falcond_state *g_st;
+
+/* true while the start-up reconcile runs (falcond listens already) */
+static bool g_reconciling;
+
+/* true once this falcond holds StateDir/falcond.lock and has loaded the
+ * ledger; a standby answers 503 (answer_standby) until then */
+static bool g_active;
+
+/* Seconds a client is asked to wait (Retry-After) while falcond reconciles. */
+#define RECONCILING_RETRY_AFTER "1"
+
+/*
+ * The HTTP front's limits (doc/falcond.8, LIMITS).  Idle connections cost
+ * a socket and a few hundred bytes in the event loop, not a thread: the
+ * connection limit is well above the 2,000 idle connections of issue 12,
+ * bounded by RLIMIT_NOFILE (raised to its hard limit at start); one
+ * address holds at most PER_IP of them; a connection idle IDLE_S seconds
+ * (headers sent byte by byte included: libmicrohttpd counts from the last
+ * byte received) is closed.  At most WORKERS_MAX authenticated requests
+ * run at a time (a thread each); more are answered 503 with Retry-After.
+ */
+#define HTTP_POOL_THREADS 4u
+#define HTTP_CONN_LIMIT 16384u
+#define HTTP_PER_IP 64u
+#define HTTP_IDLE_S 10u
+#define WORKERS_MAX 256
+
+/* An answer built away from its connection (worker threads), queued by
+ * queue_ans(). */
+struct ans {
+	unsigned status;
+	char *text;               /* owned; NULL = close the connection */
+	const char *ctype;
+	const char *retry_after;  /* Retry-After header, NULL = none */
+};
+
+enum rq_state { RQ_NEW, RQ_RUNNING, RQ_DONE };
+
+struct route;
+
+struct req {
+	char *body;
+	size_t len;
+	bool too_big;
+	enum rq_state state;
+	/* what the worker needs, copied off the connection */
+	struct MHD_Connection *c;
+	const struct route *rt;
+	char method[16];
+	char *auth, *qstart, *qend;
+	char addr[80];
+	struct ans a;
+};
+
+/* worker threads running (g_workers_lock) */
+static pthread_mutex_t g_workers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_workers_done = PTHREAD_COND_INITIALIZER;
+static int g_workers;
+
+static void addr_str(struct MHD_Connection *c, char *buf, size_t n)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char host[INET6_ADDRSTRLEN + 1] = "?", port[16] = "?";
+
+	if (ci != NULL && ci->client_addr != NULL)
+		getnameinfo(ci->client_addr,
+			    ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								   : sizeof(struct sockaddr_in),
+			    host, sizeof(host), port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(buf, n, "%s:%s", host, port);
+}
+
+/* answer_text - text (owned, consumed) as the answer a with status. */
+static void answer_text(struct ans *a, unsigned status, char *text, const char *ctype)
+{
+	a->status = status;
+	a->text = text;
+	a->ctype = ctype;
+}
+
+/* answer_json - o (consumed) as the answer with status. */
+static void answer_json(struct ans *a, unsigned status, json_object *o)
+{
+	char *s = strdup(o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
+
+	json_object_put(o);
+	answer_text(a, status, s, "application/json");
+}
+
+static void answer_err(struct ans *a, falcon_err_t e, const char *detail)
+{
+	unsigned status = falcon_proto_http_status(e);
+
+	answer_json(a, status, falcon_proto_error_json(e, detail));
+}
+
+/* queue_ans - queue a (its text consumed) on c; MHD_NO (the connection
+ * is closed) when there is no text or it cannot be queued. */
+static enum MHD_Result queue_ans(struct MHD_Connection *c, struct ans *a)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char *text = a->text;
+
+	a->text = NULL;
+	if (text == NULL)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", a->ctype);
+	if (a->retry_after != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, a->retry_after);
+	ret = MHD_queue_response(c, a->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+enum route_auth { OPEN, AUTH, PRIV };
+
+struct route {
+	const char *method;
+	const char *path;
+	enum route_auth auth;
+	int id;
+};
+
+enum { R_COMPOSE, R_DECOMPOSE, R_STATUS, R_QUAR, R_UNQUAR, R_RECONCILE, R_HEALTH, R_METRICS,
+       R_HISTORY };
+
+static const struct route routes[] = {
+	{ "POST", "/v1/compose", PRIV, R_COMPOSE },
+	{ "POST", "/v1/decompose", PRIV, R_DECOMPOSE },
+	{ "GET", "/v1/status", AUTH, R_STATUS },
+	{ "POST", "/v1/quarantine", PRIV, R_QUAR },
+	{ "POST", "/v1/unquarantine", PRIV, R_UNQUAR },
+	{ "POST", "/v1/reconcile", PRIV, R_RECONCILE },
+	{ "GET", "/v1/health", OPEN, R_HEALTH },
+	{ "GET", "/metrics", OPEN, R_METRICS },
+	{ "GET", "/v1/history", AUTH, R_HISTORY },
+};
+
+/*
+ * reconcile_body - the body of POST /v1/reconcile: empty, {} or
+ * {"reread": BOOL} (default true: every device's description is read
+ * again).  FALCON_ERR_PARSE naming the field otherwise.
+ */
+static falcon_err_t reconcile_body(const char *body, size_t len, bool *reread)
+{
+	json_object *o, *v;
+	falcon_err_t rv = FALCON_OK;
+
+	*reread = true;
+	if (len == 0)
+		return FALCON_OK;
+	o = json_tokener_parse(body);
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "reconcile: body: expected {} or "
+				    "{\"reread\": true|false}");
+	} else {
+		json_object_object_foreach(o, key, val) {
+			if (strcmp(key, "reread") != 0) {
+				rv = falcon_err_set(FALCON_ERR_PARSE, "reconcile: body: unknown "
+						    "field \"%.40s\" (expected reread)", key);
+				break;
+			}
+			(void)val;
+		}
+		if (rv == FALCON_OK && json_object_object_get_ex(o, "reread", &v)) {
+			if (!json_object_is_type(v, json_type_boolean))
+				rv = falcon_err_set(FALCON_ERR_PARSE, "reconcile: body: reread: "
+						    "expected true or false");
+			else
+				*reread = json_object_get_boolean(v);
+		}
+	}
+	json_object_put(o);
+	return rv;
+}
+
+static bool privileged(uid_t uid)
+{
+	return uid == 0 || (g_st->slurm_uid != (uid_t)-1 && uid == g_st->slurm_uid);
+}
+
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * answer_reconciling - 503 with Retry-After (RFC 9110 section 10.2.3, in
+ * delta-seconds) to a request that changes leases or quarantines while the
+ * start-up reconcile runs: it would race the reconcile's view of the
+ * ledger.  MHD_NO when the answer cannot be queued.
+ */
+static void answer_reconciling(struct ans *a, const char *url)
+{
+	char detail[200];
+
+	snprintf(detail, sizeof(detail), "%s: falcond is reconciling after its start; retry in "
+		 RECONCILING_RETRY_AFTER " s", url);
+	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, falcon_proto_error_json(FALCON_ERR_SERVER,
+									     detail));
+	a->retry_after = RECONCILING_RETRY_AFTER;
+}
+
+/*
+ * answer_standby - what a standby falcond (or one whose workers are all
+ * busy, busy true) answers to every request: 503 with Retry-After 1 and
+ * {"code":"server","error":"standby, active is URL","standby":true,
+ * "active":URL}, URL from the holder record of StateDir/falcond.lock, so
+ * a client given several URLs moves on at once (falcond_client.h).
+ */
+static void answer_standby(struct ans *a, bool busy)
+{
+	char url[512], detail[600];
+	json_object *o;
+
+	if (busy) {
+		answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE,
+			    falcon_proto_error_json(FALCON_ERR_SERVER,
+						    "falcond: too many requests at once; retry"));
+		a->retry_after = "1";
+		return;
+	}
+	falcond_ha_active_url(url, sizeof(url));
+	snprintf(detail, sizeof(detail), "standby, active is %s", url);
+	o = falcon_proto_error_json(FALCON_ERR_SERVER, detail);
+	if (o != NULL) {
+		json_object_object_add(o, "standby", json_object_new_boolean(true));
+		json_object_object_add(o, "active", json_object_new_string(url));
+	}
+	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, o);
+	a->retry_after = "1";
+}
+
+static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route *rt,
+		     const struct req *rq, uid_t uid, const char *addr)
+{
+	struct falcond_state *st = g_st;
+	json_object *o = NULL;
+	struct timespec t0;
+	falcon_err_t rv;
+
+	(void)c;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE)) {
+		answer_reconciling(a, rt->path);
+		return;
+	}
+	switch (rt->id) {
+	case R_COMPOSE: {
+		struct falcon_compose_req r;
+		struct falcon_lease l;
+
+		rv = falcon_proto_parse_compose(rq->body, rq->len, &r);
+		if (rv != FALCON_OK)
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		rv = falcond_compose(st, &r, &l);
+		pthread_mutex_lock(&st->lock);
+		falcond_observe(&st->compose_lat, secs_since(&t0));
+		if (rv == FALCON_OK)
+			st->compose_ok++;
+		else
+			st->compose_fail++;
+		pthread_mutex_unlock(&st->lock);
+		if (rv != FALCON_OK) {
+			falcon_warn("compose job %u on %s (uid %u, %s): %s", r.job_id, r.host,
+				    (unsigned)uid, addr, falcon_errmsg());
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		}
+		o = json_object_new_object();
+		json_object_object_add(o, "lease", falcon_proto_lease_json(&l));
+		{ answer_json(a, 200, o); return; }
+	}
+	case R_DECOMPOSE: {
+		struct falcon_decompose_req r;
+
+		rv = falcon_proto_parse_decompose(rq->body, rq->len, &r);
+		if (rv != FALCON_OK)
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		rv = falcond_decompose(st, &r, &o);
+		pthread_mutex_lock(&st->lock);
+		falcond_observe(&st->decompose_lat, secs_since(&t0));
+		if (rv == FALCON_OK)
+			st->decompose_ok++;
+		else
+			st->decompose_fail++;
+		pthread_mutex_unlock(&st->lock);
+		if (rv != FALCON_OK) {
+			json_object_put(o);
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		}
+		{ answer_json(a, 200, o); return; }
+	}
+	case R_STATUS:
+		o = falcond_status_json(st, uid, privileged(uid));
+		if (o != NULL) {
+			json_object_object_add(o, "reconciling",
+					       json_object_new_boolean(__atomic_load_n(
+						       &g_reconciling, __ATOMIC_ACQUIRE)));
+			/* the lock's holder record: this falcond (falconctl status) */
+			json_object_object_add(o, "holder", falcond_ha_holder());
+		}
+		{ answer_json(a, 200, o); return; }
+	case R_QUAR:
+	case R_UNQUAR: {
+		struct falcon_device_req r;
+
+		rv = falcon_proto_parse_device(rq->body, rq->len, rt->id == R_QUAR, &r);
+		if (rv == FALCON_OK)
+			rv = rt->id == R_QUAR ? falcond_quarantine(st, &r) : falcond_unquarantine(st, &r);
+		if (rv != FALCON_OK)
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		o = json_object_new_object();
+		json_object_object_add(o, "chassis", json_object_new_string(r.chassis));
+		json_object_object_add(o, "device", json_object_new_string(r.device));
+		json_object_object_add(o, "quarantined", json_object_new_boolean(rt->id == R_QUAR));
+		{ answer_json(a, 200, o); return; }
+	}
+	case R_RECONCILE: {
+		bool reread = true;
+		size_t k;
+
+		if ((rv = reconcile_body(rq->body, rq->len, &reread)) != FALCON_OK)
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		/* an admin asked: every device is read again (falcon.conf(5)
+		 * InventoryRefresh); a prolog asks with "reread": false (the
+		 * zones, which it needs, are read every time) */
+		pthread_mutex_lock(&st->lock);
+		for (k = 0; reread && k < st->nchassis; k++)
+			falcond_desc_forget(&st->ch[k], NULL);
+		pthread_mutex_unlock(&st->lock);
+		rv = falcond_reconcile(st, &o);
+		{ answer_json(a, rv == FALCON_OK ? 200 : 502, o); return; }
+	}
+	case R_HEALTH: {
+		size_t i, up = 0;
+
+		o = json_object_new_object();
+		pthread_mutex_lock(&st->lock);
+		for (i = 0; i < st->nchassis; i++)
+			up += st->ch[i].have_last;
+		json_object_object_add(o, "status",
+				       json_object_new_string(__atomic_load_n(&g_reconciling,
+									      __ATOMIC_ACQUIRE)
+								      ? "reconciling" : "ok"));
+		json_object_object_add(o, "leases", json_object_new_int64((int64_t)st->ledger->nleases));
+		json_object_object_add(o, "quarantined", json_object_new_int64((int64_t)st->ledger->nquar));
+		json_object_object_add(o, "chassis", json_object_new_int64((int64_t)st->nchassis));
+		json_object_object_add(o, "chassis_seen", json_object_new_int64((int64_t)up));
+		pthread_mutex_unlock(&st->lock);
+		{ answer_json(a, 200, o); return; }
+	}
+	case R_HISTORY:
+		rv = falcond_history_request(st->ledger, &st->lock,
+					     rq->qstart, rq->qend,
+					     uid, privileged(uid), &o);
+		if (rv != FALCON_OK)
+			{ answer_err(a, rv, falcon_errmsg()); return; }
+		{ answer_json(a, 200, o); return; }
+	case R_METRICS: {
+		char *t = falcond_metrics_text(st);
+
+		{ answer_text(a, 200, t, "text/plain; version=0.0.4"); return; }
+	}
+	}
+	{ answer_err(a, FALCON_ERR_NOTFOUND, "no such route"); return; }
+}
+
+/*
+ * authenticate - the munge credential of an AUTH or PRIV request
+ * (rq->auth, copied off the connection) into *uid; false with the 401/403
+ * (or 503 when munged fails) answer in a.
+ */
+static bool authenticate(struct ans *a, const struct req *rq, uid_t *uid)
+{
+	const struct route *rt = rq->rt;
+	char detail[1100];
+	falcon_err_t rv;
+
+	rv = falcon_auth_verify(g_st->conf->munge_socket, falcon_auth_header_cred(rq->auth),
+				rq->method, rt->path, rq->body ? rq->body : "", rq->len, uid, NULL);
+	if (rv != FALCON_OK) {
+		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+		falcon_warn("%u %s %s from %s uid %ld: %s", rv == FALCON_ERR_AUTH ? 401 : 503,
+			    rq->method, rt->path, rq->addr, *uid == (uid_t)-1 ? -1L : (long)*uid,
+			    detail);
+		pthread_mutex_lock(&g_st->lock);
+		g_st->auth_fail += rv == FALCON_ERR_AUTH;
+		pthread_mutex_unlock(&g_st->lock);
+		answer_err(a, rv, detail);
+		return false;
+	}
+	if (rt->auth == PRIV && !privileged(*uid)) {
+		snprintf(detail, sizeof(detail), "%s %s: uid %u is neither root nor SlurmUser",
+			 rq->method, rt->path, (unsigned)*uid);
+		falcon_warn("403 %s %s from %s uid %u: not allowed", rq->method, rt->path, rq->addr,
+			    (unsigned)*uid);
+		pthread_mutex_lock(&g_st->lock);
+		g_st->perm_fail++;
+		pthread_mutex_unlock(&g_st->lock);
+		answer_err(a, FALCON_ERR_PERM, detail);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * worker - one authenticated request, on a thread of its own while its
+ * connection is suspended (a compose may wait on a chassis for many
+ * seconds: the event loop and /v1/health go on).  It holds a reference
+ * on the configuration for its whole run (falcond_conf_hold), builds the
+ * answer in rq->a and resumes the connection; handler() queues it.
+ */
+static void *worker(void *arg)
+{
+	struct req *rq = arg;
+	struct MHD_Connection *c = rq->c;
+	uid_t uid = (uid_t)-1;
+	unsigned gen = falcond_conf_hold();
+
+	if (authenticate(&rq->a, rq, &uid))
+		dispatch(&rq->a, c, rq->rt, rq, uid, rq->addr);
+	falcond_conf_release(gen);
+	rq->state = RQ_DONE;
+	pthread_mutex_lock(&g_workers_lock);
+	MHD_resume_connection(c); /* rq is the connection's from here on */
+	if (--g_workers == 0)
+		pthread_cond_broadcast(&g_workers_done);
+	pthread_mutex_unlock(&g_workers_lock);
+	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* start_worker - suspend c and run rq on a worker thread (true); false
+ * (nothing suspended, the busy answer in rq->a) when WORKERS_MAX run
+ * already.  When no thread can be made, the busy answer is left for the
+ * handler's next call on the resumed connection (true). */
+static bool start_worker(struct MHD_Connection *c, struct req *rq)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	bool ok = false;
+
+	rq->c = c;
+	rq->auth = dup_or_null(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							   MHD_HTTP_HEADER_AUTHORIZATION));
+	rq->qstart = dup_or_null(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "start"));
+	rq->qend = dup_or_null(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "end"));
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&g_workers_lock);
+	if (g_workers < WORKERS_MAX) {
+		rq->state = RQ_RUNNING;
+		MHD_suspend_connection(c);
+		ok = true;
+		if (pthread_create(&t, &at, worker, rq) == 0) {
+			g_workers++;
+		} else {
+			answer_standby(&rq->a, true);
+			rq->state = RQ_DONE;
+			MHD_resume_connection(c);
+		}
+	}
+	pthread_mutex_unlock(&g_workers_lock);
+	pthread_attr_destroy(&at);
+	if (!ok)
+		answer_standby(&rq->a, true);
+	return ok;
+}
+
+/* wait_workers - until no worker runs (before MHD_stop_daemon: a suspended
+ * connection must be resumed first). */
+static void wait_workers(void)
+{
+	pthread_mutex_lock(&g_workers_lock);
+	while (g_workers > 0)
+		pthread_cond_wait(&g_workers_done, &g_workers_lock);
+	pthread_mutex_unlock(&g_workers_lock);
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **con_cls)
+{
+	struct req *rq = *con_cls;
+	const struct route *rt = NULL;
+	char detail[1100];
+	size_t i;
+
+	if (rq == NULL) {
+		rq = calloc(1, sizeof(*rq));
+		if (rq == NULL)
+			return MHD_NO;
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (rq->state == RQ_DONE) /* resumed: the worker's answer */
+		return queue_ans(c, &rq->a);
+	if (rq->state == RQ_RUNNING)
+		return MHD_YES;
+	if (*upload_size > 0) {
+		if (!rq->too_big && rq->len + *upload_size <= FALCON_PROTO_MAX_BODY) {
+			char *nb = realloc(rq->body, rq->len + *upload_size + 1);
+
+			if (nb == NULL)
+				return MHD_NO;
+			memcpy(nb + rq->len, upload, *upload_size);
+			rq->body = nb;
+			rq->len += *upload_size;
+			rq->body[rq->len] = '\0';
+		} else {
+			rq->too_big = true;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (!__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
+		answer_standby(&rq->a, false);
+		return queue_ans(c, &rq->a);
+	}
+	addr_str(c, rq->addr, sizeof(rq->addr));
+	for (i = 0; i < ARRAY_SIZE(routes); i++)
+		if (strcmp(routes[i].path, url) == 0) {
+			rt = &routes[i];
+			if (strcmp(routes[i].method, method) == 0)
+				break;
+		}
+	if (rt == NULL) {
+		answer_err(&rq->a, FALCON_ERR_NOTFOUND, "no such route");
+	} else if (i == ARRAY_SIZE(routes)) {
+		snprintf(detail, sizeof(detail), "%s %s: method not allowed (use %s)", method, url,
+			 rt->method);
+		answer_json(&rq->a, 405, falcon_proto_error_json(FALCON_ERR_INVAL, detail));
+	} else if (rq->too_big) {
+		answer_json(&rq->a, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
+								 "body larger than 64 KiB"));
+	} else if (rt->auth == OPEN) {
+		/* health and metrics: short, on the event loop's thread */
+		unsigned gen = falcond_conf_hold();
+
+		dispatch(&rq->a, c, rt, rq, (uid_t)-1, rq->addr);
+		falcond_conf_release(gen);
+	} else {
+		rq->rt = rt;
+		falcon_strlcpy(rq->method, method, sizeof(rq->method));
+		if (start_worker(c, rq))
+			return MHD_YES;
+	}
+	return queue_ans(c, &rq->a);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct req *rq = *con_cls;
+
+	if (rq != NULL) {
+		free(rq->body);
+		free(rq->auth);
+		free(rq->qstart);
+		free(rq->qend);
+		free(rq->a.text);
+		free(rq);
+		*con_cls = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	falcon_warn("microhttpd: %s", buf);
+}
+
+/*
+ * raise_nofile - RLIMIT_NOFILE soft limit to the hard one: each idle
+ * connection holds a descriptor (HTTP_CONN_LIMIT); the connection limit
+ * given to libmicrohttpd is kept below what the limit allows.  Returns the
+ * connection limit to use.
+ */
+static unsigned raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 512;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* leave room for the ledger, history, chassis and munge descriptors */
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > HTTP_CONN_LIMIT + 256)
+		return HTTP_CONN_LIMIT;
+	return rl.rlim_cur > 512 ? (unsigned)(rl.rlim_cur - 256) : 256;
+}
+
+/* HTTP_POOL_THREADS, HTTP_CONN_LIMIT, HTTP_PER_IP, HTTP_IDLE_S: the
+ * limits above; the flags and options exist in libmicrohttpd 0.9.75
+ * (Debian 12) and 1.0.x (Debian 13). */
+struct MHD_Daemon *falcond_http_start(struct falcond_state *st, const struct sockaddr_storage *ss)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	unsigned limit = raise_nofile();
+
+	g_st = st;
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
+		flags |= MHD_USE_EPOLL;
+	else if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
+		flags |= MHD_USE_POLL;
+	falcon_verbose("http: %u pool threads, %s, at most %u connections (%u per address), "
+		       "idle ones closed after %u s", HTTP_POOL_THREADS,
+		       flags & MHD_USE_EPOLL ? "epoll" : "poll", limit, HTTP_PER_IP, HTTP_IDLE_S);
+	return MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				MHD_OPTION_THREAD_POOL_SIZE, HTTP_POOL_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, limit,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S,
+				MHD_OPTION_END);
+}
+
+void falcond_http_active(bool reconciling)
+{
+	g_reconciling = reconciling;
+	__atomic_store_n(&g_active, true, __ATOMIC_RELEASE);
+}
+
+void falcond_http_reconciled(void)
+{
+	__atomic_store_n(&g_reconciling, false, __ATOMIC_RELEASE);
+}
+
+void falcond_http_stop(struct MHD_Daemon *d)
+{
+	wait_workers();
+	if (d)
+		MHD_stop_daemon(d);
+}

@@ -1,0 +1,120 @@
+# falcond/local.mk - falcond (the composer daemon), its unit tests (the
+# ledger and placement, the history writer, the Slurm side of the
+# quarantine), integration tests and benches.  The API it serves (munge
+# binding, bodies, the client) is lib/api.
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_falcond
+TESTS += tests/unit/test_falcond
+tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
+	falcond/ledger.c falcond/ledger.h falcond/place.c falcond/place.h
+tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test_falcond_resv
+TESTS += tests/unit/test_falcond_resv
+tests_unit_test_falcond_resv_SOURCES = tests/unit/test_falcond_resv.c tests/unit/testutil.h \
+	falcond/state.h falcond/resv.c falcond/resv.h falcond/ledger.c falcond/ledger.h \
+	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
+tests_unit_test_falcond_resv_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_falcond_resv_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test_history
+TESTS += tests/unit/test_history
+tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/testutil.h \
+	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h
+tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_history_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(CHECK_LIBS) $(PTHREAD_LIBS)
+endif
+
+# From the top down (doc/ARCHITECTURE.md): main, the HTTP front, events;
+# compose, decompose, reconcile, quarantine, status; resv, detach;
+# inventory, desc; state; history; place; ledger; confgen, ha.
+sbin_PROGRAMS += falcond/falcond
+falcond_falcond_SOURCES = falcond/main.c \
+	falcond/falcond.c falcond/falcond.h falcond/events.c falcond/events.h \
+	falcond/compose.c falcond/compose.h falcond/decompose.c falcond/decompose.h \
+	falcond/reconcile.c falcond/reconcile.h falcond/quarantine.c falcond/quarantine.h \
+	falcond/status.c falcond/status.h falcond/resv.c falcond/resv.h \
+	falcond/detach.c falcond/detach.h falcond/inventory.c falcond/inventory.h \
+	falcond/desc.c falcond/desc.h falcond/state.c falcond/state.h \
+	falcond/history.c falcond/history.h falcond/place.c falcond/place.h \
+	falcond/ledger.c falcond/ledger.h falcond/confgen.c falcond/confgen.h \
+	falcond/ha.c falcond/ha.h
+falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
+	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+falcond_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
+
+if INTEGRATION_TESTS
+TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
+	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
+	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
+	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh \
+	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
+	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
+	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
+endif
+EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
+	tests/integration/falcond-history.sh tests/integration/falcond-ledger.sh \
+	tests/integration/falcond-zone.sh tests/integration/falcond-events.sh \
+	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
+	tests/integration/falcond-ha.sh tests/integration/falcond-idle.sh \
+	tests/integration/falcond-reload.sh tests/integration/prolog-idle.sh \
+	tests/integration/falcond-attack.py tests/integration/falcond-heal.sh \
+	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
+
+dist_man_MANS += doc/falcond.8
+EXTRA_DIST += examples/falcond.service.in
+BUILT_SOURCES += examples/falcond.service
+CLEANFILES += examples/falcond.service
+examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
+	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
+	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
+
+# Soak (by hand): 500 crash cycles, 1000 fault cycles.
+SOAK_TARGETS += soak-falcond
+soak-falcond: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' FALCOND_CYCLES=500 \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-crash.sh
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' FALCOND_CYCLES=1000 \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-faults.sh
+
+# Bench (by hand): 64 clients, compose+decompose pairs/s vs munge pairs/s.
+noinst_PROGRAMS += tests/bench/bench_falcond
+tests_bench_bench_falcond_SOURCES = tests/bench/bench_falcond.c
+tests_bench_bench_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MUNGE_CFLAGS) $(PTHREAD_CFLAGS)
+tests_bench_bench_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(PTHREAD_LIBS)
+EXTRA_DIST += tests/bench/falcond
+# Bench (by hand): p50/p99 of /v1/health and compose (falcon_client) with
+# and without 2,000 idle + slowloris connections, the ratio printed.
+BENCH_TARGETS += bench-falcond-idle
+bench-falcond-idle: falcond/falcond falconctl/falconctl
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  FALCOND_IDLE_ROUNDS=$${BENCH_ROUNDS:-100} \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-idle.sh
+# Bench (by hand): a restart's start-up reconcile and a compose under a slow
+# chassis, device descriptions kept vs every device read; the ratios printed.
+BENCH_TARGETS += bench-falcond-restart
+bench-falcond-restart: falcond/falcond falconctl/falconctl sim/falcon-sim
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond-restart
+EXTRA_DIST += tests/bench/falcond-restart
+# Bench (by hand): a 1-GPU and a 4-GPU job's compose + release under a slow
+# chassis, placement reading at every compose vs InventoryReuse; requests,
+# seconds and ratios printed.
+BENCH_TARGETS += bench-falcond-compose
+bench-falcond-compose: falcond/falcond falconctl/falconctl sim/falcon-sim
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond-compose
+EXTRA_DIST += tests/bench/falcond-compose
+BENCH_TARGETS += bench-falcond
+bench-falcond: tests/bench/bench_falcond
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond

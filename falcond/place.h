@@ -1,0 +1,110 @@
+/*
+ * place.h - placement (place.c): what falcond sees of a chassis for a
+ * compose (slots and who holds them), what it learns from the chassis'
+ * refusals (ports not cabled to a drawer) and what it decides (the
+ * devices, their ports), and the partition policy checked again inside
+ * falcond.  Pure: no lock, no chassis request; the caller guards what it
+ * passes.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCOND_PLACE_H
+#define FALCOND_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "chassis/chassis.h"
+#include "core/conf.h"
+#include "api/proto.h"
+#include "ledger.h"
+
+/* One chassis device as placement sees it. */
+struct falcond_slot {
+	const struct falcon_device *dev;
+	const char *holder;          /* host holding it (lease or chassis), NULL = free */
+	bool quarantined;
+	bool unreachable;            /* no port of the host is cabled to its drawer */
+};
+
+/*
+ * falcond_policy_check - the partition's policy (falcon.conf AllowTopologies,
+ * MaxFalconGPUs, MaxFalconNVMe) against a compose request: FALCON_ERR_POLICY
+ * with the rule in the detail, else FALCON_OK.  falcon_policy_check() of
+ * lib/core/policy.h judges, so the message is job_submit_falcon's (without its
+ * "use partition X" advice); r->partition, when set, names the partition.
+ */
+falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
+				  const struct falcon_compose_req *r);
+
+/*
+ * falcond_place - choose r->gpus GPUs and r->nvme NVMe devices for host among
+ * slots[0..n), free, not quarantined, not Critical nor Absent, within the chassis mode
+ * limits (standard: a drawer half, slots 1-4 or 5-8, belongs to one host;
+ * advanced: at most 3 hosts share a drawer — the Falcon 4016 modes as the
+ * paper describes them), by place (pack: one drawer switch first, best fit;
+ * spread: round-robin over drawers; any: first free by drawer/slot).
+ * picks[] gets indices into slots (r->gpus GPUs first, then NVMe).
+ * FALCON_ERR_NORESOURCE with the counts in the detail when they do not fit.
+ */
+falcon_err_t falcond_place(const struct falcond_slot *slots, size_t n, const char *host,
+			   falcon_mode_t mode, falcon_place_t place, int gpus, int nvme,
+		      size_t *picks);
+
+/*
+ * What placement learns: (port, drawer) pairs a chassis refused as not
+ * cabled, each held FALCOND_NOREACH_MS and then probed again.  One per
+ * chassis, guarded by the chassis' lock (struct falcond_chassis).
+ */
+#define FALCOND_NOREACH_MS (10 * 60 * 1000) /* ms a learnt "not cabled" holds */
+#define FALCOND_NOREACH_MAX 32
+
+struct falcond_reach {
+	size_t n;
+	struct {
+		char port[FALCON_NAME_LEN];
+		int drawer;
+		long long until_ms;  /* falcon_now_ms() clock */
+	} no[FALCOND_NOREACH_MAX];
+};
+
+/* falcond_reach_no - has port been learnt (and not yet forgotten) not to
+ * reach drawer?  r may be NULL (nothing learnt). */
+bool falcond_reach_no(const struct falcond_reach *r, const char *port, int drawer);
+
+/*
+ * falcond_place_refused - the chassis named chassis refused to attach
+ * device d to its port (d->port): not cabled, the mode, or someone took
+ * it.  Placement keeps to the mode rules the chassis applies
+ * (falcond_place), so when d is still free in now (the chassis read after
+ * the refusal) the port is not cabled to d's drawer: learnt into r for
+ * FALCOND_NOREACH_MS (logged).  Returns whether it was learnt.
+ */
+bool falcond_place_refused(struct falcond_reach *r, const char *chassis,
+			   const struct falcon_inventory *now, const struct falcon_lease_dev *d);
+
+/*
+ * falcond_port_for - the host port to use for a device in drawer: the host's
+ * ports tried from index (drawer-1) mod nports on, skipping those r has
+ * learnt not to reach that drawer (r may be NULL).  NULL when none is left.
+ */
+const char *falcond_port_for(const struct falcon_host_conf *h, int drawer,
+			     const struct falcond_reach *r);
+
+/* falcond_host_of_port - the HostName of conf cabled to port of chassis, or NULL. */
+const char *falcond_host_of_port(const struct falcon_conf *conf, const char *chassis,
+				 const char *port);
+
+/*
+ * falcond_place_slots - what placement sees of chassis for host h: one
+ * slot per device of inv (the slots point into inv), who holds each (a
+ * lease's host in lg, or the host cabled to the port the chassis has it
+ * on), quarantined in lg, reachable from h given r.  *out is a new array
+ * of inv->n (caller frees).  The caller guards lg.  FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcond_place_slots(struct falcond_ledger *lg, const struct falcon_conf *conf,
+				 const char *chassis, const struct falcon_host_conf *h,
+				 const struct falcond_reach *r, const struct falcon_inventory *inv,
+				 struct falcond_slot **out);
+
+#endif /* FALCOND_PLACE_H */

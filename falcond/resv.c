@@ -1,0 +1,477 @@
+/*
+ * resv.c - the quarantine as Slurm sees it (a licenses-only
+ * reservation per chassis) and healing without an administrator: see
+ * resv.h.
+ *
+ * Slurm 22.05 src/slurmctld/reservation.c create_resv(): a reservation
+ * without nodes needs the flag ANY_NODES and at least one license (else
+ * ESLURM_RESERVATION_INVALID), Users=, Accounts= or Groups= (else
+ * ESLURM_RESERVATION_EMPTY), and licenses that slurm.conf Licenses= names
+ * with no more reserved, overlapping reservations included, than
+ * configured (else ESLURM_INVALID_LICENSES).  Duration INFINITE ends it a
+ * year after its start (YEAR_SECONDS); reconcile recreates it after that.
+ * An update with licenses "" would leave it without anything to hold, so
+ * an empty quarantine deletes it.  The fields used here (name, licenses,
+ * users, flags, start_time, duration) are the same in Slurm 24.11's
+ * resv_desc_msg_t.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef HAVE_SLURM
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
+#endif
+
+#include "resv.h"
+#include "history.h"
+#include "core/log.h"
+#include "core/policy.h"
+#include "core/util.h"
+
+bool falcond_quarantine_healable(const char *reason)
+{
+	if (reason == NULL)
+		return false;
+	if (strncmp(reason, "detach from ", 12) == 0 && strstr(reason, " failed during ") != NULL)
+		return true;
+	if ((strncmp(reason, "falcon-prolog job ", 18) == 0 ||
+	     strncmp(reason, "falcon-epilog job ", 18) == 0) &&
+	    strstr(reason, " still on ") != NULL && strstr(reason, "'s bus after remove") != NULL)
+		return true;
+	return false;
+}
+
+bool falcond_transient_drain(const char *reason)
+{
+	static const char *const causes[] = {
+		"connection failed", "timed out", "unreachable", "falcond is reconciling",
+	};
+	size_t i;
+
+	if (reason == NULL || strncmp(reason, "falcon:", 7) != 0)
+		return false;
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (strstr(reason, causes[i]) != NULL)
+			return true;
+	return false;
+}
+
+/* inv_dev - device id of inv, NULL when absent. */
+static const struct falcon_device *inv_dev(const struct falcon_inventory *inv, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++)
+		if (strcmp(inv->devs[i].id, id) == 0)
+			return &inv->devs[i];
+	return NULL;
+}
+
+size_t falcond_resv_heal(struct falcond_state *st, const struct falcond_chassis *ch,
+			 const struct falcon_inventory *inv)
+{
+	size_t i = 0, n = 0;
+
+	pthread_mutex_lock(&st->lock);
+	while (i < st->ledger->nquar) {
+		struct falcond_quarantine q = st->ledger->quar[i];
+		const struct falcon_device *d;
+		struct falcond_hist he;
+
+		d = strcmp(q.chassis, ch->cc->name) == 0 ? inv_dev(inv, q.device) : NULL;
+		if (d == NULL || !falcond_quarantine_healable(q.reason) || d->owner[0] != '\0' ||
+		    strcmp(d->health, "OK") != 0 ||
+		    falcond_ledger_device_lease(st->ledger, q.chassis, q.device) != NULL ||
+		    falcond_ledger_unquarantine(st->ledger, q.chassis, q.device) != FALCON_OK) {
+			i++;
+			continue;
+		}
+		falcon_info("reconcile: %s/%s detached and healthy: quarantine cleared (was: %s)",
+			    q.chassis, q.device, q.reason);
+		memset(&he, 0, sizeof(he));
+		he.attached_ms = q.since_ms;
+		he.detached_ms = falcond_now_ms();
+		snprintf(he.result, sizeof(he.result), "auto-cleared: %.110s", q.reason);
+		falcond_history_append(q.chassis, q.device, &he, -1);
+		n++;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
+#ifdef HAVE_SLURM
+
+/* What one pass of the reservation thread wants of Slurm, per chassis. */
+struct resv_want {
+	char name[FALCON_NAME_LEN + 32];     /* falcon-<chassis>-quarantine */
+	char licenses[2 * FALCON_NAME_LEN + 32]; /* "c1_gpu:1,c1_nvme:2", "" = none */
+	bool known;                          /* its inventory was read: types known */
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static struct falcond_state *g_st;
+static bool g_dirty, g_chassis_ok, g_started;
+/* held jobs released so far (loop guard: FALCOND_RELEASE_MAX each) */
+static struct { uint32_t job; int n; } g_released[64];
+
+/* resv_warn - a failure, at warning the first time in a row it is seen
+ * (reconcile retries every ReconcileInterval: the same failure again is
+ * logged with -v only); resv_ok forgets it. */
+static char g_last_fail[512];
+
+static void resv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void resv_warn(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	falcon_log(strcmp(msg, g_last_fail) ? FALCON_LOG_WARN : FALCON_LOG_VERBOSE, "%s", msg);
+	falcon_strlcpy(g_last_fail, msg, sizeof(g_last_fail));
+}
+
+static void resv_ok(void)
+{
+	g_last_fail[0] = '\0';
+}
+
+/* want_of - the licenses chassis c's reservation must hold (st->lock held). */
+static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
+{
+	const struct falcond_chassis *ch = &st->ch[c];
+	int ngpu = 0, nnvme = 0;
+	char lic[FALCON_NAME_LEN + 8];
+	size_t i, k;
+
+	snprintf(w->name, sizeof(w->name), FALCOND_RESV_FMT, ch->cc->name);
+	w->licenses[0] = '\0';
+	w->known = ch->have_last;
+	for (i = 0; w->known && i < st->ledger->nquar; i++) {
+		if (strcmp(st->ledger->quar[i].chassis, ch->cc->name) != 0)
+			continue;
+		for (k = 0; k < ch->last.n; k++) {
+			if (strcmp(ch->last.devs[k].id, st->ledger->quar[i].device) != 0)
+				continue;
+			ngpu += ch->last.devs[k].type == FALCON_DEV_GPU;
+			nnvme += ch->last.devs[k].type == FALCON_DEV_NVME;
+		}
+	}
+	if (ngpu > 0 && falcon_license_name(ch->cc->name, FALCON_DEV_GPU, lic, sizeof(lic)) == FALCON_OK)
+		snprintf(w->licenses, sizeof(w->licenses), "%s:%d", lic, ngpu);
+	if (nnvme > 0 && falcon_license_name(ch->cc->name, FALCON_DEV_NVME, lic, sizeof(lic)) == FALCON_OK) {
+		size_t l = strlen(w->licenses);
+
+		snprintf(w->licenses + l, sizeof(w->licenses) - l, "%s%s:%d", l ? "," : "", lic, nnvme);
+	}
+}
+
+/* lic_same - two Slurm license strings name the same NAME:COUNT entries
+ * (in any order; a bare NAME counts 1, as slurm.conf(5) says). */
+static bool lic_same(const char *a, const char *b)
+{
+	char x[512], y[512], *save = NULL, *t;
+	int na = 0, nb = 0;
+
+	falcon_strlcpy(x, a ? a : "", sizeof(x));
+	falcon_strlcpy(y, b ? b : "", sizeof(y));
+	for (t = strtok_r(y, ",;", &save); t; t = strtok_r(NULL, ",;", &save))
+		nb++;
+	falcon_strlcpy(y, b ? b : "", sizeof(y));
+	for (t = strtok_r(x, ",;", &save); t; t = strtok_r(NULL, ",;", &save)) {
+		char tok[128];
+		size_t l;
+		const char *p;
+		bool found = false;
+
+		snprintf(tok, sizeof(tok), "%s%s", t, strchr(t, ':') ? "" : ":1");
+		l = strlen(tok);
+		for (p = strstr(y, tok); p && !found; p = strstr(p + 1, tok))
+			found = (p == y || p[-1] == ',' || p[-1] == ';') &&
+				(p[l] == '\0' || p[l] == ',' || p[l] == ';');
+		if (!found)
+			return false;
+		na++;
+	}
+	return na == nb;
+}
+
+/* resv_apply - make reservation w what it must be, given what Slurm has
+ * (have: its record, NULL = none). */
+static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
+{
+	resv_desc_msg_t d;
+
+	if (w->licenses[0] == '\0') {
+		reservation_name_msg_t m;
+
+		if (have == NULL)
+			return;
+		m.name = (char *)w->name;
+		if (slurm_delete_reservation(&m) != SLURM_SUCCESS)
+			resv_warn("reservation %s: delete: %s; retried at the next reconcile",
+				  w->name, slurm_strerror(slurm_get_errno()));
+		else {
+			falcon_info("reservation %s deleted: no device quarantined", w->name);
+			resv_ok();
+		}
+		return;
+	}
+	if (have != NULL && lic_same(w->licenses, have->licenses))
+		return;
+	slurm_init_resv_desc_msg(&d);
+	d.name = (char *)w->name;
+	d.licenses = (char *)w->licenses;
+	if (have != NULL) {
+		if (slurm_update_reservation(&d) != SLURM_SUCCESS)
+			resv_warn("reservation %s: update Licenses=%s: %s; retried at the next "
+				  "reconcile", w->name, w->licenses, slurm_strerror(slurm_get_errno()));
+		else {
+			falcon_info("reservation %s now holds %s", w->name, w->licenses);
+			resv_ok();
+		}
+		return;
+	}
+	d.users = (char *)"root";
+	d.flags = RESERVE_FLAG_ANY_NODES;
+	d.start_time = time(NULL);
+	d.duration = INFINITE;
+	{
+		char *made = slurm_create_reservation(&d);
+
+		if (made == NULL)
+			resv_warn("reservation %s: create Licenses=%s: %s (slurm.conf Licenses= "
+				  "must name them); retried at the next reconcile", w->name,
+				  w->licenses, slurm_strerror(slurm_get_errno()));
+		else {
+			falcon_info("reservation %s created: holds %s", w->name, w->licenses);
+			resv_ok();
+		}
+		free(made);
+	}
+}
+
+/* resv_sync - one pass over the chassis' reservations. */
+static void resv_sync(struct falcond_state *st)
+{
+	reserve_info_msg_t *msg = NULL;
+	struct resv_want *w;
+	size_t c, n = st->nchassis;
+	uint32_t i;
+
+	w = calloc(n ? n : 1, sizeof(*w));
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&st->lock);
+	for (c = 0; c < n; c++)
+		want_of(st, c, &w[c]);
+	pthread_mutex_unlock(&st->lock);
+	if (slurm_load_reservations(0, &msg) != SLURM_SUCCESS) {
+		resv_warn("reservations: slurm_load_reservations: %s; retried at the next reconcile",
+			  slurm_strerror(slurm_get_errno()));
+		free(w);
+		return;
+	}
+	for (c = 0; c < n; c++) {
+		const reserve_info_t *have = NULL;
+
+		if (!w[c].known)
+			continue;
+		for (i = 0; i < msg->record_count; i++)
+			if (msg->reservation_array[i].name &&
+			    strcmp(msg->reservation_array[i].name, w[c].name) == 0)
+				have = &msg->reservation_array[i];
+		resv_apply(&w[c], have);
+	}
+	slurm_free_reservation_info_msg(msg);
+	free(w);
+}
+
+/* falcon_host - node is a HostName= of falcon.conf. */
+static bool falcon_host(const struct falcond_state *st, const char *node)
+{
+	size_t i;
+
+	for (i = 0; node && i < st->conf->nhosts; i++)
+		if (strcmp(st->conf->hosts[i].name, node) == 0)
+			return true;
+	return false;
+}
+
+/* resume_drains - resume the falcon.conf nodes drained by falcon for a
+ * transient cause, set by root or SlurmUser (node_info_t reason_uid). */
+static void resume_drains(struct falcond_state *st)
+{
+	node_info_msg_t *nodes = NULL;
+	uint32_t i;
+
+	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
+		falcon_warn("drains: slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	for (i = 0; i < nodes->record_count; i++) {
+		node_info_t *nd = &nodes->node_array[i];
+		update_node_msg_t m;
+
+		if (nd->name == NULL || !(nd->node_state & NODE_STATE_DRAIN) ||
+		    !falcon_host(st, nd->name) || !falcond_transient_drain(nd->reason) ||
+		    (nd->reason_uid != 0 && nd->reason_uid != (uint32_t)NO_VAL &&
+		     (st->slurm_uid == (uid_t)-1 || nd->reason_uid != (uint32_t)st->slurm_uid)))
+			continue;
+		slurm_init_update_node_msg(&m);
+		m.node_names = nd->name;
+		m.node_state = NODE_RESUME;
+		if (slurm_update_node(&m) != SLURM_SUCCESS)
+			falcon_warn("node %s: resume: %s", nd->name, slurm_strerror(slurm_get_errno()));
+		else
+			falcon_info("node %s resumed: its drain '%s' was falcon's for a cause "
+				    "gone now (every chassis answers)", nd->name, nd->reason);
+	}
+	slurm_free_node_info_msg(nodes);
+}
+
+/* falcon_job_licenses - the job's licenses name a pool license of falcon.conf. */
+static bool falcon_job_licenses(const struct falcond_state *st, const char *lic)
+{
+	char name[FALCON_NAME_LEN + 8];
+	size_t c;
+
+	for (c = 0; lic && c < st->conf->nchassis; c++)
+		if ((falcon_license_name(st->conf->chassis[c].name, FALCON_DEV_GPU, name,
+					 sizeof(name)) == FALCON_OK && strstr(lic, name)) ||
+		    (falcon_license_name(st->conf->chassis[c].name, FALCON_DEV_NVME, name,
+					 sizeof(name)) == FALCON_OK && strstr(lic, name)))
+			return true;
+	return false;
+}
+
+/* release_ok - count one release of job; false past FALCOND_RELEASE_MAX. */
+static bool release_ok(uint32_t job)
+{
+	size_t i, free_i = sizeof(g_released) / sizeof(g_released[0]);
+
+	for (i = 0; i < sizeof(g_released) / sizeof(g_released[0]); i++) {
+		if (g_released[i].job == job)
+			return ++g_released[i].n <= FALCOND_RELEASE_MAX;
+		if (g_released[i].job == 0 && free_i == sizeof(g_released) / sizeof(g_released[0]))
+			free_i = i;
+	}
+	if (free_i == sizeof(g_released) / sizeof(g_released[0]))
+		free_i = job % free_i; /* full: reuse a slot */
+	g_released[free_i].job = job;
+	g_released[free_i].n = 1;
+	return true;
+}
+
+/* release_jobs - release the jobs Slurm held after a failed launch
+ * ("launch failed requeued held", Slurm 22.05 src/slurmctld/job_mgr.c
+ * _job_requeue_op) that use a falcon pool license: falcon's prolog is
+ * what failed for them. */
+static void release_jobs(struct falcond_state *st)
+{
+	job_info_msg_t *msg = NULL;
+	uint32_t i;
+
+	if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+		falcon_warn("held jobs: slurm_load_jobs: %s", slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	for (i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *j = &msg->job_array[i];
+		job_desc_msg_t d;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING || j->priority != 0 ||
+		    j->state_desc == NULL || strcmp(j->state_desc, "launch failed requeued held") != 0 ||
+		    !falcon_job_licenses(st, j->licenses))
+			continue;
+		if (!release_ok(j->job_id)) {
+			falcon_verbose("job %u: held again after %d releases; left to the admin",
+				       j->job_id, FALCOND_RELEASE_MAX);
+			continue;
+		}
+		/* scontrol release: priority INFINITE (Slurm 22.05
+		 * src/scontrol/update_job.c scontrol_hold) */
+		slurm_init_job_desc_msg(&d);
+		d.job_id = j->job_id;
+		d.priority = INFINITE;
+		if (slurm_update_job(&d) != SLURM_SUCCESS)
+			falcon_warn("job %u: release: %s", j->job_id, slurm_strerror(slurm_get_errno()));
+		else
+			falcon_info("job %u released: held after a falcon prolog failure ('%s'), "
+				    "every chassis answers now", j->job_id, j->state_desc);
+	}
+	slurm_free_job_info_msg(msg);
+}
+
+static void *resv_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&g_lock);
+	for (;;) {
+		bool heal;
+
+		while (!g_dirty)
+			pthread_cond_wait(&g_cond, &g_lock);
+		g_dirty = false;
+		heal = g_chassis_ok;
+		g_chassis_ok = false;
+		pthread_mutex_unlock(&g_lock);
+		resv_sync(g_st);
+		if (heal) {
+			resume_drains(g_st);
+			release_jobs(g_st);
+		}
+		pthread_mutex_lock(&g_lock);
+	}
+	return NULL;
+}
+
+static void resv_start(void)
+{
+	pthread_t t;
+
+	slurm_init(NULL);
+	g_started = pthread_create(&t, NULL, resv_thread, NULL) == 0;
+	if (g_started)
+		pthread_detach(t);
+	else
+		falcon_error("cannot start the reservation thread: Slurm does not see the quarantine");
+}
+
+void falcond_resv_kick(struct falcond_state *st, bool all_chassis_ok)
+{
+	if (!st->use_slurm)
+		return;
+	pthread_mutex_lock(&g_lock);
+	g_st = st;
+	pthread_mutex_unlock(&g_lock);
+	pthread_once(&g_once, resv_start);
+	pthread_mutex_lock(&g_lock);
+	g_dirty = true;
+	g_chassis_ok |= all_chassis_ok;
+	pthread_cond_signal(&g_cond);
+	pthread_mutex_unlock(&g_lock);
+}
+
+#else /* !HAVE_SLURM */
+
+void falcond_resv_kick(struct falcond_state *st, bool all_chassis_ok)
+{
+	(void)st;
+	(void)all_chassis_ok;
+}
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * state.c - the chassis table, the state's locks and the ledger's group
+ * commit (state.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "state.h"
+#include "core/log.h"
+#include "core/util.h"
+
+falcon_err_t falcond_state_init(struct falcond_state *st)
+{
+	size_t i;
+
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->saved, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	st->nchassis = st->conf->nchassis;
+	st->ch = calloc(st->nchassis ? st->nchassis : 1, sizeof(*st->ch));
+	if (st->ch == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "falcond: chassis table");
+	for (i = 0; i < st->nchassis; i++) {
+		st->ch[i].cc = &st->conf->chassis[i];
+		pthread_mutex_init(&st->ch[i].lock, NULL);
+	}
+	return FALCON_OK;
+}
+
+void falcond_state_fini(struct falcond_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nchassis; i++) {
+		falcon_chassis_close(st->ch[i].client);
+		if (st->ch[i].have_last)
+			falcon_inventory_free(&st->ch[i].last);
+		pthread_mutex_destroy(&st->ch[i].lock);
+	}
+	free(st->ch);
+	st->ch = NULL;
+	pthread_cond_destroy(&st->saved);
+	pthread_cond_destroy(&st->wake);
+	pthread_mutex_destroy(&st->lock);
+}
+
+struct falcond_chassis *falcond_chassis_of(struct falcond_state *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nchassis; i++)
+		if (strcmp(st->ch[i].cc->name, name) == 0)
+			return &st->ch[i];
+	return NULL;
+}
+
+void falcond_count_chassis_error(struct falcond_state *st, falcon_err_t e)
+{
+	pthread_mutex_lock(&st->lock);
+	if (e > 0 && e < FALCON_ERR_MAX)
+		st->chassis_errors[e]++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* falcond_may_land_late - a change that failed with e may still be carried out by
+ * the chassis (it was sent, no answer came): a reconcile must look again. */
+bool falcond_may_land_late(falcon_err_t e)
+{
+	return e == FALCON_ERR_TIMEOUT || e == FALCON_ERR_TRANSPORT || e == FALCON_ERR_SERVER;
+}
+
+/*
+ * falcond_commit_upto_locked - make every ledger change up to generation want
+ * durable (st->lock held on entry and on return; dropped while writing).
+ * Group commit: the thread that finds no write in progress writes the whole
+ * ledger as it is (falcon_write_file_atomic: temp, fsync, rename, fsync of
+ * the directory) for everyone who changed it before; the others wait for
+ * that write.  FALCON_ERR_IO (logged) when the write covering want failed.
+ */
+falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long long want)
+{
+	falcon_err_t rv = FALCON_OK;
+
+	while (st->saved_gen < want) {
+		if (st->saving) {
+			pthread_cond_wait(&st->saved, &st->lock);
+			if (!st->saving && st->saved_gen < want && st->failed_gen >= want)
+				return falcon_err_set(FALCON_ERR_IO, "ledger %s: write failed",
+						      st->ledger->path);
+			continue;
+		}
+		{
+			unsigned long long target = st->gen;
+			char *text = falcond_ledger_text(st->ledger);
+
+			st->saving = true;
+			pthread_mutex_unlock(&st->lock);
+			rv = text ? falcon_write_file_atomic(st->ledger->path, text, strlen(text), 0600)
+				  : falcon_err_set(FALCON_ERR_NOMEM, "ledger: serialise");
+			free(text);
+			if (rv != FALCON_OK)
+				falcon_error("ledger: %s", falcon_errmsg());
+			pthread_mutex_lock(&st->lock);
+			st->saving = false;
+			if (rv == FALCON_OK)
+				st->saved_gen = target;
+			else
+				st->failed_gen = target;
+			pthread_cond_broadcast(&st->saved);
+			if (rv != FALCON_OK)
+				return rv;
+		}
+	}
+	return FALCON_OK;
+}
+
+/* falcond_commit_locked - a new ledger change (the caller's, made under st->lock)
+ * made durable: falcond_commit_upto_locked() of a new generation. */
+falcon_err_t falcond_commit_locked(struct falcond_state *st)
+{
+	return falcond_commit_upto_locked(st, ++st->gen);
+}

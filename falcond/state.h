@@ -1,0 +1,134 @@
+/*
+ * state.h - what every part of falcond shares (state.c): the chassis table
+ * (one entry per ChassisName, each with its lock, its last inventory and
+ * what placement learnt of it), the state (configuration, ledger, group
+ * commit, the reconcile thread's wake-up, metrics) and the ledger's group
+ * commit.
+ *
+ * Locks: changes to one chassis are serialized by its mutex (struct
+ * falcond_chassis.lock); st->lock guards the ledger, caches and metrics
+ * and is always taken after a chassis lock, never before.
+ *
+ * Ledger protocol (what makes a crash safe): intent before action.
+ *   compose (compose.c):     lease added ("composing": its devices are
+ *              held) and committed -> attach -> "active" -> chassis
+ *              unlocked -> group commit of the ledger -> answer.
+ *   decompose (decompose.c): "closing" committed -> detach -> lease
+ *              dropped in memory -> commit -> answer.
+ *   A crash leaves in the file what was in flight.  A "composing" lease
+ *   found by a reconcile (reconcile.c) was left by a dead falcond (a live
+ *   compose holds ch->lock, which reconcile takes): it becomes "settling",
+ *   its devices stay held, and every reconcile detaches those the chassis
+ *   shows attached (the dead process's PATCH may land late) until
+ *   SettleTime passes with none attached; then it is dropped (rolled
+ *   back).  A "closing" one is released again.  A device attached that no
+ *   lease names is detached, a lease whose devices are gone closed.
+ *   Nothing answered is lost, since every answer waits for its commit.  A
+ *   detach that fails quarantines the device (committed at once) with the
+ *   reason (detach.c).  Reconcile runs at start, every ReconcileInterval,
+ *   when a chassis answers again after failing, on SIGHUP and on demand.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCOND_STATE_H
+#define FALCOND_STATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "chassis/chassis.h"
+#include "core/conf.h"
+#include "core/falcon_err.h"
+#include "ledger.h"
+#include "place.h"
+
+#define FALCOND_NBUCKETS 12 /* latency histogram buckets: falcond_buckets (status.h) */
+
+struct falcond_hist_metric {
+	unsigned long long bucket[FALCOND_NBUCKETS];
+	unsigned long long count;
+	double sum;
+};
+
+struct falcond_chassis {
+	const struct falcon_chassis_conf *cc;
+	struct falcon_chassis *client;  /* NULL until opened */
+	pthread_mutex_t lock;           /* serializes changes to this chassis */
+	struct falcon_inventory last;   /* last inventory seen (status, metrics, placement) */
+	bool have_last;
+	long long last_ms;              /* when it was read (falcon_now_ms) */
+	bool stale;                     /* an error since: read it again before use */
+	bool down;                      /* its last read failed, or a change timed out
+					 * (may land late): the next read that works
+					 * kicks a reconcile (ch->lock) */
+	struct falcond_reach reach;     /* ports learnt not cabled to a drawer (place.h;
+					 * ch->lock) */
+	/* descriptions to drop before the next read (desc.c; st->lock):
+	 * every one, or these devices (a Redfish event named them) */
+	bool forget_all;
+	size_t nforget;
+	unsigned long long detaches;    /* detach requests sent (ch->lock): a reconcile
+					 * that sent none reads the chassis once */
+	char forget[8][FALCON_NAME_LEN];
+};
+
+struct falcond_state {
+	struct falcon_conf *conf;
+	struct falcond_ledger *ledger;
+	pthread_mutex_t lock;           /* ledger, caches, metrics */
+	pthread_cond_t saved;           /* group commit: a ledger write finished */
+	unsigned long long gen;         /* ledger changes committed so far (in memory) */
+	unsigned long long saved_gen;   /* ... of which durable */
+	unsigned long long failed_gen;  /* a write covering up to this failed */
+	bool saving;                    /* a thread is writing the ledger */
+	size_t nchassis;
+	struct falcond_chassis *ch;
+	bool use_slurm;
+	uid_t slurm_uid;                /* (uid_t)-1 when SlurmUser is unknown */
+	/* the reconcile thread (falcond_reconciler; st->lock) */
+	pthread_cond_t wake;            /* CLOCK_MONOTONIC: kick or stop */
+	bool kick;                      /* reconcile now (a chassis answers again) */
+	bool stopping;
+	/* metrics */
+	unsigned long long compose_ok, compose_fail, decompose_ok, decompose_fail;
+	unsigned long long chassis_errors[FALCON_ERR_MAX];
+	unsigned long long auth_fail, perm_fail, reconcile_runs;
+	unsigned long long disagree_orphan, disagree_gone, disagree_job, rolled_back;
+	unsigned long long disagree_late; /* attaches of a dead falcond caught late */
+	unsigned long long quarantined_total;
+	struct falcond_hist_metric compose_lat, decompose_lat;
+};
+
+/*
+ * falcond_state_init - the locks and the chassis table (clients are opened on
+ * first use); st->conf and st->ledger are set by the caller and stay
+ * theirs.  FALCON_ERR_NOMEM.  falcond_state_fini closes the clients and frees
+ * the table (not conf, not ledger).
+ */
+falcon_err_t falcond_state_init(struct falcond_state *st);
+void falcond_state_fini(struct falcond_state *st);
+
+/* falcond_chassis_of - the chassis table's entry named name, or NULL. */
+struct falcond_chassis *falcond_chassis_of(struct falcond_state *st, const char *name);
+/* falcond_count_chassis_error - count e in the chassis error metrics (takes st->lock). */
+void falcond_count_chassis_error(struct falcond_state *st, falcon_err_t e);
+/* falcond_may_land_late - a change that failed with e may still be carried
+ * out by the chassis (it was sent, no answer came): a reconcile must look again. */
+bool falcond_may_land_late(falcon_err_t e);
+/*
+ * falcond_commit_upto_locked - make every ledger change up to generation
+ * want durable (st->lock held on entry and on return; dropped while
+ * writing).  Group commit: the thread that finds no write in progress
+ * writes the whole ledger as it is (falcon_write_file_atomic: temp, fsync,
+ * rename, fsync of the directory) for everyone who changed it before; the
+ * others wait for that write.  FALCON_ERR_IO (logged) when the write
+ * covering want failed, FALCON_ERR_NOMEM when it could not be serialised.
+ * falcond_commit_locked - a new ledger change (the caller's, made under
+ * st->lock) made durable: falcond_commit_upto_locked() of a new generation.
+ */
+falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long long want);
+falcon_err_t falcond_commit_locked(struct falcond_state *st);
+
+#endif /* FALCOND_STATE_H */
