@@ -204,10 +204,30 @@ static void print_status(json_object *st)
 		}
 }
 
-int falconctl_status(int argc, char **argv)
+/* print_reconcile - a reconcile's counts, one "name value" line each. */
+static void print_reconcile(json_object *rep)
+{
+	json_object_object_foreach(rep, k, v)
+		printf("%-20s %s\n", k, json_object_get_string(v));
+}
+
+/* reconcile_now - falcon_client_reconcile() asking for a re-read of the chassis. */
+static falcon_err_t reconcile_now(struct falcon_client *cl, json_object **rep)
+{
+	return falcon_client_reconcile(cl, true, rep);
+}
+
+/*
+ * ask_and_print - a subcommand with falcond's common options only: one
+ * request (call), its answer printed as JSON (--json) or by print.
+ * Returns the exit code.
+ */
+static int ask_and_print(int argc, char **argv,
+			 falcon_err_t (*call)(struct falcon_client *cl, json_object **out),
+			 void (*print)(json_object *o))
 {
 	struct falcon_client *cl = NULL;
-	json_object *st = NULL;
+	json_object *ans = NULL;
 	struct opts o;
 	falcon_err_t rv;
 	int ec;
@@ -216,16 +236,21 @@ int falconctl_status(int argc, char **argv)
 		return FALCONCTL_EXIT_USAGE;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_status(cl, &st);
+	rv = call(cl, &ans);
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
 	if (o.json)
-		print_json(st);
+		print_json(ans);
 	else
-		print_status(st);
-	json_object_put(st);
+		print(ans);
+	json_object_put(ans);
 	return FALCONCTL_EXIT_OK;
+}
+
+int falconctl_status(int argc, char **argv)
+{
+	return ask_and_print(argc, argv, falcon_client_status, print_status);
 }
 
 int falconctl_attach(int argc, char **argv)
@@ -302,28 +327,7 @@ int falconctl_detach(int argc, char **argv)
 
 int falconctl_reconcile(int argc, char **argv)
 {
-	struct falcon_client *cl = NULL;
-	json_object *rep = NULL;
-	struct opts o;
-	falcon_err_t rv;
-	int ec;
-
-	if (parse_opts(argc, argv, &o) != 0 || optind != argc)
-		return FALCONCTL_EXIT_USAGE;
-	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
-		return ec;
-	rv = falcon_client_reconcile(cl, true, &rep);
-	falcon_client_free(cl);
-	if (rv != FALCON_OK)
-		return fail(argv[0], rv);
-	if (o.json) {
-		print_json(rep);
-	} else {
-		json_object_object_foreach(rep, k, v)
-			printf("%-20s %s\n", k, json_object_get_string(v));
-	}
-	json_object_put(rep);
-	return FALCONCTL_EXIT_OK;
+	return ask_and_print(argc, argv, reconcile_now, print_reconcile);
 }
 
 static int quarantine_cmd(int argc, char **argv, bool on)

@@ -240,6 +240,17 @@ static double secs_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* count_change - a compose or decompose done: its latency since t0 into
+ * lat, one more in counter (ok or failed) (takes st->lock). */
+static void count_change(struct falcond_state *st, struct falcond_hist_metric *lat,
+			 unsigned long long *counter, const struct timespec *t0)
+{
+	pthread_mutex_lock(&st->lock);
+	falcond_observe(lat, secs_since(t0));
+	(*counter)++;
+	pthread_mutex_unlock(&st->lock);
+}
+
 /*
  * answer_reconciling - 503 with Retry-After (RFC 9110 section 10.2.3, in
  * delta-seconds) to a request that changes leases or quarantines while the
@@ -310,13 +321,8 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		if (rv != FALCON_OK)
 			{ answer_err(a, rv, falcon_errmsg()); return; }
 		rv = falcond_compose(st, &r, &l);
-		pthread_mutex_lock(&st->lock);
-		falcond_observe(&st->compose_lat, secs_since(&t0));
-		if (rv == FALCON_OK)
-			st->compose_ok++;
-		else
-			st->compose_fail++;
-		pthread_mutex_unlock(&st->lock);
+		count_change(st, &st->compose_lat, rv == FALCON_OK ? &st->compose_ok
+								   : &st->compose_fail, &t0);
 		if (rv != FALCON_OK) {
 			falcon_warn("compose job %u on %s (uid %u, %s): %s", r.job_id, r.host,
 				    (unsigned)uid, addr, falcon_errmsg());
@@ -333,13 +339,8 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		if (rv != FALCON_OK)
 			{ answer_err(a, rv, falcon_errmsg()); return; }
 		rv = falcond_decompose(st, &r, &o);
-		pthread_mutex_lock(&st->lock);
-		falcond_observe(&st->decompose_lat, secs_since(&t0));
-		if (rv == FALCON_OK)
-			st->decompose_ok++;
-		else
-			st->decompose_fail++;
-		pthread_mutex_unlock(&st->lock);
+		count_change(st, &st->decompose_lat, rv == FALCON_OK ? &st->decompose_ok
+								     : &st->decompose_fail, &t0);
 		if (rv != FALCON_OK) {
 			json_object_put(o);
 			{ answer_err(a, rv, falcon_errmsg()); return; }
