@@ -337,8 +337,9 @@ falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
 	}
 	if (json_object_object_get_ex(root, "topology", &v) && v != NULL) {
 		if (!json_object_is_type(v, json_type_string) ||
-		    falcon_topo_label_from_str(json_object_get_string(v), &label) != FALCON_OK ||
-		    label == FALCON_TOPO_ALL) {
+		    falcon_conf_topo_label_from_str(json_object_get_string(v), &label) !=
+			    FALCON_OK ||
+		    label == FALCON_CONF_TOPO_ALL) {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"topology\": expected "
 					    "localGPUs, hybridGPUs, falconGPUs, localNVMe, "
 					    "falconNVMe or null", path);

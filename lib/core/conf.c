@@ -112,14 +112,14 @@ CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition", "
 CONF_WORDS(mode, falcon_mode_t, "standard", "advanced")
 CONF_WORDS(cvd, falcon_cvd_t, "uuid", "index")
 
-/* Table III of the paper, in falcon_topo_label_t bit order. */
+/* Table III of the paper, in falcon_conf_topo_t bit order. */
 static const char *const topo_word[] = {
 	"localGPUs", "hybridGPUs", "falconGPUs", "localNVMe", "falconNVMe"
 };
 static const struct words topo_words = { topo_word, ARRAY_SIZE(topo_word) };
 #define TOPO_ALL_WORD "ALL"   /* the word for all of them */
 
-const char *falcon_topo_label_str(unsigned label)
+const char *falcon_conf_topo_label_str(unsigned label)
 {
 	unsigned i;
 
@@ -129,13 +129,13 @@ const char *falcon_topo_label_str(unsigned label)
 	return "";
 }
 
-falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out)
+falcon_err_t falcon_conf_topo_label_from_str(const char *s, unsigned *out)
 {
 	char list[128];
 	int i;
 
 	if (s != NULL && strcasecmp(s, TOPO_ALL_WORD) == 0) {
-		*out = FALCON_TOPO_ALL;
+		*out = FALCON_CONF_TOPO_ALL;
 		return FALCON_OK;
 	}
 	i = words_find(&topo_words, s);
@@ -147,7 +147,7 @@ falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out)
 	return FALCON_OK;
 }
 
-char *falcon_topo_set_str(unsigned set, char *buf, size_t n)
+char *falcon_conf_topo_set_str(unsigned set, char *buf, size_t n)
 {
 	size_t len = 0;
 	unsigned i;
@@ -173,7 +173,7 @@ char *falcon_topo_set_str(unsigned set, char *buf, size_t n)
 
 static const struct falcon_partition_conf builtin_partition = {
 	.name = "DEFAULT",
-	.allow_topologies = FALCON_TOPO_ALL,
+	.allow_topologies = FALCON_CONF_TOPO_ALL,
 	.max_falcon_gpus = -1,
 	.max_falcon_nvme = -1,
 	.place = FALCON_PLACE_PACK,
@@ -487,7 +487,7 @@ static falcon_err_t read_topos(const struct keydef *k, const struct vtypedef *vt
 		c = strchr(p, ',');
 		if (c != NULL)
 			*c = '\0';
-		if (falcon_topo_label_from_str(p, &bit) != FALCON_OK) {
+		if (falcon_conf_topo_label_from_str(p, &bit) != FALCON_OK) {
 			snprintf(what, sizeof(what), "a ',' list of %s or " TOPO_ALL_WORD,
 				 words_list(&topo_words, list, sizeof(list)));
 			rv = expected(t, k->name, what, t->eq + 1);

@@ -620,7 +620,7 @@ void falcon_pcicfg_remove_slot(const char *root, const char *name)
 	}
 }
 
-int falcon_chassis_phys_slot(int drawer, int slot)
+int falcon_pcicfg_phys_slot(int drawer, int slot)
 {
 	if (drawer < 1 || drawer > 2 || slot < 1 || slot > 8)
 		return -1;

@@ -50,16 +50,16 @@ const char *falcon_loc_str(falcon_loc_t l)
 	return l == FALCON_LOC_FALCON ? "falcon" : "local";
 }
 
-/* Table III labels (the same words as falcon_topo_label_str() of conf.c,
+/* Table III labels (the same words as falcon_conf_topo_label_str() of conf.c,
  * kept here so that the topology needs no configuration code). */
 static const char *label_str(unsigned label)
 {
 	switch (label) {
-	case FALCON_TOPO_LOCALGPUS:  return "localGPUs";
-	case FALCON_TOPO_HYBRIDGPUS: return "hybridGPUs";
-	case FALCON_TOPO_FALCONGPUS: return "falconGPUs";
-	case FALCON_TOPO_LOCALNVME:  return "localNVMe";
-	case FALCON_TOPO_FALCONNVME: return "falconNVMe";
+	case FALCON_CONF_TOPO_LOCALGPUS:  return "localGPUs";
+	case FALCON_CONF_TOPO_HYBRIDGPUS: return "hybridGPUs";
+	case FALCON_CONF_TOPO_FALCONGPUS: return "falconGPUs";
+	case FALCON_CONF_TOPO_LOCALNVME:  return "localNVMe";
+	case FALCON_CONF_TOPO_FALCONNVME: return "falconNVMe";
 	}
 	return NULL;
 }
@@ -532,9 +532,11 @@ static falcon_err_t classify(struct falcon_topo *t, const char adapters[][FALCON
 	}
 	/* Table III: localGPUs / hybridGPUs / falconGPUs; storage falconNVMe
 	 * when a Falcon NVMe is there, else localNVMe */
-	t->gpu_label = anyl && anyf ? FALCON_TOPO_HYBRIDGPUS :
-		       anyf ? FALCON_TOPO_FALCONGPUS : anyl ? FALCON_TOPO_LOCALGPUS : 0;
-	t->storage_label = nvf ? FALCON_TOPO_FALCONNVME : nvl ? FALCON_TOPO_LOCALNVME : 0;
+	t->gpu_label = anyl && anyf ? FALCON_CONF_TOPO_HYBRIDGPUS :
+		       anyf ? FALCON_CONF_TOPO_FALCONGPUS :
+		       anyl ? FALCON_CONF_TOPO_LOCALGPUS : 0;
+	t->storage_label = nvf ? FALCON_CONF_TOPO_FALCONNVME :
+			   nvl ? FALCON_CONF_TOPO_LOCALNVME : 0;
 	rv = FALCON_OK;
 fail:
 	return rv;
