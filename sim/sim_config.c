@@ -710,12 +710,7 @@ falcon_err_t sim_config_from_json(struct json_object *root, const char *where,
 	rv = FALCON_OK;
 	goto fail;
 bad:
-	{
-		char msg[1024];
-
-		falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: %s", where, msg);
-	}
+	rv = falcon_err_prefix(FALCON_ERR_CONFIG, "%s", where);
 fail:
 	free(c);
 	return rv;
