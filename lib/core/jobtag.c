@@ -113,24 +113,33 @@ static const char *env_value(char *const *env, size_t n, const char *name)
 	return NULL;
 }
 
+/* An option's value: SPANK_FALCON_<NAME> (what spank_falcon exports) or,
+ * without it, FALCON_<NAME> (the user's environment); NULL when neither
+ * is set or it is empty. */
+static const char *opt_value(char *const *env, size_t n, const char *name)
+{
+	char key[64];
+	const char *v;
+
+	snprintf(key, sizeof(key), "SPANK_FALCON_%s", name);
+	v = env_value(env, n, key);
+	if (v == NULL)
+		v = env_value(env, n, key + strlen("SPANK_"));
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
 falcon_err_t falcon_job_opts_parse(char *const *env, size_t n, struct falcon_job_opts *out)
 {
 	const char *v;
 
 	memset(out, 0, sizeof(*out));
-	v = env_value(env, n, "SPANK_FALCON_PLACE");
-	if (v == NULL)
-		v = env_value(env, n, "FALCON_PLACE");
-	if (v != NULL && *v != '\0') {
+	if ((v = opt_value(env, n, "PLACE")) != NULL) {
 		if (falcon_place_from_str(v, &out->place) != FALCON_OK)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-place=%s: expected pack, spread or any", v);
 		out->place_set = true;
 	}
-	v = env_value(env, n, "SPANK_FALCON_CHECK");
-	if (v == NULL)
-		v = env_value(env, n, "FALCON_CHECK");
-	if (v != NULL && *v != '\0') {
+	if ((v = opt_value(env, n, "CHECK")) != NULL) {
 		if (falcon_check_from_str(v, &out->check) != FALCON_OK)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-check=%s: expected quick, full or off", v);
