@@ -356,9 +356,13 @@ falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out)
 		size_t klen = eq ? (size_t)(eq - p) : (size_t)(kend - p);
 		size_t vlen = eq ? (size_t)(kend - eq - 1) : 0;
 		const char *v = eq ? eq + 1 : kend;
-		char num[32];
+		char num[32] = "";  /* the value as a string, "" when too long for a number */
 
 		blen = (int)(kend - p);
+		if (vlen < sizeof(num)) {
+			memcpy(num, v, vlen);
+			num[vlen] = '\0';
+		}
 #define KEY(k) (klen == sizeof(k) - 1 && memcmp(p, k, klen) == 0)
 		if (KEY("topo") || KEY("nvme") || KEY("check")) {
 			const char *w = vocab(v, vlen, KEY("topo") ? topos : KEY("nvme") ? nvmes
@@ -375,20 +379,12 @@ falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out)
 		} else if (KEY("l") || KEY("f")) {
 			long n;
 
-			if (vlen >= sizeof(num))
-				goto bad;
-			memcpy(num, v, vlen);
-			num[vlen] = '\0';
 			if (falcon_strtol(num, 10, 0, FALCON_TRES_MAX, &n) != FALCON_OK)
 				goto bad;
 			*(KEY("l") ? &out->local_gpus : &out->falcon_gpus) = (int)n;
 		} else if (KEY("busbw") || KEY("algbw")) {
 			double d;
 
-			if (vlen >= sizeof(num))
-				goto bad;
-			memcpy(num, v, vlen);
-			num[vlen] = '\0';
 			if (falcon_strtod(num, 0, 1e6, &d) != FALCON_OK)
 				goto bad;
 			*(KEY("busbw") ? &out->busbw : &out->algbw) = d;
