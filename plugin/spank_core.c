@@ -71,21 +71,30 @@ falcon_err_t fsp_option_check(enum fsp_opt opt, const char *source,
 	return FALCON_OK;
 }
 
-static falcon_err_t set_str(char **dst, const char *v)
+/* A plugstack path (conf=, rundir=): absolute, kept in *dst. */
+static falcon_err_t set_path(const char *key, const char *v, char **dst)
 {
-	char *copy = strdup(v);
+	if (v[0] != '/')
+		return falcon_err_set(FALCON_ERR_CONFIG, "plugstack %s=%s: expected an absolute path",
+				      key, v);
+	return falcon_str_set(dst, v);
+}
 
-	if (copy == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "spank_falcon: out of memory");
-	free(*dst);
-	*dst = copy;
-	return FALCON_OK;
+/* A plugstack word (place=, check=): one of the option's words, as a
+ * configuration error. */
+static falcon_err_t set_word(enum fsp_opt opt, const char *source, const char *v, char *out)
+{
+	char msg[256];
+
+	if (fsp_option_check(opt, source, v, out) == FALCON_OK)
+		return FALCON_OK;
+	falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
+	return falcon_err_set(FALCON_ERR_CONFIG, "%s", msg);
 }
 
 falcon_err_t fsp_config_parse(int ac, char **av, struct fsp_config *cfg)
 {
 	falcon_err_t rv = FALCON_OK;
-	char msg[256];
 	int i;
 
 	/* Defaults first: no conf, RunDir resolved later, no place/check. */
@@ -107,29 +116,13 @@ falcon_err_t fsp_config_parse(int ac, char **av, struct fsp_config *cfg)
 			rv = falcon_err_set(FALCON_ERR_CONFIG,
 					    "plugstack argument %d '%s': empty value", i + 1, arg);
 		} else if (klen == 4 && strncmp(arg, "conf", 4) == 0) {
-			if (v[0] != '/')
-				rv = falcon_err_set(FALCON_ERR_CONFIG,
-						    "plugstack conf=%s: expected an absolute path", v);
-			else
-				rv = set_str(&cfg->conf, v);
+			rv = set_path("conf", v, &cfg->conf);
 		} else if (klen == 6 && strncmp(arg, "rundir", 6) == 0) {
-			if (v[0] != '/')
-				rv = falcon_err_set(FALCON_ERR_CONFIG,
-						    "plugstack rundir=%s: expected an absolute path", v);
-			else
-				rv = set_str(&cfg->rundir, v);
+			rv = set_path("rundir", v, &cfg->rundir);
 		} else if (klen == 5 && strncmp(arg, "place", 5) == 0) {
-			if (fsp_option_check(FSP_OPT_PLACE, "plugstack place", v,
-					     cfg->place) != FALCON_OK) {
-				falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
-				rv = falcon_err_set(FALCON_ERR_CONFIG, "%s", msg);
-			}
+			rv = set_word(FSP_OPT_PLACE, "plugstack place", v, cfg->place);
 		} else if (klen == 5 && strncmp(arg, "check", 5) == 0) {
-			if (fsp_option_check(FSP_OPT_CHECK, "plugstack check", v,
-					     cfg->check) != FALCON_OK) {
-				falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
-				rv = falcon_err_set(FALCON_ERR_CONFIG, "%s", msg);
-			}
+			rv = set_word(FSP_OPT_CHECK, "plugstack check", v, cfg->check);
 		} else {
 			rv = falcon_err_set(FALCON_ERR_CONFIG,
 					    "plugstack argument '%s': unknown key '%.*s' "
@@ -179,12 +172,12 @@ falcon_err_t fsp_config_rundir(struct fsp_config *cfg)
 	if (cfg->rundir != NULL)
 		goto out;
 	if (cfg->conf == NULL) {
-		rv = set_str(&cfg->rundir, FSP_DEFAULT_RUNDIR);
+		rv = falcon_str_set(&cfg->rundir, FSP_DEFAULT_RUNDIR);
 		goto out;
 	}
 	if ((rv = falcon_conf_load(cfg->conf, &conf)) != FALCON_OK)
 		goto out;
-	rv = set_str(&cfg->rundir, conf->run_dir ? conf->run_dir : FSP_DEFAULT_RUNDIR);
+	rv = falcon_str_set(&cfg->rundir, conf->run_dir ? conf->run_dir : FSP_DEFAULT_RUNDIR);
 out:
 	falcon_conf_free(conf);
 	return rv;
@@ -321,7 +314,7 @@ falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
 		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: expected a JSON object", path);
 		goto fail;
 	}
-	if ((rv = set_str(&env->topology_file, path)) != FALCON_OK)
+	if ((rv = falcon_str_set(&env->topology_file, path)) != FALCON_OK)
 		goto fail;
 	if (json_object_object_get_ex(root, "cuda_visible_devices", &v)) {
 		if (!json_object_is_type(v, json_type_string) ||
@@ -331,20 +324,21 @@ falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
 					    "0-%d or GPU UUIDs", path, CUDA_INDEX_MAX);
 			goto fail;
 		}
-		if ((rv = set_str(&env->cuda_visible_devices,
+		if ((rv = falcon_str_set(&env->cuda_visible_devices,
 				  json_object_get_string(v))) != FALCON_OK)
 			goto fail;
 	}
 	if (json_object_object_get_ex(root, "topology", &v) && v != NULL) {
 		if (!json_object_is_type(v, json_type_string) ||
-		    falcon_topo_label_from_str(json_object_get_string(v), &label) != FALCON_OK ||
-		    label == FALCON_TOPO_ALL) {
+		    falcon_conf_topo_label_from_str(json_object_get_string(v), &label) !=
+			    FALCON_OK ||
+		    label == FALCON_CONF_TOPO_ALL) {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"topology\": expected "
 					    "localGPUs, hybridGPUs, falconGPUs, localNVMe, "
 					    "falconNVMe or null", path);
 			goto fail;
 		}
-		if ((rv = set_str(&env->topology, json_object_get_string(v))) != FALCON_OK)
+		if ((rv = falcon_str_set(&env->topology, json_object_get_string(v))) != FALCON_OK)
 			goto fail;
 	}
 	if (json_object_object_get_ex(root, "nvme", &v) && v != NULL &&

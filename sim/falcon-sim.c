@@ -766,17 +766,11 @@ static struct json_object *config_json(const struct sim_config *cfg)
 	json_object_object_add(o, "host_ports", a);
 	a = json_object_new_array();
 	for (d = 0; d < SIM_DRAWERS; d++) {
-		struct json_object *dr = json_object_new_object(), *hp = json_object_new_array();
+		struct json_object *dr = json_object_new_object();
 		struct json_object *sl = json_object_new_array();
 
 		json_object_object_add(dr, "id", json_object_new_int(d + 1));
-		for (p = 0; p < cfg->drawer[d].nports; p++) {
-			char id[16];
-
-			snprintf(id, sizeof(id), "H%d", cfg->drawer[d].ports[p] + 1);
-			json_object_array_add(hp, json_object_new_string(id));
-		}
-		json_object_object_add(dr, "host_ports", hp);
+		json_object_object_add(dr, "host_ports", sim_drawer_ports_json(cfg, d));
 		for (s = 0; s < SIM_SLOTS; s++)
 			if (cfg->drawer[d].slot[s].populated)
 				json_object_array_add(sl, device_json(&cfg->drawer[d].slot[s], s + 1));

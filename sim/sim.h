@@ -181,6 +181,12 @@ falcon_err_t sim_faults_from_json(struct json_object *obj, struct sim_faults *f)
 /* sim_faults_to_json - the fault state as JSON (new reference). */
 struct json_object *sim_faults_to_json(const struct sim_faults *f);
 
+/*
+ * sim_drawer_ports_json - the host ports cabled to drawer d (0-based) as
+ * ["H1", ...]: a new reference the caller owns, NULL when out of memory.
+ */
+struct json_object *sim_drawer_ports_json(const struct sim_config *cfg, int d);
+
 /* Parse "drawer<D>_slot<S>" into 1-based d and s; false when malformed. */
 bool sim_parse_dev_id(const char *id, int *d, int *s);
 /* Parse "H<n>" (1-4) into a 0-based port index; -1 when malformed. */

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,7 +341,7 @@ static falcon_err_t parse_device(struct json_object *o, const char *field, bool 
 /* ---- top level ---- */
 
 static falcon_err_t parse_port(struct json_object *o, const char *field,
-			       struct sim_config *cfg, bool seen[SIM_PORTS])
+			       struct sim_config *cfg, bool *seen)
 {
 	static const char *const keys[] = { "id", "host", "adapter", "bus_range", "link", NULL };
 	struct json_object *v;
@@ -401,7 +402,7 @@ static falcon_err_t parse_port(struct json_object *o, const char *field,
 }
 
 static falcon_err_t parse_drawer(struct json_object *o, const char *field,
-				 struct sim_config *cfg, bool seen[SIM_DRAWERS])
+				 struct sim_config *cfg, bool *seen)
 {
 	static const char *const keys[] = { "id", "host_ports", "slots", NULL };
 	struct json_object *v, *e, *sv;
@@ -466,13 +467,15 @@ static falcon_err_t parse_drawer(struct json_object *o, const char *field,
 }
 
 static falcon_err_t parse_host(struct json_object *o, const char *field,
-			       struct sim_config *cfg)
+			       struct sim_config *cfg, bool *seen)
 {
 	static const char *const keys[] = { "name", "local_devices", NULL };
 	struct json_object *v;
 	struct sim_host *h;
 	char f[256], name[SIM_NAME_LEN];
 	falcon_err_t rv;
+
+	(void)seen; /* hosts are told apart by name */
 	size_t i, j;
 
 	if ((rv = want_type(o, json_type_object, field, "an object")) != FALCON_OK ||
@@ -604,6 +607,34 @@ static void faults_clear(struct sim_faults *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/*
+ * parse_list - root's array KEY (when present, at most max members; toomany
+ * the message beyond), each member parsed by fn as "KEY[i]" with seen.
+ */
+static falcon_err_t parse_list(struct json_object *root, const char *key, size_t max,
+			       const char *toomany, struct sim_config *c, bool *seen,
+			       falcon_err_t (*fn)(struct json_object *, const char *,
+						  struct sim_config *, bool *))
+{
+	struct json_object *v;
+	char f[64];
+	falcon_err_t rv;
+	size_t i;
+
+	if (!json_object_object_get_ex(root, key, &v))
+		return FALCON_OK;
+	if ((rv = want_type(v, json_type_array, key, "an array")) != FALCON_OK)
+		return rv;
+	if (json_object_array_length(v) > max)
+		return falcon_err_set(FALCON_ERR_INVAL, "%s: %s", key, toomany);
+	for (i = 0; i < json_object_array_length(v); i++) {
+		snprintf(f, sizeof(f), "%s[%zu]", key, i);
+		if ((rv = fn(json_object_array_get_idx(v, i), f, c, seen)) != FALCON_OK)
+			return rv;
+	}
+	return FALCON_OK;
+}
+
 falcon_err_t sim_config_from_json(struct json_object *root, const char *where,
 				  struct sim_config *cfg)
 {
@@ -613,9 +644,8 @@ falcon_err_t sim_config_from_json(struct json_object *root, const char *where,
 	struct json_object *v;
 	struct sim_config *c = NULL;
 	bool seen_port[SIM_PORTS] = { false }, seen_drawer[SIM_DRAWERS] = { false };
-	char f[64], word[16];
+	char word[16];
 	falcon_err_t rv;
-	size_t i;
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
@@ -657,42 +687,14 @@ falcon_err_t sim_config_from_json(struct json_object *root, const char *where,
 			goto bad;
 		}
 	}
-	if (json_object_object_get_ex(root, "host_ports", &v)) {
-		if ((rv = want_type(v, json_type_array, "host_ports", "an array")) != FALCON_OK)
-			goto bad;
-		if (json_object_array_length(v) > SIM_PORTS) {
-			rv = falcon_err_set(FALCON_ERR_INVAL, "host_ports: a Falcon 4016 has 4 host ports");
-			goto bad;
-		}
-		for (i = 0; i < json_object_array_length(v); i++) {
-			snprintf(f, sizeof(f), "host_ports[%zu]", i);
-			if ((rv = parse_port(json_object_array_get_idx(v, i), f, c, seen_port)) != FALCON_OK)
-				goto bad;
-		}
-	}
+	if ((rv = parse_list(root, "host_ports", SIM_PORTS, "a Falcon 4016 has 4 host ports", c,
+			     seen_port, parse_port)) != FALCON_OK)
+		goto bad;
 	collect_hosts(c);
-	if (json_object_object_get_ex(root, "drawers", &v)) {
-		if ((rv = want_type(v, json_type_array, "drawers", "an array")) != FALCON_OK)
-			goto bad;
-		if (json_object_array_length(v) > SIM_DRAWERS) {
-			rv = falcon_err_set(FALCON_ERR_INVAL, "drawers: a Falcon 4016 has 2 drawers");
-			goto bad;
-		}
-		for (i = 0; i < json_object_array_length(v); i++) {
-			snprintf(f, sizeof(f), "drawers[%zu]", i);
-			if ((rv = parse_drawer(json_object_array_get_idx(v, i), f, c, seen_drawer)) != FALCON_OK)
-				goto bad;
-		}
-	}
-	if (json_object_object_get_ex(root, "hosts", &v)) {
-		if ((rv = want_type(v, json_type_array, "hosts", "an array")) != FALCON_OK)
-			goto bad;
-		for (i = 0; i < json_object_array_length(v); i++) {
-			snprintf(f, sizeof(f), "hosts[%zu]", i);
-			if ((rv = parse_host(json_object_array_get_idx(v, i), f, c)) != FALCON_OK)
-				goto bad;
-		}
-	}
+	if ((rv = parse_list(root, "drawers", SIM_DRAWERS, "a Falcon 4016 has 2 drawers", c,
+			     seen_drawer, parse_drawer)) != FALCON_OK ||
+	    (rv = parse_list(root, "hosts", SIZE_MAX, "", c, NULL, parse_host)) != FALCON_OK)
+		goto bad;
 	if (json_object_object_get_ex(root, "faults", &v)) {
 		if ((rv = sim_faults_from_json(v, &c->faults)) != FALCON_OK) {
 			char msg[1024];
@@ -708,12 +710,7 @@ falcon_err_t sim_config_from_json(struct json_object *root, const char *where,
 	rv = FALCON_OK;
 	goto fail;
 bad:
-	{
-		char msg[1024];
-
-		falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: %s", where, msg);
-	}
+	rv = falcon_err_prefix(FALCON_ERR_CONFIG, "%s", where);
 fail:
 	free(c);
 	return rv;
@@ -964,6 +961,20 @@ static const char *action_str(sim_fault_action_t a)
 	case SIM_FAULT_DROP: return "drop";
 	default: return "latency";
 	}
+}
+
+struct json_object *sim_drawer_ports_json(const struct sim_config *cfg, int d)
+{
+	struct json_object *hp = json_object_new_array();
+	int p;
+
+	for (p = 0; hp != NULL && p < cfg->drawer[d].nports; p++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "H%d", cfg->drawer[d].ports[p] + 1);
+		json_object_array_add(hp, json_object_new_string(id));
+	}
+	return hp;
 }
 
 struct json_object *sim_faults_to_json(const struct sim_faults *f)

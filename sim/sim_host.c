@@ -7,7 +7,7 @@
  * Falcon adapter (the drawer switch's upstream port, at the configured
  * BDF) with the switch's 8 downstream ports (slot S at device S-1 of bus
  * `first`, secondary bus first+S), each carrying its slot: Slot
- * Implemented with the Physical Slot Number falcon_chassis_phys_slot() in
+ * Implemented with the Physical Slot Number falcon_pcicfg_phys_slot() in
  * SltCap, and ROOT/<host>/bus/pci/slots/<N>/address naming the bus below
  * it, as pciehp shows a slot in /sys/bus/pci/slots.  Config spaces come
  * from lib/pcicfg.
@@ -397,7 +397,7 @@ static falcon_err_t write_adapter(struct sim_server *srv, int p)
 
 /*
  * The /sys/bus/pci/slots name of drawer d slot s behind port p: its
- * Physical Slot Number (falcon_chassis_phys_slot()), with "-N" when an
+ * Physical Slot Number (falcon_pcicfg_phys_slot()), with "-N" when an
  * earlier port of the same host is cabled to the same drawer, as Linux
  * names a duplicate (drivers/pci/slot.c make_slot_name()).
  */
@@ -409,9 +409,9 @@ static void slot_name(const struct sim_config *cfg, int p, int d, int s, char *b
 		if (port_drawer(cfg, q) == d && strcmp(cfg->port[q].host, cfg->port[p].host) == 0)
 			dup++;
 	if (dup > 0)
-		snprintf(buf, n, "%d-%d", falcon_chassis_phys_slot(d, s), dup);
+		snprintf(buf, n, "%d-%d", falcon_pcicfg_phys_slot(d, s), dup);
 	else
-		snprintf(buf, n, "%d", falcon_chassis_phys_slot(d, s));
+		snprintf(buf, n, "%d", falcon_pcicfg_phys_slot(d, s));
 }
 
 /* Downstream port of slot s on port p: link up when its device is on the
@@ -433,7 +433,7 @@ static falcon_err_t write_dsp(struct sim_server *srv, int p, int d, int s)
 	spec.secondary_bus = (uint8_t)(port->bus_first + s);
 	spec.subordinate_bus = (uint8_t)(port->bus_first + s);
 	spec.slot = true;
-	spec.slot_number = (uint16_t)falcon_chassis_phys_slot(d, s);
+	spec.slot_number = (uint16_t)falcon_pcicfg_phys_slot(d, s);
 	spec.port_number = (uint8_t)s;
 	spec.max_speed = 4;
 	spec.max_width = 16;

@@ -238,7 +238,7 @@ static struct json_object *chassis(struct sim_server *srv)
 	const struct sim_config *cfg = &srv->cfg;
 	char path[256];
 	struct json_object *o, *oem, *fal, *drawers;
-	int d, i;
+	int d;
 
 	snprintf(path, sizeof(path), RF "/Chassis/%s", cfg->chassis);
 	o = resource("#Chassis.v1_25_0.Chassis", cfg->chassis, cfg->chassis, path);
@@ -253,16 +253,10 @@ static struct json_object *chassis(struct sim_server *srv)
 	jadd_str(fal, "Mode", cfg->mode == SIM_MODE_ADVANCED ? "Advanced" : "Standard");
 	drawers = json_object_new_array();
 	for (d = 0; d < SIM_DRAWERS; d++) {
-		struct json_object *dr = json_object_new_object(), *hp = json_object_new_array();
+		struct json_object *dr = json_object_new_object();
 
 		json_object_object_add(dr, "Drawer", json_object_new_int(d + 1));
-		for (i = 0; i < cfg->drawer[d].nports; i++) {
-			char hid[16];
-
-			snprintf(hid, sizeof(hid), "H%d", cfg->drawer[d].ports[i] + 1);
-			json_object_array_add(hp, json_object_new_string(hid));
-		}
-		json_object_object_add(dr, "HostPorts", hp);
+		json_object_object_add(dr, "HostPorts", sim_drawer_ports_json(cfg, d));
 		json_object_array_add(drawers, dr);
 	}
 	json_object_object_add(fal, "Drawers", drawers);
@@ -325,13 +319,18 @@ static struct json_object *pcie_device(struct sim_server *srv, int d, int s)
 	return o;
 }
 
+/* How Redfish names a device of type t: its PCIeFunction's DeviceClass
+ * and its Endpoint's EntityType. */
 static const char *device_class(falcon_dev_type_t t)
 {
-	switch (t) {
-	case FALCON_DEV_GPU: return "DisplayController";
-	case FALCON_DEV_NVME: return "MassStorageController";
-	default: return "NetworkController";
-	}
+	return t == FALCON_DEV_GPU ? "DisplayController" :
+	       t == FALCON_DEV_NVME ? "MassStorageController" : "NetworkController";
+}
+
+static const char *entity_type(falcon_dev_type_t t)
+{
+	return t == FALCON_DEV_GPU ? "Processor" :
+	       t == FALCON_DEV_NVME ? "Drive" : "NetworkController";
 }
 
 static struct json_object *pcie_function(struct sim_server *srv, int d, int s)
@@ -402,15 +401,6 @@ static struct json_object *hostport_endpoint(struct sim_server *srv, int p)
 	json_object_object_add(oem, "Falcon", fal);
 	json_object_object_add(o, "Oem", oem);
 	return o;
-}
-
-static const char *entity_type(falcon_dev_type_t t)
-{
-	switch (t) {
-	case FALCON_DEV_GPU: return "Processor";
-	case FALCON_DEV_NVME: return "Drive";
-	default: return "NetworkController";
-	}
 }
 
 static struct json_object *device_endpoint(struct sim_server *srv, int d, int s)

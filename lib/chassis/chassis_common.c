@@ -353,12 +353,9 @@ bool falcon_be_err_definite(falcon_err_t rv)
 
 falcon_err_t falcon_be_detach_result(falcon_err_t rv)
 {
-	char why[1024];
-
 	if (rv != FALCON_ERR_CONFLICT)
 		return rv;
-	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* errmsg is overwritten */
-	return falcon_err_set(FALCON_ERR_CHASSIS, "detach refused: %s", why);
+	return falcon_err_prefix(FALCON_ERR_CHASSIS, "detach refused");
 }
 
 falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *port,

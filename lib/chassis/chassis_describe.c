@@ -242,19 +242,15 @@ static falcon_err_t enrich(struct falcon_be *be, struct falcon_device *dev,
 	take_status(dev, obj);
 	take_str(dev->serial, sizeof(dev->serial), falcon_rf_str(obj, "SerialNumber"));
 	take_str(dev->manufacturer, sizeof(dev->manufacturer), falcon_rf_str(obj, "Manufacturer"));
-	if (!strcmp(type, "Processor")) {
-		const char *pt = falcon_rf_str(obj, "ProcessorType");
+	if (!strcmp(type, "Processor") || !strcmp(type, "Drive")) {
+		/* a GPU is a Processor of ProcessorType GPU, an NVMe a Drive of
+		 * Protocol NVMe; both lead on to their PCIe functions */
+		bool proc = !strcmp(type, "Processor");
+		const char *kind = falcon_rf_str(obj, proc ? "ProcessorType" : "Protocol");
 
 		take_str(dev->model, sizeof(dev->model), falcon_rf_str(obj, "Model"));
-		if (pt != NULL && !strcmp(pt, "GPU"))
-			set_type(dev, FALCON_DEV_GPU);
-		rv = follow(be, dev, en, obj, "PCIeFunctions", true, hop);
-	} else if (!strcmp(type, "Drive")) {
-		const char *proto = falcon_rf_str(obj, "Protocol");
-
-		take_str(dev->model, sizeof(dev->model), falcon_rf_str(obj, "Model"));
-		if (proto != NULL && !strcmp(proto, "NVMe"))
-			set_type(dev, FALCON_DEV_NVME);
+		if (kind != NULL && !strcmp(kind, proc ? "GPU" : "NVMe"))
+			set_type(dev, proc ? FALCON_DEV_GPU : FALCON_DEV_NVME);
 		rv = follow(be, dev, en, obj, "PCIeFunctions", true, hop);
 	} else if (!strcmp(type, "Storage")) {
 		struct json_object *ctrls = falcon_rf_arr(obj, "StorageControllers");

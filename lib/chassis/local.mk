@@ -32,12 +32,38 @@ TESTS += tests/integration/chassis-mockup.sh tests/integration/chassis-discover.
 endif
 
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/test_redfish
-TESTS += tests/unit/test_redfish
-tests_unit_test_redfish_SOURCES = tests/unit/test_redfish.c tests/unit/testutil.h
-tests_unit_test_redfish_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
-tests_unit_test_redfish_LDADD = $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) $(CHECK_LIBS) \
-	$(MHD_LIBS) $(PTHREAD_LIBS)
+# One test per file group; those that speak HTTP share the in-process
+# chassis of tests/unit/rf_test_srv.c, all share tests/unit/rf_test.h.
+CHASSIS_UNIT = tests/unit/test_rf_json tests/unit/test_chassis_events \
+	tests/unit/test_chassis tests/unit/test_rf_http tests/unit/test_rf_fabric \
+	tests/unit/test_rf_composition
+check_PROGRAMS += $(CHASSIS_UNIT)
+TESTS += $(CHASSIS_UNIT)
+CHASSIS_UNIT_HDRS = tests/unit/rf_test.h tests/unit/testutil.h
+CHASSIS_UNIT_LDADD = $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) $(CHECK_LIBS)
+CHASSIS_SRV_LDADD = $(CHASSIS_UNIT_LDADD) $(MHD_LIBS) $(PTHREAD_LIBS)
+CHASSIS_SRV_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_rf_json_SOURCES = tests/unit/test_rf_json.c $(CHASSIS_UNIT_HDRS)
+tests_unit_test_rf_json_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_rf_json_LDADD = $(CHASSIS_UNIT_LDADD)
+tests_unit_test_chassis_events_SOURCES = tests/unit/test_chassis_events.c $(CHASSIS_UNIT_HDRS)
+tests_unit_test_chassis_events_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_chassis_events_LDADD = $(CHASSIS_UNIT_LDADD)
+tests_unit_test_chassis_SOURCES = tests/unit/test_chassis.c $(CHASSIS_UNIT_HDRS)
+tests_unit_test_chassis_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_chassis_LDADD = $(CHASSIS_UNIT_LDADD)
+tests_unit_test_rf_http_SOURCES = tests/unit/test_rf_http.c tests/unit/rf_test_srv.c \
+	$(CHASSIS_UNIT_HDRS)
+tests_unit_test_rf_http_CFLAGS = $(CHASSIS_SRV_CFLAGS)
+tests_unit_test_rf_http_LDADD = $(CHASSIS_SRV_LDADD)
+tests_unit_test_rf_fabric_SOURCES = tests/unit/test_rf_fabric.c tests/unit/rf_test_srv.c \
+	$(CHASSIS_UNIT_HDRS)
+tests_unit_test_rf_fabric_CFLAGS = $(CHASSIS_SRV_CFLAGS)
+tests_unit_test_rf_fabric_LDADD = $(CHASSIS_SRV_LDADD)
+tests_unit_test_rf_composition_SOURCES = tests/unit/test_rf_composition.c \
+	tests/unit/rf_test_srv.c $(CHASSIS_UNIT_HDRS)
+tests_unit_test_rf_composition_CFLAGS = $(CHASSIS_SRV_CFLAGS)
+tests_unit_test_rf_composition_LDADD = $(CHASSIS_SRV_LDADD)
 endif
 
 # Drives the client from shell tests and the benchmark.

@@ -159,10 +159,7 @@ static falcon_err_t block_read(struct falcon_be *be, const char *bpath, const ch
 	memset(bs, 0, sizeof(*bs));
 	rv = falcon_be_get(be, bpath, &blk, NULL, 0);
 	if (rv == FALCON_ERR_NOTFOUND) {
-		char why[512];
-
-		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
-		rv = falcon_err_set(rv, "no resource block %s: %s", bpath, why);
+		rv = falcon_err_prefix(rv, "no resource block %s", bpath);
 		goto fail;
 	}
 	if (rv != FALCON_OK)

@@ -434,12 +434,8 @@ static falcon_err_t zone_read(struct falcon_be *be, const char *port, const char
 	*eps = NULL;
 	*n = 0;
 	rv = falcon_be_get(be, zpath, zone, etag, FALCON_RF_ETAG_LEN);
-	if (rv == FALCON_ERR_NOTFOUND) {
-		char why[512];
-
-		falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
-		return falcon_err_set(rv, "no zone for host port %s: %s", port, why);
-	}
+	if (rv == FALCON_ERR_NOTFOUND)
+		return falcon_err_prefix(rv, "no zone for host port %s", port);
 	if (rv != FALCON_OK)
 		return rv;
 	rv = falcon_be_link_list(*zone, "Endpoints", true, zpath, eps, n);

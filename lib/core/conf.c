@@ -112,14 +112,14 @@ CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition", "
 CONF_WORDS(mode, falcon_mode_t, "standard", "advanced")
 CONF_WORDS(cvd, falcon_cvd_t, "uuid", "index")
 
-/* Table III of the paper, in falcon_topo_label_t bit order. */
+/* Table III of the paper, in falcon_conf_topo_t bit order. */
 static const char *const topo_word[] = {
 	"localGPUs", "hybridGPUs", "falconGPUs", "localNVMe", "falconNVMe"
 };
 static const struct words topo_words = { topo_word, ARRAY_SIZE(topo_word) };
 #define TOPO_ALL_WORD "ALL"   /* the word for all of them */
 
-const char *falcon_topo_label_str(unsigned label)
+const char *falcon_conf_topo_label_str(unsigned label)
 {
 	unsigned i;
 
@@ -129,13 +129,13 @@ const char *falcon_topo_label_str(unsigned label)
 	return "";
 }
 
-falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out)
+falcon_err_t falcon_conf_topo_label_from_str(const char *s, unsigned *out)
 {
 	char list[128];
 	int i;
 
 	if (s != NULL && strcasecmp(s, TOPO_ALL_WORD) == 0) {
-		*out = FALCON_TOPO_ALL;
+		*out = FALCON_CONF_TOPO_ALL;
 		return FALCON_OK;
 	}
 	i = words_find(&topo_words, s);
@@ -147,7 +147,7 @@ falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out)
 	return FALCON_OK;
 }
 
-char *falcon_topo_set_str(unsigned set, char *buf, size_t n)
+char *falcon_conf_topo_set_str(unsigned set, char *buf, size_t n)
 {
 	size_t len = 0;
 	unsigned i;
@@ -173,7 +173,7 @@ char *falcon_topo_set_str(unsigned set, char *buf, size_t n)
 
 static const struct falcon_partition_conf builtin_partition = {
 	.name = "DEFAULT",
-	.allow_topologies = FALCON_TOPO_ALL,
+	.allow_topologies = FALCON_CONF_TOPO_ALL,
 	.max_falcon_gpus = -1,
 	.max_falcon_nvme = -1,
 	.place = FALCON_PLACE_PACK,
@@ -389,17 +389,6 @@ static falcon_err_t expected(const struct conf_tok *t, const char *key, const ch
 			conf_shown(v, b, sizeof(b)));
 }
 
-static falcon_err_t set_string(char **dst, const char *v)
-{
-	char *d = strdup(v);
-
-	if (d == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	free(*dst);
-	*dst = d;
-	return FALCON_OK;
-}
-
 static falcon_err_t read_name(const struct keydef *k, const struct vtypedef *vt,
 			      void *obj, const struct conf_tok *t)
 {
@@ -414,7 +403,7 @@ static falcon_err_t read_str(const struct keydef *k, const struct vtypedef *vt,
 {
 	if (vt->ok != NULL && !vt->ok(t->eq + 1))
 		return expected(t, k->name, vt->what, t->eq + 1);
-	return set_string(at(obj, k->off), t->eq + 1);
+	return falcon_str_set(at(obj, k->off), t->eq + 1);
 }
 
 static falcon_err_t range_error(const struct keydef *k, const struct vtypedef *vt,
@@ -487,7 +476,7 @@ static falcon_err_t read_topos(const struct keydef *k, const struct vtypedef *vt
 		c = strchr(p, ',');
 		if (c != NULL)
 			*c = '\0';
-		if (falcon_topo_label_from_str(p, &bit) != FALCON_OK) {
+		if (falcon_conf_topo_label_from_str(p, &bit) != FALCON_OK) {
 			snprintf(what, sizeof(what), "a ',' list of %s or " TOPO_ALL_WORD,
 				 words_list(&topo_words, list, sizeof(list)));
 			rv = expected(t, k->name, what, t->eq + 1);
@@ -535,7 +524,7 @@ static falcon_err_t read_urls(const struct keydef *k, const struct vtypedef *vt,
 	if (rv == FALCON_OK && n == 0)
 		rv = expected(t, k->name, vt->what, t->eq + 1);
 	if (rv == FALCON_OK)
-		rv = set_string(at(obj, k->off), joined);
+		rv = falcon_str_set(at(obj, k->off), joined);
 	free(copy);
 	free(joined);
 	return rv;
@@ -756,21 +745,32 @@ static falcon_err_t parse_keys(const struct objdef *od, void *obj, struct conf_t
 	return FALCON_OK;
 }
 
-/* Room for one more element of size after n in arr; NULL (NOMEM set) if none. */
-static void *grow(void *arr, size_t n, size_t size)
+/*
+ * append - item (size bytes) after the *n elements of the array whose
+ * pointer is at arrp (realloc'd; *n counts it).  FALCON_ERR_NOMEM, array
+ * untouched, when there is no memory.  APPEND(arr, n, item) for a typed
+ * array.
+ */
+static falcon_err_t append(void *arrp, size_t *n, size_t size, const void *item)
 {
-	void *na = realloc(arr, (n + 1) * size);
+	void *arr, *na;
 
+	memcpy(&arr, arrp, sizeof(arr));
+	na = realloc(arr, (*n + 1) * size);
 	if (na == NULL)
-		falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	return na;
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	memcpy((char *)na + *n * size, item, size);
+	memcpy(arrp, &na, sizeof(na));
+	(*n)++;
+	return FALCON_OK;
 }
+#define APPEND(arr, n, item) append(&(arr), &(n), sizeof(*(arr)), &(item))
 
 static falcon_err_t parse_chassis(struct parser *p, const struct objdef *od,
 				  struct conf_tok *toks, size_t n)
 {
 	struct falcon_conf *c = p->conf;
-	struct falcon_chassis_conf ch = builtin_chassis, *na;
+	struct falcon_chassis_conf ch = builtin_chassis;
 	falcon_err_t rv;
 	size_t i;
 
@@ -783,15 +783,8 @@ static falcon_err_t parse_chassis(struct parser *p, const struct objdef *od,
 				       c->chassis[i].line);
 	if (rv == FALCON_OK)
 		rv = parse_keys(od, &ch, toks, n);
-	if (rv == FALCON_OK) {
-		if ((na = grow(c->chassis, c->nchassis, sizeof(*na))) == NULL) {
-			rv = FALCON_ERR_NOMEM;
-		} else {
-			c->chassis = na;
-			c->chassis[c->nchassis++] = ch;
-			return FALCON_OK;
-		}
-	}
+	if (rv == FALCON_OK && (rv = APPEND(c->chassis, c->nchassis, ch)) == FALCON_OK)
+		return FALCON_OK;
 	free(ch.url);
 	free(ch.credentials_file);
 	free(ch.ca_file);
@@ -802,7 +795,7 @@ static falcon_err_t parse_host(struct parser *p, const struct objdef *od,
 			       struct conf_tok *toks, size_t n)
 {
 	struct falcon_conf *c = p->conf;
-	struct falcon_host_conf h, *na;
+	struct falcon_host_conf h;
 	falcon_err_t rv;
 	size_t i;
 
@@ -817,18 +810,14 @@ static falcon_err_t parse_host(struct parser *p, const struct objdef *od,
 					 c->hosts[i].line);
 	if ((rv = parse_keys(od, &h, toks, n)) != FALCON_OK)
 		return rv;
-	if ((na = grow(c->hosts, c->nhosts, sizeof(*na))) == NULL)
-		return FALCON_ERR_NOMEM;
-	c->hosts = na;
-	c->hosts[c->nhosts++] = h;
-	return FALCON_OK;
+	return APPEND(c->hosts, c->nhosts, h);
 }
 
 static falcon_err_t parse_partition(struct parser *p, const struct objdef *od,
 				    struct conf_tok *toks, size_t n)
 {
 	struct falcon_conf *c = p->conf;
-	struct falcon_partition_conf pc = p->defaults, *na;
+	struct falcon_partition_conf pc = p->defaults;
 	falcon_err_t rv;
 	size_t i;
 	bool is_default;
@@ -855,11 +844,7 @@ static falcon_err_t parse_partition(struct parser *p, const struct objdef *od,
 				return FALCON_OK;
 			}
 	}
-	if ((na = grow(c->partitions, c->npartitions, sizeof(*na))) == NULL)
-		return FALCON_ERR_NOMEM;
-	c->partitions = na;
-	c->partitions[c->npartitions++] = pc;
-	return FALCON_OK;
+	return APPEND(c->partitions, c->npartitions, pc);
 }
 
 static const struct objdef objects[] = {
@@ -976,7 +961,7 @@ static falcon_err_t set_default(char **field, const char *v)
 {
 	if (*field != NULL)
 		return FALCON_OK;
-	return set_string(field, v);
+	return falcon_str_set(field, v);
 }
 
 static falcon_err_t apply_defaults(struct falcon_conf *c)

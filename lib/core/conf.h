@@ -39,13 +39,13 @@ typedef enum { FALCON_CVD_UUID = 0, FALCON_CVD_INDEX } falcon_cvd_t;
 
 /* Table III labels of the paper, as bits (AllowTopologies is a set of them). */
 typedef enum {
-	FALCON_TOPO_LOCALGPUS  = 1u << 0,
-	FALCON_TOPO_HYBRIDGPUS = 1u << 1,
-	FALCON_TOPO_FALCONGPUS = 1u << 2,
-	FALCON_TOPO_LOCALNVME  = 1u << 3,
-	FALCON_TOPO_FALCONNVME = 1u << 4,
-} falcon_topo_label_t;
-#define FALCON_TOPO_ALL 0x1fu
+	FALCON_CONF_TOPO_LOCALGPUS  = 1u << 0,
+	FALCON_CONF_TOPO_HYBRIDGPUS = 1u << 1,
+	FALCON_CONF_TOPO_FALCONGPUS = 1u << 2,
+	FALCON_CONF_TOPO_LOCALNVME  = 1u << 3,
+	FALCON_CONF_TOPO_FALCONNVME = 1u << 4,
+} falcon_conf_topo_t;
+#define FALCON_CONF_TOPO_ALL 0x1fu
 
 /* ChassisName= Url= Backend= CredentialsFile= Mode= [CAFile= Insecure= Timeout=] */
 struct falcon_chassis_conf {
@@ -77,7 +77,7 @@ struct falcon_host_conf {
  * CheckAction= MinBusBW= MinP2PBW_FF= MinP2PBW_FL= MinP2PBW_LL= */
 struct falcon_partition_conf {
 	char name[FALCON_NAME_LEN]; /* "DEFAULT" holds defaults for the others */
-	unsigned allow_topologies;  /* falcon_topo_label_t bits; default FALCON_TOPO_ALL */
+	unsigned allow_topologies;  /* falcon_conf_topo_t bits; default FALCON_CONF_TOPO_ALL */
 	int max_falcon_gpus;        /* -1 = no limit (default) */
 	int max_falcon_nvme;        /* -1 = no limit (default) */
 	falcon_place_t place;       /* default pack */
@@ -208,15 +208,39 @@ const char *falcon_backend_str(falcon_backend_t b);
 falcon_err_t falcon_backend_from_str(const char *s, falcon_backend_t *out);
 const char *falcon_mode_str(falcon_mode_t m);
 falcon_err_t falcon_mode_from_str(const char *s, falcon_mode_t *out);
-/* falcon_topo_label_str - "localGPUs" etc. for one bit; "" for 0 or several. */
-const char *falcon_topo_label_str(unsigned label);
-/* falcon_topo_label_from_str - one label (any case) or "ALL" to its bit(s). */
-falcon_err_t falcon_topo_label_from_str(const char *s, unsigned *out);
 /*
- * falcon_topo_set_str - a set of labels as "localGPUs,hybridGPUs" (Table III
- * order) into buf of size n; "" for an empty set.  Returns buf, or NULL
- * when it does not fit.
+ * falcon_conf_topo_label_str - "localGPUs" etc. for one bit (a static
+ * string, not to be freed); "" for 0 or several bits.
  */
-char *falcon_topo_set_str(unsigned set, char *buf, size_t n);
+const char *falcon_conf_topo_label_str(unsigned label);
+/*
+ * falcon_conf_topo_label_from_str - one label (any case) or "ALL" to its
+ * bit(s) in *out.  FALCON_ERR_INVAL (detail: the words expected) for
+ * anything else, *out untouched.
+ */
+falcon_err_t falcon_conf_topo_label_from_str(const char *s, unsigned *out);
+/*
+ * falcon_conf_topo_set_str - a set of labels as "localGPUs,hybridGPUs"
+ * (Table III order) into buf of size n; "" for an empty set.  Returns buf,
+ * or NULL when it does not fit (or n is 0).
+ */
+char *falcon_conf_topo_set_str(unsigned set, char *buf, size_t n);
+
+/*
+ * The names these had before lib/pci's falcon_topo_* were the only ones
+ * (issue 25), for the callers in composer/, prolog/ and test_falcond.c
+ * until they follow; delete with their last caller.
+ */
+enum {
+	FALCON_TOPO_LOCALGPUS  = FALCON_CONF_TOPO_LOCALGPUS,
+	FALCON_TOPO_HYBRIDGPUS = FALCON_CONF_TOPO_HYBRIDGPUS,
+	FALCON_TOPO_FALCONGPUS = FALCON_CONF_TOPO_FALCONGPUS,
+	FALCON_TOPO_FALCONNVME = FALCON_CONF_TOPO_FALCONNVME,
+	FALCON_TOPO_ALL        = FALCON_CONF_TOPO_ALL,
+};
+static inline const char *falcon_topo_label_str(unsigned label)
+{
+	return falcon_conf_topo_label_str(label);
+}
 
 #endif /* FALCON_CONF_H */

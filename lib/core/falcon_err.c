@@ -78,6 +78,28 @@ falcon_err_t falcon_err_set(falcon_err_t err, const char *fmt, ...)
 	return err;
 }
 
+falcon_err_t falcon_err_prefix(falcon_err_t err, const char *fmt, ...)
+{
+	char detail[sizeof(err_detail)];
+	const char *p;
+	va_list ap;
+	size_t len;
+	int n;
+
+	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	va_start(ap, fmt);
+	n = vsnprintf(err_detail, sizeof(err_detail), fmt, ap);
+	va_end(ap);
+	len = n < 0 ? 0 : (size_t)n < sizeof(err_detail) ? (size_t)n : sizeof(err_detail) - 1;
+	for (p = ": "; *p != '\0' && len < sizeof(err_detail) - 1; p++)
+		err_detail[len++] = *p;
+	for (p = detail; *p != '\0' && len < sizeof(err_detail) - 1; p++)
+		err_detail[len++] = *p;
+	err_detail[len] = '\0';
+	err_last = err;
+	return err;
+}
+
 const char *falcon_errmsg(void)
 {
 	if (err_detail[0] != '\0')

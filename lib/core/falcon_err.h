@@ -68,6 +68,18 @@ falcon_err_t falcon_err_vset(falcon_err_t err, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
 /*
+ * falcon_err_prefix - put "<fmt ...>: " before this thread's last detail
+ * (falcon_errmsg(), copied first, so the caller needs no buffer of its
+ * own) and record err as the code; returns err.  The whole is truncated
+ * to 1024 bytes as falcon_err_set() is.  For the caller that adds what it
+ * was doing to a failure below it without keeping the detail past another
+ * call; one that must keep it across further calls (a rollback's first
+ * failure) still copies it.
+ */
+falcon_err_t falcon_err_prefix(falcon_err_t err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
  * falcon_errmsg - this thread's last detail, or falcon_strerror() of the last
  * code when no detail was given.  Points into thread-local storage: valid
  * until the next falcon_err_set() in the same thread; copy it to keep it.

@@ -113,24 +113,33 @@ static const char *env_value(char *const *env, size_t n, const char *name)
 	return NULL;
 }
 
+/* An option's value: SPANK_FALCON_<NAME> (what spank_falcon exports) or,
+ * without it, FALCON_<NAME> (the user's environment); NULL when neither
+ * is set or it is empty. */
+static const char *opt_value(char *const *env, size_t n, const char *name)
+{
+	char key[64];
+	const char *v;
+
+	snprintf(key, sizeof(key), "SPANK_FALCON_%s", name);
+	v = env_value(env, n, key);
+	if (v == NULL)
+		v = env_value(env, n, key + strlen("SPANK_"));
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
 falcon_err_t falcon_job_opts_parse(char *const *env, size_t n, struct falcon_job_opts *out)
 {
 	const char *v;
 
 	memset(out, 0, sizeof(*out));
-	v = env_value(env, n, "SPANK_FALCON_PLACE");
-	if (v == NULL)
-		v = env_value(env, n, "FALCON_PLACE");
-	if (v != NULL && *v != '\0') {
+	if ((v = opt_value(env, n, "PLACE")) != NULL) {
 		if (falcon_place_from_str(v, &out->place) != FALCON_OK)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-place=%s: expected pack, spread or any", v);
 		out->place_set = true;
 	}
-	v = env_value(env, n, "SPANK_FALCON_CHECK");
-	if (v == NULL)
-		v = env_value(env, n, "FALCON_CHECK");
-	if (v != NULL && *v != '\0') {
+	if ((v = opt_value(env, n, "CHECK")) != NULL) {
 		if (falcon_check_from_str(v, &out->check) != FALCON_OK)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-check=%s: expected quick, full or off", v);
@@ -347,9 +356,13 @@ falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out)
 		size_t klen = eq ? (size_t)(eq - p) : (size_t)(kend - p);
 		size_t vlen = eq ? (size_t)(kend - eq - 1) : 0;
 		const char *v = eq ? eq + 1 : kend;
-		char num[32];
+		char num[32] = "";  /* the value as a string, "" when too long for a number */
 
 		blen = (int)(kend - p);
+		if (vlen < sizeof(num)) {
+			memcpy(num, v, vlen);
+			num[vlen] = '\0';
+		}
 #define KEY(k) (klen == sizeof(k) - 1 && memcmp(p, k, klen) == 0)
 		if (KEY("topo") || KEY("nvme") || KEY("check")) {
 			const char *w = vocab(v, vlen, KEY("topo") ? topos : KEY("nvme") ? nvmes
@@ -366,20 +379,12 @@ falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out)
 		} else if (KEY("l") || KEY("f")) {
 			long n;
 
-			if (vlen >= sizeof(num))
-				goto bad;
-			memcpy(num, v, vlen);
-			num[vlen] = '\0';
 			if (falcon_strtol(num, 10, 0, FALCON_TRES_MAX, &n) != FALCON_OK)
 				goto bad;
 			*(KEY("l") ? &out->local_gpus : &out->falcon_gpus) = (int)n;
 		} else if (KEY("busbw") || KEY("algbw")) {
 			double d;
 
-			if (vlen >= sizeof(num))
-				goto bad;
-			memcpy(num, v, vlen);
-			num[vlen] = '\0';
 			if (falcon_strtod(num, 0, 1e6, &d) != FALCON_OK)
 				goto bad;
 			*(KEY("busbw") ? &out->busbw : &out->algbw) = d;

@@ -21,11 +21,11 @@ unsigned falcon_policy_topologies(const struct falcon_job_req *req)
 	unsigned t = 0;
 
 	if (req->falcon_gpus > 0)
-		t |= req->gpus > 0 ? FALCON_TOPO_HYBRIDGPUS : FALCON_TOPO_FALCONGPUS;
+		t |= req->gpus > 0 ? FALCON_CONF_TOPO_HYBRIDGPUS : FALCON_CONF_TOPO_FALCONGPUS;
 	else if (req->gpus > 0)
-		t |= FALCON_TOPO_LOCALGPUS;
+		t |= FALCON_CONF_TOPO_LOCALGPUS;
 	if (req->falcon_nvme > 0)
-		t |= FALCON_TOPO_FALCONNVME;
+		t |= FALCON_CONF_TOPO_FALCONNVME;
 	return t;
 }
 
@@ -35,13 +35,15 @@ enum { RULE_OK = 0, R_GPU_TOPO, R_GPU_MAX, R_NVME_TOPO, R_NVME_MAX };
 static int broken_rule(const struct falcon_partition_conf *p, const struct falcon_job_req *req)
 {
 	unsigned t = falcon_policy_topologies(req);
-	unsigned gpu = t & (FALCON_TOPO_LOCALGPUS | FALCON_TOPO_HYBRIDGPUS | FALCON_TOPO_FALCONGPUS);
+	unsigned gpu = t & (FALCON_CONF_TOPO_LOCALGPUS | FALCON_CONF_TOPO_HYBRIDGPUS |
+			    FALCON_CONF_TOPO_FALCONGPUS);
 
 	if (gpu != 0 && !(p->allow_topologies & gpu))
 		return R_GPU_TOPO;
 	if (p->max_falcon_gpus >= 0 && req->falcon_gpus > p->max_falcon_gpus)
 		return R_GPU_MAX;
-	if ((t & FALCON_TOPO_FALCONNVME) && !(p->allow_topologies & FALCON_TOPO_FALCONNVME))
+	if ((t & FALCON_CONF_TOPO_FALCONNVME) &&
+	    !(p->allow_topologies & FALCON_CONF_TOPO_FALCONNVME))
 		return R_NVME_TOPO;
 	if (p->max_falcon_nvme >= 0 && req->falcon_nvme > p->max_falcon_nvme)
 		return R_NVME_MAX;
@@ -75,20 +77,20 @@ static void gpu_advice(unsigned refused, unsigned allow, char *buf, size_t n)
 	const char *alt[3];
 	size_t k = 0, i, off = 0;
 
-	if (refused == FALCON_TOPO_FALCONGPUS) {
-		if (allow & FALCON_TOPO_HYBRIDGPUS)
+	if (refused == FALCON_CONF_TOPO_FALCONGPUS) {
+		if (allow & FALCON_CONF_TOPO_HYBRIDGPUS)
 			alt[k++] = "add the node's own GPUs (--gres=gpu:N beside falcon_gpu: hybridGPUs)";
-		if (allow & FALCON_TOPO_LOCALGPUS)
+		if (allow & FALCON_CONF_TOPO_LOCALGPUS)
 			alt[k++] = "ask for --gres=gpu:N instead of falcon_gpu (localGPUs)";
-	} else if (refused == FALCON_TOPO_HYBRIDGPUS) {
-		if (allow & FALCON_TOPO_FALCONGPUS)
+	} else if (refused == FALCON_CONF_TOPO_HYBRIDGPUS) {
+		if (allow & FALCON_CONF_TOPO_FALCONGPUS)
 			alt[k++] = "drop --gres=gpu (falconGPUs)";
-		if (allow & FALCON_TOPO_LOCALGPUS)
+		if (allow & FALCON_CONF_TOPO_LOCALGPUS)
 			alt[k++] = "drop falcon_gpu (localGPUs)";
 	} else {
-		if (allow & FALCON_TOPO_FALCONGPUS)
+		if (allow & FALCON_CONF_TOPO_FALCONGPUS)
 			alt[k++] = "ask for --gres=falcon_gpu:N instead of gpu (falconGPUs)";
-		if (allow & FALCON_TOPO_HYBRIDGPUS)
+		if (allow & FALCON_CONF_TOPO_HYBRIDGPUS)
 			alt[k++] = "add --gres=falcon_gpu:N (hybridGPUs)";
 	}
 	buf[0] = '\0';
@@ -112,7 +114,7 @@ falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
 
 	if (rule == RULE_OK)
 		return FALCON_OK;
-	if (falcon_topo_set_str(p->allow_topologies, allow, sizeof(allow)) == NULL ||
+	if (falcon_conf_topo_set_str(p->allow_topologies, allow, sizeof(allow)) == NULL ||
 	    allow[0] == '\0')
 		snprintf(allow, sizeof(allow), "none");
 	alt = other_partition(conf, known, p, req);
@@ -121,12 +123,12 @@ falcon_err_t falcon_policy_check(const struct falcon_partition_conf *p,
 		snprintf(other, sizeof(other), "use partition %s", alt);
 	switch (rule) {
 	case R_GPU_TOPO:
-		gpu = falcon_policy_topologies(req) & ~(unsigned)FALCON_TOPO_FALCONNVME;
+		gpu = falcon_policy_topologies(req) & ~(unsigned)FALCON_CONF_TOPO_FALCONNVME;
 		gpu_advice(gpu, p->allow_topologies, advice, sizeof(advice));
 		return falcon_err_set(FALCON_ERR_POLICY,
 				      "partition %s does not allow %s (falcon.conf AllowTopologies=%s)"
 				      "%s%s%s%s",
-				      p->name, falcon_topo_label_str(gpu), allow,
+				      p->name, falcon_conf_topo_label_str(gpu), allow,
 				      advice[0] || other[0] ? "; " : "", advice,
 				      advice[0] && other[0] ? ", or " : "", other);
 	case R_GPU_MAX:

@@ -26,8 +26,9 @@
 #define FALCON_POLICY_MSG_LEN 512
 
 /*
- * falcon_policy_topologies - the Table III labels (FALCON_TOPO_* bits) a
- * per-node request puts a job in, as DESIGN.md step 1 defines them:
+ * falcon_policy_topologies - the Table III labels (FALCON_CONF_TOPO_*
+ * bits) a per-node request puts a job in, as falcon.conf(5)'s
+ * AllowTopologies and README.md define them:
  * falcon_gpu only = falconGPUs, gpu + falcon_gpu = hybridGPUs, gpu only =
  * localGPUs; falcon_nvme adds falconNVMe.  localNVMe is not a GRES and is
  * never returned.  0 for a request of no GPU and no NVMe.

@@ -108,6 +108,17 @@ size_t falcon_strlcpy(char *dst, const char *src, size_t n)
 	return len;
 }
 
+falcon_err_t falcon_str_set(char **dst, const char *v)
+{
+	char *copy = strdup(v);
+
+	if (copy == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	free(*dst);
+	*dst = copy;
+	return FALCON_OK;
+}
+
 falcon_err_t falcon_read_file(const char *path, size_t max, char **buf, size_t *len)
 {
 	char *b = NULL;

@@ -49,6 +49,13 @@ falcon_err_t falcon_strtod(const char *s, double min, double max, double *out);
 size_t falcon_strlcpy(char *dst, const char *src, size_t n);
 
 /*
+ * falcon_str_set - replace the heap string *dst (freed; NULL is fine) by a
+ * copy of v, which the caller then owns (free()).  FALCON_ERR_NOMEM with
+ * *dst untouched when there is no memory.
+ */
+falcon_err_t falcon_str_set(char **dst, const char *v);
+
+/*
  * falcon_read_file - read at most max bytes of path into a NUL-terminated
  * heap buffer (*buf, caller frees) and its length (*len, may be NULL).
  * A file longer than max is FALCON_ERR_PARSE; open/read failures are

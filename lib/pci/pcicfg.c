@@ -327,7 +327,14 @@ falcon_err_t falcon_pcicfg_build(const struct falcon_pcicfg_spec *s,
 	falcon_err_t rv;
 	bool bridge = is_bridge_class(s->class_code);
 	bool gpu = (s->class_code >> 16) == 0x03;
-	size_t pm, msi, exp;
+	/* Where the PM, MSI and PCIe capabilities sit, as the parts this
+	 * models put them. */
+	static const struct cap_at { uint8_t pm, msi, exp; } layouts[] = {
+		{ 0x40, 0x48, 0x68 },   /* a bridge (switch port) */
+		{ 0x60, 0x68, 0x78 },   /* a GPU */
+		{ 0x40, 0x50, 0x70 },   /* any other endpoint */
+	};
+	const struct cap_at *at = &layouts[bridge ? 0 : gpu ? 1 : 2];
 
 	rv = check_spec(s);
 	if (rv != FALCON_OK)
@@ -354,12 +361,7 @@ falcon_err_t falcon_pcicfg_build(const struct falcon_pcicfg_spec *s,
 		cfg[0x1c] = 0xf0;
 		put16(cfg, 0x20, 0xfff0);
 		put16(cfg, 0x24, 0xfff1);
-		pm = 0x40;
-		msi = 0x48;
-		exp = 0x68;
-		put_pm(cfg, pm, (uint8_t)msi, s->power_state);
-		put_msi(cfg, msi, (uint8_t)exp, true);
-		put_pcie(cfg, exp, 0xa4, s);
+		put_pcie(cfg, at->exp, 0xa4, s);
 		/* Subsystem ID and Subsystem Vendor ID capability of a bridge,
 		 * PCI-to-PCI Bridge 1.2 sec 3.2.5.13 / PCI 3.0 appx H. */
 		cfg[0xa4] = CAP_ID_SSVID;
@@ -369,21 +371,12 @@ falcon_err_t falcon_pcicfg_build(const struct falcon_pcicfg_spec *s,
 	} else {
 		put16(cfg, OFF_SUBSYS_VEN, s->subsys_vendor);
 		put16(cfg, OFF_SUBSYS_DEV, s->subsys_device);
-		if (gpu) {
-			pm = 0x60;
-			msi = 0x68;
-			exp = 0x78;
-		} else {
-			pm = 0x40;
-			msi = 0x50;
-			exp = 0x70;
-		}
-		put_pm(cfg, pm, (uint8_t)msi, s->power_state);
-		put_msi(cfg, msi, (uint8_t)exp, false);
-		put_pcie(cfg, exp, 0, s);
+		put_pcie(cfg, at->exp, 0, s);
 		put_bars(cfg, s);
 	}
-	cfg[OFF_CAP_PTR] = (uint8_t)pm;
+	put_pm(cfg, at->pm, at->msi, s->power_state);
+	put_msi(cfg, at->msi, at->exp, bridge);  /* masked on a bridge */
+	cfg[OFF_CAP_PTR] = at->pm;
 	/* Extended space: Advanced Error Reporting, version 2, next 0 (end of
 	 * the list) or the ACS capability, PCIe r4.0 sec 7.6.3 and 7.8.4. */
 	put32(cfg, 0x100, ECAP_ID_AER | (2u << 16) | ((s->acs ? OFF_ACS : 0u) << 20));
@@ -620,7 +613,7 @@ void falcon_pcicfg_remove_slot(const char *root, const char *name)
 	}
 }
 
-int falcon_chassis_phys_slot(int drawer, int slot)
+int falcon_pcicfg_phys_slot(int drawer, int slot)
 {
 	if (drawer < 1 || drawer > 2 || slot < 1 || slot > 8)
 		return -1;

@@ -211,7 +211,7 @@ falcon_err_t falcon_pcicfg_write_slot(const char *root, const char *name, unsign
 void falcon_pcicfg_remove_slot(const char *root, const char *name);
 
 /*
- * falcon_chassis_phys_slot - the PCIe Physical Slot Number (Slot
+ * falcon_pcicfg_phys_slot - the PCIe Physical Slot Number (Slot
  * Capabilities bits 31:19, PCIe Base 4.0 sec 7.5.3.9) of a Falcon 4016
  * drawer slot as the host sees it on the drawer switch's downstream port:
  * (drawer - 1) * 8 + slot, so drawer 1 is slots 1-8 and drawer 2 slots
@@ -222,7 +222,13 @@ void falcon_pcicfg_remove_slot(const char *root, const char *name);
  * `lspci -vv` (SltCap "Slot #") before trusting the prolog's matching.
  * drawer 1..2, slot 1..8 (1-based); returns -1 for anything else.
  */
-int falcon_chassis_phys_slot(int drawer, int slot);
+int falcon_pcicfg_phys_slot(int drawer, int slot);
+/* The name it had (issue 25), for prolog/ until it follows; delete with
+ * its last caller. */
+static inline int falcon_chassis_phys_slot(int drawer, int slot)
+{
+	return falcon_pcicfg_phys_slot(drawer, slot);
+}
 
 /*
  * falcon_pcicfg_write_raw - like falcon_pcicfg_write_sysfs() but from

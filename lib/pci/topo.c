@@ -50,29 +50,20 @@ const char *falcon_loc_str(falcon_loc_t l)
 	return l == FALCON_LOC_FALCON ? "falcon" : "local";
 }
 
-/* Table III labels (the same words as falcon_topo_label_str() of conf.c,
+/* Table III labels (the same words as falcon_conf_topo_label_str() of conf.c,
  * kept here so that the topology needs no configuration code). */
 static const char *label_str(unsigned label)
 {
 	switch (label) {
-	case FALCON_TOPO_LOCALGPUS:  return "localGPUs";
-	case FALCON_TOPO_HYBRIDGPUS: return "hybridGPUs";
-	case FALCON_TOPO_FALCONGPUS: return "falconGPUs";
-	case FALCON_TOPO_LOCALNVME:  return "localNVMe";
-	case FALCON_TOPO_FALCONNVME: return "falconNVMe";
+	case FALCON_CONF_TOPO_LOCALGPUS:  return "localGPUs";
+	case FALCON_CONF_TOPO_HYBRIDGPUS: return "hybridGPUs";
+	case FALCON_CONF_TOPO_FALCONGPUS: return "falconGPUs";
+	case FALCON_CONF_TOPO_LOCALNVME:  return "localNVMe";
+	case FALCON_CONF_TOPO_FALCONNVME: return "falconNVMe";
 	}
 	return NULL;
 }
 
-/* Prefix this thread's error detail (falcon_errmsg() is overwritten by
- * falcon_err_set(), so copy it first). */
-static falcon_err_t err_prefix(falcon_err_t err, const char *prefix)
-{
-	char detail[1024];
-
-	falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
-	return falcon_err_set(err, "%s: %s", prefix, detail);
-}
 
 /* ------------------------------------------------------------------ */
 /* link judgement */
@@ -162,7 +153,7 @@ static falcon_err_t read_id_file(const char *dir, const char *name, long max, lo
 	}
 	rv = falcon_read_file(path, 64, &buf, &len);
 	if (rv != FALCON_OK) {
-		rv = err_prefix(FALCON_ERR_PARSE, path);
+		rv = falcon_err_prefix(FALCON_ERR_PARSE, "%s", path);
 		goto fail;
 	}
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
@@ -276,7 +267,7 @@ static falcon_err_t read_config(struct pci_dev *d, const char *path, const char 
 	}
 	rv = falcon_pcicfg_parse(buf, len, info);
 	if (rv != FALCON_OK) {
-		rv = err_prefix(rv, cfgpath);
+		rv = falcon_err_prefix(rv, "%s", cfgpath);
 		goto fail;
 	}
 	rv = FALCON_OK;
@@ -532,9 +523,11 @@ static falcon_err_t classify(struct falcon_topo *t, const char adapters[][FALCON
 	}
 	/* Table III: localGPUs / hybridGPUs / falconGPUs; storage falconNVMe
 	 * when a Falcon NVMe is there, else localNVMe */
-	t->gpu_label = anyl && anyf ? FALCON_TOPO_HYBRIDGPUS :
-		       anyf ? FALCON_TOPO_FALCONGPUS : anyl ? FALCON_TOPO_LOCALGPUS : 0;
-	t->storage_label = nvf ? FALCON_TOPO_FALCONNVME : nvl ? FALCON_TOPO_LOCALNVME : 0;
+	t->gpu_label = anyl && anyf ? FALCON_CONF_TOPO_HYBRIDGPUS :
+		       anyf ? FALCON_CONF_TOPO_FALCONGPUS :
+		       anyl ? FALCON_CONF_TOPO_LOCALGPUS : 0;
+	t->storage_label = nvf ? FALCON_CONF_TOPO_FALCONNVME :
+			   nvl ? FALCON_CONF_TOPO_LOCALNVME : 0;
 	rv = FALCON_OK;
 fail:
 	return rv;
@@ -561,7 +554,7 @@ falcon_err_t falcon_topo_scan(const char *root, const char *const *adapters,
 	for (k = 0; k < nadapters; k++) {
 		rv = falcon_bdf_normalise(adapters[k], norm[k]);
 		if (rv != FALCON_OK) {
-			rv = err_prefix(rv, "adapter");
+			rv = falcon_err_prefix(rv, "adapter");
 			goto fail;
 		}
 	}

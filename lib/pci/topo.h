@@ -99,8 +99,8 @@ struct falcon_topo {
 	int *gpus;                    /* indices into devs, sorted by BDF */
 	size_t nnvme;
 	int *nvme;
-	unsigned gpu_label;           /* FALCON_TOPO_LOCALGPUS/HYBRIDGPUS/FALCONGPUS, 0 = no GPU */
-	unsigned storage_label;       /* FALCON_TOPO_LOCALNVME/FALCONNVME, 0 = no NVMe */
+	unsigned gpu_label;           /* FALCON_CONF_TOPO_{LOCAL,HYBRID,FALCON}GPUS, 0 = no GPU */
+	unsigned storage_label;       /* FALCON_CONF_TOPO_LOCALNVME/FALCONNVME, 0 = no NVMe */
 	size_t nmissing;              /* configured adapters not found on the bus */
 	char missing[FALCON_MAX_PORTS][FALCON_BDF_LEN];
 };

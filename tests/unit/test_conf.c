@@ -104,7 +104,7 @@ static void chk_defaults(const struct falcon_conf *c)
 	ck_assert_uint_eq(c->nchassis, 0);
 	ck_assert_uint_eq(c->nhosts, 0);
 	ck_assert_uint_eq(c->npartitions, 0);
-	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_ALL);
+	ck_assert_uint_eq(p->allow_topologies, FALCON_CONF_TOPO_ALL);
 	ck_assert_int_eq(p->max_falcon_gpus, -1);
 	ck_assert_int_eq(p->max_falcon_nvme, -1);
 	ck_assert_int_eq(p->place, FALCON_PLACE_PACK);
@@ -202,7 +202,8 @@ static void chk_partitions(const struct falcon_conf *c)
 	ck_assert_uint_eq(c->npartitions, 3);
 	p = falcon_conf_partition(c, "gpu");
 	ck_assert_str_eq(p->name, "gpu");
-	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_LOCALGPUS | FALCON_TOPO_HYBRIDGPUS);
+	ck_assert_uint_eq(p->allow_topologies,
+			  FALCON_CONF_TOPO_LOCALGPUS | FALCON_CONF_TOPO_HYBRIDGPUS);
 	ck_assert_int_eq(p->max_falcon_gpus, 8);
 	ck_assert_int_eq(p->max_falcon_nvme, 0);
 	ck_assert_int_eq(p->place, FALCON_PLACE_SPREAD);
@@ -213,7 +214,7 @@ static void chk_partitions(const struct falcon_conf *c)
 	ck_assert(p->min_p2p_bw_fl == 15.0);
 	ck_assert(p->min_p2p_bw_ll == 60.0);
 	p = falcon_conf_partition(c, "debug");
-	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_ALL);
+	ck_assert_uint_eq(p->allow_topologies, FALCON_CONF_TOPO_ALL);
 	ck_assert_int_eq(p->max_falcon_gpus, 16);
 	ck_assert_int_eq(p->place, FALCON_PLACE_ANY);
 	ck_assert_int_eq(p->check, FALCON_CHECK_OFF);
@@ -223,8 +224,8 @@ static void chk_partitions(const struct falcon_conf *c)
 	ck_assert_str_eq(p->name, "DEFAULT");
 	ck_assert_int_eq(p->max_falcon_gpus, -1);
 	p = falcon_conf_partition(c, "storage");
-	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_LOCALNVME | FALCON_TOPO_FALCONNVME |
-			  FALCON_TOPO_FALCONGPUS);
+	ck_assert_uint_eq(p->allow_topologies, FALCON_CONF_TOPO_LOCALNVME |
+			  FALCON_CONF_TOPO_FALCONNVME | FALCON_CONF_TOPO_FALCONGPUS);
 }
 
 static void chk_default_partition(const struct falcon_conf *c)
@@ -276,7 +277,7 @@ static void chk_case(const struct falcon_conf *c)
 	ck_assert_str_eq(c->hosts[0].ports[0], "H4");
 	ck_assert_str_eq(c->hosts[0].adapters[0], "0000:3b:00.0");
 	ck_assert_int_eq(p->place, FALCON_PLACE_SPREAD);
-	ck_assert_uint_eq(p->allow_topologies, FALCON_TOPO_FALCONGPUS);
+	ck_assert_uint_eq(p->allow_topologies, FALCON_CONF_TOPO_FALCONGPUS);
 	ck_assert_int_eq(c->prolog_timeout, 5);
 	ck_assert_str_eq(c->state_dir, "/x");
 }
@@ -732,22 +733,24 @@ START_TEST(test_enum_strings)
 	ck_assert_int_eq(falcon_backend_from_str("redfish", &be), FALCON_ERR_INVAL);
 	ck_assert_int_eq(falcon_mode_from_str("std", &mo), FALCON_ERR_INVAL);
 
-	for (bit = 1; bit <= FALCON_TOPO_FALCONNVME; bit <<= 1) {
-		ck_assert_str_ne(falcon_topo_label_str(bit), "");
-		ck_assert_int_eq(falcon_topo_label_from_str(falcon_topo_label_str(bit), &t),
-				 FALCON_OK);
+	for (bit = 1; bit <= FALCON_CONF_TOPO_FALCONNVME; bit <<= 1) {
+		ck_assert_str_ne(falcon_conf_topo_label_str(bit), "");
+		ck_assert_int_eq(falcon_conf_topo_label_from_str(falcon_conf_topo_label_str(bit),
+								 &t), FALCON_OK);
 		ck_assert_uint_eq(t, bit);
 	}
-	ck_assert_str_eq(falcon_topo_label_str(FALCON_TOPO_HYBRIDGPUS), "hybridGPUs");
-	ck_assert_str_eq(falcon_topo_label_str(0), "");
-	ck_assert_str_eq(falcon_topo_label_str(FALCON_TOPO_LOCALGPUS | FALCON_TOPO_LOCALNVME), "");
-	ck_assert_int_eq(falcon_topo_label_from_str("all", &t), FALCON_OK);
-	ck_assert_uint_eq(t, FALCON_TOPO_ALL);
-	ck_assert_int_eq(falcon_topo_label_from_str("nvlinkGPUs", &t), FALCON_ERR_INVAL);
-	ck_assert_str_eq(falcon_topo_set_str(FALCON_TOPO_FALCONNVME | FALCON_TOPO_LOCALGPUS,
-					     buf, sizeof(buf)), "localGPUs,falconNVMe");
-	ck_assert_str_eq(falcon_topo_set_str(0, buf, sizeof(buf)), "");
-	ck_assert_ptr_null(falcon_topo_set_str(FALCON_TOPO_ALL, buf, 12));
+	ck_assert_str_eq(falcon_conf_topo_label_str(FALCON_CONF_TOPO_HYBRIDGPUS), "hybridGPUs");
+	ck_assert_str_eq(falcon_conf_topo_label_str(0), "");
+	ck_assert_str_eq(falcon_conf_topo_label_str(FALCON_CONF_TOPO_LOCALGPUS |
+						    FALCON_CONF_TOPO_LOCALNVME), "");
+	ck_assert_int_eq(falcon_conf_topo_label_from_str("all", &t), FALCON_OK);
+	ck_assert_uint_eq(t, FALCON_CONF_TOPO_ALL);
+	ck_assert_int_eq(falcon_conf_topo_label_from_str("nvlinkGPUs", &t), FALCON_ERR_INVAL);
+	ck_assert_str_eq(falcon_conf_topo_set_str(FALCON_CONF_TOPO_FALCONNVME |
+						  FALCON_CONF_TOPO_LOCALGPUS, buf, sizeof(buf)),
+			 "localGPUs,falconNVMe");
+	ck_assert_str_eq(falcon_conf_topo_set_str(0, buf, sizeof(buf)), "");
+	ck_assert_ptr_null(falcon_conf_topo_set_str(FALCON_CONF_TOPO_ALL, buf, 12));
 }
 END_TEST
 

@@ -40,6 +40,31 @@ START_TEST(test_errmsg_detail)
 }
 END_TEST
 
+/* falcon_err_prefix: what the caller was doing before the detail below it
+ * (or the code's text when there was none), the new code; truncated at
+ * the detail's size. */
+START_TEST(test_errmsg_prefix)
+{
+	char big[2000];
+
+	falcon_err_set(FALCON_ERR_NOTFOUND, "GET /z: 404");
+	ck_assert_int_eq(falcon_err_prefix(FALCON_ERR_CHASSIS, "zone %s", "H1"),
+			 FALCON_ERR_CHASSIS);
+	ck_assert_str_eq(falcon_errmsg(), "zone H1: GET /z: 404");
+	falcon_err_set(FALCON_ERR_TIMEOUT, NULL);
+	falcon_err_prefix(FALCON_ERR_CHASSIS, "attach");
+	ck_assert_str_eq(falcon_errmsg(), "attach: timed out");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	falcon_err_set(FALCON_ERR_IO, "%s", big);
+	falcon_err_prefix(FALCON_ERR_IO, "p");
+	ck_assert_uint_eq(strlen(falcon_errmsg()), 1023);
+	ck_assert(strncmp(falcon_errmsg(), "p: xxx", 6) == 0);
+	falcon_err_prefix(FALCON_ERR_IO, "%s", big);
+	ck_assert_uint_eq(strlen(falcon_errmsg()), 1023);
+}
+END_TEST
+
 static const struct {
 	const char *in;
 	int base;
@@ -197,6 +222,7 @@ static Suite *core_suite(void)
 
 	tcase_add_test(tc, test_strerror_covers_every_code);
 	tcase_add_test(tc, test_errmsg_detail);
+	tcase_add_test(tc, test_errmsg_prefix);
 	tcase_add_loop_test(tc, test_strtol_table, 0, ARRAY_SIZE(strtol_cases));
 	tcase_add_test(tc, test_strtod);
 	tcase_add_loop_test(tc, test_bdf_table, 0, ARRAY_SIZE(bdf_cases));

@@ -153,8 +153,8 @@ START_TEST(test_paper_classification)
 	ck_assert_int_eq(falcon_topo_find(t, "62:00.0")->numa_node, 0);
 	ck_assert_ptr_null(falcon_topo_find(t, "0000:ff:00.0"));
 	ck_assert_ptr_null(falcon_topo_find(t, "junk"));
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_HYBRIDGPUS);
-	ck_assert_uint_eq(t->storage_label, FALCON_TOPO_FALCONNVME);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_HYBRIDGPUS);
+	ck_assert_uint_eq(t->storage_label, FALCON_CONF_TOPO_FALCONNVME);
 	falcon_topo_free(t);
 }
 END_TEST
@@ -238,22 +238,31 @@ START_TEST(test_paper_json)
 END_TEST
 
 /* Table III labels for the variants of the host. */
+#define LG FALCON_CONF_TOPO_LOCALGPUS
+#define HG FALCON_CONF_TOPO_HYBRIDGPUS
+#define FG FALCON_CONF_TOPO_FALCONGPUS
+#define LN FALCON_CONF_TOPO_LOCALNVME
+#define FN FALCON_CONF_TOPO_FALCONNVME
 static const struct {
 	const char *args;
 	const char *adapter;
 	unsigned gpu, storage;
 } labels[] = {
-	{ "paper %R", PAPER_ADAPTER, FALCON_TOPO_HYBRIDGPUS, FALCON_TOPO_FALCONNVME },
-	{ "paper %R --no-falcon-gpus", PAPER_ADAPTER, FALCON_TOPO_LOCALGPUS, FALCON_TOPO_FALCONNVME },
-	{ "paper %R --no-local-gpus", PAPER_ADAPTER, FALCON_TOPO_FALCONGPUS, FALCON_TOPO_FALCONNVME },
-	{ "paper %R --no-falcon-nvme", PAPER_ADAPTER, FALCON_TOPO_HYBRIDGPUS, FALCON_TOPO_LOCALNVME },
-	{ "paper %R --no-local-gpus --no-local-nvme", PAPER_ADAPTER, FALCON_TOPO_FALCONGPUS,
-	  FALCON_TOPO_FALCONNVME },
-	{ "paper %R --no-falcon-nvme --no-local-nvme", PAPER_ADAPTER, FALCON_TOPO_HYBRIDGPUS, 0 },
-	{ "paper %R --no-local-gpus --no-falcon-gpus", PAPER_ADAPTER, 0, FALCON_TOPO_FALCONNVME },
+	{ "paper %R", PAPER_ADAPTER, HG, FN },
+	{ "paper %R --no-falcon-gpus", PAPER_ADAPTER, LG, FN },
+	{ "paper %R --no-local-gpus", PAPER_ADAPTER, FG, FN },
+	{ "paper %R --no-falcon-nvme", PAPER_ADAPTER, HG, LN },
+	{ "paper %R --no-local-gpus --no-local-nvme", PAPER_ADAPTER, FG, FN },
+	{ "paper %R --no-falcon-nvme --no-local-nvme", PAPER_ADAPTER, HG, 0 },
+	{ "paper %R --no-local-gpus --no-falcon-gpus", PAPER_ADAPTER, 0, FN },
 	/* no adapter configured: everything is local */
-	{ "paper %R", NULL, FALCON_TOPO_LOCALGPUS, FALCON_TOPO_LOCALNVME },
+	{ "paper %R", NULL, LG, LN },
 };
+#undef LG
+#undef HG
+#undef FG
+#undef LN
+#undef FN
 
 START_TEST(test_labels)
 {
@@ -267,13 +276,14 @@ START_TEST(test_labels)
 	if (labels[_i].gpu == 0)
 		ck_assert_ptr_null(v);
 	else
-		ck_assert_str_eq(json_object_get_string(v), falcon_topo_label_str(labels[_i].gpu));
+		ck_assert_str_eq(json_object_get_string(v),
+				 falcon_conf_topo_label_str(labels[_i].gpu));
 	ck_assert(json_object_object_get_ex(j, "storage", &v));
 	if (labels[_i].storage == 0)
 		ck_assert_ptr_null(v);
 	else
 		ck_assert_str_eq(json_object_get_string(v),
-				 falcon_topo_label_str(labels[_i].storage));
+				 falcon_conf_topo_label_str(labels[_i].storage));
 	json_object_put(j);
 	falcon_topo_free(t);
 }
@@ -351,7 +361,7 @@ START_TEST(test_fixture_sys4028grtr)
 	t = scan(gen("topo", args), NULL);
 	ck_assert_uint_eq(t->ngpus, 4);      /* the .1 audio functions are no GPUs */
 	ck_assert_uint_eq(t->nnvme, 0);
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_LOCALGPUS);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_LOCALGPUS);
 	for (i = 0; i < t->ngpus; i++) {
 		ck_assert_uint_eq(t->devs[t->gpus[i]].vendor_id, 0x10de);
 		ck_assert_uint_eq(t->devs[t->gpus[i]].device_id, 0x1b06);
@@ -395,8 +405,8 @@ START_TEST(test_fixture_lenovo_cx7)
 	ck_assert_str_eq(t->missing[0], "0000:d0:00.0");
 	ck_assert_uint_eq(t->ngpus, 4);
 	ck_assert_uint_eq(t->nnvme, 2);
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_LOCALGPUS);
-	ck_assert_uint_eq(t->storage_label, FALCON_TOPO_LOCALNVME);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_LOCALGPUS);
+	ck_assert_uint_eq(t->storage_label, FALCON_CONF_TOPO_LOCALNVME);
 	for (i = 0; i < t->ngpus; i++) {
 		g = &t->devs[t->gpus[i]];
 		ck_assert_int_eq(g->location, FALCON_LOC_LOCAL);
@@ -415,7 +425,7 @@ START_TEST(test_fixture_lenovo_cx7)
 	falcon_topo_free(t);
 	t = scan(gen("topo", args), "0000:04:00.0");
 	ck_assert_int_eq(falcon_topo_find(t, "06:00.0")->location, FALCON_LOC_FALCON);
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_HYBRIDGPUS);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_HYBRIDGPUS);
 	falcon_topo_free(t);
 }
 END_TEST
@@ -461,8 +471,8 @@ START_TEST(test_fixture_asus_idle)
 	FMT(args, "text %%R '%s'", f);
 	t = scan(gen("topo", args), NULL);
 	ck_assert_uint_eq(t->ngpus, 4);
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_LOCALGPUS);
-	ck_assert_uint_eq(t->storage_label, FALCON_TOPO_LOCALNVME);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_LOCALGPUS);
+	ck_assert_uint_eq(t->storage_label, FALCON_CONF_TOPO_LOCALNVME);
 	for (i = 0; i < t->ngpus; i++) {
 		const struct falcon_pci_dev *g = &t->devs[t->gpus[i]];
 
@@ -657,7 +667,7 @@ START_TEST(test_err_adapters)
 	/* a bus/pci directory given directly is accepted */
 	FMT(bus_pci, "%s/bus/pci", root);
 	ck_assert_int_eq(falcon_topo_scan(bus_pci, many, 1, &t), FALCON_OK);
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_HYBRIDGPUS);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_HYBRIDGPUS);
 	ck_assert_int_eq(falcon_topo_pair(t, 0, t->ndevs, NULL, NULL), FALCON_ERR_INVAL);
 	falcon_topo_free(t);
 	t = NULL;
@@ -669,7 +679,7 @@ START_TEST(test_err_adapters)
 	FMT(bus_pci, "%s/devices/system", root);
 	ck_assert_int_eq(mkdir(bus_pci, 0755), 0);
 	ck_assert_int_eq(falcon_topo_scan(root, many, 1, &t), FALCON_OK);
-	ck_assert_uint_eq(t->gpu_label, FALCON_TOPO_HYBRIDGPUS);
+	ck_assert_uint_eq(t->gpu_label, FALCON_CONF_TOPO_HYBRIDGPUS);
 	falcon_topo_free(t);
 	falcon_topo_free(NULL);
 }
@@ -807,10 +817,10 @@ START_TEST(test_identify_sysfs_slots)
 	t = scan(root, "0000:3b:00.0");
 	ck_assert_int_eq(falcon_topo_find(t, "3e:00.0")->slot, 2);
 	falcon_topo_free(t);
-	ck_assert_int_eq(falcon_chassis_phys_slot(1, 1), 1);
-	ck_assert_int_eq(falcon_chassis_phys_slot(2, 8), 16);
-	ck_assert_int_eq(falcon_chassis_phys_slot(3, 1), -1);
-	ck_assert_int_eq(falcon_chassis_phys_slot(1, 0), -1);
+	ck_assert_int_eq(falcon_pcicfg_phys_slot(1, 1), 1);
+	ck_assert_int_eq(falcon_pcicfg_phys_slot(2, 8), 16);
+	ck_assert_int_eq(falcon_pcicfg_phys_slot(3, 1), -1);
+	ck_assert_int_eq(falcon_pcicfg_phys_slot(1, 0), -1);
 }
 END_TEST
 
