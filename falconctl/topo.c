@@ -99,8 +99,8 @@ static void print_table(const struct falcon_topo *t)
 		degraded += d->link.degraded;
 	}
 	printf("\nTopology: %s  Storage: %s  GPUs: %zu  NVMe: %zu  Degraded links: %d\n",
-	       t->gpu_label ? falcon_topo_label_str(t->gpu_label) : "none",
-	       t->storage_label ? falcon_topo_label_str(t->storage_label) : "none",
+	       t->gpu_label ? falcon_conf_topo_label_str(t->gpu_label) : "none",
+	       t->storage_label ? falcon_conf_topo_label_str(t->storage_label) : "none",
 	       t->ngpus, t->nnvme, degraded);
 	printf("\nLegend:\n"
 	       "  X    = Self\n"
