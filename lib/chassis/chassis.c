@@ -347,37 +347,15 @@ static falcon_err_t begin_set(struct falcon_chassis *ch, const char *op, const c
 falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *port,
 				       const char **devs, size_t n)
 {
-	char first[1024];
 	falcon_err_t rv = begin_set(ch, "attach", port, devs, n);
-	size_t i, k;
 
-	if (rv != FALCON_OK || ch->be.ops->attach_set != NULL)
-		return rv != FALCON_OK ? rv : ch->be.ops->attach_set(&ch->be, port, devs, n);
-	for (i = 0; i < n; i++) {
-		/* believed free: one already given to port is not taken over */
-		ch->be.budget = ch->be.max_fetches;
-		rv = ch->be.ops->verify(&ch->be, port, devs[i], false);
-		if (rv == FALCON_ERR_CHASSIS)
-			rv = falcon_err_set(FALCON_ERR_CONFLICT, "%s is already given to %s by "
-					    "someone else, not taken over", devs[i], port);
-		if (rv != FALCON_OK)
-			break;
-		ch->be.budget = ch->be.max_fetches;
-		rv = ch->be.ops->attach(&ch->be, port, devs[i]);
-		if (rv != FALCON_OK)
-			break;
-	}
-	if (rv == FALCON_OK)
+	if (rv != FALCON_OK)
 		return rv;
-	/* all or nothing: the ones this call attached are taken away again */
-	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-	for (k = 0; k < i; k++) {
-		ch->be.budget = ch->be.max_fetches;
-		if (ch->be.ops->detach(&ch->be, port, devs[k]) != FALCON_OK)
-			return falcon_err_set(rv, "%s; taking %s back failed, state unknown: %s",
-					      first, devs[k], falcon_errmsg());
-	}
-	return falcon_err_set(rv, "%s", first);
+	if (ch->be.ops->attach_set == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "attach: backend %s attaches no set",
+				      ch->be.ops->name);
+	/* all or nothing: falcon_be_attach_with_rollback() in the backend */
+	return ch->be.ops->attach_set(&ch->be, port, devs, n);
 }
 
 falcon_err_t falcon_chassis_detach_set(struct falcon_chassis *ch, const char *port,

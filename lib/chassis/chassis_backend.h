@@ -70,9 +70,11 @@ struct falcon_be_ops {
 	 * given to port, FALCON_ERR_CHASSIS with what was found otherwise */
 	falcon_err_t (*verify)(struct falcon_be *be, const char *port, const char *dev,
 			       bool attached);
-	/* devs[n] (1 <= n <= FALCON_CHASSIS_SET_MAX) given to / taken from
-	 * port in one request, as falcon_chassis_attach_set() / _detach_set();
-	 * NULL: chassis.c does one attach/detach per device */
+	/* devs[n] (1 <= n <= FALCON_CHASSIS_SET_MAX) given to port all or
+	 * nothing, as falcon_chassis_attach_set() (each backend through
+	 * falcon_be_attach_with_rollback(): in one request or one per
+	 * device); taken from port, as falcon_chassis_detach_set() (NULL:
+	 * chassis.c detaches one by one) */
 	falcon_err_t (*attach_set)(struct falcon_be *be, const char *port, const char **devs,
 				   size_t n);
 	falcon_err_t (*detach_set)(struct falcon_be *be, const char *port, const char **devs,

@@ -358,40 +358,85 @@ falcon_err_t falcon_be_detach_result(falcon_err_t rv)
 	return falcon_err_prefix(FALCON_ERR_CHASSIS, "detach refused");
 }
 
+/* change_one - one device's request of a per-device change (how->one) on
+ * the budget left, or on a fresh one when fresh; the device first read
+ * back free of port when how->fresh. */
+static falcon_err_t change_one(struct falcon_be *be, const char *port, const char *dev,
+			       const struct falcon_be_change *how, bool add, bool fresh,
+			       bool *changed)
+{
+	falcon_err_t rv;
+
+	*changed = false;
+	if (fresh)
+		be->budget = be->max_fetches;
+	if (add && how->fresh) {
+		/* believed free: one already given to port is not taken over */
+		rv = be->ops->verify(be, port, dev, false);
+		if (rv == FALCON_ERR_CHASSIS)
+			return falcon_err_set(FALCON_ERR_CONFLICT, "%s is already given to %s by "
+					      "someone else, not taken over", dev, port);
+		if (rv != FALCON_OK)
+			return rv;
+		be->budget = be->max_fetches;
+	}
+	return how->one(be, port, dev, add, changed);
+}
+
+/* undo - take devs[n] away again (the rollback: one request, or one per
+ * device from the last); *changed: the service accepted a change.  The
+ * first error is returned with its detail. */
+static falcon_err_t undo(struct falcon_be *be, const char *port, const char **devs, size_t n,
+			 const struct falcon_be_change *how, bool *changed)
+{
+	char first[512] = "";
+	falcon_err_t rv = FALCON_OK, e;
+	bool c;
+
+	be->budget = be->max_fetches;
+	if (how->set != NULL)
+		return how->set(be, port, devs, n, false, changed);
+	*changed = false;
+	while (n-- > 0) {
+		e = change_one(be, port, devs[n], how, false, true, &c);
+		*changed |= c;
+		if (e != FALCON_OK && rv == FALCON_OK) {
+			rv = e;
+			falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+		}
+	}
+	return rv == FALCON_OK ? rv : falcon_err_set(rv, "%s", first);
+}
+
 falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *port,
-					    const char *dev, falcon_be_change_fn change,
+					    const char **devs, size_t n,
+					    const struct falcon_be_change *how,
 					    const char *undone, const char *absent)
 {
 	char first[1024];
-	bool changed;
+	size_t sent = 0, i;
+	bool changed = false;
 	falcon_err_t rv, rb;
 
-	rv = change(be, port, dev, true, &changed);
-	if (rv == FALCON_OK || falcon_be_err_definite(rv))
+	if (how->set != NULL) {
+		rv = how->set(be, port, devs, n, true, &changed);
+		sent = falcon_be_err_definite(rv) ? 0 : n; /* one request: all or none */
+	} else {
+		for (i = 0, rv = FALCON_OK; i < n && rv == FALCON_OK; i++) {
+			rv = change_one(be, port, devs[i], how, true, how->fresh || i > 0,
+					&changed);
+			/* a request that failed with no definite answer may have
+			 * taken effect */
+			if (rv == FALCON_OK || !falcon_be_err_definite(rv))
+				sent = i + 1;
+		}
+	}
+	if (rv == FALCON_OK || sent == 0)
 		return rv;
-	/* the change may have been applied: undo it so that an error always
-	 * means "not attached" */
+	/* what this call may have attached is taken away again, so that an
+	 * error always means "none of them attached by this call" */
 	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-	be->budget = be->max_fetches;
-	rb = change(be, port, dev, false, &changed);
-	return fail_with_rollback(rv, first, rb, changed ? undone : absent);
-}
-
-falcon_err_t falcon_be_attach_set_with_rollback(struct falcon_be *be, const char *port,
-						const char **devs, size_t n,
-						falcon_be_set_change_fn change,
-						const char *undone, const char *absent)
-{
-	char first[1024];
-	bool changed;
-	falcon_err_t rv, rb;
-
-	rv = change(be, port, devs, n, true, &changed);
-	if (rv == FALCON_OK || falcon_be_err_definite(rv))
-		return rv;
-	falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-	be->budget = be->max_fetches;
-	rb = change(be, port, devs, n, false, &changed);
+	rb = undo(be, port, devs, sent, how, &changed);
 	return fail_with_rollback(rv, first, rb, changed ? undone : absent);
 }
 

@@ -104,21 +104,6 @@ typedef falcon_err_t (*falcon_be_change_fn)(struct falcon_be *be, const char *po
 					    const char *dev, bool add, bool *changed);
 
 /*
- * falcon_be_attach_with_rollback - attach dev to port with change(add);
- * when that fails with an error after which the change may have taken
- * effect (not falcon_be_err_definite(): a timeout, a dropped connection, a
- * failed read-back), take dev away again with change(!add) on a fresh
- * budget, so that an error always means "not attached".  The detail is then
- * the attach's with "; rolled back: UNDONE" (the rollback took dev away) or
- * "; rolled back: ABSENT" (dev was not there), or "; rollback failed, state
- * unknown: ..." with the rollback's detail.  Returns FALCON_OK or the
- * attach's error.
- */
-falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *port,
-					    const char *dev, falcon_be_change_fn change,
-					    const char *undone, const char *absent);
-
-/*
  * falcon_be_set_change_fn - a backend's change of devs[n] in one request,
  * as falcon_be_change_fn: all given to port (add) or all taken away.
  */
@@ -126,18 +111,34 @@ typedef falcon_err_t (*falcon_be_set_change_fn)(struct falcon_be *be, const char
 						const char **devs, size_t n, bool add,
 						bool *changed);
 
+/* How a backend changes several devices: in one request (set), or one
+ * request per device (one; with fresh, each is first read back free of
+ * the port: one someone else already gave it is FALCON_ERR_CONFLICT, not
+ * taken over). */
+struct falcon_be_change {
+	falcon_be_set_change_fn set;
+	falcon_be_change_fn one;
+	bool fresh;
+};
+
 /*
- * falcon_be_attach_set_with_rollback - falcon_be_attach_with_rollback() of
- * devs[n] in one change(add): when it fails with an error after which it
- * may have taken effect, all of devs[] are taken away again with
- * change(!add) on a fresh budget, so that an error always means "none of
- * them attached by this call".  Details and returns as
- * falcon_be_attach_with_rollback().
+ * falcon_be_attach_with_rollback - the one all-or-nothing attach of
+ * lib/chassis: devs[n] (1 <= n <= FALCON_CHASSIS_SET_MAX) given to port
+ * as how says.  When that fails, whatever this call may have attached is
+ * taken away again on a fresh budget (the rollback), so that an error
+ * always means "none of them attached by this call": a failed request with
+ * no definite answer (not falcon_be_err_definite(): a timeout, a dropped
+ * connection, a failed read-back) may have taken effect and is undone with
+ * the devices accepted before it; a definite refusal undoes only those.
+ * The detail is then the attach's with "; rolled back: UNDONE" (the
+ * rollback took a device away) or "; rolled back: ABSENT" (nothing was
+ * there), or "; rollback failed, state unknown: ..." with the rollback's
+ * detail.  Returns FALCON_OK or the attach's error.
  */
-falcon_err_t falcon_be_attach_set_with_rollback(struct falcon_be *be, const char *port,
-						const char **devs, size_t n,
-						falcon_be_set_change_fn change,
-						const char *undone, const char *absent);
+falcon_err_t falcon_be_attach_with_rollback(struct falcon_be *be, const char *port,
+					    const char **devs, size_t n,
+					    const struct falcon_be_change *how,
+					    const char *undone, const char *absent);
 
 /* falcon_be_detach - detach dev from port with change(!add); the result as
  * falcon_be_detach_result(). */

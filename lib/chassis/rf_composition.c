@@ -309,9 +309,24 @@ static falcon_err_t change(struct falcon_be *be, const char *port, const char *d
  * "not composed". */
 static falcon_err_t comp_attach(struct falcon_be *be, const char *port, const char *dev)
 {
-	return falcon_be_attach_with_rollback(be, port, dev, change,
+	static const struct falcon_be_change how = { .one = change };
+
+	return falcon_be_attach_with_rollback(be, port, &dev, 1, &how,
 					      "removed from the system again",
 					      "the block is not in the system");
+}
+
+/* A set: one action per block, each block first read back free of the
+ * system (one someone else composed into it is not taken over); a
+ * failure takes away again the blocks this call composed. */
+static falcon_err_t comp_attach_set(struct falcon_be *be, const char *port, const char **devs,
+				    size_t n)
+{
+	static const struct falcon_be_change how = { .one = change, .fresh = true };
+
+	return falcon_be_attach_with_rollback(be, port, devs, n, &how,
+					      "removed from the system again",
+					      "the blocks are not in the system");
 }
 
 static falcon_err_t comp_detach(struct falcon_be *be, const char *port, const char *dev)
@@ -325,4 +340,5 @@ const struct falcon_be_ops falcon_be_composition = {
 	.attach = comp_attach,
 	.detach = comp_detach,
 	.verify = comp_verify,
+	.attach_set = comp_attach_set,
 };

@@ -726,10 +726,11 @@ static falcon_err_t change_or_unknown_x(struct falcon_be *be, const char *port,
 	return falcon_err_set(rv, "%s", first);
 }
 
+/* the change of a single attach: a device already in the zone is attached */
 static falcon_err_t change_or_unknown(struct falcon_be *be, const char *port,
-				      const char *dev, bool add, bool *changed)
+				      const char **devs, size_t nd, bool add, bool *changed)
 {
-	return change_or_unknown_x(be, port, &dev, 1, add, false, changed);
+	return change_or_unknown_x(be, port, devs, nd, add, false, changed);
 }
 
 /* the change of an attach set (a falcon_be_set_change_fn): devices already
@@ -744,7 +745,9 @@ static falcon_err_t change_attach_set(struct falcon_be *be, const char *port,
  * failed read-back) is undone: an error always means "not attached". */
 static falcon_err_t fabric_attach(struct falcon_be *be, const char *port, const char *dev)
 {
-	return falcon_be_attach_with_rollback(be, port, dev, change_or_unknown,
+	static const struct falcon_be_change how = { .set = change_or_unknown };
+
+	return falcon_be_attach_with_rollback(be, port, &dev, 1, &how,
 					      "removed from the zone again",
 					      "the device is not in the zone");
 }
@@ -758,9 +761,11 @@ static falcon_err_t fabric_detach(struct falcon_be *be, const char *port, const 
 static falcon_err_t fabric_attach_set(struct falcon_be *be, const char *port,
 				      const char **devs, size_t n)
 {
-	return falcon_be_attach_set_with_rollback(be, port, devs, n, change_attach_set,
-						  "removed from the zone again",
-						  "the devices are not in the zone");
+	static const struct falcon_be_change how = { .set = change_attach_set };
+
+	return falcon_be_attach_with_rollback(be, port, devs, n, &how,
+					      "removed from the zone again",
+					      "the devices are not in the zone");
 }
 
 static falcon_err_t fabric_detach_set(struct falcon_be *be, const char *port,

@@ -716,7 +716,9 @@ static const struct {
  * budget, and what the detail says; falcon_be_detach: a refusal. */
 START_TEST(test_be_attach_rollback)
 {
+	static const struct falcon_be_change how = { .one = fake_change };
 	struct falcon_be be = { .max_fetches = 100, .budget = 10 };
+	const char *dev = "drawer1_slot3";
 	falcon_err_t rv;
 
 	memset(&fake, 0, sizeof(fake));
@@ -727,8 +729,8 @@ START_TEST(test_be_attach_rollback)
 	fake.msg[1] = "rollback failed";
 	fake.changed[1] = rollback_cases[_i].rb_changed;
 	falcon_err_clear();
-	rv = falcon_be_attach_with_rollback(&be, "H1", "drawer1_slot3", fake_change,
-					    "taken away again", "was not there");
+	rv = falcon_be_attach_with_rollback(&be, "H1", &dev, 1, &how, "taken away again",
+					    "was not there");
 	ck_assert_int_eq(rv, rollback_cases[_i].rv);
 	ck_assert_int_eq(fake.calls, rollback_cases[_i].calls);
 	ck_assert(fake.add[0]);
@@ -747,6 +749,83 @@ START_TEST(test_be_attach_rollback)
 			 FALCON_ERR_CHASSIS);
 	ck_assert(!fake.add[0]);
 	ck_assert_str_eq(falcon_errmsg(), "detach refused: HTTP 409");
+}
+END_TEST
+
+/* A scripted per-device change of a set: device k of "d0".."d3" answers
+ * set_rv[k] to an attach (changed unless definite), every detach OK; a
+ * device read back as given already (set_taken) is refused by verify. */
+static struct {
+	falcon_err_t set_rv[4];
+	int taken;                 /* index read back as given already, -1 none */
+	char log[256];             /* "+d0 -d0 ..." in call order, "?dN" a verify */
+} sc;
+
+static falcon_err_t set_change(struct falcon_be *be, const char *port, const char *dev,
+			       bool add, bool *changed)
+{
+	int k = dev[1] - '0';
+	size_t l = strlen(sc.log);
+
+	(void)be;
+	(void)port;
+	snprintf(sc.log + l, sizeof(sc.log) - l, "%s%c%s", l ? " " : "", add ? '+' : '-', dev);
+	*changed = !add || !falcon_be_err_definite(sc.set_rv[k]);
+	if (add && sc.set_rv[k] != FALCON_OK)
+		return falcon_err_set(sc.set_rv[k], "%s failed", dev);
+	return FALCON_OK;
+}
+
+static falcon_err_t set_verify(struct falcon_be *be, const char *port, const char *dev,
+			       bool attached)
+{
+	size_t l = strlen(sc.log);
+
+	(void)be;
+	(void)port;
+	(void)attached;
+	snprintf(sc.log + l, sizeof(sc.log) - l, "%s?%s", l ? " " : "", dev);
+	return sc.taken == dev[1] - '0' ? falcon_err_set(FALCON_ERR_CHASSIS, "given") : FALCON_OK;
+}
+
+static const struct {
+	falcon_err_t rv[4];
+	int taken;
+	falcon_err_t want;
+	const char *log;
+} set_cases[] = {
+	{ { FALCON_OK, FALCON_OK, FALCON_OK, FALCON_OK }, -1, FALCON_OK,
+	  "?d0 +d0 ?d1 +d1 ?d2 +d2 ?d3 +d3" },
+	/* a definite refusal: only what came before is taken away */
+	{ { FALCON_OK, FALCON_OK, FALCON_ERR_CONFLICT, FALCON_OK }, -1, FALCON_ERR_CONFLICT,
+	  "?d0 +d0 ?d1 +d1 ?d2 +d2 -d1 -d0" },
+	/* no definite answer: the device in flight too, last first */
+	{ { FALCON_OK, FALCON_ERR_TIMEOUT, FALCON_OK, FALCON_OK }, -1, FALCON_ERR_TIMEOUT,
+	  "?d0 +d0 ?d1 +d1 -d1 -d0" },
+	/* one given already by someone else: refused, never taken away */
+	{ { FALCON_OK, FALCON_OK, FALCON_OK, FALCON_OK }, 1, FALCON_ERR_CONFLICT,
+	  "?d0 +d0 ?d1 -d0" },
+	/* the first refused: nothing was changed, nothing is sent back */
+	{ { FALCON_ERR_NOTFOUND, FALCON_OK, FALCON_OK, FALCON_OK }, -1, FALCON_ERR_NOTFOUND,
+	  "?d0 +d0" },
+};
+
+/* falcon_be_attach_with_rollback of a set, one request per device (the
+ * redfish-composition backend): all or nothing, and a device someone else
+ * holds is never taken over nor taken away. */
+START_TEST(test_be_attach_set_rollback)
+{
+	static const struct falcon_be_ops ops = { .name = "scripted", .verify = set_verify };
+	static const struct falcon_be_change how = { .one = set_change, .fresh = true };
+	struct falcon_be be = { .ops = &ops, .max_fetches = 100, .budget = 10 };
+	const char *devs[4] = { "d0", "d1", "d2", "d3" };
+
+	memset(&sc, 0, sizeof(sc));
+	memcpy(sc.set_rv, set_cases[_i].rv, sizeof(sc.set_rv));
+	sc.taken = set_cases[_i].taken;
+	ck_assert_int_eq(falcon_be_attach_with_rollback(&be, "H1", devs, 4, &how, "undone",
+							"absent"), set_cases[_i].want);
+	ck_assert_str_eq(sc.log, set_cases[_i].log);
 }
 END_TEST
 
@@ -770,6 +849,7 @@ int main(void)
 	tcase_add_test(tc, test_be_shared_results);
 	tcase_add_test(tc, test_be_send_resp);
 	tcase_add_loop_test(tc, test_be_attach_rollback, 0, ARRAY_SIZE(rollback_cases));
+	tcase_add_loop_test(tc, test_be_attach_set_rollback, 0, ARRAY_SIZE(set_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");
