@@ -192,6 +192,24 @@ static falcon_err_t compose_pick(struct compose_ctx *x)
 }
 
 /*
+ * compose_in_time - the caller is still waiting: its budget
+ * (r->deadline_ms, FALCON_PROTO_BUDGET_HEADER) has not passed while this
+ * compose waited for the chassis (ch->lock held behind a reconcile or
+ * another compose) or read it.  Past it, nothing is recorded nor sent:
+ * FALCON_ERR_TIMEOUT, so that no lease is made that nobody waits for.
+ */
+static falcon_err_t compose_in_time(struct compose_ctx *x)
+{
+	long long late = x->r->deadline_ms ? falcon_now_ms() - x->r->deadline_ms : 0;
+
+	if (late <= 0)
+		return FALCON_OK;
+	return falcon_err_set(FALCON_ERR_TIMEOUT, "compose: job %u on %s: the caller's budget "
+			      "passed %lld ms ago while waiting for chassis %s; nothing sent",
+			      x->r->job_id, x->r->host, late, x->ch->cc->name);
+}
+
+/*
  * compose_record - step 1, intent before action: the lease gets its id,
  * its devices are held from now on, and it is written ("composing")
  * before any chassis request (ch->lock held, so no reconcile sees it until
@@ -398,6 +416,7 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 	if ((rv = compose_resolve(&x)) == FALCON_OK &&
 	    (rv = compose_repeat(&x)) == FALCON_OK && !x.answered &&
 	    (rv = compose_pick(&x)) == FALCON_OK &&
+	    (rv = compose_in_time(&x)) == FALCON_OK &&
 	    (rv = compose_record(&x)) == FALCON_OK &&
 	    (rv = compose_attach(&x)) == FALCON_OK)
 		rv = compose_activate(&x);
@@ -415,7 +434,8 @@ falcon_err_t falcond_compose(struct falcond_state *st, const struct falcon_compo
 	int tries;
 
 	/* a refusal teaches which (port, drawer) pairs are not cabled: at
-	 * most one per port and drawer, so a few tries settle it */
+	 * most one per port and drawer, so a few tries settle it, each within
+	 * the caller's budget (compose_in_time) */
 	for (tries = 0; tries < 2 * FALCON_MAX_PORTS && retry; tries++) {
 		retry = false;
 		rv = compose_once(st, r, out, &retry);

@@ -94,6 +94,7 @@ struct req {
 	const struct route *rt;
 	char method[16];
 	char *auth, *qstart, *qend;
+	long long deadline_ms;    /* the caller's budget ends (falcon_now_ms), 0 = none */
 	char addr[80];
 	struct ans a;
 };
@@ -320,6 +321,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		rv = falcon_proto_parse_compose(rq->body, rq->len, &r);
 		if (rv != FALCON_OK)
 			{ answer_err(a, rv, falcon_errmsg()); return; }
+		r.deadline_ms = rq->deadline_ms;
 		rv = falcond_compose(st, &r, &l);
 		count_change(st, &st->compose_lat, rv == FALCON_OK ? &st->compose_ok
 								   : &st->compose_fail, &t0);
@@ -491,6 +493,18 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* deadline_of - the caller's budget header (ms, 1 ms to 1 day) as a
+ * deadline from now on the falcon_now_ms() clock; 0 when absent or not a
+ * number in that range (no deadline). */
+static long long deadline_of(const char *budget)
+{
+	long ms;
+
+	if (budget == NULL || falcon_strtol(budget, 10, 1, 86400000L, &ms) != FALCON_OK)
+		return 0;
+	return falcon_now_ms() + ms;
+}
+
 /* start_worker - suspend c and run rq on a worker thread (true); false
  * (nothing suspended, the busy answer in rq->a) when WORKERS_MAX run
  * already.  When no thread can be made, the busy answer is left for the
@@ -506,6 +520,8 @@ static bool start_worker(struct MHD_Connection *c, struct req *rq)
 							   MHD_HTTP_HEADER_AUTHORIZATION));
 	rq->qstart = dup_or_null(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "start"));
 	rq->qend = dup_or_null(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "end"));
+	rq->deadline_ms = deadline_of(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								  FALCON_PROTO_BUDGET_HEADER));
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&g_workers_lock);

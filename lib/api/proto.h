@@ -44,7 +44,19 @@ struct falcon_compose_req {
 	falcon_place_t place;
 	char partition[FALCON_NAME_LEN]; /* "" = DEFAULT */
 	long uid;                   /* job owner's uid, -1 = not given */
+	/* not in the body: falcond's deadline for this request (falcon_now_ms()
+	 * clock), from the caller's header FALCON_PROTO_BUDGET_HEADER; 0 = none */
+	long long deadline_ms;
 };
+
+/*
+ * The caller's budget of a request, in ms: how long it waits for the
+ * answer (the client's timeout of that request, itself within the
+ * prolog's bound).  A header, so that a falcond that does not know it
+ * ignores it: falcond starts no compose attempt, and sends no chassis
+ * change, once it has passed.
+ */
+#define FALCON_PROTO_BUDGET_HEADER "X-Falcon-Budget-Ms"
 
 struct falcon_decompose_req {
 	uint32_t job_id;                   /* 0 = by lease */
