@@ -575,18 +575,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	if (rq->state == RQ_RUNNING)
 		return MHD_YES;
 	if (*upload_size > 0) {
-		if (!rq->too_big && rq->len + *upload_size <= FALCON_PROTO_MAX_BODY) {
-			char *nb = realloc(rq->body, rq->len + *upload_size + 1);
-
-			if (nb == NULL)
-				return MHD_NO;
-			memcpy(nb + rq->len, upload, *upload_size);
-			rq->body = nb;
-			rq->len += *upload_size;
-			rq->body[rq->len] = '\0';
-		} else {
-			rq->too_big = true;
-		}
+		if (falcon_buf_append(&rq->body, &rq->len, &rq->too_big, upload, *upload_size,
+				      FALCON_PROTO_MAX_BODY) != FALCON_OK)
+			return MHD_NO;
 		*upload_size = 0;
 		return MHD_YES;
 	}

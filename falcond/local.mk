@@ -49,8 +49,7 @@ falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAG
 falcond_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
 
-if INTEGRATION_TESTS
-TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
+FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
 	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
@@ -58,16 +57,11 @@ TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
 	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
 	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
+if INTEGRATION_TESTS
+TESTS += $(FALCOND_ITESTS)
 endif
-EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
-	tests/integration/falcond-faults.sh tests/integration/falcond-lib.sh \
-	tests/integration/falcond-history.sh tests/integration/falcond-ledger.sh \
-	tests/integration/falcond-zone.sh tests/integration/falcond-events.sh \
-	tests/integration/falcond-settle.sh tests/integration/falcond-signals.sh \
-	tests/integration/falcond-ha.sh tests/integration/falcond-idle.sh \
-	tests/integration/falcond-reload.sh tests/integration/prolog-idle.sh \
-	tests/integration/falcond-attack.py tests/integration/falcond-heal.sh \
-	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
+EXTRA_DIST += $(FALCOND_ITESTS) tests/integration/falcond-lib.sh \
+	tests/integration/falcond-attack.py
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in

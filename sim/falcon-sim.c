@@ -463,18 +463,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		return MHD_YES;
 	}
 	if (*upload_data_size > 0) {
-		if (!rq->too_big && rq->len + *upload_data_size <= MAX_BODY) {
-			char *nb = realloc(rq->body, rq->len + *upload_data_size + 1);
-
-			if (nb == NULL)
-				return MHD_NO;
-			rq->body = nb;
-			memcpy(rq->body + rq->len, upload_data, *upload_data_size);
-			rq->len += *upload_data_size;
-			rq->body[rq->len] = '\0';
-		} else {
-			rq->too_big = true;
-		}
+		if (falcon_buf_append(&rq->body, &rq->len, &rq->too_big, upload_data,
+				      *upload_data_size, MAX_BODY) != FALCON_OK)
+			return MHD_NO;
 		*upload_data_size = 0;
 		return MHD_YES;
 	}

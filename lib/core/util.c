@@ -119,6 +119,25 @@ falcon_err_t falcon_str_set(char **dst, const char *v)
 	return FALCON_OK;
 }
 
+falcon_err_t falcon_buf_append(char **buf, size_t *len, bool *too_big, const char *data,
+			       size_t n, size_t max)
+{
+	char *nb;
+
+	if (*too_big || n > max || *len > max - n) {
+		*too_big = true;
+		return FALCON_OK;
+	}
+	nb = realloc(*buf, *len + n + 1);
+	if (nb == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "request body of %zu bytes", *len + n);
+	memcpy(nb + *len, data, n);
+	*buf = nb;
+	*len += n;
+	nb[*len] = '\0';
+	return FALCON_OK;
+}
+
 falcon_err_t falcon_read_file(const char *path, size_t max, char **buf, size_t *len)
 {
 	char *b = NULL;

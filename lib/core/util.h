@@ -6,6 +6,7 @@
 #ifndef FALCON_UTIL_H
 #define FALCON_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/falcon_err.h"
@@ -54,6 +55,18 @@ size_t falcon_strlcpy(char *dst, const char *src, size_t n);
  * *dst untouched when there is no memory.
  */
 falcon_err_t falcon_str_set(char **dst, const char *v);
+
+/*
+ * falcon_buf_append - a request body received in pieces (libmicrohttpd's
+ * upload_data): data[n] appended to the heap buffer *buf of *len bytes
+ * (kept NUL-terminated; *buf NULL at first, the caller frees it), as long
+ * as the whole stays within max bytes.  A piece that would exceed max sets
+ * *too_big and is dropped, as is everything after it (the caller answers
+ * 413).  FALCON_ERR_NOMEM with *buf untouched when there is no memory;
+ * FALCON_OK otherwise, too big or not.
+ */
+falcon_err_t falcon_buf_append(char **buf, size_t *len, bool *too_big, const char *data,
+			       size_t n, size_t max);
 
 /*
  * falcon_read_file - read at most max bytes of path into a NUL-terminated

@@ -215,6 +215,37 @@ START_TEST(test_log_prefix_and_levels)
 }
 END_TEST
 
+/* falcon_buf_append: a body in pieces, kept NUL-terminated, within max;
+ * past max it is too big and stays so (nothing more is kept). */
+START_TEST(test_buf_append)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	bool too_big = false;
+
+	ck_assert_int_eq(falcon_buf_append(&buf, &len, &too_big, "{\"a\"", 4, 8), FALCON_OK);
+	ck_assert_int_eq(falcon_buf_append(&buf, &len, &too_big, ":1}", 3, 8), FALCON_OK);
+	ck_assert(!too_big);
+	ck_assert_uint_eq(len, 7);
+	ck_assert_str_eq(buf, "{\"a\":1}");
+	ck_assert_int_eq(falcon_buf_append(&buf, &len, &too_big, "xy", 2, 8), FALCON_OK);
+	ck_assert(too_big);
+	ck_assert_uint_eq(len, 7);
+	ck_assert_int_eq(falcon_buf_append(&buf, &len, &too_big, "", 0, 8), FALCON_OK);
+	ck_assert(too_big); /* stays too big */
+	ck_assert_str_eq(buf, "{\"a\":1}");
+	free(buf);
+	buf = NULL;
+	len = 0;
+	too_big = false;
+	ck_assert_int_eq(falcon_buf_append(&buf, &len, &too_big, "abc", 3, (size_t)-1), FALCON_OK);
+	ck_assert_int_eq(falcon_buf_append(&buf, &len, &too_big, "d", (size_t)-2, (size_t)-1),
+			 FALCON_OK);
+	ck_assert(too_big); /* no overflow of len + n */
+	free(buf);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -227,6 +258,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_strtod);
 	tcase_add_loop_test(tc, test_bdf_table, 0, ARRAY_SIZE(bdf_cases));
 	tcase_add_test(tc, test_strlcpy_truncates);
+	tcase_add_test(tc, test_buf_append);
 	tcase_add_test(tc, test_file_roundtrip_and_limits);
 	tcase_add_test(tc, test_log_prefix_and_levels);
 	suite_add_tcase(s, tc);
