@@ -122,7 +122,8 @@ struct nc_result {
 	struct nc_p2p_row p2p[NC_MAX_PAIRS];
 	struct nc_weakest weakest;
 	double busbw_peak;          /* best busbw over the sweep, GB/s */
-	double algbw_peak;          /* best algbw over the sweep, GB/s */
+	double algbw_peak;          /* best algbw over the sweep, GB/s (one rank:
+				     * out-of-place only, see nc_verdict()) */
 	bool truncated;             /* stopped early to stay inside the budget */
 	double elapsed_s;
 	double budget_s;
@@ -265,7 +266,10 @@ void nc_result_init(struct nc_result *r, nc_level_t level, double budget_s);
  *   a floor that nothing was measured against   -> warn
  *   otherwise                                   -> pass
  * value: busbw_peak for MinBusBW (not applicable with one rank: busbw is 0
- * by definition), bidir_gbs of each pair for its class floor.
+ * by definition), bidir_gbs of each pair for its class floor.  With one
+ * rank algbw_peak and the peak size are those of the out-of-place
+ * all-reduce only: an in-place one on one rank is a no-op in NCCL (its
+ * time is the launch, its algbw meaningless).
  */
 void nc_verdict(struct nc_result *r, const struct nc_floors *f);
 

@@ -245,6 +245,48 @@ START_TEST(test_verdict_nothing_measured)
 }
 END_TEST
 
+/* One rank, as falcon-ncclcheck measured it on an H100 (issue 30): the
+ * in-place all-reduce is a no-op in NCCL (about 1 us at 256 MiB, an
+ * "algbw" of 193 TB/s) while the out-of-place copy runs at the memory's
+ * speed.  The peak, the weakest size and the reason are the out-of-place
+ * figures. */
+START_TEST(test_verdict_one_rank_inplace)
+{
+	static struct nc_result r;
+	static const struct { size_t bytes; double oop_us, ip_us; } m[] = {
+		{ 1 * MiB, 6.64, 0.73 }, { 16 * MiB, 9.28, 1.65 },
+		{ 64 * MiB, 47.95, 0.72 }, { 256 * MiB, 180.73, 1.39 },
+	};
+	struct nc_floors f = { 0 };
+	size_t i;
+
+	nc_result_init(&r, NC_LEVEL_QUICK, 60);
+	r.ngpus = 1;
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		struct nc_ar_row *a = &r.ar[r.nar++];
+
+		a->bytes = m[i].bytes;
+		a->count = m[i].bytes / 4;
+		a->oop.time_us = m[i].oop_us;
+		a->oop.algbw = nc_algbw(m[i].bytes, m[i].oop_us);
+		a->ip.time_us = m[i].ip_us;
+		a->ip.algbw = nc_algbw(m[i].bytes, m[i].ip_us);
+	}
+	nc_verdict(&r, &f);
+	ck_assert_int_eq(r.status, NC_STATUS_PASS);
+	/* 16 MiB out-of-place: 16777216 B / 9.28 us = 1807.89 GB/s */
+	ck_assert_double_eq_tol(r.algbw_peak, nc_algbw(16 * MiB, 9.28), 1e-6);
+	ck_assert_uint_eq(r.ar[r.weakest.size].bytes, 16 * MiB);
+	ck_assert_msg(strstr(r.reason, "algbw 1807.89 GB/s at 16777216 B") != NULL,
+		      "reason '%s'", r.reason);
+	/* two ranks: in-place counts as before */
+	r.ngpus = 2;
+	r.status = NC_STATUS_PASS;
+	nc_verdict(&r, &f);
+	ck_assert_double_eq_tol(r.algbw_peak, nc_algbw(256 * MiB, 1.39), 1e-6);
+}
+END_TEST
+
 START_TEST(test_exit_codes)
 {
 	ck_assert_int_eq(nc_status_exit(NC_STATUS_PASS), 0);
@@ -614,6 +656,7 @@ static Suite *ncclcheck_suite(void)
 	tcase_add_test(tc, test_budget);
 	tcase_add_loop_test(tc, test_verdict, 0, (int)ARRAY_SIZE(verdict_cases));
 	tcase_add_test(tc, test_verdict_nothing_measured);
+	tcase_add_test(tc, test_verdict_one_rank_inplace);
 	tcase_add_test(tc, test_exit_codes);
 	tcase_add_test(tc, test_json_roundtrip);
 	tcase_add_test(tc, test_json_skipped_has_nulls);
