@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -190,14 +191,29 @@ void fsp_config_free(struct fsp_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
+/* same_cuda_entry - whether two entries of a CUDA_VISIBLE_DEVICES list
+ * (a, b of na, nb bytes, each already checked) name the same GPU: the same
+ * index, or the same UUID in any case (the CUDA runtime takes
+ * GPU-89390D28-... for GPU-89390d28-..., measured on an H100, issue 30). */
+static bool same_cuda_entry(const char *a, size_t na, const char *b, size_t nb)
+{
+	if (strncmp(a, "GPU-", 4) == 0 || strncmp(b, "GPU-", 4) == 0)
+		return na == nb && strncasecmp(a, b, na) == 0;
+	return strtol(a, NULL, 10) == strtol(b, NULL, 10);
+}
+
 /* A "0,1,2" list of CUDA indices or of GPU UUIDs ("GPU-" and 36 hex
  * digits and dashes, falcon-prolog(8) CudaVisibleDevices=uuid), or the
- * empty string (no GPU). */
+ * empty string (no GPU).  No GPU twice: the CUDA runtime refuses such a
+ * list as a whole (cudaGetDeviceCount fails with cudaErrorInvalidDevice,
+ * the job sees no GPU; measured with a UUID given twice on an H100, CUDA
+ * 13 and driver 580, issue 30). */
 static bool cuda_list_ok(const char *s)
 {
+	const char *list = s, *p;
 	long v;
 	char num[8];
-	size_t n;
+	size_t n, m;
 
 	if (*s == '\0')
 		return true;
@@ -213,6 +229,11 @@ static bool cuda_list_ok(const char *s)
 			num[n] = '\0';
 			if (strspn(num, "0123456789") != n ||
 			    falcon_strtol(num, 10, 0, CUDA_INDEX_MAX, &v) != FALCON_OK)
+				return false;
+		}
+		for (p = list; p < s; p += m + 1) {
+			m = strcspn(p, ",");
+			if (same_cuda_entry(p, m, s, n))
 				return false;
 		}
 		if (s[n] == '\0')
@@ -321,7 +342,8 @@ falcon_err_t fsp_task_env_load(const char *rundir, uint32_t jobid,
 		    !cuda_list_ok(json_object_get_string(v))) {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: \"cuda_visible_devices\": "
 					    "expected a string of ','-separated indices "
-					    "0-%d or GPU UUIDs", path, CUDA_INDEX_MAX);
+					    "0-%d or GPU UUIDs, none twice", path,
+					    CUDA_INDEX_MAX);
 			goto fail;
 		}
 		if ((rv = falcon_str_set(&env->cuda_visible_devices,

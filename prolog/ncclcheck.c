@@ -302,6 +302,74 @@ static int allreduce_sweep(struct ctx *c)
 	return 0;
 }
 
+/* One direction of rank r's host<->device copy bandwidth, the way CUDA
+ * samples' bandwidthTest measures it (--memory=pinned): back-to-back
+ * cudaMemcpyAsync of pinned host memory on one stream between two CUDA
+ * events, bytes * copies / 1e9 / seconds.  After one warm-up copy,
+ * NC_HD_BATCHES such batches of NC_HD_COPIES; the median batch, so that one
+ * disturbed batch neither lowers the figure (a mean would) nor one lucky
+ * batch raises it (a best would). */
+static int hd_copy(struct ctx *c, int r, bool h2d, size_t bytes, double *gbs)
+{
+	double v[NC_HD_BATCHES];
+	void *dst = h2d ? (void *)c->send[r] : (void *)c->host;
+	const void *src = h2d ? (const void *)c->host : (const void *)c->send[r];
+	enum cudaMemcpyKind kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+	int b, k, rv = -1;
+	float ms;
+
+	CUDACHECK(c, cudaSetDevice(c->dev[r]));
+	CUDACHECK(c, cudaMemcpyAsync(dst, src, bytes, kind, c->stream[r]));
+	for (b = 0; b < NC_HD_BATCHES; b++) {
+		CUDACHECK(c, cudaEventRecord(c->ev0[r], c->stream[r]));
+		for (k = 0; k < NC_HD_COPIES; k++)
+			CUDACHECK(c, cudaMemcpyAsync(dst, src, bytes, kind, c->stream[r]));
+		CUDACHECK(c, cudaEventRecord(c->ev1[r], c->stream[r]));
+		CUDACHECK(c, cudaEventSynchronize(c->ev1[r]));
+		CUDACHECK(c, cudaEventElapsedTime(&ms, c->ev0[r], c->ev1[r]));
+		v[b] = nc_hd_gbs(bytes, NC_HD_COPIES, (double)ms);
+	}
+	*gbs = nc_median(v, NC_HD_BATCHES);
+	rv = 0;
+fail:
+	return rv;
+}
+
+/* H2D and D2H bandwidth of every GPU, one GPU at a time (each alone on its
+ * link, before NCCL's traffic).  Needs the pinned staging buffer: with
+ * pageable memory a copy is staged by the driver and says little about the
+ * link, so nothing is measured then. */
+static int hostdev(struct ctx *c)
+{
+	size_t bytes = NC_HD_BYTES < c->max_bytes ? NC_HD_BYTES : c->max_bytes;
+	double last_s = 0, t, h2d = 0, d2h = 0;
+	int r;
+
+	if (!c->host_pinned) {
+		falcon_verbose("no pinned host memory: host<->device bandwidth not measured");
+		return 0;
+	}
+	set_phase(c, "host-device copies");
+	for (r = 0; r < c->n; r++) {
+		t = elapsed_s(c);
+		if (!nc_budget_allows(t, c->opts.budget_s, last_s, 1, 1)) {
+			pthread_mutex_lock(&c->lock);
+			c->res.truncated = true;
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		if (hd_copy(c, r, true, bytes, &h2d) != 0 || hd_copy(c, r, false, bytes, &d2h) != 0)
+			return -1;
+		pthread_mutex_lock(&c->lock);
+		c->res.gpus[r].h2d_gbs = h2d;
+		c->res.gpus[r].d2h_gbs = d2h;
+		c->res.hostdev_bytes = bytes;
+		pthread_mutex_unlock(&c->lock);
+		last_s = elapsed_s(c) - t;
+	}
+	return 0;
+}
+
 /* Enable peer access from dev to peer; already enabled is fine. */
 static int enable_peer(struct ctx *c, int dev, int peer)
 {
@@ -495,7 +563,7 @@ static void *worker(void *arg)
 {
 	struct ctx *c = arg;
 
-	if (setup(c) == 0 && allreduce_sweep(c) == 0)
+	if (setup(c) == 0 && hostdev(c) == 0 && allreduce_sweep(c) == 0)
 		(void)p2p_matrix(c);
 	set_phase(c, "teardown");
 	teardown(c);

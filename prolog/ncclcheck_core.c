@@ -108,6 +108,28 @@ double nc_p2p_gbs(double bytes, double time_us)
 	return bytes / (time_us * 1e-6) / 1e9;
 }
 
+double nc_hd_gbs(size_t bytes, int copies, double ms)
+{
+	if (!(ms > 0) || copies <= 0)
+		return 0;
+	return (double)bytes * copies / 1e9 / (ms / 1e3);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double nc_median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 float nc_input(size_t i, int rank)
 {
 	return (float)((i % 64) + (size_t)rank + 1);
@@ -492,19 +514,21 @@ void nc_verdict(struct nc_result *r, const struct nc_floors *f)
 	long long wrong = 0, w;
 	size_t i;
 
-	/* Peaks and correctness over the sweep. */
+	/* Peaks and correctness over the sweep.  With one rank the in-place
+	 * all-reduce moves nothing (NCCL returns at once when sendbuff ==
+	 * recvbuff: on an H100 0.3-1.4 us at every size, "algbw" up to
+	 * 560 TB/s), so only the out-of-place copy counts there. */
 	r->busbw_peak = 0;
 	r->algbw_peak = 0;
 	for (i = 0; i < r->nar; i++) {
 		const struct nc_ar_row *a = &r->ar[i];
+		double algbw = nranks < 2 ? a->oop.algbw : fmax(a->oop.algbw, a->ip.algbw);
 
-		v = fmax(a->oop.busbw, a->ip.busbw);
-		if (nranks < 2)
-			v = fmax(a->oop.algbw, a->ip.algbw);
+		v = nranks < 2 ? algbw : fmax(a->oop.busbw, a->ip.busbw);
 		if (peak_size < 0 || v > (nranks < 2 ? r->algbw_peak : r->busbw_peak))
 			peak_size = (int)i;
 		r->busbw_peak = fmax(r->busbw_peak, fmax(a->oop.busbw, a->ip.busbw));
-		r->algbw_peak = fmax(r->algbw_peak, fmax(a->oop.algbw, a->ip.algbw));
+		r->algbw_peak = fmax(r->algbw_peak, algbw);
 		w = (a->oop.wrong > 0 ? a->oop.wrong : 0) + (a->ip.wrong > 0 ? a->ip.wrong : 0);
 		if (w > 0 && wrong_size < 0)
 			wrong_size = (int)i;
@@ -584,6 +608,15 @@ static void jadd(json_object *o, const char *k, json_object *v, bool *ok)
 	}
 }
 
+/* A bandwidth > 0, else JSON null (not measured). */
+static void jnum_or_null(json_object *o, const char *k, double v, bool *ok)
+{
+	if (v > 0)
+		jadd(o, k, json_object_new_double(v), ok);
+	else if (json_object_object_add(o, k, NULL) != 0)
+		*ok = false;
+}
+
 static json_object *perf_json(const struct nc_perf *p, bool *ok)
 {
 	json_object *o = json_object_new_object();
@@ -642,6 +675,9 @@ falcon_err_t nc_result_json(const struct nc_result *r, json_object **out)
 		jadd(o, "index", json_object_new_int(r->gpus[g].index), &ok);
 		jadd(o, "bdf", json_object_new_string(r->gpus[g].bdf), &ok);
 		jadd(o, "name", json_object_new_string(r->gpus[g].name), &ok);
+		/* null: not measured (no pinned host memory, or the budget) */
+		jnum_or_null(o, "h2d_gbs", r->gpus[g].h2d_gbs, &ok);
+		jnum_or_null(o, "d2h_gbs", r->gpus[g].d2h_gbs, &ok);
 	}
 	jadd(doc, "gpus", arr, &ok);
 
@@ -701,6 +737,7 @@ falcon_err_t nc_result_json(const struct nc_result *r, json_object **out)
 		}
 	}
 	jadd(doc, "weakest", w, &ok);
+	jadd(doc, "hostdev_bytes", json_object_new_int64((int64_t)r->hostdev_bytes), &ok);
 	jadd(doc, "busbw_peak", json_object_new_double(r->busbw_peak), &ok);
 	jadd(doc, "algbw_peak", json_object_new_double(r->algbw_peak), &ok);
 	jadd(doc, "truncated", json_object_new_boolean(r->truncated), &ok);
@@ -750,13 +787,15 @@ static const struct key_spec top_spec[] = {
 	{ "level", json_type_string, false }, { "nranks", json_type_int, false },
 	{ "gpus", json_type_array, false }, { "allreduce", json_type_array, false },
 	{ "p2p", json_type_array, false }, { "weakest", json_type_object, false },
-	{ "busbw_peak", json_type_double, false }, { "algbw_peak", json_type_double, false },
+	{ "hostdev_bytes", json_type_int, false }, { "busbw_peak", json_type_double, false },
+	{ "algbw_peak", json_type_double, false },
 	{ "truncated", json_type_boolean, false }, { "elapsed_s", json_type_double, false },
 	{ "budget_s", json_type_double, false },
 };
 static const struct key_spec gpu_spec[] = {
 	{ "index", json_type_int, false }, { "bdf", json_type_string, false },
-	{ "name", json_type_string, false },
+	{ "name", json_type_string, false }, { "h2d_gbs", json_type_double, true },
+	{ "d2h_gbs", json_type_double, true },
 };
 static const struct key_spec ar_spec[] = {
 	{ "bytes", json_type_int, false }, { "count", json_type_int, false },
@@ -860,9 +899,18 @@ static void fmt_perf(char *buf, size_t n, const struct nc_perf *p)
 		 p->time_us, p->algbw, p->busbw, wrong);
 }
 
+/* A bandwidth with 2 decimals, "N/A" when not measured. */
+static void fmt_gbs(char *buf, size_t n, double gbs)
+{
+	if (gbs > 0)
+		snprintf(buf, n, "%.2f", gbs);
+	else
+		snprintf(buf, n, "N/A");
+}
+
 void nc_print_table(FILE *fp, const struct nc_result *r)
 {
-	char oop[64], ip[64];
+	char oop[64], ip[64], h2d[32], d2h[32];
 	double sum = 0;
 	size_t i;
 	int g;
@@ -872,6 +920,18 @@ void nc_print_table(FILE *fp, const struct nc_result *r)
 	for (g = 0; g < r->ngpus; g++)
 		fprintf(fp, "#  Rank %2d device %2d [%s] %s\n", g, r->gpus[g].index,
 			r->gpus[g].bdf, r->gpus[g].name);
+	if (r->hostdev_bytes > 0) {
+		fprintf(fp, "#\n# Host<->device (pinned cudaMemcpyAsync of %zu B, median of "
+			"%d batches of %d)\n", r->hostdev_bytes, NC_HD_BATCHES, NC_HD_COPIES);
+		fprintf(fp, "# %6s  %-12s  %7s  %7s\n", "device", "bdf", "H2D", "D2H");
+		fprintf(fp, "# %6s  %-12s  %7s  %7s\n", "", "", "(GB/s)", "(GB/s)");
+		for (g = 0; g < r->ngpus; g++) {
+			fmt_gbs(h2d, sizeof(h2d), r->gpus[g].h2d_gbs);
+			fmt_gbs(d2h, sizeof(d2h), r->gpus[g].d2h_gbs);
+			fprintf(fp, "  %6d  %-12s  %7s  %7s\n", r->gpus[g].index, r->gpus[g].bdf,
+				h2d, d2h);
+		}
+	}
 	if (r->nar > 0) {
 		fprintf(fp, "#\n#%62s%s%31s\n", "", "out-of-place", "in-place");
 		fprintf(fp, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
@@ -889,7 +949,8 @@ void nc_print_table(FILE *fp, const struct nc_result *r)
 		}
 		fprintf(fp, "# Avg bus bandwidth    : %g\n", sum / (double)r->nar);
 		if (r->ngpus < 2)
-			fprintf(fp, "# (one rank: busbw is 0 by definition; see algbw)\n");
+			fprintf(fp, "# (one rank: busbw is 0 by definition; see algbw, out-of-place: "
+				"the in-place all-reduce moves nothing)\n");
 	}
 	if (r->np2p > 0) {
 		fprintf(fp, "#\n# P2P (bidirectional copy, write latency)\n");

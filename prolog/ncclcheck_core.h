@@ -25,6 +25,13 @@
 #define NC_CLASS_LEN 32         /* "F-F PIX", "unknown" */
 #define NC_REASON_LEN 512
 
+/* Host<->device copies (nc_hd_gbs()): per GPU and direction, one warm-up
+ * copy, then NC_HD_BATCHES batches of NC_HD_COPIES back-to-back pinned
+ * cudaMemcpyAsync of NC_HD_BYTES; the median batch is reported. */
+#define NC_HD_BYTES ((size_t)64 << 20)
+#define NC_HD_BATCHES 3
+#define NC_HD_COPIES 5
+
 /* Warn band: a value at or above NC_WARN_FRACTION * floor but below the
  * floor is a warning; below it, a failure (see doc/falcon-ncclcheck.1). */
 #define NC_WARN_FRACTION 0.90
@@ -100,6 +107,8 @@ struct nc_gpu {
 	int index;                  /* CUDA device index */
 	char bdf[16];               /* "0000:3b:00.0" (lower case) */
 	char name[64];              /* cudaDeviceProp.name */
+	double h2d_gbs;             /* host-to-device copy, GB/s; 0 = not measured */
+	double d2h_gbs;             /* device-to-host copy, GB/s; 0 = not measured */
 };
 
 /* The weakest point found by nc_verdict(). */
@@ -121,8 +130,10 @@ struct nc_result {
 	size_t np2p;
 	struct nc_p2p_row p2p[NC_MAX_PAIRS];
 	struct nc_weakest weakest;
+	size_t hostdev_bytes;       /* size of the host<->device copies; 0 = none */
 	double busbw_peak;          /* best busbw over the sweep, GB/s */
-	double algbw_peak;          /* best algbw over the sweep, GB/s */
+	double algbw_peak;          /* best algbw over the sweep, GB/s (one rank:
+				     * out-of-place only, see nc_verdict()) */
 	bool truncated;             /* stopped early to stay inside the budget */
 	double elapsed_s;
 	double budget_s;
@@ -171,6 +182,20 @@ double nc_busbw_allreduce(double algbw, int nranks);
  * p2pBandwidthLatencyTest does).
  */
 double nc_p2p_gbs(double bytes, double time_us);
+
+/*
+ * nc_hd_gbs - GB/s of copies back-to-back copies of bytes each in ms
+ * milliseconds (one pair of CUDA events around them): the formula of CUDA
+ * samples' bandwidthTest, bytes * iterations / 1e9 / seconds.  0 when
+ * ms <= 0.
+ */
+double nc_hd_gbs(size_t bytes, int copies, double ms);
+
+/*
+ * nc_median - the median of v[0..n) (the mean of the middle two for an even
+ * n); sorts v.  0 for n == 0.
+ */
+double nc_median(double *v, size_t n);
 
 /*
  * Correctness: rank r's input element i is (i % 64) + r + 1, a small integer,
@@ -265,7 +290,10 @@ void nc_result_init(struct nc_result *r, nc_level_t level, double budget_s);
  *   a floor that nothing was measured against   -> warn
  *   otherwise                                   -> pass
  * value: busbw_peak for MinBusBW (not applicable with one rank: busbw is 0
- * by definition), bidir_gbs of each pair for its class floor.
+ * by definition), bidir_gbs of each pair for its class floor.  With one
+ * rank algbw_peak and the peak size are those of the out-of-place
+ * all-reduce only: an in-place one on one rank is a no-op in NCCL (its
+ * time is the launch, its algbw meaningless).
  */
 void nc_verdict(struct nc_result *r, const struct nc_floors *f);
 

@@ -284,7 +284,11 @@ static void nvme_probe(struct sim_server *srv, int h, const char *bdf, const cha
 }
 
 /* drv_release - the drivers let go of bdf at remove: its minor and its
- * controller instance are free again, its /proc entry and node gone. */
+ * controller instance are free again, its /proc entry gone.  /dev/nvidiaN
+ * stays: the nvidia driver makes no device nodes (nvidia-modprobe or udev
+ * did) and none is removed with the GPU (measured with driver 580 on an
+ * H100, issue 30: after the sysfs remove /dev/nvidia0 was still there,
+ * 195,0); the next GPU to take the minor finds it. */
 static void drv_release(struct sim_server *srv, int h, const char *bdf)
 {
 	char root[PATH_MAX], path[PATH_MAX + 160];
@@ -299,8 +303,6 @@ static void drv_release(struct sim_server *srv, int h, const char *bdf)
 			unlink(path);
 			snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/%s", root, bdf);
 			rmdir(path);
-			snprintf(path, sizeof(path), "%s/dev/nvidia%d", root, i);
-			unlink(path);
 		}
 		if (strcmp(srv->host->nvme_bdf[h][i], bdf) == 0)
 			srv->host->nvme_bdf[h][i][0] = '\0';

@@ -32,7 +32,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k, t in (("status", str), ("reason", str), ("level", str), ("nranks", int),
              ("gpus", list), ("allreduce", list), ("p2p", list), ("weakest", dict),
-             ("busbw_peak", float), ("algbw_peak", float), ("truncated", bool),
+             ("hostdev_bytes", int), ("busbw_peak", float), ("algbw_peak", float), ("truncated", bool),
              ("elapsed_s", float), ("budget_s", float)):
     assert isinstance(d[k], t), k
 assert d["weakest"] == {"pair": None, "size": None}

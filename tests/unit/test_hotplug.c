@@ -32,8 +32,8 @@
  * line in the format strings of NVIDIA open-gpu-kernel-modules
  * kernel-open/nvidia/nv-procfs.c nv_procfs_read_gpu_info() (values of a
  * Tesla V100-PCIE-16GB; "GPU Firmware:" is printed only by drivers that
- * have GSP firmware).  No copy of a real file was at hand: built from the
- * driver's source.
+ * have GSP firmware).  Built from the driver's source; NV_INFO_H100 below
+ * is a real file.
  */
 #define NV_INFO_UUID "GPU-5a3c4f2e-9b1d-3e7a-8c6f-0d2e4b6a8c1e"
 #define NV_INFO(minor) \
@@ -47,6 +47,24 @@
 	"Bus Location: \t 0000:62:00.0\n" \
 	"Device Minor: \t " minor "\n" \
 	"GPU Firmware: \t 535.129.03\n" \
+	"GPU Excluded:\t No\n"
+
+/* A real file, byte for byte: /proc/driver/nvidia/gpus/0000:00:06.0/
+ * information of an H100 80GB HBM3 (SXM5, passed through to a Firecracker
+ * VM) under the open kernel module 580.159.04 (issue 30).  Besides the
+ * values, it has the "GPU Firmware:" line of a GSP driver. */
+#define NV_INFO_H100_UUID "GPU-89390d28-ed67-0d1a-c88c-b595c1247bd2"
+#define NV_INFO_H100 \
+	"Model: \t\t NVIDIA H100 80GB HBM3\n" \
+	"IRQ:   \t\t 41\n" \
+	"GPU UUID: \t " NV_INFO_H100_UUID "\n" \
+	"Video BIOS: \t 96.00.da.00.0c\n" \
+	"Bus Type: \t PCIe\n" \
+	"DMA Size: \t 52 bits\n" \
+	"DMA Mask: \t 0xfffffffffffff\n" \
+	"Bus Location: \t 0000:00:06.0\n" \
+	"Device Minor: \t 0\n" \
+	"GPU Firmware: \t 580.159.04\n" \
 	"GPU Excluded:\t No\n"
 
 static void put(const char *path, const char *text)
@@ -362,6 +380,11 @@ START_TEST(test_nvidia_info)
 	ck_assert_str_eq(id.bdf, "0000:62:00.0");
 	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO("255"), &id), FALCON_OK);
 	ck_assert_int_eq(id.minor, 255);
+	/* the real file (driver 580, H100) */
+	ck_assert_int_eq(falcon_hp_parse_nvidia_info(NV_INFO_H100, &id), FALCON_OK);
+	ck_assert_int_eq(id.minor, 0);
+	ck_assert_str_eq(id.uuid, NV_INFO_H100_UUID);
+	ck_assert_str_eq(id.bdf, "0000:00:06.0");
 	/* a driver without a UUID for the GPU leaves the line out */
 	ck_assert_int_eq(falcon_hp_parse_nvidia_info("Model: \t\t X\nDevice Minor: \t 0\n",
 						     &id), FALCON_OK);

@@ -50,6 +50,31 @@ START_TEST(test_p2p_gbs)
 }
 END_TEST
 
+START_TEST(test_hd_gbs)
+{
+	/* bandwidthTest: memSize * MEMCOPY_ITERATIONS / 1e9 / seconds;
+	 * its default 32e6 B x 100 copies in 58.3 ms */
+	ck_assert_double_eq_tol(nc_hd_gbs(32000000, 100, 58.3), 54.889, 0.001);
+	/* ours: 64 MiB x NC_HD_COPIES in 6.1 ms */
+	ck_assert_double_eq_tol(nc_hd_gbs(64 * MiB, 5, 6.1), 55.007, 0.001);
+	ck_assert_double_eq(nc_hd_gbs(64 * MiB, 5, 0), 0);
+	ck_assert_double_eq(nc_hd_gbs(64 * MiB, 0, 6.1), 0);
+}
+END_TEST
+
+START_TEST(test_median)
+{
+	double odd[] = { 55.2, 20.0, 55.0 };     /* one disturbed batch */
+	double even[] = { 5, 1, 4, 2 };
+	double one[] = { 7 };
+
+	ck_assert_double_eq(nc_median(odd, 3), 55.0);
+	ck_assert_double_eq(nc_median(even, 4), 3.0);
+	ck_assert_double_eq(nc_median(one, 1), 7);
+	ck_assert_double_eq(nc_median(NULL, 0), 0);
+}
+END_TEST
+
 START_TEST(test_sweep_quick)
 {
 	static const size_t want[] = { 1 * MiB, 16 * MiB, 64 * MiB, 256 * MiB };
@@ -245,6 +270,48 @@ START_TEST(test_verdict_nothing_measured)
 }
 END_TEST
 
+/* One rank, as falcon-ncclcheck measured it on an H100 (issue 30): the
+ * in-place all-reduce is a no-op in NCCL (about 1 us at 256 MiB, an
+ * "algbw" of 193 TB/s) while the out-of-place copy runs at the memory's
+ * speed.  The peak, the weakest size and the reason are the out-of-place
+ * figures. */
+START_TEST(test_verdict_one_rank_inplace)
+{
+	static struct nc_result r;
+	static const struct { size_t bytes; double oop_us, ip_us; } m[] = {
+		{ 1 * MiB, 6.64, 0.73 }, { 16 * MiB, 9.28, 1.65 },
+		{ 64 * MiB, 47.95, 0.72 }, { 256 * MiB, 180.73, 1.39 },
+	};
+	struct nc_floors f = { 0 };
+	size_t i;
+
+	nc_result_init(&r, NC_LEVEL_QUICK, 60);
+	r.ngpus = 1;
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		struct nc_ar_row *a = &r.ar[r.nar++];
+
+		a->bytes = m[i].bytes;
+		a->count = m[i].bytes / 4;
+		a->oop.time_us = m[i].oop_us;
+		a->oop.algbw = nc_algbw(m[i].bytes, m[i].oop_us);
+		a->ip.time_us = m[i].ip_us;
+		a->ip.algbw = nc_algbw(m[i].bytes, m[i].ip_us);
+	}
+	nc_verdict(&r, &f);
+	ck_assert_int_eq(r.status, NC_STATUS_PASS);
+	/* 16 MiB out-of-place: 16777216 B / 9.28 us = 1807.89 GB/s */
+	ck_assert_double_eq_tol(r.algbw_peak, nc_algbw(16 * MiB, 9.28), 1e-6);
+	ck_assert_uint_eq(r.ar[r.weakest.size].bytes, 16 * MiB);
+	ck_assert_msg(strstr(r.reason, "algbw 1807.89 GB/s at 16777216 B") != NULL,
+		      "reason '%s'", r.reason);
+	/* two ranks: in-place counts as before */
+	r.ngpus = 2;
+	r.status = NC_STATUS_PASS;
+	nc_verdict(&r, &f);
+	ck_assert_double_eq_tol(r.algbw_peak, nc_algbw(256 * MiB, 1.39), 1e-6);
+}
+END_TEST
+
 START_TEST(test_exit_codes)
 {
 	ck_assert_int_eq(nc_status_exit(NC_STATUS_PASS), 0);
@@ -343,23 +410,33 @@ static const struct {
 	{ "{\"reason\":\"\"}", "result.status: missing" },
 	{ "{\"status\":\"maybe\",\"reason\":\"\",\"level\":\"quick\",\"nranks\":1,\"gpus\":[],"
 	  "\"allreduce\":[],\"p2p\":[],\"weakest\":{\"pair\":null,\"size\":null},"
-	  "\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
+	  "\"hostdev_bytes\":0,\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
 	  "\"budget_s\":1}", "not one of" },
 	{ "{\"status\":\"pass\",\"reason\":\"\",\"level\":\"quick\",\"nranks\":\"1\",\"gpus\":[],"
 	  "\"allreduce\":[],\"p2p\":[],\"weakest\":{\"pair\":null,\"size\":null},"
-	  "\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
+	  "\"hostdev_bytes\":0,\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
 	  "\"budget_s\":1}", "result.nranks: expected int" },
 	{ "{\"status\":\"pass\",\"reason\":\"\",\"level\":\"quick\",\"nranks\":1,\"gpus\":[],"
 	  "\"allreduce\":[{\"bytes\":8,\"count\":2,\"type\":\"float\",\"redop\":\"sum\","
 	  "\"oop\":{\"time_us\":1,\"algbw\":1,\"busbw\":0,\"wrong\":0},\"ip\":{}}],"
 	  "\"p2p\":[],\"weakest\":{\"pair\":null,\"size\":null},"
-	  "\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
+	  "\"hostdev_bytes\":0,\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
 	  "\"budget_s\":1}", "allreduce[0].ip.time_us: missing" },
 	{ "{\"status\":\"pass\",\"reason\":\"\",\"level\":\"quick\",\"nranks\":2,\"gpus\":[],"
 	  "\"allreduce\":[],\"p2p\":[{\"a\":0,\"b\":1,\"class\":\"F-F PIX\",\"bidir_gbs\":1,"
 	  "\"latency_us\":2,\"p2p_access\":\"yes\"}],\"weakest\":{\"pair\":null,\"size\":null},"
-	  "\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
+	  "\"hostdev_bytes\":0,\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
 	  "\"budget_s\":1}", "p2p[0].p2p_access: expected boolean" },
+	{ "{\"status\":\"pass\",\"reason\":\"\",\"level\":\"quick\",\"nranks\":1,\"gpus\":[{"
+	  "\"index\":0,\"bdf\":\"0000:06:00.0\",\"name\":\"H100\",\"h2d_gbs\":\"55\","
+	  "\"d2h_gbs\":null}],\"allreduce\":[],\"p2p\":[],\"weakest\":{\"pair\":null,\"size\":null},"
+	  "\"hostdev_bytes\":0,\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
+	  "\"budget_s\":1}", "gpus[0].h2d_gbs: expected double" },
+	{ "{\"status\":\"pass\",\"reason\":\"\",\"level\":\"quick\",\"nranks\":1,\"gpus\":[{"
+	  "\"index\":0,\"bdf\":\"0000:06:00.0\",\"name\":\"H100\",\"h2d_gbs\":55}],"
+	  "\"allreduce\":[],\"p2p\":[],\"weakest\":{\"pair\":null,\"size\":null},"
+	  "\"hostdev_bytes\":0,\"busbw_peak\":0,\"algbw_peak\":0,\"truncated\":false,\"elapsed_s\":0,"
+	  "\"budget_s\":1}", "gpus[0].d2h_gbs: missing" },
 };
 
 START_TEST(test_json_validate_rejects)
@@ -600,6 +677,72 @@ START_TEST(test_table)
 }
 END_TEST
 
+/* Host<->device figures: JSON numbers per GPU (null when not measured),
+ * the table's section, and no effect on the verdict (no floor). */
+START_TEST(test_hostdev_result)
+{
+	static struct nc_result r;
+	struct nc_floors f = { 0 };
+	json_object *doc = NULL, *gpus, *g, *v;
+	char *buf = NULL, reason[NC_REASON_LEN];
+	size_t len = 0;
+	FILE *fp;
+
+	sample_result(&r, 2);
+	nc_verdict(&r, &f);
+	snprintf(reason, sizeof(reason), "%s", r.reason);
+	/* no measurement: nulls, hostdev_bytes 0, no table section */
+	ck_assert_int_eq(nc_result_json(&r, &doc), FALCON_OK);
+	ck_assert_int_eq(nc_json_validate(doc), FALCON_OK);
+	ck_assert_int_eq(json_object_get_int64(json_object_object_get(doc, "hostdev_bytes")), 0);
+	g = json_object_array_get_idx(json_object_object_get(doc, "gpus"), 0);
+	ck_assert(json_object_object_get_ex(g, "h2d_gbs", &v));
+	ck_assert_ptr_null(v);
+	json_object_put(doc);
+	doc = NULL;
+	fp = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(fp);
+	nc_print_table(fp, &r);
+	fclose(fp);
+	ck_assert_ptr_null(strstr(buf, "Host<->device"));
+	free(buf);
+	buf = NULL;
+
+	/* GPU 0 measured (an H100 on Gen5 x16), GPU 1 not */
+	sample_result(&r, 2);
+	r.hostdev_bytes = 64 * MiB;
+	r.gpus[0].h2d_gbs = 54.93;
+	r.gpus[0].d2h_gbs = 55.12;
+	nc_verdict(&r, &f);
+	ck_assert_int_eq(r.status, NC_STATUS_PASS);
+	ck_assert_str_eq(r.reason, reason);
+	ck_assert_int_eq(nc_result_json(&r, &doc), FALCON_OK);
+	ck_assert_int_eq(nc_json_validate(doc), FALCON_OK);
+	ck_assert_int_eq(json_object_get_int64(json_object_object_get(doc, "hostdev_bytes")),
+			 67108864);
+	gpus = json_object_object_get(doc, "gpus");
+	g = json_object_array_get_idx(gpus, 0);
+	ck_assert_int_eq(type_of(g, "h2d_gbs"), json_type_double);
+	ck_assert_double_eq_tol(json_object_get_double(json_object_object_get(g, "h2d_gbs")),
+				54.93, 1e-9);
+	ck_assert_double_eq_tol(json_object_get_double(json_object_object_get(g, "d2h_gbs")),
+				55.12, 1e-9);
+	g = json_object_array_get_idx(gpus, 1);
+	ck_assert(json_object_object_get_ex(g, "d2h_gbs", &v));
+	ck_assert_ptr_null(v);
+	json_object_put(doc);
+	fp = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(fp);
+	nc_print_table(fp, &r);
+	fclose(fp);
+	ck_assert_ptr_nonnull(strstr(buf, "# Host<->device (pinned cudaMemcpyAsync of 67108864 B, "
+				     "median of 3 batches of 5)\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\n       0  0000:3b:00.0    54.93    55.12\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\n       1  0000:3c:00.0      N/A      N/A\n"));
+	free(buf);
+}
+END_TEST
+
 static Suite *ncclcheck_suite(void)
 {
 	Suite *s = suite_create("ncclcheck");
@@ -607,6 +750,8 @@ static Suite *ncclcheck_suite(void)
 
 	tcase_add_loop_test(tc, test_bandwidth_formulas, 0, (int)ARRAY_SIZE(bw_cases));
 	tcase_add_test(tc, test_p2p_gbs);
+	tcase_add_test(tc, test_hd_gbs);
+	tcase_add_test(tc, test_median);
 	tcase_add_test(tc, test_sweep_quick);
 	tcase_add_test(tc, test_sweep_full);
 	tcase_add_test(tc, test_iters);
@@ -614,6 +759,7 @@ static Suite *ncclcheck_suite(void)
 	tcase_add_test(tc, test_budget);
 	tcase_add_loop_test(tc, test_verdict, 0, (int)ARRAY_SIZE(verdict_cases));
 	tcase_add_test(tc, test_verdict_nothing_measured);
+	tcase_add_test(tc, test_verdict_one_rank_inplace);
 	tcase_add_test(tc, test_exit_codes);
 	tcase_add_test(tc, test_json_roundtrip);
 	tcase_add_test(tc, test_json_skipped_has_nulls);
@@ -625,6 +771,7 @@ static Suite *ncclcheck_suite(void)
 	tcase_add_loop_test(tc, test_floors_conf, 0, (int)ARRAY_SIZE(floor_cases));
 	tcase_add_test(tc, test_floors_errors);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_hostdev_result);
 	suite_add_tcase(s, tc);
 	return s;
 }

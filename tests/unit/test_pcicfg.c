@@ -17,6 +17,7 @@
 #include <pci/pci.h>
 #include <stdint.h>
 
+#include "pci/hotplug.h"
 #include "pci/pcicfg.h"
 #include "testutil.h"
 #include "core/util.h"
@@ -217,6 +218,111 @@ static const struct {
 	{ 3, 8, 0, 0, 0, FALCON_CLASS_PCI_BRIDGE, 2, 4, 3 },
 };
 
+/*
+ * A real GPU as a guest sees it (issue 30): `lspci -xxxx` of an H100 80GB
+ * HBM3 (10de:2330, SXM5) passed through to a Firecracker VM at
+ * 0000:00:06.0, driver 580.159.04; lines of zeros left out.  What lib/pci
+ * reads here is what `lspci -vvv` printed on that machine: Express (v2)
+ * Endpoint at 0x60, LnkCap and LnkSta 32GT/s x16 (nvidia-smi: PCIe
+ * generation 5/5, width 16x/16x), Region 0/2/4 64-bit prefetchable
+ * 16M/128G/32M (nvidia-smi: BAR1 131072 MiB), no ACS.  Not the layout of
+ * the V100 that falcon_pcicfg_default_bars() models: BARs 0, 2 and 4, all
+ * 64-bit, no I/O BAR.
+ */
+static const char *const h100_xxxx[] = {
+	"00: de 10 30 23 06 04 10 00 a1 00 02 03 00 00 00 00",
+	"10: 0c 00 00 02 20 10 00 00 0c 00 00 00 00 10 00 00",
+	"20: 0c 00 00 00 20 10 00 00 00 00 00 00 de 10 c1 16",
+	"30: 00 00 00 00 40 00 00 00 00 00 00 00 ff 01 00 00",
+	"40: 01 48 13 00 08 00 00 00 05 60 88 03 00 00 00 00",
+	"60: 10 b0 02 00 21 80 00 10 3e 51 00 00 05 79 45 00",
+	"70: 00 00 05 11 00 00 00 00 00 00 00 00 00 00 00 00",
+	"80: 00 00 00 00 13 08 07 00 46 10 00 00 3e 00 80 01",
+	"90: 05 00 5e 00 00 00 00 00 00 00 00 00 00 00 00 00",
+	"b0: 11 00 08 80 00 00 b9 00 00 00 ba 00 00 00 00 00",
+	"100: 00 00 c0 12 00 00 00 00 ad 31 00 00 00 78 00 78",
+	"110: 00 78 00 78 00 78 00 78 00 78 00 78 00 78 00 78",
+	"120: 00 78 00 78 00 78 00 78 00 78 00 78 18 00 41 13",
+	"130: 00 00 00 00 00 00 81 1b 00 00 00 00 00 00 00 00",
+	"140: 24 00 c1 14 00 fc 3f 00 21 0c ff ff 25 00 81 15",
+	"150: 01 00 00 80 01 00 00 80 26 00 81 18 00 00 00 00",
+	"160: 00 00 00 00 0f 00 00 00 00 00 00 00 00 00 00 00",
+	"170: 00 00 00 00 00 00 00 00 80 80 80 80 80 80 80 80",
+	"180: 80 80 80 80 80 80 80 80 2a 00 81 1b 01 01 00 00",
+	"190: 00 00 00 00 0f 02 00 00 00 00 00 00 00 00 00 00",
+	"1a0: 00 00 00 00 00 00 00 00 80 80 80 80 80 80 80 80",
+	"1b0: 80 80 80 80 80 80 80 80 01 00 82 24 00 00 00 00",
+	"1c0: 00 00 01 00 30 f0 4e 00 00 00 00 00 c1 f1 00 00",
+	"1d0: a0 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+	"200: 27 00 81 24 01 00 00 00 38 9c 00 00 38 9c 00 00",
+	"210: 38 9c 00 00 38 9c 00 00 38 9c 00 00 38 9c 00 00",
+	"220: 38 9c 00 00 38 9c 00 00 38 9c 00 00 38 9c 00 00",
+	"230: 38 9c 00 00 38 9c 00 00 38 9c 00 00 38 9c 00 00",
+	"240: 38 9c 00 00 38 9c 00 00 00 00 01 25 00 00 00 00",
+	"250: 00 00 41 2a 00 00 00 00 00 00 00 00 00 00 00 00",
+	"2a0: 00 00 00 00 0b 00 81 2b 01 00 41 01 02 00 01 00",
+	"2b0: 00 00 00 00 00 00 00 00 04 00 01 2f 00 00 00 00",
+	"2c0: 21 81 07 00 02 00 00 00 00 00 00 00 00 00 00 00",
+	"2f0: 03 00 01 00 48 b0 2d dd f1 cb 5d cc 00 00 00 00",
+};
+
+/* its sysfs resource file, as read there */
+static const char h100_resource[] =
+	"0x0000102002000000 0x0000102002ffffff 0x000000000014220c\n"
+	"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+	"0x0000100000000000 0x0000101fffffffff 0x000000000014220c\n"
+	"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+	"0x0000102000000000 0x0000102001ffffff 0x000000000014220c\n"
+	"0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+	"0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+
+START_TEST(test_parse_real_h100)
+{
+	static const uint8_t ids[] = { 0x01, 0x05, 0x10, 0x11 };  /* PM, MSI, PCIe, MSI-X */
+	static const uint8_t offs[] = { 0x40, 0x48, 0x60, 0xb0 };
+	static struct pcihex_dev d;
+	struct falcon_pcicfg_info in;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < ARRAY_SIZE(h100_xxxx); i++)
+		ck_assert_int_eq(pcihex_line(h100_xxxx[i], &d), 1);
+	ck_assert_int_eq(falcon_pcicfg_parse(d.cfg, FALCON_PCICFG_SIZE, &in), FALCON_OK);
+	ck_assert_uint_eq(in.vendor_id, 0x10de);
+	ck_assert_uint_eq(in.device_id, 0x2330);
+	ck_assert_uint_eq(in.class_code, FALCON_CLASS_3D);
+	ck_assert_uint_eq(in.revision, 0xa1);
+	ck_assert_uint_eq(in.subsys_vendor, 0x10de);
+	ck_assert_uint_eq(in.subsys_device, 0x16c1);
+	ck_assert_int_eq(in.ncaps, 4);
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		ck_assert_uint_eq(in.cap_ids[i], ids[i]);
+		ck_assert_uint_eq(in.cap_offsets[i], offs[i]);
+	}
+	ck_assert_int_eq(in.pcie_offset, 0x60);
+	ck_assert_uint_eq(in.pcie_version, 2);
+	ck_assert_int_eq(in.port_type, FALCON_PCIE_ENDPOINT);
+	ck_assert_uint_eq(in.lnkcap, 0x00457905);
+	ck_assert_uint_eq(in.max_speed, 5);
+	ck_assert_uint_eq(in.max_width, 16);
+	ck_assert_uint_eq(in.cur_speed, 5);
+	ck_assert_uint_eq(in.cur_width, 16);
+	ck_assert(!in.dl_active);     /* an endpoint: LnkCap LLActRep-, lspci DLActive- */
+	ck_assert_double_eq(falcon_pcie_speed_gts(in.cur_speed), 32.0);
+	ck_assert_int_eq(in.acs_offset, 0);
+	ck_assert_uint_eq(in.power_state, 0);
+	ck_assert_int_eq(in.bar_type[0], FALCON_BAR_MEM64_PREF);
+	ck_assert_uint_eq(in.bar_addr[0], 0x102002000000ull);
+	ck_assert_int_eq(in.bar_type[1], FALCON_BAR_NONE);
+	ck_assert_int_eq(in.bar_type[2], FALCON_BAR_MEM64_PREF);
+	ck_assert_uint_eq(in.bar_addr[2], 0x100000000000ull);
+	ck_assert_int_eq(in.bar_type[4], FALCON_BAR_MEM64_PREF);
+	ck_assert_uint_eq(in.bar_addr[4], 0x102000000000ull);
+	ck_assert_int_eq(in.bar_type[5], FALCON_BAR_NONE);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(d.cfg, FALCON_PCICFG_SIZE, h100_resource), -1);
+}
+END_TEST
+
 START_TEST(test_build_rejects_bad_spec)
 {
 	struct falcon_pcicfg_spec s;
@@ -317,6 +423,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_build_rejects_bad_spec, 0, (int)ARRAY_SIZE(bad_specs));
 	tcase_add_test(tc, test_write_rejects_bad_bdf);
 	tcase_add_test(tc, test_parse_errors);
+	tcase_add_test(tc, test_parse_real_h100);
 	tcase_add_test(tc, test_speed_gts);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

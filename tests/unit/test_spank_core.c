@@ -234,6 +234,16 @@ static const struct {
 	  FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"cuda_visible_devices\":\"GPU-9b191d6b-8809-64f4-ac11-4a756490763;\"}",
 	  FALCON_ERR_PARSE, NULL, NULL, NULL },
+	/* a GPU named twice: the CUDA runtime refuses the whole list
+	 * (cudaErrorInvalidDevice, no GPU; a UUID twice, H100, issue 30) */
+	{ "{\"cuda_visible_devices\":\"GPU-89390d28-ed67-0d1a-c88c-b595c1247bd2,"
+	  "GPU-89390d28-ed67-0d1a-c88c-b595c1247bd2\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"GPU-89390d28-ed67-0d1a-c88c-b595c1247bd2,"
+	  "GPU-1b7fc716-cc46-85e8-e04b-31dff6fea237,"
+	  "GPU-89390D28-ED67-0D1A-C88C-B595C1247BD2\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"0,1,0\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"2,02\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
+	{ "{\"cuda_visible_devices\":\"1,10,0\"}", FALCON_OK, "1,10,0", NULL, NULL },
 	{ "{\"topology\":\"quantumGPUs\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"topology\":\"ALL\"}", FALCON_ERR_PARSE, NULL, NULL, NULL },
 	{ "{\"nvme\":{}}", FALCON_ERR_PARSE, NULL, NULL, NULL },
