@@ -248,7 +248,7 @@ static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev 
 {
 	struct falcon_inventory now = { 0, NULL };
 
-	if (falcon_chassis_inventory(x->ch->client, &now) == FALCON_OK)
+	if (falcond_chassis_inventory(x->st, x->ch, &now, true) == FALCON_OK)
 		falcond_place_refused(&x->ch->reach, x->ch->cc->name, &now, d);
 	falcon_inventory_free(&now);
 	*x->retry = true;
@@ -267,22 +267,21 @@ static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const ch
 			       size_t n)
 {
 	struct falcond_chassis *ch = x->ch;
-	falcon_err_t rv = falcon_chassis_attach_set(ch->client, port, ids, n);
+	falcon_err_t rv = falcond_chassis_client(x->st, ch);
 	char detail[1024];
 	size_t i, k;
+
+	if (rv != FALCON_OK) /* nothing sent */
+		return rv;
+	rv = falcon_chassis_attach_set(ch->client, port, ids, n);
 
 	for (i = 0; i < x->l.ndevs; i++)
 		for (k = 0; k < n; k++)
 			if (strcmp(x->l.devs[i].id, ids[k]) == 0)
 				x->sent[i] = rv != FALCON_ERR_CONFLICT;
-	if (rv == FALCON_OK) {
-		for (k = 0; k < n; k++)
-			falcond_chassis_set_owner(x->st, ch, ids[k], port);
+	falcond_chassis_changed(x->st, ch, rv, port, ids, n);
+	if (rv == FALCON_OK)
 		return rv;
-	}
-	falcond_count_chassis_error(x->st, rv);
-	ch->stale = true;
-	ch->down |= falcond_may_land_late(rv);
 	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 	for (i = 0; n == 1 && i < x->l.ndevs; i++)
 		if ((rv == FALCON_ERR_POLICY || rv == FALCON_ERR_CONFLICT) &&

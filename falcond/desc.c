@@ -48,7 +48,7 @@ void falcond_desc_open(struct falcond_state *st, struct falcond_chassis *ch)
 	size_t len = 0;
 	falcon_err_t rv;
 
-	falcon_chassis_keep_descriptions(ch->client, st->conf->inventory_refresh);
+	falcon_chassis_keep_descriptions(ch->reader, st->conf->inventory_refresh);
 	if (st->conf->inventory_refresh <= 0 || path == NULL)
 		goto out;
 	rv = falcon_read_file(path, DESC_FILE_MAX, &buf, &len);
@@ -69,7 +69,7 @@ void falcond_desc_open(struct falcond_state *st, struct falcond_chassis *ch)
 			    "no memory", tok ? json_tokener_get_parse_end(tok) : 0, ch->cc->name);
 		goto out;
 	}
-	if (falcon_chassis_descriptions_load(ch->client, o, path) != FALCON_OK)
+	if (falcon_chassis_descriptions_load(ch->reader, o, path) != FALCON_OK)
 		falcon_warn("%s; reading every device of chassis %s", falcon_errmsg(),
 			    ch->cc->name);
 	else
@@ -102,15 +102,15 @@ void falcond_desc_before_read(struct falcond_state *st, struct falcond_chassis *
 {
 	size_t i;
 
-	if (ch->client == NULL)
+	if (ch->reader == NULL)
 		return;
 	pthread_mutex_lock(&st->lock);
 	if (ch->down)
 		ch->forget_all = true;
 	if (ch->forget_all)
-		falcon_chassis_forget(ch->client, NULL);
+		falcon_chassis_forget(ch->reader, NULL);
 	for (i = 0; !ch->forget_all && i < ch->nforget; i++)
-		falcon_chassis_forget(ch->client, ch->forget[i]);
+		falcon_chassis_forget(ch->reader, ch->forget[i]);
 	ch->forget_all = false;
 	ch->nforget = 0;
 	pthread_mutex_unlock(&st->lock);
@@ -123,10 +123,10 @@ void falcond_desc_after_read(struct falcond_state *st, struct falcond_chassis *c
 	const char *s;
 
 	/* every inventory ends here: build the JSON only when it changed */
-	if (ch->client == NULL || st->conf->inventory_refresh <= 0 ||
-	    !falcon_chassis_descriptions_changed(ch->client))
+	if (ch->reader == NULL || st->conf->inventory_refresh <= 0 ||
+	    !falcon_chassis_descriptions_changed(ch->reader))
 		return;
-	o = falcon_chassis_descriptions_save(ch->client, NULL);
+	o = falcon_chassis_descriptions_save(ch->reader, NULL);
 	if (o == NULL) {
 		falcon_warn("chassis %s: descriptions not written: out of memory", ch->cc->name);
 		return;

@@ -32,18 +32,15 @@ falcon_err_t falcond_detach_or_quarantine(struct falcond_state *st, struct falco
 	if (rv == FALCON_OK) {
 		ch->detaches++;
 		rv = falcon_chassis_detach(ch->client, port, dev);
+		falcond_chassis_changed(st, ch, rv, "", &dev, 1);
 	}
-	if (rv == FALCON_OK) {
-		falcond_chassis_set_owner(st, ch, dev, "");
+	if (rv == FALCON_OK)
 		return rv;
-	}
-	falcond_count_chassis_error(st, rv);
-	ch->down |= falcond_may_land_late(rv);
 	snprintf(reason, sizeof(reason), "detach from %s failed during %s: %s", port, why,
 		 falcon_errmsg());
 	falcon_error("%s/%s: %s; quarantined", ch->cc->name, dev, reason);
-	ch->stale = true;
 	pthread_mutex_lock(&st->lock);
+	ch->stale = true;
 	if (falcond_ledger_quarantine(st->ledger, ch->cc->name, dev, reason) == FALCON_OK)
 		st->quarantined_total++;
 	/* Held in memory either way; if the ledger write fails, a restart
@@ -81,14 +78,9 @@ static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
 	if (rv == FALCON_OK && n > 1) {
 		ch->detaches++;
 		rv = falcon_chassis_detach_set(ch->client, port, ids, n);
-		if (rv == FALCON_OK) {
-			for (i = 0; i < n; i++)
-				falcond_chassis_set_owner(st, ch, ids[i], "");
+		falcond_chassis_changed(st, ch, rv, "", ids, n);
+		if (rv == FALCON_OK)
 			return 0;
-		}
-		falcond_count_chassis_error(st, rv);
-		ch->down |= falcond_may_land_late(rv);
-		ch->stale = true;
 		falcon_warn("%s: detach of %zu devices from %s during %s: %s; one by one",
 			    ch->cc->name, n, port, why, falcon_errmsg());
 	}

@@ -17,7 +17,6 @@
 #include "core/log.h"
 #include "core/util.h"
 
-/* falcond_chassis_client - the chassis' client, opened on first use (ch->lock held). */
 falcon_err_t falcond_chassis_client(struct falcond_state *st, struct falcond_chassis *ch)
 {
 	falcon_err_t rv;
@@ -25,6 +24,20 @@ falcon_err_t falcond_chassis_client(struct falcond_state *st, struct falcond_cha
 	if (ch->client != NULL)
 		return FALCON_OK;
 	rv = falcon_chassis_open(ch->cc, &ch->client);
+	if (rv != FALCON_OK)
+		falcond_count_chassis_error(st, rv);
+	return rv;
+}
+
+/* reader - ch->reader, opened on first use with the kept descriptions
+ * (read_lock held). */
+static falcon_err_t reader(struct falcond_state *st, struct falcond_chassis *ch)
+{
+	falcon_err_t rv;
+
+	if (ch->reader != NULL)
+		return FALCON_OK;
+	rv = falcon_chassis_open(ch->cc, &ch->reader);
 	if (rv != FALCON_OK)
 		falcond_count_chassis_error(st, rv);
 	else
@@ -46,45 +59,64 @@ static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory
 	}
 }
 
-/*
- * falcond_chassis_inventory - the chassis inventory into *inv (caller frees) (ch->lock
- * held).  With fresh false, the last read (a compose's or a reconcile's)
- * is reused while younger than InventoryReuse (falcon.conf(5)) and no
- * error happened since: falcond itself changes owners only under ch->lock
- * and records them (falcond_chassis_set_owner).  A change made behind its back is safe
- * either way: a device attached to another host is refused by the chassis
- * (one PCIe device, one host port: 409), which marks the cache stale and
- * places again from a fresh read (attach_refused); a device freed is not
- * used until the next read (the periodic reconcile reads every
- * ReconcileInterval).  A read that fails marks the chassis down; the next
- * one that works kicks the reconcile thread (falcond_reconciler).
- */
+/* cached - a copy of the cache into *inv when it is good to use: read at
+ * or after since_ms (0: any time within InventoryReuse), no error since
+ * (st->lock held).  false when it is not (or out of memory). */
+static bool cached(struct falcond_state *st, struct falcond_chassis *ch,
+		   struct falcon_inventory *inv, long long since_ms)
+{
+	long long age = falcon_now_ms() - ch->last_ms;
+
+	if (!ch->have_last || ch->stale ||
+	    (since_ms ? ch->last_ms < since_ms : age >= st->conf->inventory_reuse * 1000LL))
+		return false;
+	inv_copy(inv, &ch->last);
+	if (inv->n == ch->last.n)
+		return true;
+	falcon_inventory_free(inv);
+	return false;
+}
+
 falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_chassis *ch,
-				 struct falcon_inventory *inv, bool fresh)
+				       struct falcon_inventory *inv, bool fresh)
 {
 	struct falcon_inventory copy = { 0, NULL };
+	long long asked = falcon_now_ms();
 	falcon_err_t rv;
+	bool ok;
 
-	if (!fresh && ch->have_last && !ch->stale &&
-	    falcon_now_ms() - ch->last_ms < st->conf->inventory_reuse * 1000LL) {
-		pthread_mutex_lock(&st->lock);
-		inv_copy(inv, &ch->last);
-		pthread_mutex_unlock(&st->lock);
-		if (inv->n == ch->last.n)
-			return FALCON_OK;
-		falcon_inventory_free(inv);
+	inv->n = 0;
+	inv->devs = NULL;
+	pthread_mutex_lock(&st->lock);
+	ok = !fresh && cached(st, ch, inv, 0);
+	pthread_mutex_unlock(&st->lock);
+	if (ok)
+		return FALCON_OK;
+	pthread_mutex_lock(&ch->read_lock);
+	/* a read that began after this call did, and ended while it waited
+	 * for the lock, is as fresh as one of its own */
+	pthread_mutex_lock(&st->lock);
+	ok = cached(st, ch, inv, asked);
+	pthread_mutex_unlock(&st->lock);
+	if (ok) {
+		pthread_mutex_unlock(&ch->read_lock);
+		return FALCON_OK;
 	}
-	rv = falcond_chassis_client(st, ch);
+	asked = falcon_now_ms();
+	rv = reader(st, ch);
 	if (rv == FALCON_OK) {
 		falcond_desc_before_read(st, ch);
-		rv = falcon_chassis_inventory(ch->client, inv);
+		rv = falcon_chassis_inventory(ch->reader, inv);
 	}
 	if (rv == FALCON_OK)
 		falcond_desc_after_read(st, ch);
+	pthread_mutex_unlock(&ch->read_lock);
 	if (rv != FALCON_OK) {
 		falcond_count_chassis_error(st, rv);
+		pthread_mutex_lock(&st->lock);
 		ch->stale = true;
 		ch->down = true;
+		pthread_mutex_unlock(&st->lock);
 		return rv;
 	}
 	inv_copy(&copy, inv);
@@ -100,21 +132,36 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 		falcon_inventory_free(&ch->last);
 	ch->last = copy;
 	ch->have_last = true;
-	ch->last_ms = falcon_now_ms();
+	/* what it shows is as of when it was asked for: a change completed
+	 * after that is in the cache (falcond_chassis_changed) but perhaps not
+	 * in this read, so the read does not make the cache younger than that */
+	ch->last_ms = asked;
 	ch->stale = copy.n != inv->n;
 	pthread_mutex_unlock(&st->lock);
 	return FALCON_OK;
 }
 
-/* falcond_chassis_set_owner - record in the cached inventory that dev is on port ("" = free). */
-void falcond_chassis_set_owner(struct falcond_state *st, struct falcond_chassis *ch, const char *dev,
-			 const char *port)
+void falcond_chassis_changed(struct falcond_state *st, struct falcond_chassis *ch,
+			     falcon_err_t rv, const char *port, const char **ids, size_t n)
 {
-	size_t i;
+	size_t i, k;
 
+	if (rv != FALCON_OK)
+		falcond_count_chassis_error(st, rv);
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; ch->have_last && i < ch->last.n; i++)
-		if (strcmp(ch->last.devs[i].id, dev) == 0)
-			falcon_strlcpy(ch->last.devs[i].owner, port, sizeof(ch->last.devs[i].owner));
+	for (k = 0; k < n; k++) {
+		ch->gen++;
+		ch->touched[ch->gen % FALCOND_TOUCHED_MAX].gen = ch->gen;
+		falcon_strlcpy(ch->touched[ch->gen % FALCOND_TOUCHED_MAX].dev, ids[k],
+			       sizeof(ch->touched[0].dev));
+		for (i = 0; rv == FALCON_OK && ch->have_last && i < ch->last.n; i++)
+			if (strcmp(ch->last.devs[i].id, ids[k]) == 0)
+				falcon_strlcpy(ch->last.devs[i].owner, port,
+					       sizeof(ch->last.devs[i].owner));
+	}
+	if (rv != FALCON_OK) {
+		ch->stale = true;
+		ch->down |= falcond_may_land_late(rv);
+	}
 	pthread_mutex_unlock(&st->lock);
 }

@@ -14,32 +14,42 @@
 #include "state.h"
 
 /*
- * falcond_chassis_client - ch->client, opened on first use (falcon.conf's
- * ChassisName line; the kept descriptions loaded, desc.h) (ch->lock held).
- * Errors of falcon_chassis_open(), counted in the metrics.
+ * falcond_chassis_client - ch->client, the client that changes the
+ * chassis, opened on first use (falcon.conf's ChassisName line)
+ * (ch->lock held).  Errors of falcon_chassis_open(), counted in the
+ * metrics.
  */
 falcon_err_t falcond_chassis_client(struct falcond_state *st, struct falcond_chassis *ch);
 
 /*
  * falcond_chassis_inventory - the chassis inventory into *inv (caller
- * frees with falcon_inventory_free) (ch->lock held).  With fresh false,
- * the last read (a compose's or a reconcile's) is reused while younger
- * than InventoryReuse seconds (falcon.conf(5)) and no error happened
- * since: falcond itself changes owners only under ch->lock and records
- * them (falcond_chassis_set_owner).  A change made behind its back is safe
- * either way: a device attached to another host is refused by the chassis
- * (one PCIe device, one host port: 409), which marks the cache stale and
- * places again from a fresh read; a device freed is not used until the
- * next read (the periodic reconcile reads every ReconcileInterval).  A
- * read that fails marks the chassis down (its error returned); the next
- * one that works kicks the reconcile thread.
+ * frees with falcon_inventory_free), with or without ch->lock held: reads
+ * go through ch->reader under ch->read_lock (the kept descriptions,
+ * desc.h), one at a time; a caller that waited for another's read takes
+ * its result.  With fresh false, the last read (a compose's or a
+ * reconcile's) is reused while younger than InventoryReuse seconds
+ * (falcon.conf(5)) and no error happened since: falcond changes owners
+ * only under ch->lock and records them (falcond_chassis_changed).  A
+ * change made behind its back is safe either way: a device attached to
+ * another host is refused by the chassis (one PCIe device, one host port:
+ * 409), which marks the cache stale and places again from a fresh read; a
+ * device freed is not used until the next read (the periodic reconcile
+ * reads every ReconcileInterval).  A read that fails marks the chassis
+ * down (its error returned); the next one that works kicks the reconcile
+ * thread.
  */
 falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				       struct falcon_inventory *inv, bool fresh);
 
-/* falcond_chassis_set_owner - record in the cached inventory that device
- * dev is on port ("" = free) (takes st->lock). */
-void falcond_chassis_set_owner(struct falcond_state *st, struct falcond_chassis *ch,
-			       const char *dev, const char *port);
+/*
+ * falcond_chassis_changed - a change request on devices ids[n] of ch
+ * ended with rv (ch->lock held; takes st->lock): on FALCON_OK the cache
+ * has them on port ("" = free); otherwise the error is counted, the cache
+ * is stale and the chassis down when the change may land late.  Either
+ * way each device is recorded as touched at a new generation
+ * (falcond_chassis_touched).
+ */
+void falcond_chassis_changed(struct falcond_state *st, struct falcond_chassis *ch,
+			     falcon_err_t rv, const char *port, const char **ids, size_t n);
 
 #endif /* FALCOND_INVENTORY_H */

@@ -82,21 +82,29 @@ struct reconcile_run {
 	int slurm_ok;                /* 0: jobs is what Slurm says; -1: not checked */
 	unsigned long long rolled, closed_gone, closed_job, orphans, errors;
 	unsigned long long late, settling; /* late attaches detached; leases left settling */
+	unsigned long long since;    /* the chassis' change generation when its read
+				      * began (falcond_chassis_gen) */
 };
 
 /*
- * lease_verdict - why lease l of chassis cn must be closed, or NULL: a
+ * lease_verdict - why lease l of chassis ch must be closed, or NULL: a
  * "closing" one is released, one whose device is not attached to its port
  * in inv any more or whose job Slurm does not run closed (counted in run,
- * logged; st->lock held).  In-flight leases are reconcile_settle's.
+ * logged; st->lock held).  A lease with a device changed since the read
+ * began (run->since) is not judged by the read: the next pass will.
+ * In-flight leases are reconcile_settle's.
  */
-static const char *lease_verdict(struct reconcile_run *run, const char *cn,
+static const char *lease_verdict(struct reconcile_run *run, const struct falcond_chassis *ch,
 				 const struct falcon_inventory *inv, const struct falcon_lease *l)
 {
+	const char *cn = ch->cc->name;
 	size_t j, k;
 
 	if (strcmp(l->state, "closing") == 0)
 		return "released";
+	for (j = 0; j < l->ndevs; j++)
+		if (falcond_chassis_touched(ch, run->since, l->devs[j].id))
+			return NULL;
 	for (j = 0; j < l->ndevs; j++) {
 		for (k = 0; k < inv->n; k++)
 			if (strcmp(inv->devs[k].id, l->devs[j].id) == 0)
@@ -139,7 +147,7 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 
 		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0 || falcond_lease_in_flight(l))
 			continue;
-		reason = lease_verdict(run, ch->cc->name, inv, l);
+		reason = lease_verdict(run, ch, inv, l);
 		if (reason != NULL) {
 			falcon_strlcpy(ids[nids], l->id, sizeof(ids[nids]));
 			falcon_strlcpy(why[nids++], reason, sizeof(why[0]));
@@ -220,7 +228,7 @@ static void reconcile_settle(struct falcond_state *st, struct falcond_chassis *c
 }
 
 /* taken_back - whether this pass already detached dev (a lease it closed):
- * ch->last, read with inv, has it free since (falcond_chassis_set_owner) (st->lock held). */
+ * ch->last, read with inv, has it free since (falcond_chassis_changed) (st->lock held). */
 static bool taken_back(const struct falcond_chassis *ch, const char *dev)
 {
 	size_t i;
@@ -246,7 +254,7 @@ static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *
 			continue;
 		pthread_mutex_lock(&st->lock);
 		leased = falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id) != NULL ||
-			 taken_back(ch, d->id);
+			 taken_back(ch, d->id) || falcond_chassis_touched(ch, run->since, d->id);
 		pthread_mutex_unlock(&st->lock);
 		if (leased)
 			continue;
@@ -257,49 +265,58 @@ static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *
 	}
 }
 
-/* reconcile_chassis - one chassis: its leases, its orphans, the cache
- * read again, the ledger committed (takes ch->lock, then st->lock). */
+/*
+ * reconcile_chassis - one chassis: read without ch->lock (a read may take
+ * seconds; composes go on meanwhile), then, under ch->lock, its settling
+ * leases, its leases and its orphans judged by that read, leaving alone
+ * what changed since it began (falcond_chassis_touched); the chassis read
+ * again after changes, the ledger committed (takes ch->lock, then
+ * st->lock).
+ */
 static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *ch,
 			      struct reconcile_run *run)
 {
 	struct falcon_inventory inv = { 0, NULL };
 	unsigned long long detaches;
+	falcon_err_t rv;
 
-	pthread_mutex_lock(&ch->lock);
-	if (ch->down) { /* it was away: it may have been serviced */
-		pthread_mutex_lock(&st->lock);
+	pthread_mutex_lock(&st->lock);
+	if (ch->down) /* it was away: it may have been serviced */
 		falcond_desc_forget(ch, NULL);
-		pthread_mutex_unlock(&st->lock);
-	}
 	ch->down = false; /* this pass is the reconcile a recovery would kick */
+	run->since = ch->gen;
+	pthread_mutex_unlock(&st->lock);
 	if (falcond_chassis_inventory(st, ch, &inv, true) != FALCON_OK) {
 		falcon_error("reconcile: chassis %s: %s", ch->cc->name, falcon_errmsg());
 		run->errors++;
-		pthread_mutex_unlock(&ch->lock);
 		return;
 	}
+	pthread_mutex_lock(&ch->lock);
 	detaches = ch->detaches;
 	reconcile_settle(st, ch, &inv, run);
 	reconcile_leases(st, ch, &inv, run);
 	reconcile_orphans(st, ch, &inv, run);
+	detaches = ch->detaches - detaches;
+	pthread_mutex_unlock(&ch->lock);
 	/* after changes, read again (the cache too); clear what healed
 	 * (resv.h).  Without changes the first read is still true. */
-	if (detaches == ch->detaches) {
-		falcond_resv_heal(st, ch, &inv);
-		falcon_inventory_free(&inv);
-	} else {
+	if (detaches > 0) {
 		falcon_inventory_free(&inv);
 		/* a detach of this pass that failed set ch->down; its device is
 		 * quarantined, the next pass looks again: this read must not
 		 * kick one at once (a chassis failing every PATCH would get
 		 * passes back to back, without end) */
+		pthread_mutex_lock(&st->lock);
 		ch->down = false;
-		if (falcond_chassis_inventory(st, ch, &inv, true) == FALCON_OK) {
-			falcond_resv_heal(st, ch, &inv);
-			falcon_inventory_free(&inv);
-		}
+		pthread_mutex_unlock(&st->lock);
+		run->since = falcond_chassis_gen(st, ch);
+		rv = falcond_chassis_inventory(st, ch, &inv, true);
+	} else {
+		rv = FALCON_OK;
 	}
-	pthread_mutex_unlock(&ch->lock);
+	if (rv == FALCON_OK)
+		falcond_resv_heal(st, ch, &inv, run->since);
+	falcon_inventory_free(&inv);
 	pthread_mutex_lock(&st->lock);
 	if (falcond_commit_locked(st) != FALCON_OK)
 		run->errors++;
@@ -326,7 +343,7 @@ static json_object *reconcile_report(const struct reconcile_run *run)
 
 falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 {
-	struct reconcile_run run = { NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct reconcile_run run = { .jobs = NULL };
 	size_t c;
 
 	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);

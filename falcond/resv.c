@@ -78,7 +78,7 @@ static const struct falcon_device *inv_dev(const struct falcon_inventory *inv, c
 }
 
 size_t falcond_resv_heal(struct falcond_state *st, const struct falcond_chassis *ch,
-			 const struct falcon_inventory *inv)
+			 const struct falcon_inventory *inv, unsigned long long since)
 {
 	size_t i = 0, n = 0;
 
@@ -92,6 +92,7 @@ size_t falcond_resv_heal(struct falcond_state *st, const struct falcond_chassis 
 		if (d == NULL || !falcond_quarantine_healable(q.reason) || d->owner[0] != '\0' ||
 		    strcmp(d->health, "OK") != 0 ||
 		    falcond_ledger_device_lease(st->ledger, q.chassis, q.device) != NULL ||
+		    falcond_chassis_touched(ch, since, q.device) ||
 		    falcond_ledger_unquarantine(st->ledger, q.chassis, q.device) != FALCON_OK) {
 			i++;
 			continue;

@@ -49,11 +49,13 @@ bool falcond_quarantine_healable(const char *reason);
  * falcond_resv_heal - clear the healable quarantines of chassis ch whose
  * device inv shows free (no owner), Status.Health "OK" and no lease holds;
  * each is logged and appended to the history (falcond_history_append,
- * result "auto-cleared: REASON").  Takes st->lock; the caller commits the
- * ledger.  Returns how many were cleared.
+ * result "auto-cleared: REASON"), unless a change request on it ended
+ * after generation since (the read inv began then: falcond_chassis_gen).
+ * Takes st->lock; the caller commits the ledger.  Returns how many were
+ * cleared.
  */
 size_t falcond_resv_heal(struct falcond_state *st, const struct falcond_chassis *ch,
-			 const struct falcon_inventory *inv);
+			 const struct falcon_inventory *inv, unsigned long long since);
 
 /*
  * falcond_resv_kick - ask the reservation thread (started on the first

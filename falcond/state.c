@@ -35,6 +35,7 @@ falcon_err_t falcond_state_init(struct falcond_state *st)
 	for (i = 0; i < st->nchassis; i++) {
 		st->ch[i].cc = &st->conf->chassis[i];
 		pthread_mutex_init(&st->ch[i].lock, NULL);
+		pthread_mutex_init(&st->ch[i].read_lock, NULL);
 	}
 	return FALCON_OK;
 }
@@ -45,9 +46,11 @@ void falcond_state_fini(struct falcond_state *st)
 
 	for (i = 0; i < st->nchassis; i++) {
 		falcon_chassis_close(st->ch[i].client);
+		falcon_chassis_close(st->ch[i].reader);
 		if (st->ch[i].have_last)
 			falcon_inventory_free(&st->ch[i].last);
 		pthread_mutex_destroy(&st->ch[i].lock);
+		pthread_mutex_destroy(&st->ch[i].read_lock);
 	}
 	free(st->ch);
 	st->ch = NULL;
@@ -131,4 +134,27 @@ falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long 
 falcon_err_t falcond_commit_locked(struct falcond_state *st)
 {
 	return falcond_commit_upto_locked(st, ++st->gen);
+}
+
+unsigned long long falcond_chassis_gen(struct falcond_state *st, struct falcond_chassis *ch)
+{
+	unsigned long long g;
+
+	pthread_mutex_lock(&st->lock);
+	g = ch->gen;
+	pthread_mutex_unlock(&st->lock);
+	return g;
+}
+
+bool falcond_chassis_touched(const struct falcond_chassis *ch, unsigned long long since,
+			     const char *dev)
+{
+	unsigned long long g;
+
+	if (ch->gen - since >= FALCOND_TOUCHED_MAX)
+		return ch->gen != since; /* more than the ring holds: assume so */
+	for (g = since + 1; g <= ch->gen; g++)
+		if (strcmp(ch->touched[g % FALCOND_TOUCHED_MAX].dev, dev) == 0)
+			return true;
+	return false;
 }

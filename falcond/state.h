@@ -52,17 +52,31 @@ struct falcond_hist_metric {
 	double sum;
 };
 
+#define FALCOND_TOUCHED_MAX 64 /* changes remembered for a reconcile's read */
+
 struct falcond_chassis {
 	const struct falcon_chassis_conf *cc;
-	struct falcon_chassis *client;  /* NULL until opened */
+	/* two clients: changes go through client (ch->lock), reads through
+	 * reader (read_lock), so that a read that takes seconds (a periodic
+	 * reconcile's) holds no compose up */
+	struct falcon_chassis *client;  /* NULL until opened (ch->lock) */
+	struct falcon_chassis *reader;  /* NULL until opened, keeps the device
+					 * descriptions (desc.c) (read_lock) */
 	pthread_mutex_t lock;           /* serializes changes to this chassis */
+	pthread_mutex_t read_lock;      /* one read at a time; taken after ch->lock */
+	/* the cache, st->lock: */
 	struct falcon_inventory last;   /* last inventory seen (status, metrics, placement) */
 	bool have_last;
 	long long last_ms;              /* when it was read (falcon_now_ms) */
 	bool stale;                     /* an error since: read it again before use */
 	bool down;                      /* its last read failed, or a change timed out
 					 * (may land late): the next read that works
-					 * kicks a reconcile (ch->lock) */
+					 * kicks a reconcile */
+	/* the changes made, st->lock: a reconcile that read without ch->lock
+	 * leaves alone what changed after its read began (falcond_chassis_touched) */
+	unsigned long long gen;         /* changes completed so far */
+	struct { unsigned long long gen; char dev[FALCON_NAME_LEN]; }
+		touched[FALCOND_TOUCHED_MAX]; /* the last ones, a ring by gen */
 	struct falcond_reach reach;     /* ports learnt not cabled to a drawer (place.h;
 					 * ch->lock) */
 	/* descriptions to drop before the next read (desc.c; st->lock):
@@ -130,5 +144,18 @@ bool falcond_may_land_late(falcon_err_t e);
  */
 falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long long want);
 falcon_err_t falcond_commit_locked(struct falcond_state *st);
+
+/* falcond_chassis_gen - the generation of ch's changes now (takes st->lock):
+ * what a read begun now shows, a later one may not. */
+unsigned long long falcond_chassis_gen(struct falcond_state *st, struct falcond_chassis *ch);
+
+/*
+ * falcond_chassis_touched - whether a change request on dev ended after
+ * generation since (st->lock held): a read begun at since may show dev as
+ * it was before.  true also when more changes than FALCOND_TOUCHED_MAX
+ * ended since (they are not all remembered).
+ */
+bool falcond_chassis_touched(const struct falcond_chassis *ch, unsigned long long since,
+			     const char *dev);
 
 #endif /* FALCOND_STATE_H */

@@ -95,14 +95,14 @@ START_TEST(heal)
 	falcon_strlcpy(l.devs[0].id, "drawer1_slot5", sizeof(l.devs[0].id));
 	ck_assert_int_eq(falcond_ledger_add_lease(&lg, &l), FALCON_OK);
 
-	ck_assert_uint_eq(falcond_resv_heal(&st, &ch, &inv), 1);
+	ck_assert_uint_eq(falcond_resv_heal(&st, &ch, &inv, 0), 1);
 	ck_assert_ptr_null(falcond_ledger_quarantined(&lg, "c1", "drawer1_slot1"));
 	for (i = 1; i < 5; i++)
 		ck_assert_ptr_nonnull(falcond_ledger_quarantined(&lg, "c1", devs[i].id));
 	ck_assert_ptr_nonnull(falcond_ledger_quarantined(&lg, "c2", "drawer1_slot1"));
 	/* the device comes off: cleared at the next pass */
 	devs[1].owner[0] = '\0';
-	ck_assert_uint_eq(falcond_resv_heal(&st, &ch, &inv), 1);
+	ck_assert_uint_eq(falcond_resv_heal(&st, &ch, &inv, 0), 1);
 	ck_assert_uint_eq(lg.nquar, 4);
 	free(lg.quar);
 	free(lg.leases);
