@@ -1,6 +1,6 @@
 /*
  * fp_common.c - RunDir handling, the node lock, lease.json, clocks (see
- * fp.h).  The bottom layer of the prolog glue: calls no other fp_*.c.
+ * fp_common.h).  The bottom layer of the prolog glue: calls no other fp_*.c.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fp.h"
+#include "fp_common.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "pci/pcicfg.h"

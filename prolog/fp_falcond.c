@@ -1,7 +1,7 @@
 /*
  * fp_falcond.c - falcon-prolog/epilog's calls to falcond: compose with
  * retries inside the prolog's budget, decompose, quarantine, the lease of
- * a job (see fp.h).
+ * a job (see fp_falcond.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -12,7 +12,8 @@
 #include <time.h>
 
 #include "api/falcond_client.h"
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_falcond.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "pci/pcicfg.h"

@@ -1,6 +1,6 @@
 /*
  * fp_topo.c - the prolog's view of the bus through lib/pci/topo: which
- * function is which lease device, and the job's topology (see fp.h).
+ * function is which lease device, and the job's topology (see fp_topo.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_topo.h"
 #include "core/log.h"
 #include "pci/hotplug.h"
 #include "pci/topo.h"

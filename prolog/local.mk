@@ -3,8 +3,9 @@
 # holders; topo: the bus), lib/api (falcond) and lib/core (jobtag:
 # tres_per_node, SPANK options, AdminComment tag).
 
-FP_COMMON = prolog/fp.h prolog/fp_common.c prolog/fp_falcond.c prolog/fp_topo.c \
-	prolog/fp_slurm.c prolog/fp_start.c
+FP_COMMON = prolog/fp_common.c prolog/fp_common.h prolog/fp_falcond.c prolog/fp_falcond.h \
+	prolog/fp_topo.c prolog/fp_topo.h prolog/fp_slurm.c prolog/fp_slurm.h \
+	prolog/fp_start.c prolog/fp_start.h
 FP_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(PCI_CFLAGS) $(CURL_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS)
 FP_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) $(LIBFALCON_CORE) \
