@@ -36,7 +36,7 @@
 #include "fp_slurm.h"
 #include "fp_start.h"
 #include "fp_topo.h"
-#include "fsp_cgroup.h"
+#include "cgroup/cgroup.h"
 #include "pci/hotplug.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -640,7 +640,7 @@ static int write_topology(int lock)
 	fp_unlock(lock);
 	if (rv != FALCON_OK)
 		return fail_node("%s", falcon_errmsg());
-	fsp_cg_prolog(o, g.job.id); /* close its composed devices to the running jobs (#14) */
+	falcon_cg_prolog(o, g.job.id); /* close its composed devices to the running jobs (#14) */
 	return -1;
 }
 
