@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "falconctl.h"
 #include "core/conf.h"
@@ -105,6 +106,23 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+bool falconctl_again(const struct falcon_client *cl, falcon_err_t rv, const char *what,
+		     long long deadline)
+{
+	long ra = rv == FALCON_OK ? -1 : falcon_client_retry_after(cl);
+
+	if (ra < 0 || falcon_now_ms() + ra * 1000 >= deadline)
+		return false;
+	falcon_info("%s: %s, retrying in %ld s", what,
+		    rv == FALCON_ERR_SERVER ? "503" : "no answer", ra);
+	sleep((unsigned)ra);
+	return true;
+}
+
+/* The command's budget: its requests and their retries end by then
+ * (falcon_now_ms(); set by open_client(), FALCONCTL_BUDGET_S from then). */
+static long long budget_end;
+
 /* open_client - falcon.conf (--config, FALCON_CONF, default) -> a client. */
 static int open_client(const struct opts *o, struct falcon_client **cl)
 {
@@ -116,8 +134,9 @@ static int open_client(const struct opts *o, struct falcon_client **cl)
 		falcon_error("%s", falcon_errmsg());
 		return FALCONCTL_EXIT_USAGE;
 	}
-	rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 60, cl);
+	rv = falcon_client_new(conf->falcond_url, conf->munge_socket, FALCONCTL_BUDGET_S, cl);
 	falcon_conf_free(conf);
+	budget_end = falcon_now_ms() + FALCONCTL_BUDGET_S * 1000LL;
 	if (rv != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return FALCONCTL_EXIT_USAGE;
@@ -215,7 +234,9 @@ int falconctl_status(int argc, char **argv)
 		return FALCONCTL_EXIT_USAGE;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_status(cl, &st);
+	do
+		rv = falcon_client_status(cl, &st);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -258,7 +279,9 @@ int falconctl_attach(int argc, char **argv)
 	r.uid = o.uid;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_compose(cl, &r, &l);
+	do
+		rv = falcon_client_compose(cl, &r, &l);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -290,7 +313,9 @@ int falconctl_detach(int argc, char **argv)
 	}
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_decompose(cl, (uint32_t)o.job, o.lease);
+	do
+		rv = falcon_client_decompose(cl, (uint32_t)o.job, o.lease);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -311,7 +336,9 @@ int falconctl_reconcile(int argc, char **argv)
 		return FALCONCTL_EXIT_USAGE;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_reconcile(cl, true, &rep);
+	do
+		rv = falcon_client_reconcile(cl, true, &rep);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -338,8 +365,10 @@ static int quarantine_cmd(int argc, char **argv, bool on)
 	}
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = on ? falcon_client_quarantine(cl, argv[optind], argv[optind + 1], o.reason)
-		: falcon_client_unquarantine(cl, argv[optind], argv[optind + 1]);
+	do
+		rv = on ? falcon_client_quarantine(cl, argv[optind], argv[optind + 1], o.reason)
+			: falcon_client_unquarantine(cl, argv[optind], argv[optind + 1]);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
