@@ -36,6 +36,24 @@ struct fp_topo_result {
 	size_t nlocal;
 };
 
+struct falcon_topo; /* lib/pci/topo.h: one scan of the bus */
+
+/*
+ * fp_scan - one libpci scan of the bus under root for host
+ * (falcon_topo_scan_host()), timed into fp_scan_us.  *t is the caller's
+ * (falcon_topo_free()).  Errors as falcon_topo_scan_host(), detail set.
+ */
+falcon_err_t fp_scan(const char *root, const struct falcon_host_conf *host,
+		     struct falcon_topo **t);
+
+/*
+ * fp_match_in - fp_match() on a scan the caller made (fp_scan()): 1 when
+ * every lease device is identified in t, 0 when some are not (why says
+ * which, as fp_match()).  No scan, no error return; t is borrowed.
+ */
+int fp_match_in(const struct falcon_topo *t, const struct falcon_host_conf *host,
+		struct fp_lease *lease, char *why, size_t whylen);
+
 /*
  * fp_match - find each lease device on the bus under root by where it is
  * (falcon_topo_identify()): the one function of its type (and
@@ -55,13 +73,16 @@ int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_le
 	     char *why, size_t whylen);
 
 /*
- * fp_build_topology - scan root, and build the job's topology: the job's
+ * fp_build_topology - the job's topology from bus (a scan of root the
+ * caller made and keeps, e.g. the one fp_match_in() identified the lease
+ * in: one scan per run), or, bus NULL, from a scan made here: the job's
  * GPUs are the lease's plus want_local local NVIDIA GPUs (the SLURM_JOB_GPUS
  * indices among the host's local GPUs by BDF when given, else the first
  * unclaimed ones by BDF).  FALCON_ERR_NORESOURCE when fewer local GPUs are
  * there than asked.  *res is filled (res->topology owned by the caller).
  */
-falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *host,
+falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
+			       const struct falcon_host_conf *host,
 			       const struct fp_lease *lease, int want_local,
 			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
 			       size_t nclaimed, struct fp_topo_result *res);

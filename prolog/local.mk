@@ -14,7 +14,8 @@ FP_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) $(LIBFALCON_CO
 
 if HAVE_SLURM
 sbin_PROGRAMS += prolog/falcon-prolog prolog/falcon-epilog
-prolog_falcon_prolog_SOURCES = prolog/falcon-prolog.c $(FP_COMMON)
+prolog_falcon_prolog_SOURCES = prolog/falcon-prolog.c prolog/prolog_node.c \
+	prolog/prolog_node.h prolog/prolog_slurmctld.c prolog/prolog_slurmctld.h $(FP_COMMON)
 prolog_falcon_prolog_CFLAGS = $(FP_CFLAGS)
 prolog_falcon_prolog_LDADD = $(LIBFALCON_CGROUP) $(FP_LDADD)
 prolog_falcon_epilog_SOURCES = prolog/falcon-epilog.c $(FP_COMMON)

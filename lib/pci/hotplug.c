@@ -162,6 +162,66 @@ falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
 	}
 }
 
+unsigned long long falcon_hp_bus_signature(const char *root)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	char bus[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (falcon_hp_busdir(root, bus, sizeof(bus)) == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/devices", bus);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		const char *c;
+
+		for (c = de->d_name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+		snprintf(path, sizeof(path), "%s/devices/%s", bus, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0)
+			h = (h ^ (unsigned long long)st.st_mtim.tv_nsec ^
+			     ((unsigned long long)st.st_mtim.tv_sec << 30)) * 0x100000001b3ULL;
+		snprintf(path, sizeof(path), "%s/devices/%s/config", bus, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0)
+			h = (h ^ (unsigned long long)st.st_size) * 0x100000001b3ULL;
+	}
+	closedir(d);
+	return h;
+}
+
+falcon_err_t falcon_hp_wait_change(const char *root, unsigned long long *sig, long timeout_ms,
+				   const char *what)
+{
+	long long now = falcon_now_ms(), end = now;
+	long step_us = 1000;
+
+	if (timeout_ms > 0)
+		end = timeout_ms > LLONG_MAX - end ? LLONG_MAX : end + timeout_ms;
+	while (now < end) {
+		struct timespec ts;
+		unsigned long long s;
+
+		if (step_us / 1000 > end - now)
+			step_us = (long)(end - now) * 1000;
+		ts.tv_sec = step_us / 1000000;
+		ts.tv_nsec = (step_us % 1000000) * 1000;
+		nanosleep(&ts, NULL);
+		if (step_us < 10000)
+			step_us = step_us * 2 > 10000 ? 10000 : step_us * 2;
+		s = falcon_hp_bus_signature(root);
+		if (*sig == 0 || s != *sig) {
+			*sig = s;
+			return FALCON_OK;
+		}
+		now = falcon_now_ms();
+	}
+	return falcon_err_set(FALCON_ERR_TIMEOUT, "%s: not changed after %ld ms",
+			      what ? what : "wait", timeout_ms);
+}
+
 struct gone_ctx {
 	const char *root;
 	const char *const *bdfs;
