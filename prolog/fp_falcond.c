@@ -157,29 +157,57 @@ static falcon_err_t compose_try(const struct falcon_conf *conf, const struct fal
 	return rv;
 }
 
-falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
-			long long deadline, struct fp_lease *out, bool *job_error)
+/*
+ * compose_loop - the compose of job on job->node with retry policy r until
+ * it is answered, fails for good or r gives up: fp_compose (r->max =
+ * ChassisRetries) and fp_compose_wait (r->max < 0: until the deadline,
+ * waiting told when the reason changes).
+ */
+static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp_job *job,
+				 struct retry *r, struct fp_lease *out, bool *job_error,
+				 fp_wait_fn waiting, void *arg)
 {
-	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
 	struct falcon_compose_req req;
-	falcon_err_t rv;
+	falcon_err_t rv, last = FALCON_OK;
 	long ra;
 	int n;
 
 	*job_error = false;
 	compose_req(job, &req);
 	for (n = 1;; n++) {
-		if ((rv = compose_try(conf, &req, deadline, out, &ra)) == FALCON_OK)
+		if ((rv = compose_try(conf, &req, r->deadline, out, &ra)) == FALCON_OK)
 			return FALCON_OK;
 		if (!transient(rv)) {
 			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
 			return rv;
 		}
-		falcon_warn("job %u: compose (try %d of %d): %s: %s", job->id, n,
-			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
-		if (!again(&r, rv, ra))
+		if (r->max >= 0)
+			falcon_warn("job %u: compose (try %d of %d): %s: %s", job->id, n,
+				    r->max + 1, falcon_strerror(rv), falcon_errmsg());
+		else
+			falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
+				    job->id, job->node, n, fp_left(r->deadline) / 1000,
+				    falcon_strerror(rv), falcon_errmsg());
+		if (rv != last && waiting != NULL) {
+			char detail[512];
+
+			/* waiting() may call libslurm, which may set the error */
+			falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
+			waiting(rv, detail, arg);
+			falcon_err_set(rv, "%s", detail);
+		}
+		last = rv;
+		if (!again(r, rv, ra))
 			return rv;
 	}
+}
+
+falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
+			long long deadline, struct fp_lease *out, bool *job_error)
+{
+	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
+
+	return compose_loop(conf, job, &r, out, job_error, NULL, NULL);
 }
 
 const char *fp_wait_why(falcon_err_t e)
@@ -201,35 +229,8 @@ falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job
 			     fp_wait_fn waiting, void *arg)
 {
 	struct retry r = { .deadline = deadline, .max = -1, .capped = true };
-	struct falcon_compose_req req;
-	falcon_err_t rv, last = FALCON_OK;
-	long ra;
-	int n;
 
-	*job_error = false;
-	compose_req(job, &req);
-	for (n = 0;; n++) {
-		if ((rv = compose_try(conf, &req, deadline, out, &ra)) == FALCON_OK)
-			return FALCON_OK;
-		if (!transient(rv)) {
-			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
-			return rv;
-		}
-		falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
-			    job->id, job->node, n + 1, fp_left(deadline) / 1000, falcon_strerror(rv),
-			    falcon_errmsg());
-		if (rv != last && waiting != NULL) {
-			char detail[512];
-
-			/* waiting() may call libslurm, which may set the error */
-			falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
-			waiting(rv, detail, arg);
-			falcon_err_set(rv, "%s", detail);
-		}
-		last = rv;
-		if (!again(&r, rv, ra))
-			return rv;
-	}
+	return compose_loop(conf, job, &r, out, job_error, waiting, arg);
 }
 
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,

@@ -192,34 +192,38 @@ unsigned long long falcon_hp_bus_signature(const char *root)
 	return h;
 }
 
+struct change_ctx {
+	const char *root;
+	unsigned long long *sig;
+	bool looked;   /* the first call only counts: a step is slept before each look */
+};
+
+static int change_cond(void *p)
+{
+	struct change_ctx *c = p;
+	unsigned long long s;
+
+	if (!c->looked) {
+		c->looked = true;
+		return 0;
+	}
+	s = falcon_hp_bus_signature(c->root);
+	if (*c->sig != 0 && s == *c->sig)
+		return 0;
+	*c->sig = s;
+	return 1;
+}
+
 falcon_err_t falcon_hp_wait_change(const char *root, unsigned long long *sig, long timeout_ms,
 				   const char *what)
 {
-	long long now = falcon_now_ms(), end = now;
-	long step_us = 1000;
+	struct change_ctx c = { .root = root, .sig = sig, .looked = false };
+	falcon_err_t rv = falcon_hp_wait(change_cond, &c, timeout_ms, what);
 
-	if (timeout_ms > 0)
-		end = timeout_ms > LLONG_MAX - end ? LLONG_MAX : end + timeout_ms;
-	while (now < end) {
-		struct timespec ts;
-		unsigned long long s;
-
-		if (step_us / 1000 > end - now)
-			step_us = (long)(end - now) * 1000;
-		ts.tv_sec = step_us / 1000000;
-		ts.tv_nsec = (step_us % 1000000) * 1000;
-		nanosleep(&ts, NULL);
-		if (step_us < 10000)
-			step_us = step_us * 2 > 10000 ? 10000 : step_us * 2;
-		s = falcon_hp_bus_signature(root);
-		if (*sig == 0 || s != *sig) {
-			*sig = s;
-			return FALCON_OK;
-		}
-		now = falcon_now_ms();
-	}
-	return falcon_err_set(FALCON_ERR_TIMEOUT, "%s: not changed after %ld ms",
-			      what ? what : "wait", timeout_ms);
+	if (rv == FALCON_ERR_TIMEOUT)
+		rv = falcon_err_set(FALCON_ERR_TIMEOUT, "%s: not changed after %ld ms",
+				    what ? what : "wait", timeout_ms);
+	return rv;
 }
 
 struct gone_ctx {
