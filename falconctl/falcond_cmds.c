@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "falcond_cmds.h"
+#include "again.h"
 #include "exitcode.h"
 #include "core/conf.h"
 #include "api/falcond_client.h"
@@ -106,6 +108,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+
+/* The command's budget: its requests and their retries end by then
+ * (falcon_now_ms(); set by open_client(), FALCONCTL_BUDGET_S from then). */
+static long long budget_end;
+
 /* open_client - falcon.conf (--config, FALCON_CONF, default) -> a client. */
 static int open_client(const struct opts *o, struct falcon_client **cl)
 {
@@ -117,8 +124,9 @@ static int open_client(const struct opts *o, struct falcon_client **cl)
 		falcon_error("%s", falcon_errmsg());
 		return FALCONCTL_EXIT_USAGE;
 	}
-	rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 60, cl);
+	rv = falcon_client_new(conf->falcond_url, conf->munge_socket, FALCONCTL_BUDGET_S, cl);
 	falcon_conf_free(conf);
+	budget_end = falcon_now_ms() + FALCONCTL_BUDGET_S * 1000LL;
 	if (rv != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return FALCONCTL_EXIT_USAGE;
@@ -236,7 +244,9 @@ static int ask_and_print(int argc, char **argv,
 		return FALCONCTL_EXIT_USAGE;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = call(cl, &ans);
+	do
+		rv = call(cl, &ans);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -284,7 +294,9 @@ int falconctl_attach(int argc, char **argv)
 	r.uid = o.uid;
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_compose(cl, &r, &l);
+	do
+		rv = falcon_client_compose(cl, &r, &l);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -316,7 +328,9 @@ int falconctl_detach(int argc, char **argv)
 	}
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = falcon_client_decompose(cl, (uint32_t)o.job, o.lease);
+	do
+		rv = falcon_client_decompose(cl, (uint32_t)o.job, o.lease);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);
@@ -343,8 +357,10 @@ static int quarantine_cmd(int argc, char **argv, bool on)
 	}
 	if ((ec = open_client(&o, &cl)) != FALCONCTL_EXIT_OK)
 		return ec;
-	rv = on ? falcon_client_quarantine(cl, argv[optind], argv[optind + 1], o.reason)
-		: falcon_client_unquarantine(cl, argv[optind], argv[optind + 1]);
+	do
+		rv = on ? falcon_client_quarantine(cl, argv[optind], argv[optind + 1], o.reason)
+			: falcon_client_unquarantine(cl, argv[optind], argv[optind + 1]);
+	while (falconctl_again(cl, rv, argv[0], budget_end));
 	falcon_client_free(cl);
 	if (rv != FALCON_OK)
 		return fail(argv[0], rv);

@@ -10,6 +10,7 @@ falconctl_falconctl_SOURCES = \
 	falconctl/topo.c falconctl/topo.h \
 	falconctl/inventory.c falconctl/inventory.h \
 	falconctl/falcond_cmds.c falconctl/falcond_cmds.h \
+	falconctl/again.c falconctl/again.h \
 	falconctl/report_cmd.c falconctl/report_cmd.h \
 	falconctl/report.c falconctl/report.h
 falconctl_falconctl_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \

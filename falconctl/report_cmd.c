@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "report_cmd.h"
+#include "again.h"
 #include "exitcode.h"
 #include "core/conf.h"
 #include "api/falcond_client.h"
@@ -99,6 +100,7 @@ static falcon_err_t history(const struct ropts *o, struct falcon_rhist **out, si
 	json_object *resp = NULL, *a, *e, *v;
 	char path[128];
 	size_t i, len;
+	long long until;
 	falcon_err_t rv;
 
 	*out = NULL;
@@ -107,9 +109,13 @@ static falcon_err_t history(const struct ropts *o, struct falcon_rhist **out, si
 		goto fail;
 	if ((rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 30, &cl)) != FALCON_OK)
 		goto fail;
+	until = falcon_now_ms() + 30000;
 	snprintf(path, sizeof(path), "/v1/history?start=%lld&end=%lld", (long long)o->start,
 		 (long long)o->end);
-	if ((rv = falcon_client_call(cl, "GET", path, NULL, NULL, &resp)) != FALCON_OK)
+	do
+		rv = falcon_client_call(cl, "GET", path, NULL, NULL, &resp);
+	while (falconctl_again(cl, rv, "report", until));
+	if (rv != FALCON_OK)
 		goto fail;
 	if (!json_object_object_get_ex(resp, "entries", &a) ||
 	    !json_object_is_type(a, json_type_array)) {

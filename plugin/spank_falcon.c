@@ -10,8 +10,8 @@
  * RunDir/<jobid>/topology.json, CUDA_VISIBLE_DEVICES, FALCON_TOPOLOGY,
  * FALCON_TOPOLOGY_FILE and FALCON_NVME from it.  Before that, as root
  * (task_init_privileged), the job's cgroup v1 devices controller gets deny
- * rules for the GPUs and NVMe that are not the job's (fsp_cgroup.c), and the
- * job's composed devices are denied to the other running jobs.
+ * rules for the GPUs and NVMe that are not the job's (lib/cgroup/cgroup.c),
+ * and the job's composed devices are denied to the other running jobs.
  *
  * Options are registered with spank_option_register() in slurm_spank_init:
  * in allocator context Slurm ignores a static spank_options table.  The
@@ -36,7 +36,7 @@
 #include "core/conf.h"
 #include "core/falcon_err.h"
 #include "core/log.h"
-#include "fsp_cgroup.h"
+#include "cgroup/cgroup.h"
 #include "spank_core.h"
 
 SPANK_PLUGIN(spank_falcon, 1);
@@ -361,18 +361,18 @@ fail:
 /*
  * Remote, root, the step's cgroup made (Slurm 22.05 slurmstepd mgr.c:
  * task/cgroup's task_g_pre_setuid, then spank_task_privileged): deny the
- * devices that are not this job's in its job cgroup (fsp_cg_job_rules), and
- * its composed devices in the other jobs' cgroups (fsp_cg_propagate_file;
+ * devices that are not this job's in its job cgroup (falcon_cg_job_rules), and
+ * its composed devices in the other jobs' cgroups (falcon_cg_propagate_file;
  * falcon-prolog did so already, this covers another prolog).  Without a
  * cgroup v1 devices controller, when this task is in the job's cgroup v2:
- * a deny program attached to the task's cgroup (fsp_cg_bpf_deny), no
+ * a deny program attached to the task's cgroup (falcon_cg_bpf_deny), no
  * propagation.  Nothing to do without either (no task/cgroup with
  * ConstrainDevices=yes).  A rule that cannot be
  * written fails the task: it would run with other jobs' devices open.
  */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
-	struct fsp_cg_rules *rules = NULL;
+	struct falcon_cg_rules *rules = NULL;
 	char root[4096];
 	uint32_t jobid = 0;
 	unsigned n = 0, nothers = 0;
@@ -388,8 +388,8 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 		falcon_error("cannot get the job id: %s", spank_strerror(err));
 		return -1;
 	}
-	v1 = fsp_cg_devices_root(root, sizeof(root)) == FALCON_OK;
-	if (!v1 && fsp_cg_v2_own(jobid, root, sizeof(root)) != FALCON_OK) {
+	v1 = falcon_cg_devices_root(root, sizeof(root)) == FALCON_OK;
+	if (!v1 && falcon_cg_v2_own(jobid, root, sizeof(root)) != FALCON_OK) {
 		falcon_debug("%s: composed devices not constrained", falcon_errmsg());
 		return 0;
 	}
@@ -399,7 +399,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 			     rules ? falcon_errmsg() : "out of memory");
 		goto fail;
 	}
-	ferr = fsp_cg_job_rules(ctx.cfg.rundir, jobid, rules, &guessed);
+	ferr = falcon_cg_job_rules(ctx.cfg.rundir, jobid, rules, &guessed);
 	if (ferr != FALCON_OK) {
 		falcon_error("job %u: device isolation: %s", (unsigned)jobid, falcon_errmsg());
 		goto fail;
@@ -409,14 +409,14 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 			    "(topology.json has no \"minor\" or \"dev\")", (unsigned)jobid);
 	if (!v1) {
 		/* cgroup v2: the task's own cgroup (no propagation to others) */
-		ferr = fsp_cg_bpf_deny(root, rules);
+		ferr = falcon_cg_bpf_deny(root, rules);
 		if (ferr != FALCON_OK)
 			falcon_error("job %u: device isolation: %s", (unsigned)jobid,
 				     falcon_errmsg());
 		rv = ferr == FALCON_OK ? 0 : -1;
 		goto fail;
 	}
-	ferr = fsp_cg_deny_job(root, jobid, rules, &n);
+	ferr = falcon_cg_deny_job(root, jobid, rules, &n);
 	if (ferr == FALCON_ERR_NOTFOUND) {
 		falcon_debug("%s", falcon_errmsg());
 		rv = 0;
@@ -426,7 +426,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 		falcon_error("job %u: device isolation: %s", (unsigned)jobid, falcon_errmsg());
 		goto fail;
 	}
-	if (fsp_cg_propagate_file(ctx.cfg.rundir, jobid, &nothers) != FALCON_OK)
+	if (falcon_cg_propagate_file(ctx.cfg.rundir, jobid, &nothers) != FALCON_OK)
 		falcon_warn("job %u: its devices not denied to the other jobs: %s",
 			    (unsigned)jobid, falcon_errmsg());
 	falcon_verbose("job %u: %zu device deny rules in %u job cgroup(s), own devices "

@@ -20,7 +20,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_falcond.h"
+#include "fp_slurm.h"
+#include "fp_start.h"
+#include "fp_topo.h"
 #include "pci/hotplug.h"
 #include "core/log.h"
 #include "core/util.h"

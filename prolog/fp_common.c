@@ -1,6 +1,6 @@
 /*
  * fp_common.c - RunDir handling, the node lock, lease.json, clocks (see
- * fp.h).  The bottom layer of the prolog glue: calls no other fp_*.c.
+ * fp_common.h).  The bottom layer of the prolog glue: calls no other fp_*.c.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fp.h"
+#include "fp_common.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "pci/pcicfg.h"
@@ -76,25 +76,36 @@ static bool other_node(json_object *o, const char *node)
 	       strcmp(json_object_get_string(x), node) != 0;
 }
 
+/* next_other_job - the name of the next entry of RunDir d that is another
+ * job's directory (a job id, not self); NULL at the end.  Valid until the
+ * next readdir() of d. */
+static const char *next_other_job(DIR *d, uint32_t self)
+{
+	struct dirent *de;
+	long id;
+
+	while ((de = readdir(d)) != NULL)
+		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) == FALCON_OK &&
+		    (uint32_t)id != self)
+			return de->d_name;
+	return NULL;
+}
+
 size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
 		  char (*bdfs)[FALCON_BDF_LEN], size_t cap)
 {
 	DIR *d = opendir(conf->run_dir);
-	struct dirent *de;
+	const char *job;
 	size_t n = 0;
 
 	if (d == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((job = next_other_job(d, self)) != NULL) {
 		char path[PATH_MAX];
-		long id;
 		json_object *o, *a, *x;
 		size_t i;
 
-		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) != FALCON_OK ||
-		    (uint32_t)id == self)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/lease.json", conf->run_dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/lease.json", conf->run_dir, job);
 		if ((o = json_object_from_file(path)) != NULL) {
 			if (!other_node(o, node) && json_object_object_get_ex(o, "devices", &a) &&
 			    json_object_is_type(a, json_type_array))
@@ -104,7 +115,7 @@ size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *nod
 						add_bdf(bdfs, cap, &n, json_object_get_string(x));
 			json_object_put(o);
 		}
-		snprintf(path, sizeof(path), "%s/%s/topology.json", conf->run_dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/topology.json", conf->run_dir, job);
 		if ((o = json_object_from_file(path)) != NULL) {
 			if (!other_node(o, node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
 			    json_object_is_type(a, json_type_array))
@@ -146,21 +157,17 @@ size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *
 		     const struct fp_lease *lease)
 {
 	DIR *d = opendir(conf->run_dir);
-	struct dirent *de;
+	const char *job;
 	size_t n = 0;
 
 	if (d == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((job = next_other_job(d, self)) != NULL) {
 		char path[PATH_MAX], dir[PATH_MAX - 32];
 		const char *dev;
 		json_object *o;
-		long id;
 
-		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) != FALCON_OK ||
-		    (uint32_t)id == self)
-			continue;
-		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, de->d_name) >=
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, job) >=
 		    sizeof(dir))
 			continue;
 		snprintf(path, sizeof(path), "%s/lease.json", dir);

@@ -1,7 +1,7 @@
 /*
  * fp_falcond.c - falcon-prolog/epilog's calls to falcond: compose with
  * retries inside the prolog's budget, decompose, quarantine, the lease of
- * a job (see fp.h).
+ * a job (see fp_falcond.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -12,7 +12,8 @@
 #include <time.h>
 
 #include "api/falcond_client.h"
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_falcond.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "pci/pcicfg.h"
@@ -46,18 +47,55 @@ static falcon_err_t client(const struct falcon_conf *conf, long long deadline,
 				 left < 1 ? 1 : left > 60 ? 60 : (int)left, cl);
 }
 
-/* backoff - sleep before try n (0-based): 0.5 s doubling, within deadline.
- * false when no time is left for another try. */
-static bool backoff(int n, long long deadline)
-{
-	long ms = 500L << (n < 6 ? n : 6);
-	struct timespec ts;
+/*
+ * The one retry policy of the prolog's requests to falcond: each request
+ * path (compose, compose_wait, decompose, the reconcile of fp_lease_held,
+ * quarantine, status) has one loop, and the caller's deadline bounds it
+ * and everything below it (lib/api sends once and never sleeps).
+ */
+struct retry {
+	long long deadline;  /* falcon_now_ms() clock */
+	int tries;           /* made so far that count against max */
+	int max;             /* retries allowed after the first try; < 0: until deadline */
+	bool capped;         /* backoff 0.5, 1, 2, 4, then 5 s; else 0.5 s doubling to 32 s */
+};
 
-	if (fp_left(deadline) <= ms + 1000)
-		return false;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
+/* pause_ms - sleep ms milliseconds (> 0). */
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
 	nanosleep(&ts, NULL);
+}
+
+/*
+ * again - after a try that failed with rv (ra: falcon_client_retry_after()
+ * of it, seconds, -1 = none): whether to try again, having slept.  A
+ * falcond that said when (a 503 with Retry-After: its start-up reconcile,
+ * a standby; a round of FalcondUrl= without an answer) is tried again
+ * after that wait, not counted against max; any other transient error
+ * after the backoff of its try count, while max allows.  Either wait must
+ * end 1 s before the deadline.  false for an error that is not transient.
+ */
+static bool again(struct retry *r, falcon_err_t rv, long ra)
+{
+	long ms;
+
+	if (!transient(rv))
+		return false;
+	if (ra >= 0) {
+		ms = ra * 1000L;
+	} else {
+		if (r->max >= 0 && r->tries >= r->max)
+			return false;
+		ms = r->capped ? (r->tries < 4 ? 500L << r->tries : 5000L)
+			       : 500L << (r->tries < 6 ? r->tries : 6);
+		r->tries++;
+	}
+	if (fp_left(r->deadline) <= ms + 1000)
+		return false;
+	if (ms > 0)
+		pause_ms(ms);
 	return true;
 }
 
@@ -97,17 +135,20 @@ static void compose_req(const struct fp_job *job, struct falcon_compose_req *req
 	req->uid = (long)job->uid;
 }
 
-/* compose_try - one POST /v1/compose within deadline. */
+/* compose_try - one POST /v1/compose within deadline; *ra gets its
+ * falcon_client_retry_after() (-1 = none). */
 static falcon_err_t compose_try(const struct falcon_conf *conf, const struct falcon_compose_req *req,
-				long long deadline, struct fp_lease *out)
+				long long deadline, struct fp_lease *out, long *ra)
 {
 	struct falcon_client *cl = NULL;
 	struct falcon_lease lease;
 	long long t0 = fp_now_us();
 	falcon_err_t rv;
 
+	*ra = -1;
 	if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
 		rv = falcon_client_compose(cl, req, &lease);
+		*ra = falcon_client_retry_after(cl);
 		falcon_client_free(cl);
 	}
 	fp_falcond_us += fp_now_us() - t0;
@@ -116,28 +157,57 @@ static falcon_err_t compose_try(const struct falcon_conf *conf, const struct fal
 	return rv;
 }
 
-falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
-			long long deadline, struct fp_lease *out, bool *job_error)
+/*
+ * compose_loop - the compose of job on job->node with retry policy r until
+ * it is answered, fails for good or r gives up: fp_compose (r->max =
+ * ChassisRetries) and fp_compose_wait (r->max < 0: until the deadline,
+ * waiting told when the reason changes).
+ */
+static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp_job *job,
+				 struct retry *r, struct fp_lease *out, bool *job_error,
+				 fp_wait_fn waiting, void *arg)
 {
 	struct falcon_compose_req req;
-	falcon_err_t rv = FALCON_ERR_TIMEOUT;
+	falcon_err_t rv, last = FALCON_OK;
+	long ra;
 	int n;
 
 	*job_error = false;
 	compose_req(job, &req);
-	for (n = 0; n <= conf->chassis_retries; n++) {
-		if (n > 0 && !backoff(n - 1, deadline))
-			break;
-		if ((rv = compose_try(conf, &req, deadline, out)) == FALCON_OK)
+	for (n = 1;; n++) {
+		if ((rv = compose_try(conf, &req, r->deadline, out, &ra)) == FALCON_OK)
 			return FALCON_OK;
 		if (!transient(rv)) {
 			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
 			return rv;
 		}
-		falcon_warn("job %u: compose (try %d of %d): %s: %s", job->id, n + 1,
-			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
+		if (r->max >= 0)
+			falcon_warn("job %u: compose (try %d of %d): %s: %s", job->id, n,
+				    r->max + 1, falcon_strerror(rv), falcon_errmsg());
+		else
+			falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
+				    job->id, job->node, n, fp_left(r->deadline) / 1000,
+				    falcon_strerror(rv), falcon_errmsg());
+		if (rv != last && waiting != NULL) {
+			char detail[512];
+
+			/* waiting() may call libslurm, which may set the error */
+			falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
+			waiting(rv, detail, arg);
+			falcon_err_set(rv, "%s", detail);
+		}
+		last = rv;
+		if (!again(r, rv, ra))
+			return rv;
 	}
-	return rv;
+}
+
+falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
+			long long deadline, struct fp_lease *out, bool *job_error)
+{
+	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
+
+	return compose_loop(conf, job, &r, out, job_error, NULL, NULL);
 }
 
 const char *fp_wait_why(falcon_err_t e)
@@ -158,93 +228,57 @@ falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job
 			     long long deadline, struct fp_lease *out, bool *job_error,
 			     fp_wait_fn waiting, void *arg)
 {
-	struct falcon_compose_req req;
-	falcon_err_t rv, last = FALCON_OK;
-	int n;
+	struct retry r = { .deadline = deadline, .max = -1, .capped = true };
 
-	*job_error = false;
-	compose_req(job, &req);
-	for (n = 0;; n++) {
-		long ms = n < 4 ? 500L << n : 5000L;
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-		if ((rv = compose_try(conf, &req, deadline, out)) == FALCON_OK)
-			return FALCON_OK;
-		if (!transient(rv)) {
-			*job_error = rv == FALCON_ERR_POLICY || rv == FALCON_ERR_PERM;
-			return rv;
-		}
-		falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
-			    job->id, job->node, n + 1, fp_left(deadline) / 1000, falcon_strerror(rv),
-			    falcon_errmsg());
-		if (rv != last && waiting != NULL) {
-			char detail[512];
-
-			/* waiting() may call libslurm, which may set the error */
-			falcon_strlcpy(detail, falcon_errmsg(), sizeof(detail));
-			waiting(rv, detail, arg);
-			falcon_err_set(rv, "%s", detail);
-		}
-		last = rv;
-		if (fp_left(deadline) <= ms + 1000)
-			return rv;
-		nanosleep(&ts, NULL);
-	}
+	return compose_loop(conf, job, &r, out, job_error, waiting, arg);
 }
 
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
 			  const char *lease, long long deadline, const char *check,
 			  int *quarantined)
 {
+	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
 	struct falcon_client *cl = NULL;
 	json_object *body = NULL, *resp = NULL, *q;
 	struct fp_lease found;
 	char id[sizeof(found.id)] = "";
-	falcon_err_t rv = FALCON_ERR_TIMEOUT;
+	falcon_err_t rv;
+	long ra;
 	int n;
 
 	if (quarantined)
 		*quarantined = 0;
 	if (lease != NULL)
 		falcon_strlcpy(id, lease, sizeof(id));
-	for (n = 0; n <= conf->chassis_retries; n++) {
+	for (n = 1;; n++) {
 		long long t0;
 
-		if (n > 0 && !backoff(n - 1, deadline))
-			break;
+		ra = -1;
 		if (id[0] == '\0') {
 			/* by lease, never {"job_id"}: that closes the leases of
 			 * the job's other nodes too */
 			rv = fp_lease_of(conf, job, node, &found);
-			if (rv == FALCON_ERR_NOTFOUND) {
-				rv = FALCON_OK; /* no lease: nothing to give back */
-				break;
-			}
-			if (rv != FALCON_OK) {
-				if (!transient(rv))
-					break;
-				falcon_warn("job %u: decompose (try %d of %d): %s: %s", job, n + 1,
-					    conf->chassis_retries + 1, falcon_strerror(rv),
-					    falcon_errmsg());
-				continue;
-			}
-			falcon_strlcpy(id, found.id, sizeof(id));
+			if (rv == FALCON_OK)
+				falcon_strlcpy(id, found.id, sizeof(id));
 		}
-		t0 = fp_now_us();
-		body = json_object_new_object();
-		json_object_object_add(body, "lease", json_object_new_string(id));
-		if (check != NULL && *check != '\0')
-			json_object_object_add(body, "check", json_object_new_string_len(
-						       check, (int)strnlen(check, 127)));
-		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
-			json_object_put(resp);
-			resp = NULL;
-			rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, &resp);
-			falcon_client_free(cl);
-			cl = NULL;
+		if (id[0] != '\0') {
+			t0 = fp_now_us();
+			body = json_object_new_object();
+			json_object_object_add(body, "lease", json_object_new_string(id));
+			if (check != NULL && *check != '\0')
+				json_object_object_add(body, "check", json_object_new_string_len(
+							       check, (int)strnlen(check, 127)));
+			if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+				json_object_put(resp);
+				resp = NULL;
+				rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, &resp);
+				ra = falcon_client_retry_after(cl);
+				falcon_client_free(cl);
+				cl = NULL;
+			}
+			json_object_put(body);
+			fp_falcond_us += fp_now_us() - t0;
 		}
-		json_object_put(body);
-		fp_falcond_us += fp_now_us() - t0;
 		if (rv == FALCON_ERR_NOTFOUND) {
 			rv = FALCON_OK; /* no lease: nothing to give back */
 			break;
@@ -256,22 +290,37 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 		}
 		if (!transient(rv))
 			break;
-		falcon_warn("job %u: decompose (try %d of %d): %s: %s", job, n + 1,
+		falcon_warn("job %u: decompose (try %d of %d): %s: %s", job, n,
 			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
+		if (!again(&r, rv, ra))
+			break;
 	}
 	json_object_put(resp);
 	return rv;
 }
 
+void fp_give_back(const struct falcon_conf *conf, uint32_t job, const char *node,
+		  const char *lease)
+{
+	if (fp_decompose(conf, job, node, lease, falcon_now_ms() + FP_RESERVE_MS, "rolled back",
+			 NULL) != FALCON_OK)
+		falcon_error("rollback: decompose job %u on %s: %s (falcond's reconcile will "
+			     "reclaim the lease)", job, node, falcon_errmsg());
+}
+
 falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
 			   const char *reason)
 {
+	/* 10 s; only a falcond that says when (Retry-After) is asked again */
+	struct retry r = { .deadline = falcon_now_ms() + 10000, .max = 0 };
 	struct falcon_client *cl = NULL;
 	long long t0 = fp_now_us();
 	falcon_err_t rv;
 
 	if ((rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 10, &cl)) == FALCON_OK)
-		rv = falcon_client_quarantine(cl, d->chassis, d->id, reason);
+		do
+			rv = falcon_client_quarantine(cl, d->chassis, d->id, reason);
+		while (again(&r, rv, falcon_client_retry_after(cl)));
 	falcon_client_free(cl);
 	fp_falcond_us += fp_now_us() - t0;
 	return rv;
@@ -280,6 +329,8 @@ falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *
 falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
 			 struct fp_lease *out)
 {
+	/* as fp_quarantine: 10 s, asked again only after a Retry-After */
+	struct retry r = { .deadline = falcon_now_ms() + 10000, .max = 0 };
 	struct falcon_client *cl = NULL;
 	json_object *st = NULL, *leases;
 	struct falcon_lease l;
@@ -290,7 +341,10 @@ falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const cha
 	memset(out, 0, sizeof(*out));
 	if ((rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 10, &cl)) != FALCON_OK)
 		goto fail;
-	if ((rv = falcon_client_status(cl, &st)) != FALCON_OK)
+	do
+		rv = falcon_client_status(cl, &st);
+	while (again(&r, rv, falcon_client_retry_after(cl)));
+	if (rv != FALCON_OK)
 		goto fail;
 	rv = FALCON_ERR_NOTFOUND;
 	if (json_object_object_get_ex(st, "leases", &leases) &&
@@ -319,24 +373,25 @@ int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node
 {
 	struct falcon_client *cl = NULL;
 	json_object *rep = NULL;
+	struct retry r = { .deadline = deadline, .max = 3 };
 	struct fp_lease found;
 	long long t0;
-	falcon_err_t rv = FALCON_ERR_TIMEOUT;
-	int k;
+	falcon_err_t rv;
 
-	for (k = 0; k < 4; k++) {
-		if (k > 0 && !backoff(k - 1, deadline))
-			break;
+	for (;;) {
+		long ra = -1;
+
 		t0 = fp_now_us();
 		if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
 			rv = falcon_client_reconcile(cl, false, &rep);
+			ra = falcon_client_retry_after(cl);
 			falcon_client_free(cl);
 			cl = NULL;
 		}
 		fp_falcond_us += fp_now_us() - t0;
 		json_object_put(rep);
 		rep = NULL;
-		if (rv != FALCON_ERR_SERVER && rv != FALCON_ERR_TRANSPORT)
+		if ((rv != FALCON_ERR_SERVER && rv != FALCON_ERR_TRANSPORT) || !again(&r, rv, ra))
 			break;
 	}
 	/* 502 carries the reconcile's report, no error code: PROTOCOL */

@@ -1,6 +1,6 @@
 /*
  * fp_slurm.c - falcon-prolog/epilog's libslurm calls: read the job, tag its
- * AdminComment, drain the node, cancel the job (see fp.h).
+ * AdminComment, drain the node, cancel the job (see fp_slurm.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -16,7 +16,8 @@
 #include <slurm/slurm_errno.h>
 #include "slurm_compat.h"
 
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_slurm.h"
 #include "core/log.h"
 #include "core/util.h"
 

@@ -2,7 +2,7 @@
  * fp_start.c - the start of a falcon-prolog/epilog run: options, the job
  * id and node, falcon.conf (drained through fp_slurm.c when it does not
  * load).  Above fp_common.c and fp_slurm.c, called only by the programs'
- * main() (see fp.h).
+ * main() (see fp_start.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_slurm.h"
+#include "fp_start.h"
 #include "core/log.h"
 #include "core/util.h"
 

@@ -1,6 +1,6 @@
 /*
  * fp_topo.c - the prolog's view of the bus through lib/pci/topo: which
- * function is which lease device, and the job's topology (see fp.h).
+ * function is which lease device, and the job's topology (see fp_topo.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp.h"
+#include "fp_common.h"
+#include "fp_topo.h"
 #include "core/log.h"
 #include "pci/hotplug.h"
 #include "pci/topo.h"
@@ -19,8 +20,8 @@
 
 long long fp_scan_us;
 
-static falcon_err_t scan(const char *root, const struct falcon_host_conf *host,
-			 struct falcon_topo **t)
+falcon_err_t fp_scan(const char *root, const struct falcon_host_conf *host,
+		     struct falcon_topo **t)
 {
 	long long t0 = fp_now_us();
 	falcon_err_t rv = falcon_topo_scan_host(root, host, t);
@@ -90,17 +91,11 @@ static bool identify(const struct falcon_topo *t, const struct falcon_host_conf 
 	return true;
 }
 
-int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
-	     char *why, size_t whylen)
+int fp_match_in(const struct falcon_topo *t, const struct falcon_host_conf *host,
+		struct fp_lease *lease, char *why, size_t whylen)
 {
-	struct falcon_topo *t = NULL;
 	size_t i, missing = 0;
-	falcon_err_t rv;
 
-	if ((rv = scan(root, host, &t)) != FALCON_OK) {
-		snprintf(why, whylen, "%s", falcon_errmsg());
-		return -(int)rv;
-	}
 	why[0] = '\0';
 	for (i = 0; i < lease->n; i++) {
 		struct fp_dev *d = &lease->devs[i];
@@ -120,8 +115,23 @@ int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_le
 
 		snprintf(why + l, whylen - l, "; adapter %s not on the bus", t->missing[0]);
 	}
-	falcon_topo_free(t);
 	return missing == 0 ? 1 : 0;
+}
+
+int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
+	     char *why, size_t whylen)
+{
+	struct falcon_topo *t = NULL;
+	falcon_err_t rv;
+	int r;
+
+	if ((rv = fp_scan(root, host, &t)) != FALCON_OK) {
+		snprintf(why, whylen, "%s", falcon_errmsg());
+		return -(int)rv;
+	}
+	r = fp_match_in(t, host, lease, why, whylen);
+	falcon_topo_free(t);
+	return r;
 }
 
 static int find_bdf(const struct falcon_topo *t, const char *bdf)
@@ -266,12 +276,14 @@ const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falco
 	return res->cuda_uuids[0] != '\0' ? res->cuda_uuids : res->cuda_visible;
 }
 
-falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *host,
+falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
+			       const struct falcon_host_conf *host,
 			       const struct fp_lease *lease, int want_local,
 			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
 			       size_t nclaimed, struct fp_topo_result *res)
 {
-	struct falcon_topo *t = NULL, sub;
+	struct falcon_topo *scanned = NULL, sub;
+	const struct falcon_topo *t = bus;
 	int gpus[FP_MAX_GPUS], nvme[FP_MAX_DEVS], locals[FP_MAX_GPUS];
 	size_t ngpu = 0, nnvme = 0, nloc = 0, i, k;
 	json_object *o = NULL, *a;
@@ -279,8 +291,11 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
 	size_t off = 0;
 
 	memset(res, 0, sizeof(*res));
-	if ((rv = scan(root, host, &t)) != FALCON_OK)
-		goto fail;
+	if (t == NULL) {
+		if ((rv = fp_scan(root, host, &scanned)) != FALCON_OK)
+			goto fail;
+		t = scanned;
+	}
 	/* local NVIDIA-or-other GPUs of the host, by BDF */
 	for (i = 0; i < t->ngpus; i++)
 		if (t->devs[t->gpus[i]].location == FALCON_LOC_LOCAL && nloc < FP_MAX_GPUS)
@@ -390,7 +405,7 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_host_conf *
 	rv = FALCON_OK;
 fail:
 	json_object_put(o);
-	falcon_topo_free(t);
+	falcon_topo_free(scanned);
 	return rv;
 }
 

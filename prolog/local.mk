@@ -1,10 +1,12 @@
 # prolog/local.mk - falcon-prolog and falcon-epilog (slurm.conf Prolog=/
 # Epilog=), thin glue over lib/pci (hotplug: sysfs rescan/remove, waits,
-# holders; topo: the bus), lib/api (falcond) and lib/core (jobtag:
+# holders; topo: the bus), lib/api (falcond), lib/cgroup (falcon-prolog:
+# the new devices denied to the running jobs) and lib/core (jobtag:
 # tres_per_node, SPANK options, AdminComment tag).
 
-FP_COMMON = prolog/fp.h prolog/fp_common.c prolog/fp_falcond.c prolog/fp_topo.c \
-	prolog/fp_slurm.c prolog/fp_start.c
+FP_COMMON = prolog/fp_common.c prolog/fp_common.h prolog/fp_falcond.c prolog/fp_falcond.h \
+	prolog/fp_topo.c prolog/fp_topo.h prolog/fp_slurm.c prolog/fp_slurm.h \
+	prolog/fp_start.c prolog/fp_start.h
 FP_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(PCI_CFLAGS) $(CURL_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS)
 FP_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) $(LIBFALCON_CORE) \
@@ -12,9 +14,10 @@ FP_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) $(LIBFALCON_CO
 
 if HAVE_SLURM
 sbin_PROGRAMS += prolog/falcon-prolog prolog/falcon-epilog
-prolog_falcon_prolog_SOURCES = prolog/falcon-prolog.c $(FP_COMMON) plugin/fsp_cgroup.c
-prolog_falcon_prolog_CFLAGS = $(FP_CFLAGS) -I$(top_srcdir)/plugin
-prolog_falcon_prolog_LDADD = $(FP_LDADD)
+prolog_falcon_prolog_SOURCES = prolog/falcon-prolog.c prolog/prolog_node.c \
+	prolog/prolog_node.h prolog/prolog_slurmctld.c prolog/prolog_slurmctld.h $(FP_COMMON)
+prolog_falcon_prolog_CFLAGS = $(FP_CFLAGS)
+prolog_falcon_prolog_LDADD = $(LIBFALCON_CGROUP) $(FP_LDADD)
 prolog_falcon_epilog_SOURCES = prolog/falcon-epilog.c $(FP_COMMON)
 prolog_falcon_epilog_CFLAGS = $(FP_CFLAGS)
 prolog_falcon_epilog_LDADD = $(FP_LDADD)

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -25,6 +24,7 @@ struct falcon_client {
 	size_t nurls, cur;
 	char *socket;       /* NULL = libmunge default */
 	long timeout_s;
+	long retry_after_s; /* the last call's advice (falcon_client_retry_after) */
 	CURL *curl;
 };
 
@@ -128,6 +128,7 @@ falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int ti
 	}
 	cl->socket = munge_socket ? strdup(munge_socket) : NULL;
 	cl->timeout_s = timeout_s > 0 ? timeout_s : 30;
+	cl->retry_after_s = -1;
 	cl->curl = curl_easy_init();
 	if ((munge_socket && cl->socket == NULL) || cl->curl == NULL) {
 		falcon_client_free(cl);
@@ -155,6 +156,11 @@ void falcon_client_free(struct falcon_client *cl)
 const char *falcon_client_url(const struct falcon_client *cl)
 {
 	return cl->url;
+}
+
+long falcon_client_retry_after(const struct falcon_client *cl)
+{
+	return cl->retry_after_s;
 }
 
 falcon_err_t falcon_client_answer(const char *method, const char *path, long code,
@@ -297,8 +303,9 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	long long deadline = falcon_now_ms() + cl->timeout_s * 1000LL, ra, left;
 	size_t first = cl->cur;
 	falcon_err_t rv;
-	bool standby, round;
+	bool standby;
 
+	cl->retry_after_s = -1;
 	for (;;) {
 		left = deadline - falcon_now_ms();
 		rv = call_once(cl, method, path, body, http, resp, &ra, left > 1 ? (long)left : 1L,
@@ -307,27 +314,21 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 			remember_good(cl);
 			return rv;
 		}
-		/* no answer, or a standby falcond: the next URL at once; after
-		 * a whole round of them, a pause (a backup taking over) */
+		cl->retry_after_s = (long)ra;
+		/* no answer, or a standby falcond: the next URL at once, for
+		 * one round; after a whole round the caller may pause (a backup
+		 * taking over: 1 s unless the answer said) and call again */
 		if (cl->nurls > 1 && (standby || rv == FALCON_ERR_TRANSPORT ||
 				      rv == FALCON_ERR_TIMEOUT)) {
 			falcon_verbose("%s %s: %s; trying %s", method, path,
 				       standby ? "standby" : falcon_errmsg(),
 				       cl->urls[(cl->cur + 1) % cl->nurls]);
-			round = next_url(cl, first);
-			if (!round)
+			if (!next_url(cl, first))
 				continue;
 			if (ra < 0)
-				ra = 1;
+				cl->retry_after_s = 1;
 		}
-		/* a 503 with Retry-After (falcond reconciling at start, or all
-		 * standby) is tried again after that wait, while it fits the
-		 * client's time */
-		if (ra < 0 || falcon_now_ms() + ra * 1000 >= deadline)
-			return rv;
-		falcon_info("%s %s: %s, retrying in %lld s", method, path,
-			    standby ? "standby" : "503", ra);
-		sleep((unsigned)ra);
+		return rv;
 	}
 }
 

@@ -33,6 +33,16 @@ void falcon_client_free(struct falcon_client *cl);
 const char *falcon_client_url(const struct falcon_client *cl);
 
 /*
+ * falcon_client_retry_after - after a failed call on cl: seconds to wait
+ * before sending it again, by the answer's Retry-After (a 503 of falcond's
+ * start-up reconcile or of a standby), or 1 after a round of several URLs
+ * without an answer; -1 when the failure gave no such advice (and after a
+ * call that succeeded).  The wait and the decision to call again are the
+ * caller's (its budget bounds the retries); the library never sleeps.
+ */
+long falcon_client_retry_after(const struct falcon_client *cl);
+
+/*
  * falcon_client_answer - the answer half of falcon_client_call(): HTTP
  * status code and the NUL-terminated body (NULL = none) of METHOD PATH.  A
  * 2xx JSON object goes to *resp (may be NULL; caller puts); a non-2xx
@@ -55,12 +65,12 @@ falcon_err_t falcon_client_answer(const char *method, const char *path, long cod
  * With several URLs, no answer (connection refused, timeout: the budget
  * left is the try's limit, connecting at most 5 s) or a standby falcond's
  * 503 ({"standby":true}, doc/falcond.8 HIGH AVAILABILITY) moves on to the
- * next URL at once; after a whole round without an answer it waits 1 s
- * (or the Retry-After) and goes round again while the budget lasts.
- * A 503 with Retry-After (RFC 9110 section 10.2.3; read with libcurl's
- * CURLINFO_RETRY_AFTER) is sent again, newly signed, after that many
- * seconds while the wait ends within timeout_s of the first try (the
- * client's budget); past it the 503 is returned (FALCON_ERR_SERVER).
+ * next URL at once, for one round at most.  Never sleeps and never sends
+ * a request again after an answer: a 503 with Retry-After (RFC 9110
+ * section 10.2.3; read with libcurl's CURLINFO_RETRY_AFTER), or a round
+ * of URLs without an answer, is returned as is (FALCON_ERR_SERVER,
+ * _TRANSPORT, _TIMEOUT) with falcon_client_retry_after() saying when to
+ * try again; the caller's retry policy decides whether its budget allows.
  * A compose sent again is answered with the same lease (falcond_compose:
  * a repeat of the job on the host), so a retry after a lost answer is safe.
  */

@@ -162,6 +162,70 @@ falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
 	}
 }
 
+unsigned long long falcon_hp_bus_signature(const char *root)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	char bus[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (falcon_hp_busdir(root, bus, sizeof(bus)) == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/devices", bus);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		const char *c;
+
+		for (c = de->d_name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+		snprintf(path, sizeof(path), "%s/devices/%s", bus, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0)
+			h = (h ^ (unsigned long long)st.st_mtim.tv_nsec ^
+			     ((unsigned long long)st.st_mtim.tv_sec << 30)) * 0x100000001b3ULL;
+		snprintf(path, sizeof(path), "%s/devices/%s/config", bus, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0)
+			h = (h ^ (unsigned long long)st.st_size) * 0x100000001b3ULL;
+	}
+	closedir(d);
+	return h;
+}
+
+struct change_ctx {
+	const char *root;
+	unsigned long long *sig;
+	bool looked;   /* the first call only counts: a step is slept before each look */
+};
+
+static int change_cond(void *p)
+{
+	struct change_ctx *c = p;
+	unsigned long long s;
+
+	if (!c->looked) {
+		c->looked = true;
+		return 0;
+	}
+	s = falcon_hp_bus_signature(c->root);
+	if (*c->sig != 0 && s == *c->sig)
+		return 0;
+	*c->sig = s;
+	return 1;
+}
+
+falcon_err_t falcon_hp_wait_change(const char *root, unsigned long long *sig, long timeout_ms,
+				   const char *what)
+{
+	struct change_ctx c = { .root = root, .sig = sig, .looked = false };
+	falcon_err_t rv = falcon_hp_wait(change_cond, &c, timeout_ms, what);
+
+	if (rv == FALCON_ERR_TIMEOUT)
+		rv = falcon_err_set(FALCON_ERR_TIMEOUT, "%s: not changed after %ld ms",
+				    what ? what : "wait", timeout_ms);
+	return rv;
+}
+
 struct gone_ctx {
 	const char *root;
 	const char *const *bdfs;

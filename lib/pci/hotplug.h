@@ -67,6 +67,26 @@ falcon_err_t falcon_hp_wait(int (*cond)(void *ctx), void *ctx, long timeout_ms,
 			    const char *what);
 
 /*
+ * falcon_hp_bus_signature - a hash (FNV-1a 64) of the names under
+ * BUSDIR/devices (falcon_hp_busdir() of root), each device directory's
+ * mtime and its config file's size: it changes when a function comes or
+ * goes or its config space is written.  0 when the directory cannot be
+ * read.  No libpci scan: a readdir and a stat per device.
+ */
+unsigned long long falcon_hp_bus_signature(const char *root);
+
+/*
+ * falcon_hp_wait_change - wait until falcon_hp_bus_signature(root) is not
+ * *sig (*sig 0: any counts), polling as falcon_hp_wait() does (a step of
+ * 1 ms doubling to 10 ms, slept before each look).  FALCON_OK with *sig
+ * updated; FALCON_ERR_TIMEOUT (detail "what: not changed after N ms")
+ * when timeout_ms (>= 0) ran out.  What the change means is the caller's:
+ * it scans and decides (no callback).
+ */
+falcon_err_t falcon_hp_wait_change(const char *root, unsigned long long *sig, long timeout_ms,
+				   const char *what);
+
+/*
  * falcon_hp_wait_gone - wait (bounded) until none of the n BDFs is under
  * devices/.  FALCON_ERR_TIMEOUT names the first still there.
  */

@@ -79,8 +79,9 @@ echo "falcond stopped $(( (t1 - t0) / 1000000 )) ms after SIGTERM"
 grep -q "stopping" "$t_tmp/falcond.log" || t_fail "no stop logged"
 t_ok "SIGTERM: stopped in $(( (t1 - t0) / 1000000 )) ms (guard 3 s)"
 
-# --- start with a slow chassis (100 ms per GET): answers during the reconcile
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","ms":100}]}' >/dev/null
+# --- start with a slow chassis (400 ms per GET: a reconcile of a few
+# seconds, a window a loaded machine does not miss): answers during it
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","ms":400}]}' >/dev/null
 t0=$(date +%s%N)
 "$FALCOND" -f "$FALCON_CONF" --no-slurm 2>>"$t_tmp/falcond.log" &
 FD_PID=$!

@@ -6,7 +6,7 @@
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
 
-prog=$top_builddir/prolog/falcon-ncclcheck
+prog=$top_builddir/ncclcheck/falcon-ncclcheck
 [ -x "$prog" ] || t_skip "falcon-ncclcheck not built (no CUDA/NCCL at configure)"
 if [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; then
 	t_skip "a GPU is present: this test covers the no-GPU path"

@@ -227,6 +227,37 @@ START_TEST(test_wait_appear)
 }
 END_TEST
 
+/* the bus signature: data, not a callback; changes when a device comes
+ * or goes, and falcon_hp_wait_change() returns on it or times out */
+START_TEST(test_bus_signature)
+{
+	const char *root = tree();
+	unsigned long long s0 = falcon_hp_bus_signature(root), s1, sig;
+	char path[4096];
+
+	ck_assert(s0 != 0);
+	ck_assert(falcon_hp_bus_signature(root) == s0);
+	ck_assert(falcon_hp_bus_signature("/nonexistent-falcon-root") == 0);
+	sig = s0;
+	ck_assert_int_eq(falcon_hp_wait_change(root, &sig, 20, "same"), FALCON_ERR_TIMEOUT);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "same: not changed after 20 ms"));
+	ck_assert(sig == s0);
+	ck_assert_int_eq(falcon_hp_wait_change(root, &sig, 0, "zero"), FALCON_ERR_TIMEOUT);
+	gpu(root, "0000:63:00.0");
+	s1 = falcon_hp_bus_signature(root);
+	ck_assert(s1 != s0);
+	ck_assert_int_eq(falcon_hp_wait_change(root, &sig, 60000, "appear"), FALCON_OK);
+	ck_assert(sig == s1);
+	/* 0: any signature is a change */
+	sig = 0;
+	ck_assert_int_eq(falcon_hp_wait_change(root, &sig, 60000, "any"), FALCON_OK);
+	ck_assert(sig == s1);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:63:00.0/config", root);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert(falcon_hp_bus_signature(root) != s1);
+}
+END_TEST
+
 static int never(void *p)
 {
 	(*(int *)p)++;
@@ -641,6 +672,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_rescan_remove);
 	tcase_add_test(tc, test_wait_appear);
 	tcase_add_test(tc, test_wait_bounds);
+	tcase_add_test(tc, test_bus_signature);
 	tcase_add_test(tc, test_holders);
 	tcase_add_test(tc, test_dev_nodes);
 	suite_add_tcase(s, tc);

@@ -1,6 +1,6 @@
 /*
- * test_fsp_cgroup.c - unit tests of the device deny rules of issue 14
- * (plugin/fsp_cgroup.c): which GPU minors and NVMe a job's cgroup denies
+ * test_cgroup.c - unit tests of the device deny rules of issue 14
+ * (plugin/cgroup.c): which GPU minors and NVMe a job's cgroup denies
  * for which topology.json files, and where the rules are written (a fake
  * cgroup v1 devices hierarchy of plain files under a scratch directory).
  *
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "fsp_cgroup.h"
+#include "cgroup/cgroup.h"
 #include "testutil.h"
 
 static void put(const char *dir, const char *rel, const char *text)
@@ -39,7 +39,7 @@ static void put(const char *dir, const char *rel, const char *text)
 	fclose(f);
 }
 
-static bool has_rule(const struct fsp_cg_rules *r, char type, unsigned maj, unsigned min)
+static bool has_rule(const struct falcon_cg_rules *r, char type, unsigned maj, unsigned min)
 {
 	size_t i;
 
@@ -60,22 +60,22 @@ static json_object *parse(const char *text)
 /* minor, dev by name, dev as a real char device, cuda index fallback */
 START_TEST(minors_sources)
 {
-	bool m[FSP_CG_GPU_MINORS] = { false }, guessed = false;
+	bool m[FALCON_CG_GPU_MINORS] = { false }, guessed = false;
 	json_object *o = parse("{\"cuda_visible_devices\":\"1,5,6\",\"gpus\":["
 			       "{\"location\":\"local\",\"minor\":9},"
 			       "{\"location\":\"falcon\",\"dev\":\"/nonexistent/nvidia12\"},"
 			       "{\"location\":\"falcon\"}]}");
 	int i, n = 0;
 
-	ck_assert_int_eq(fsp_cg_gpu_minors(o, "t.json", false, m, &guessed), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_gpu_minors(o, "t.json", false, m, &guessed), FALCON_OK);
 	ck_assert(m[9] && m[12] && m[6]);
-	for (i = 0; i < FSP_CG_GPU_MINORS; i++)
+	for (i = 0; i < FALCON_CG_GPU_MINORS; i++)
 		n += m[i];
 	ck_assert_int_eq(n, 3);
 	ck_assert(guessed);
 	memset(m, 0, sizeof(m));
 	guessed = false;
-	ck_assert_int_eq(fsp_cg_gpu_minors(o, "t.json", true, m, &guessed), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_gpu_minors(o, "t.json", true, m, &guessed), FALCON_OK);
 	ck_assert(!m[9] && m[12] && m[6]);
 	json_object_put(o);
 }
@@ -84,7 +84,7 @@ END_TEST
 START_TEST(minors_dev_node)
 {
 	const char *dir = make_tmpdir("cgdev");
-	bool m[FSP_CG_GPU_MINORS] = { false }, guessed = false;
+	bool m[FALCON_CG_GPU_MINORS] = { false }, guessed = false;
 	char path[4200], text[4400];
 	json_object *o;
 
@@ -95,7 +95,7 @@ START_TEST(minors_dev_node)
 	}
 	snprintf(text, sizeof(text), "{\"gpus\":[{\"dev\":\"%s\"}]}", path);
 	o = parse(text);
-	ck_assert_int_eq(fsp_cg_gpu_minors(o, "t.json", false, m, &guessed), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_gpu_minors(o, "t.json", false, m, &guessed), FALCON_OK);
 	ck_assert(m[17]);
 	ck_assert(!guessed);
 	json_object_put(o);
@@ -104,18 +104,18 @@ END_TEST
 
 START_TEST(minors_bad)
 {
-	bool m[FSP_CG_GPU_MINORS] = { false }, guessed = false;
+	bool m[FALCON_CG_GPU_MINORS] = { false }, guessed = false;
 	json_object *o = parse("{\"gpus\":[{\"bdf\":\"0000:86:00.0\"}]}");
 
-	ck_assert_int_eq(fsp_cg_gpu_minors(o, "RUN/5/topology.json", false, m, &guessed),
+	ck_assert_int_eq(falcon_cg_gpu_minors(o, "RUN/5/topology.json", false, m, &guessed),
 			 FALCON_ERR_PARSE);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "RUN/5/topology.json: \"gpus\"[0]: no device minor"));
 	json_object_put(o);
 	o = parse("{\"gpus\":[{\"minor\":255}],\"cuda_visible_devices\":\"\"}");
-	ck_assert_int_eq(fsp_cg_gpu_minors(o, "x", false, m, &guessed), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_cg_gpu_minors(o, "x", false, m, &guessed), FALCON_ERR_PARSE);
 	json_object_put(o);
 	o = parse("{\"gpus\":{}}");
-	ck_assert_int_eq(fsp_cg_gpu_minors(o, "x", false, m, &guessed), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_cg_gpu_minors(o, "x", false, m, &guessed), FALCON_ERR_PARSE);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "\"gpus\": expected an array"));
 	json_object_put(o);
 }
@@ -126,7 +126,7 @@ END_TEST
 START_TEST(job_rules)
 {
 	const char *dir = make_tmpdir("cgjob");
-	struct fsp_cg_rules *r = calloc(1, sizeof(*r));
+	struct falcon_cg_rules *r = calloc(1, sizeof(*r));
 	char nvme[4200], text[4400];
 	bool guessed = false, blk;
 	unsigned m;
@@ -141,28 +141,28 @@ START_TEST(job_rules)
 	put(dir, "8/topology.json", "not json");
 	put(dir, "notajob/topology.json", "{\"gpus\":[{\"location\":\"falcon\",\"minor\":7}]}");
 
-	ck_assert_int_eq(fsp_cg_job_rules(dir, 5, r, &guessed), FALCON_OK);
-	for (m = 0; m < FSP_CG_GPU_MINORS; m++)
+	ck_assert_int_eq(falcon_cg_job_rules(dir, 5, r, &guessed), FALCON_OK);
+	for (m = 0; m < FALCON_CG_GPU_MINORS; m++)
 		ck_assert(has_rule(r, 'c', 195, m) == (m != 0 && m != 3));
 	ck_assert(!has_rule(r, 'c', 195, 255));
 	ck_assert(has_rule(r, 'b', 259, 7) == blk);
 	ck_assert_uint_eq(r->n, 253 + (blk ? 1 : 0));
 
 	memset(r, 0, sizeof(*r));
-	ck_assert_int_eq(fsp_cg_job_rules(dir, 7, r, &guessed), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_job_rules(dir, 7, r, &guessed), FALCON_OK);
 	ck_assert(has_rule(r, 'c', 195, 3) && has_rule(r, 'c', 195, 4));
 	ck_assert(!has_rule(r, 'c', 195, 0) && !has_rule(r, 'c', 195, 7));
 	ck_assert_uint_eq(r->n, 2 + (blk ? 1 : 0));
 
 	/* job 6 itself: not its own NVMe */
 	memset(r, 0, sizeof(*r));
-	ck_assert_int_eq(fsp_cg_job_rules(dir, 6, r, &guessed), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_job_rules(dir, 6, r, &guessed), FALCON_OK);
 	ck_assert(!has_rule(r, 'b', 259, 7) && !has_rule(r, 'c', 195, 4));
 	ck_assert(has_rule(r, 'c', 195, 3));
 
 	/* its own topology.json broken: an error naming it */
 	memset(r, 0, sizeof(*r));
-	ck_assert_int_eq(fsp_cg_job_rules(dir, 8, r, &guessed), FALCON_ERR_PARSE);
+	ck_assert_int_eq(falcon_cg_job_rules(dir, 8, r, &guessed), FALCON_ERR_PARSE);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "8/topology.json"));
 	free(r);
 }
@@ -183,7 +183,7 @@ static char *slurp(const char *dir, const char *rel)
 START_TEST(write_rules)
 {
 	const char *dir = make_tmpdir("cgroot");
-	struct fsp_cg_rules r = { .n = 2, .r = { { 'c', 195, 4 }, { 'b', 259, 7 } } };
+	struct falcon_cg_rules r = { .n = 2, .r = { { 'c', 195, 4 }, { 'b', 259, 7 } } };
 	char *s;
 	unsigned n = 99;
 
@@ -193,7 +193,7 @@ START_TEST(write_rules)
 	put(dir, "slurm_n1/uid_1000/job_66/devices.deny", "");
 	put(dir, "slurm_n1/uid_1000/other/devices.deny", "");
 
-	ck_assert_int_eq(fsp_cg_deny_job(dir, 5, &r, &n), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_deny_job(dir, 5, &r, &n), FALCON_OK);
 	ck_assert_uint_eq(n, 2);
 	s = slurp(dir, "slurm_n2/uid_0/job_5/devices.deny");
 	ck_assert_str_eq(s, "c 195:4 rwmb 259:7 rwm");
@@ -201,10 +201,10 @@ START_TEST(write_rules)
 	s = slurp(dir, "slurm_n1/uid_1000/job_6/devices.deny");
 	ck_assert_str_eq(s, "");
 	free(s);
-	ck_assert_int_eq(fsp_cg_deny_job(dir, 9, &r, &n), FALCON_ERR_NOTFOUND);
+	ck_assert_int_eq(falcon_cg_deny_job(dir, 9, &r, &n), FALCON_ERR_NOTFOUND);
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "job 9 has no cgroup"));
 
-	ck_assert_int_eq(fsp_cg_deny_others(dir, 5, &r, &n), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_deny_others(dir, 5, &r, &n), FALCON_OK);
 	ck_assert_uint_eq(n, 2); /* job_6 and job_66, not job_5 nor "other" */
 	s = slurp(dir, "slurm_n1/uid_1000/job_66/devices.deny");
 	ck_assert_str_eq(s, "c 195:4 rwmb 259:7 rwm");
@@ -233,9 +233,9 @@ START_TEST(propagate)
 	put(dir, "slurm/uid_0/job_5/devices.deny", "");
 	put(dir, "slurm/uid_0/job_6/devices.deny", "");
 	setenv("FALCON_CGROUP_DEVICES", dir, 1);
-	ck_assert_int_eq(fsp_cg_devices_root(root, sizeof(root)), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_devices_root(root, sizeof(root)), FALCON_OK);
 	ck_assert_str_eq(root, dir);
-	ck_assert_int_eq(fsp_cg_propagate(o, 6, &n), FALCON_OK);
+	ck_assert_int_eq(falcon_cg_propagate(o, 6, &n), FALCON_OK);
 	ck_assert_uint_eq(n, 1);
 	s = slurp(dir, "slurm/uid_0/job_5/devices.deny");
 	ck_assert_str_eq(s, "c 195:11 rwm");
@@ -286,7 +286,7 @@ static int open_errno(const char *path)
 START_TEST(bpf_v2)
 {
 	const char *dir = make_tmpdir("cgbpf"), *mnt = cgroup2_mount();
-	struct fsp_cg_rules r = { .n = 2, .r = { { 'c', 195, 77 }, { 'b', 259, 251 } } };
+	struct falcon_cg_rules r = { .n = 2, .r = { { 'c', 195, 77 }, { 'b', 259, 251 } } };
 	char cg[4200], procs[4300], d77[4200], d78[4200], b251[4200];
 	falcon_err_t rv;
 	int status;
@@ -308,7 +308,7 @@ START_TEST(bpf_v2)
 		rmdir(cg);
 		return;
 	}
-	rv = fsp_cg_bpf_deny(cg, &r);
+	rv = falcon_cg_bpf_deny(cg, &r);
 	if (rv == FALCON_ERR_UNSUPPORTED) {
 		printf("SKIP: %s\n", falcon_errmsg());
 		rmdir(cg);
@@ -329,7 +329,7 @@ START_TEST(bpf_v2)
 	rmdir(cg);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "child in %s: status %d (10: cannot join, 11: wrong errno)", cg, status);
-	ck_assert_int_eq(fsp_cg_bpf_deny("/nonexistent/cgroup", &r), FALCON_ERR_NOTFOUND);
+	ck_assert_int_eq(falcon_cg_bpf_deny("/nonexistent/cgroup", &r), FALCON_ERR_NOTFOUND);
 }
 END_TEST
 

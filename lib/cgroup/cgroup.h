@@ -1,5 +1,5 @@
 /*
- * fsp_cgroup.h - device isolation of composed GPUs and NVMe (issue 14):
+ * cgroup.h - device isolation of composed GPUs and NVMe (issue 14):
  * deny rules for the cgroup v1 devices controller of Slurm's job cgroups.
  *
  * Slurm's task/cgroup with ConstrainDevices=yes only constrains devices
@@ -17,8 +17,8 @@
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
-#ifndef FALCON_FSP_CGROUP_H
-#define FALCON_FSP_CGROUP_H
+#ifndef FALCON_CGROUP_H
+#define FALCON_CGROUP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,26 +30,26 @@
 /* NVIDIA's character major and the GPU minors (Linux
  * Documentation/admin-guide/devices.txt: 195 char, 0-254 = /dev/nvidia0-254,
  * 255 = /dev/nvidiactl; nvidia-uvm has a dynamic major and is never denied). */
-#define FSP_CG_NVIDIA_MAJOR 195
-#define FSP_CG_GPU_MINORS 255
+#define FALCON_CG_NVIDIA_MAJOR 195
+#define FALCON_CG_GPU_MINORS 255
 
 /* At most this many rules per job: every GPU minor plus NVMe namespaces. */
-#define FSP_CG_MAX_RULES 320
+#define FALCON_CG_MAX_RULES 320
 
 /* One devices.deny rule: "c 195:3 rwm" or "b 259:1 rwm". */
-struct fsp_cg_rule {
+struct falcon_cg_rule {
 	char type;          /* 'c' or 'b' */
 	unsigned major;
 	unsigned minor;
 };
 
-struct fsp_cg_rules {
+struct falcon_cg_rules {
 	size_t n;
-	struct fsp_cg_rule r[FSP_CG_MAX_RULES];
+	struct falcon_cg_rule r[FALCON_CG_MAX_RULES];
 };
 
 /*
- * fsp_cg_gpu_minors - the NVIDIA minors of the GPUs in topology (a
+ * falcon_cg_gpu_minors - the NVIDIA minors of the GPUs in topology (a
  * topology.json object, RunDir/<job>/topology.json of falcon-prolog(8)):
  * minors[m] is set true for each GPU of its "gpus" array (only those with
  * "location":"falcon" when falcon_only).  A GPU's minor is, first found:
@@ -65,31 +65,31 @@ struct fsp_cg_rules {
  * an array of objects or a GPU's minor cannot be told; minors is then
  * partly filled.
  */
-falcon_err_t fsp_cg_gpu_minors(json_object *topology, const char *where, bool falcon_only,
-			       bool minors[FSP_CG_GPU_MINORS], bool *guessed);
+falcon_err_t falcon_cg_gpu_minors(json_object *topology, const char *where, bool falcon_only,
+			       bool minors[FALCON_CG_GPU_MINORS], bool *guessed);
 
 /*
- * fsp_cg_nvme_rules - append a "b MAJ:MIN" rule to rules for each path of
+ * falcon_cg_nvme_rules - append a "b MAJ:MIN" rule to rules for each path of
  * topology's "nvme_devices" (composed NVMe namespaces, e.g. /dev/nvme1n1)
  * that is a block device now (stat); a path that is gone or not a block
  * device is skipped (the device left with its job).  FALCON_ERR_NORESOURCE
  * when rules is full; FALCON_ERR_PARSE naming where when "nvme_devices" is
  * not an array of strings.
  */
-falcon_err_t fsp_cg_nvme_rules(json_object *topology, const char *where,
-			       struct fsp_cg_rules *rules);
+falcon_err_t falcon_cg_nvme_rules(json_object *topology, const char *where,
+			       struct falcon_cg_rules *rules);
 
 /*
- * fsp_cg_gpu_rules - append "c 195:M" for every GPU minor M (0-254) with
+ * falcon_cg_gpu_rules - append "c 195:M" for every GPU minor M (0-254) with
  * deny[M] set (never 195:255, nvidiactl).  FALCON_ERR_NORESOURCE when full.
  */
-falcon_err_t fsp_cg_gpu_rules(const bool deny[FSP_CG_GPU_MINORS], struct fsp_cg_rules *rules);
+falcon_err_t falcon_cg_gpu_rules(const bool deny[FALCON_CG_GPU_MINORS], struct falcon_cg_rules *rules);
 
 /*
- * fsp_cg_job_rules - the deny rules of job jobid on this node, from the
+ * falcon_cg_job_rules - the deny rules of job jobid on this node, from the
  * topology.json files in rundir:
  *  - the job has RunDir/<jobid>/topology.json: every GPU minor 0-254 that
- *    is not one of its own GPUs (falcon and local: fsp_cg_gpu_minors), so
+ *    is not one of its own GPUs (falcon and local: falcon_cg_gpu_minors), so
  *    that a GPU composed for another job, even before its topology.json
  *    exists, is closed;
  *  - it has none (no falcon or gpu GRES, or no falcon-prolog): the falcon
@@ -97,25 +97,25 @@ falcon_err_t fsp_cg_gpu_rules(const bool deny[FSP_CG_GPU_MINORS], struct fsp_cg_
  *    (no guess; its local gpu GRES, if any, stays Slurm's business);
  *  - both: the composed NVMe ("nvme_devices") of the other jobs.
  * Another job's topology.json that cannot be read or parsed is skipped with
- * a warning (it is that job's problem).  *guessed as fsp_cg_gpu_minors for
+ * a warning (it is that job's problem).  *guessed as falcon_cg_gpu_minors for
  * the job's own file.  FALCON_ERR_PARSE/IO for the job's own topology.json;
  * FALCON_ERR_IO when rundir cannot be listed (a missing rundir is no
  * error: no job has devices).
  */
-falcon_err_t fsp_cg_job_rules(const char *rundir, uint32_t jobid, struct fsp_cg_rules *rules,
+falcon_err_t falcon_cg_job_rules(const char *rundir, uint32_t jobid, struct falcon_cg_rules *rules,
 			      bool *guessed);
 
 /*
- * fsp_cg_devices_root - the mount point of the cgroup v1 devices
+ * falcon_cg_devices_root - the mount point of the cgroup v1 devices
  * controller, from /proc/self/mountinfo (the env FALCON_CGROUP_DEVICES
  * overrides it: tests).  Copies it into buf (len bytes).
  * FALCON_ERR_NOTFOUND when no cgroup v1 hierarchy has the devices
  * controller (cgroup v2 only, or none).
  */
-falcon_err_t fsp_cg_devices_root(char *buf, size_t len);
+falcon_err_t falcon_cg_devices_root(char *buf, size_t len);
 
 /*
- * fsp_cg_deny_job - write rules into devices.deny of every cgroup
+ * falcon_cg_deny_job - write rules into devices.deny of every cgroup
  * ROOT/slurm* /uid_* /job_<jobid> (several with several slurmd on one host:
  * slurm_<node>).  The deny propagates to the job's steps and tasks.
  * *ndirs (may be NULL) gets how many job cgroups were written.
@@ -123,46 +123,46 @@ falcon_err_t fsp_cg_devices_root(char *buf, size_t len);
  * ConstrainDevices not configured); FALCON_ERR_IO naming the file on a
  * failed write.
  */
-falcon_err_t fsp_cg_deny_job(const char *root, uint32_t jobid, const struct fsp_cg_rules *rules,
+falcon_err_t falcon_cg_deny_job(const char *root, uint32_t jobid, const struct falcon_cg_rules *rules,
 			     unsigned *ndirs);
 
 /*
- * fsp_cg_deny_others - write rules into devices.deny of every job cgroup
+ * falcon_cg_deny_others - write rules into devices.deny of every job cgroup
  * ROOT/slurm* /uid_* /job_* except those of job except_jobid: the devices
  * just composed for except_jobid are closed to the jobs already running.
  * *njobs (may be NULL) gets how many cgroups were written.  A job cgroup
  * that vanishes meanwhile is no error; FALCON_ERR_IO on another failed
  * write (the others are still written).
  */
-falcon_err_t fsp_cg_deny_others(const char *root, uint32_t except_jobid,
-				const struct fsp_cg_rules *rules, unsigned *njobs);
+falcon_err_t falcon_cg_deny_others(const char *root, uint32_t except_jobid,
+				const struct falcon_cg_rules *rules, unsigned *njobs);
 
 /*
- * fsp_cg_propagate - for falcon-prolog after it wrote topology.json of job
- * jobid: the job's falcon GPUs whose minor is known (fsp_cg_gpu_minors with
- * falcon_only, no guess) and composed NVMe (fsp_cg_nvme_rules) denied in every other job cgroup of this
- * host (fsp_cg_deny_others).  FALCON_OK without doing anything when there
+ * falcon_cg_propagate - for falcon-prolog after it wrote topology.json of job
+ * jobid: the job's falcon GPUs whose minor is known (falcon_cg_gpu_minors with
+ * falcon_only, no guess) and composed NVMe (falcon_cg_nvme_rules) denied in every other job cgroup of this
+ * host (falcon_cg_deny_others).  FALCON_OK without doing anything when there
  * is no cgroup v1 devices controller or no falcon device.  *njobs as in
- * fsp_cg_deny_others (may be NULL).
+ * falcon_cg_deny_others (may be NULL).
  */
-falcon_err_t fsp_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs);
+falcon_err_t falcon_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs);
 
 /*
- * fsp_cg_prolog - fsp_cg_propagate for falcon-prolog's one call after it
+ * falcon_cg_prolog - falcon_cg_propagate for falcon-prolog's one call after it
  * wrote topology.json; a failure is logged as a warning (the job itself
  * is fine; the other jobs keep what they had).
  */
-void fsp_cg_prolog(json_object *topology, uint32_t jobid);
+void falcon_cg_prolog(json_object *topology, uint32_t jobid);
 
 /*
- * fsp_cg_propagate_file - fsp_cg_propagate with RUNDIR/<jobid>/topology.json
+ * falcon_cg_propagate_file - falcon_cg_propagate with RUNDIR/<jobid>/topology.json
  * (spank_falcon, for a prolog that did not propagate).  FALCON_OK when the
  * file does not exist; its read and parse errors otherwise.
  */
-falcon_err_t fsp_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned *njobs);
+falcon_err_t falcon_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned *njobs);
 
 /*
- * fsp_cg_bpf_deny - cgroup v2: load a BPF_PROG_TYPE_CGROUP_DEVICE program
+ * falcon_cg_bpf_deny - cgroup v2: load a BPF_PROG_TYPE_CGROUP_DEVICE program
  * that denies rules (returns 0 for a device of the list, 1 for any other)
  * and attach it to the cgroup directory cgdir with BPF_F_ALLOW_MULTI (Linux
  * Documentation/bpf: every program of the cgroup and its ancestors must
@@ -175,16 +175,16 @@ falcon_err_t fsp_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned 
  * FALCON_ERR_NOTFOUND when cgdir does not exist, FALCON_ERR_IO when the
  * attach fails; each names the call and errno.
  */
-falcon_err_t fsp_cg_bpf_deny(const char *cgdir, const struct fsp_cg_rules *rules);
+falcon_err_t falcon_cg_bpf_deny(const char *cgdir, const struct falcon_cg_rules *rules);
 
 /*
- * fsp_cg_v2_own - the cgroup v2 directory this process is in (cgroup2
+ * falcon_cg_v2_own - the cgroup v2 directory this process is in (cgroup2
  * mount point from /proc/self/mountinfo + the "0::" path of
  * /proc/self/cgroup), when that path is inside job jobid's cgroup
  * (".../job_<jobid>/...": Slurm's cgroup/v2 task cgroup), into buf (len
  * bytes).  FALCON_ERR_NOTFOUND when no cgroup2 is mounted or the process
  * is not in the job's cgroup.
  */
-falcon_err_t fsp_cg_v2_own(uint32_t jobid, char *buf, size_t len);
+falcon_err_t falcon_cg_v2_own(uint32_t jobid, char *buf, size_t len);
 
-#endif /* FALCON_FSP_CGROUP_H */
+#endif /* FALCON_CGROUP_H */

@@ -1,7 +1,7 @@
 /*
  * ncclcheck.c - falcon-ncclcheck(1): the NCCL sanity benchmark run by
  * falcon-prolog before a job starts.  CUDA runtime + NCCL glue around
- * prolog/ncclcheck_core.c; no kernels, so no nvcc: buffers are filled and
+ * ncclcheck/ncclcheck_core.c; no kernels, so no nvcc: buffers are filled and
  * checked on the host.
  *
  * NCCL is loaded with dlopen() so that a node without libnccl reports

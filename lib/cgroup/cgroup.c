@@ -1,6 +1,6 @@
 /*
- * fsp_cgroup.c - deny rules for composed GPUs and NVMe in Slurm's cgroup v1
- * job cgroups (fsp_cgroup.h).
+ * cgroup.c - deny rules for composed GPUs and NVMe in Slurm's cgroup v1
+ * job cgroups (cgroup.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -23,7 +23,7 @@
 
 #include "core/log.h"
 #include "core/util.h"
-#include "fsp_cgroup.h"
+#include "cgroup/cgroup.h"
 
 #define TOPOLOGY_MAX_BYTES (1024 * 1024)
 
@@ -37,14 +37,14 @@ static int minor_of_dev(const char *dev)
 	long n;
 
 	if (stat(dev, &st) == 0 && S_ISCHR(st.st_mode) &&
-	    major(st.st_rdev) == FSP_CG_NVIDIA_MAJOR && minor(st.st_rdev) < FSP_CG_GPU_MINORS)
+	    major(st.st_rdev) == FALCON_CG_NVIDIA_MAJOR && minor(st.st_rdev) < FALCON_CG_GPU_MINORS)
 		return (int)minor(st.st_rdev);
 	base = base ? base + 1 : dev;
 	if (strncmp(base, "nvidia", 6) != 0 || !isdigit((unsigned char)base[6]))
 		return -1;
 	errno = 0;
 	n = strtol(base + 6, &end, 10);
-	if (errno != 0 || *end != '\0' || n < 0 || n >= FSP_CG_GPU_MINORS)
+	if (errno != 0 || *end != '\0' || n < 0 || n >= FALCON_CG_GPU_MINORS)
 		return -1;
 	return (int)n;
 }
@@ -65,12 +65,12 @@ static int cuda_index(const char *cuda, size_t idx)
 	if (p == NULL || !isdigit((unsigned char)*p))
 		return -1;
 	n = strtol(p, &end, 10);
-	if ((*end != ',' && *end != '\0') || n >= FSP_CG_GPU_MINORS)
+	if ((*end != ',' && *end != '\0') || n >= FALCON_CG_GPU_MINORS)
 		return -1;
 	return (int)n;
 }
 
-/* gpu_minor - the minor of one "gpus" entry (see fsp_cg_gpu_minors). */
+/* gpu_minor - the minor of one "gpus" entry (see falcon_cg_gpu_minors). */
 static int gpu_minor(json_object *gpu, const char *cuda, size_t idx, bool *guessed)
 {
 	json_object *v;
@@ -79,7 +79,7 @@ static int gpu_minor(json_object *gpu, const char *cuda, size_t idx, bool *guess
 	if (json_object_object_get_ex(gpu, "minor", &v) && json_object_is_type(v, json_type_int)) {
 		int64_t n = json_object_get_int64(v);
 
-		return n >= 0 && n < FSP_CG_GPU_MINORS ? (int)n : -1;
+		return n >= 0 && n < FALCON_CG_GPU_MINORS ? (int)n : -1;
 	}
 	if (json_object_object_get_ex(gpu, "dev", &v) && json_object_is_type(v, json_type_string) &&
 	    (m = minor_of_dev(json_object_get_string(v))) >= 0)
@@ -92,8 +92,8 @@ static int gpu_minor(json_object *gpu, const char *cuda, size_t idx, bool *guess
 	return m;
 }
 
-falcon_err_t fsp_cg_gpu_minors(json_object *topology, const char *where, bool falcon_only,
-			       bool minors[FSP_CG_GPU_MINORS], bool *guessed)
+falcon_err_t falcon_cg_gpu_minors(json_object *topology, const char *where, bool falcon_only,
+			       bool minors[FALCON_CG_GPU_MINORS], bool *guessed)
 {
 	json_object *gpus, *g, *v;
 	const char *cuda = NULL;
@@ -123,22 +123,22 @@ falcon_err_t fsp_cg_gpu_minors(json_object *topology, const char *where, bool fa
 			return falcon_err_set(FALCON_ERR_PARSE, "%s: \"gpus\"[%zu]: no device "
 					      "minor: expected \"minor\" (0-%d), a \"dev\" "
 					      "/dev/nvidiaN or an index in \"cuda_visible_devices\"",
-					      where, i, FSP_CG_GPU_MINORS - 1);
+					      where, i, FALCON_CG_GPU_MINORS - 1);
 		minors[m] = true;
 	}
 	return FALCON_OK;
 }
 
-static falcon_err_t add_rule(struct fsp_cg_rules *rules, char type, unsigned maj, unsigned min)
+static falcon_err_t add_rule(struct falcon_cg_rules *rules, char type, unsigned maj, unsigned min)
 {
 	size_t i;
 
 	for (i = 0; i < rules->n; i++)
 		if (rules->r[i].type == type && rules->r[i].major == maj && rules->r[i].minor == min)
 			return FALCON_OK;
-	if (rules->n >= FSP_CG_MAX_RULES)
+	if (rules->n >= FALCON_CG_MAX_RULES)
 		return falcon_err_set(FALCON_ERR_NORESOURCE, "more than %d device rules",
-				      FSP_CG_MAX_RULES);
+				      FALCON_CG_MAX_RULES);
 	rules->r[rules->n].type = type;
 	rules->r[rules->n].major = maj;
 	rules->r[rules->n].minor = min;
@@ -146,8 +146,8 @@ static falcon_err_t add_rule(struct fsp_cg_rules *rules, char type, unsigned maj
 	return FALCON_OK;
 }
 
-falcon_err_t fsp_cg_nvme_rules(json_object *topology, const char *where,
-			       struct fsp_cg_rules *rules)
+falcon_err_t falcon_cg_nvme_rules(json_object *topology, const char *where,
+			       struct falcon_cg_rules *rules)
 {
 	json_object *a, *v;
 	struct stat st;
@@ -173,13 +173,13 @@ falcon_err_t fsp_cg_nvme_rules(json_object *topology, const char *where,
 	return FALCON_OK;
 }
 
-falcon_err_t fsp_cg_gpu_rules(const bool deny[FSP_CG_GPU_MINORS], struct fsp_cg_rules *rules)
+falcon_err_t falcon_cg_gpu_rules(const bool deny[FALCON_CG_GPU_MINORS], struct falcon_cg_rules *rules)
 {
 	falcon_err_t rv;
 	unsigned m;
 
-	for (m = 0; m < FSP_CG_GPU_MINORS; m++)
-		if (deny[m] && (rv = add_rule(rules, 'c', FSP_CG_NVIDIA_MAJOR, m)) != FALCON_OK)
+	for (m = 0; m < FALCON_CG_GPU_MINORS; m++)
+		if (deny[m] && (rv = add_rule(rules, 'c', FALCON_CG_NVIDIA_MAJOR, m)) != FALCON_OK)
 			return rv;
 	return FALCON_OK;
 }
@@ -217,7 +217,7 @@ static falcon_err_t load_topology(const char *path, json_object **out)
 /* other_jobs - fold the topology.json of every job in rundir but jobid into
  * deny (their falcon GPUs, when gpus_too) and rules (their NVMe). */
 static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too,
-			       bool deny[FSP_CG_GPU_MINORS], struct fsp_cg_rules *rules)
+			       bool deny[FALCON_CG_GPU_MINORS], struct falcon_cg_rules *rules)
 {
 	struct dirent *de;
 	json_object *o;
@@ -246,9 +246,9 @@ static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too
 					    falcon_errmsg());
 			continue;
 		}
-		if (gpus_too && fsp_cg_gpu_minors(o, path, true, deny, NULL) != FALCON_OK)
+		if (gpus_too && falcon_cg_gpu_minors(o, path, true, deny, NULL) != FALCON_OK)
 			falcon_warn("job %u: another job's %s", (unsigned)jobid, falcon_errmsg());
-		if (fsp_cg_nvme_rules(o, path, rules) == FALCON_ERR_NORESOURCE)
+		if (falcon_cg_nvme_rules(o, path, rules) == FALCON_ERR_NORESOURCE)
 			rv = FALCON_ERR_NORESOURCE;
 		json_object_put(o);
 	}
@@ -256,10 +256,10 @@ static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too
 	return rv;
 }
 
-falcon_err_t fsp_cg_job_rules(const char *rundir, uint32_t jobid, struct fsp_cg_rules *rules,
+falcon_err_t falcon_cg_job_rules(const char *rundir, uint32_t jobid, struct falcon_cg_rules *rules,
 			      bool *guessed)
 {
-	bool own[FSP_CG_GPU_MINORS] = { false }, deny[FSP_CG_GPU_MINORS] = { false };
+	bool own[FALCON_CG_GPU_MINORS] = { false }, deny[FALCON_CG_GPU_MINORS] = { false };
 	json_object *o = NULL;
 	char path[4096];
 	falcon_err_t rv;
@@ -272,11 +272,11 @@ falcon_err_t fsp_cg_job_rules(const char *rundir, uint32_t jobid, struct fsp_cg_
 	rv = load_topology(path, &o);
 	have = rv == FALCON_OK;
 	if (have) {
-		rv = fsp_cg_gpu_minors(o, path, false, own, guessed);
+		rv = falcon_cg_gpu_minors(o, path, false, own, guessed);
 		json_object_put(o);
 		if (rv != FALCON_OK)
 			return rv;
-		for (m = 0; m < FSP_CG_GPU_MINORS; m++)
+		for (m = 0; m < FALCON_CG_GPU_MINORS; m++)
 			deny[m] = !own[m];
 	} else if (rv != FALCON_ERR_NOTFOUND) {
 		return rv;
@@ -284,10 +284,10 @@ falcon_err_t fsp_cg_job_rules(const char *rundir, uint32_t jobid, struct fsp_cg_
 	/* Without a topology.json of its own: the others' falcon GPUs. */
 	if ((rv = other_jobs(rundir, jobid, !have, deny, rules)) != FALCON_OK)
 		return rv;
-	return fsp_cg_gpu_rules(deny, rules);
+	return falcon_cg_gpu_rules(deny, rules);
 }
 
-falcon_err_t fsp_cg_devices_root(char *buf, size_t len)
+falcon_err_t falcon_cg_devices_root(char *buf, size_t len)
 {
 	const char *env = getenv("FALCON_CGROUP_DEVICES");
 	char line[4096], mnt[4096], fstype[64], super[1024];
@@ -325,7 +325,7 @@ falcon_err_t fsp_cg_devices_root(char *buf, size_t len)
 /* deny_dir - write each rule into DIR/devices.deny (one rule a write, as
  * the kernel's devices controller parses them: Linux
  * Documentation/admin-guide/cgroup-v1/devices.rst). */
-static falcon_err_t deny_dir(const char *dir, const struct fsp_cg_rules *rules)
+static falcon_err_t deny_dir(const char *dir, const struct falcon_cg_rules *rules)
 {
 	char path[4096], rule[64];
 	size_t i;
@@ -368,7 +368,7 @@ static uint32_t job_of(const char *path)
 /* deny_glob - deny_dir on each directory matching pattern whose job is
  * jobid (only) or is not except (0 = all). */
 static falcon_err_t deny_glob(const char *pattern, uint32_t only, uint32_t except,
-			      const struct fsp_cg_rules *rules, unsigned *ndirs)
+			      const struct falcon_cg_rules *rules, unsigned *ndirs)
 {
 	falcon_err_t rv = FALCON_OK, r;
 	glob_t gl;
@@ -396,7 +396,7 @@ static falcon_err_t deny_glob(const char *pattern, uint32_t only, uint32_t excep
 			       : falcon_err_set(rv, "some job cgroups under %s not written", pattern);
 }
 
-falcon_err_t fsp_cg_deny_job(const char *root, uint32_t jobid, const struct fsp_cg_rules *rules,
+falcon_err_t falcon_cg_deny_job(const char *root, uint32_t jobid, const struct falcon_cg_rules *rules,
 			     unsigned *ndirs)
 {
 	char pattern[4096];
@@ -415,8 +415,8 @@ falcon_err_t fsp_cg_deny_job(const char *root, uint32_t jobid, const struct fsp_
 	return rv;
 }
 
-falcon_err_t fsp_cg_deny_others(const char *root, uint32_t except_jobid,
-				const struct fsp_cg_rules *rules, unsigned *njobs)
+falcon_err_t falcon_cg_deny_others(const char *root, uint32_t except_jobid,
+				const struct falcon_cg_rules *rules, unsigned *njobs)
 {
 	char pattern[4096];
 
@@ -426,28 +426,28 @@ falcon_err_t fsp_cg_deny_others(const char *root, uint32_t except_jobid,
 	return deny_glob(pattern, 0, except_jobid, rules, njobs);
 }
 
-falcon_err_t fsp_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs)
+falcon_err_t falcon_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs)
 {
-	bool deny[FSP_CG_GPU_MINORS] = { false };
-	struct fsp_cg_rules *rules;
+	bool deny[FALCON_CG_GPU_MINORS] = { false };
+	struct falcon_cg_rules *rules;
 	char root[4096];
 	falcon_err_t rv;
 
 	if (njobs)
 		*njobs = 0;
-	if (fsp_cg_devices_root(root, sizeof(root)) != FALCON_OK)
+	if (falcon_cg_devices_root(root, sizeof(root)) != FALCON_OK)
 		return FALCON_OK;
 	if ((rules = calloc(1, sizeof(*rules))) == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-	if ((rv = fsp_cg_gpu_minors(topology, "topology", true, deny, NULL)) == FALCON_OK &&
-	    (rv = fsp_cg_gpu_rules(deny, rules)) == FALCON_OK &&
-	    (rv = fsp_cg_nvme_rules(topology, "topology", rules)) == FALCON_OK && rules->n > 0)
-		rv = fsp_cg_deny_others(root, jobid, rules, njobs);
+	if ((rv = falcon_cg_gpu_minors(topology, "topology", true, deny, NULL)) == FALCON_OK &&
+	    (rv = falcon_cg_gpu_rules(deny, rules)) == FALCON_OK &&
+	    (rv = falcon_cg_nvme_rules(topology, "topology", rules)) == FALCON_OK && rules->n > 0)
+		rv = falcon_cg_deny_others(root, jobid, rules, njobs);
 	free(rules);
 	return rv;
 }
 
-falcon_err_t fsp_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned *njobs)
+falcon_err_t falcon_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned *njobs)
 {
 	json_object *o;
 	char path[4096];
@@ -460,16 +460,16 @@ falcon_err_t fsp_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned 
 		return falcon_err_set(FALCON_ERR_INVAL, "%s: run directory path too long", rundir);
 	if ((rv = load_topology(path, &o)) != FALCON_OK)
 		return rv == FALCON_ERR_NOTFOUND ? FALCON_OK : rv;
-	rv = fsp_cg_propagate(o, jobid, njobs);
+	rv = falcon_cg_propagate(o, jobid, njobs);
 	json_object_put(o);
 	return rv;
 }
 
-void fsp_cg_prolog(json_object *topology, uint32_t jobid)
+void falcon_cg_prolog(json_object *topology, uint32_t jobid)
 {
 	unsigned n = 0;
 
-	if (fsp_cg_propagate(topology, jobid, &n) != FALCON_OK)
+	if (falcon_cg_propagate(topology, jobid, &n) != FALCON_OK)
 		falcon_warn("job %u: its composed devices not denied to the other jobs: %s",
 			    (unsigned)jobid, falcon_errmsg());
 	else if (n > 0)
@@ -487,7 +487,7 @@ void fsp_cg_prolog(json_object *topology, uint32_t jobid)
  * major and minor of struct bpf_cgroup_dev_ctx (linux/bpf.h), then per
  * rule "type, major and minor equal: return 0"; else return 1.  Returns
  * the instruction count (prog holds 6 + 4 * n + 4). */
-static size_t build_prog(const struct fsp_cg_rules *rules, struct bpf_insn *prog)
+static size_t build_prog(const struct falcon_cg_rules *rules, struct bpf_insn *prog)
 {
 	size_t n = 0, i, left;
 
@@ -514,7 +514,7 @@ static size_t build_prog(const struct fsp_cg_rules *rules, struct bpf_insn *prog
 	return n;
 }
 
-falcon_err_t fsp_cg_bpf_deny(const char *cgdir, const struct fsp_cg_rules *rules)
+falcon_err_t falcon_cg_bpf_deny(const char *cgdir, const struct falcon_cg_rules *rules)
 {
 	struct bpf_insn *prog;
 	union bpf_attr attr;
@@ -558,7 +558,7 @@ falcon_err_t fsp_cg_bpf_deny(const char *cgdir, const struct fsp_cg_rules *rules
 	return FALCON_OK;
 }
 
-falcon_err_t fsp_cg_v2_own(uint32_t jobid, char *buf, size_t len)
+falcon_err_t falcon_cg_v2_own(uint32_t jobid, char *buf, size_t len)
 {
 	char line[4096], mnt[4096] = "", fstype[64];
 	char path[4096] = "", key[32];

@@ -2,7 +2,7 @@
  * ncclcheck_core.h - the pure-C core of falcon-ncclcheck(1): size sweeps,
  * nccl-tests' bandwidth formulas, the result model, the verdict against the
  * partition's floors, the JSON result, the human table and the command line.
- * No CUDA here: prolog/ncclcheck.c is the CUDA runtime + NCCL glue, and the
+ * No CUDA here: ncclcheck/ncclcheck.c is the CUDA runtime + NCCL glue, and the
  * unit tests link this file alone.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.

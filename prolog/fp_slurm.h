@@ -1,0 +1,54 @@
+/*
+ * fp_slurm.h - falcon-prolog/epilog's calls to libslurm (fp_slurm.c):
+ * the job, its AdminComment, drain, requeue, cancel, a host list.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_FP_SLURM_H
+#define FALCON_FP_SLURM_H
+
+#include <stddef.h>
+
+#include "core/falcon_err.h"
+#include "fp_common.h"
+
+
+/*
+ * fp_slurm_job - fill job from slurm_load_job() (tres_per_node, partition,
+ * user, group, spank_job_env) or, with job->no_slurm, from the environment
+ * (FALCON_TRES_PER_NODE, SLURM_JOB_PARTITION, SLURM_JOB_UID, SLURM_JOB_GID,
+ * SPANK_FALCON_*).  FALCON_ERR_SLURM / FALCON_ERR_PARSE.
+ */
+falcon_err_t fp_slurm_job(struct fp_job *job);
+/* fp_slurm_tag - merge tag into the job's AdminComment (re-read first). */
+falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag);
+/*
+ * fp_slurm_drain - DRAIN the node with reason ("falcon: ...").  A reason
+ * the node already has is never overwritten (slurm_load_node_single()
+ * first): an administrator's is kept as it is, falcon's own gets
+ * "; reason" appended (unless it holds reason already).
+ */
+falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
+/*
+ * fp_slurm_requeue - a failure that is not the node's (falcond, the pool,
+ * a chassis): slurm_requeue(job, 0), so Slurm runs it again (pending, not
+ * held; Slurm 22.05 src/slurmctld/job_mgr.c job_epilog_complete() delays its
+ * start by the credential's expiry window + 1 s, 121 s by default).  A
+ * job Slurm will not requeue (salloc/srun, --no-requeue) is told why
+ * (slurm_notify_job()) and cancelled.  why is logged; FALCON_ERR_SLURM
+ * when neither worked.
+ */
+falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
+/*
+ * fp_slurm_nodes - the node names of a Slurm host list ("n[1-3],x")
+ * into nodes (the first cap of them, the others logged; *n how many).  FALCON_ERR_INVAL when empty,
+ * FALCON_ERR_PARSE when libslurm cannot read it.
+ */
+falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN], size_t cap,
+			    size_t *n);
+/* fp_slurm_cancel - cancel the job (SIGKILL, whole job). */
+falcon_err_t fp_slurm_cancel(const struct fp_job *job);
+/* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
+extern long long fp_slurm_us;
+
+#endif /* FALCON_FP_SLURM_H */
