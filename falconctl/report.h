@@ -4,7 +4,7 @@
  * its AdminComment tag and GRES, the aggregation (per topology, partition,
  * user; relative runtime per workload; per device from falcond's history)
  * and the writers (table, csv, json, svg).  The slurmdbd and falcond calls
- * stay in composer/falconctl_report.c.
+ * stay in report_cmd.c.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */

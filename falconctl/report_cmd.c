@@ -3,7 +3,7 @@
  * from slurmdbd through libslurmdb (slurmdb_jobs_get, as sacct reads them),
  * the topology from the falcon tag of their AdminComment (lib/core/jobtag.h),
  * the device history from falcond (GET /v1/history); the aggregation and
- * the output formats are composer/report.c.
+ * the output formats are report.c.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */

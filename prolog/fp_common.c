@@ -57,7 +57,7 @@ int fp_phys_slot_of(const char *id)
 
 	if (id == NULL || sscanf(id, "drawer%d_slot%d%n", &d, &sl, &n) != 2 || id[n] != '\0')
 		return 0;
-	v = falcon_chassis_phys_slot(d, sl);
+	v = falcon_pcicfg_phys_slot(d, sl);
 	return v > 0 ? v : 0;
 }
 

@@ -42,7 +42,7 @@ struct fp_dev {
 	falcon_dev_type_t type;        /* GPU, NVMe or other: fp_dev_kind() */
 	char vendor_id[8], device_id[8]; /* "10de", "" = not given */
 	int phys_slot;                 /* PCIe Physical Slot Number the host sees
-					* (falcon_chassis_phys_slot()), 0 = unknown */
+					* (falcon_pcicfg_phys_slot()), 0 = unknown */
 	char bdf[FALCON_BDF_LEN];      /* "" = not found on the bus (yet) */
 };
 
@@ -102,7 +102,7 @@ void fp_rmtree(const char *dir);
 falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t);
 /*
  * fp_phys_slot_of - the Physical Slot Number of a Falcon device id
- * "drawer<D>_slot<S>" (lib/chassis naming) by falcon_chassis_phys_slot();
+ * "drawer<D>_slot<S>" (lib/chassis naming) by falcon_pcicfg_phys_slot();
  * 0 when id is not of that form or out of range.
  */
 int fp_phys_slot_of(const char *id);

@@ -114,7 +114,7 @@ static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
 		falcon_strlcpy(d->vendor_id, l->devs[i].vendor_id, sizeof(d->vendor_id));
 		falcon_strlcpy(d->device_id, l->devs[i].device_id, sizeof(d->device_id));
 		d->type = fp_dev_kind(l->devs[i].type);
-		d->phys_slot = falcon_chassis_phys_slot(l->devs[i].drawer, l->devs[i].slot);
+		d->phys_slot = falcon_pcicfg_phys_slot(l->devs[i].drawer, l->devs[i].slot);
 		if (d->phys_slot < 0)
 			d->phys_slot = fp_phys_slot_of(d->id);
 	}

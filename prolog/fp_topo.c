@@ -368,13 +368,13 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
 	sub.nvme = nvme;
 	sub.nnvme = nnvme;
 	sub.gpu_label = ngpu == 0 ? 0
-		: res->falcon_gpus == 0 ? FALCON_TOPO_LOCALGPUS
-		: res->local_gpus == 0 ? FALCON_TOPO_FALCONGPUS : FALCON_TOPO_HYBRIDGPUS;
-	sub.storage_label = nnvme > 0 ? FALCON_TOPO_FALCONNVME : 0;
+		: res->falcon_gpus == 0 ? FALCON_CONF_TOPO_LOCALGPUS
+		: res->local_gpus == 0 ? FALCON_CONF_TOPO_FALCONGPUS : FALCON_CONF_TOPO_HYBRIDGPUS;
+	sub.storage_label = nnvme > 0 ? FALCON_CONF_TOPO_FALCONNVME : 0;
 	if ((rv = falcon_topo_to_json(&sub, &o)) != FALCON_OK)
 		goto fail;
-	falcon_strlcpy(res->label, falcon_topo_label_str(sub.gpu_label), sizeof(res->label));
-	falcon_strlcpy(res->storage, falcon_topo_label_str(sub.storage_label),
+	falcon_strlcpy(res->label, falcon_conf_topo_label_str(sub.gpu_label), sizeof(res->label));
+	falcon_strlcpy(res->storage, falcon_conf_topo_label_str(sub.storage_label),
 		       sizeof(res->storage));
 	/* CUDA_DEVICE_ORDER=PCI_BUS_ID numbers NVIDIA GPUs by BDF */
 	for (i = 0; i < ngpu; i++) {

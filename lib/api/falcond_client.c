@@ -208,6 +208,7 @@ static falcon_err_t call_once(struct falcon_client *cl, const char *method, cons
 	struct curl_slist *hdrs = NULL, *h;
 	struct buf b = { NULL, 0 };
 	char *cred = NULL, *url = NULL, *hdr = NULL, *spath = NULL;
+	char budget[64];
 	falcon_err_t rv;
 	CURLcode cc;
 	long code = 0;
@@ -240,6 +241,10 @@ static falcon_err_t call_once(struct falcon_client *cl, const char *method, cons
 		hdrs = h, h = curl_slist_append(hdrs, "Content-Type: application/json");
 	if (h != NULL)
 		hdrs = h, h = curl_slist_append(hdrs, "Expect:");
+	/* how long this caller waits: falcond starts nothing for it after that */
+	snprintf(budget, sizeof(budget), FALCON_PROTO_BUDGET_HEADER ": %ld", timeout_ms);
+	if (h != NULL)
+		hdrs = h, h = curl_slist_append(hdrs, budget);
 	if (h == NULL) {
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_call: headers");
 		goto fail;

@@ -226,21 +226,4 @@ falcon_err_t falcon_conf_topo_label_from_str(const char *s, unsigned *out);
  */
 char *falcon_conf_topo_set_str(unsigned set, char *buf, size_t n);
 
-/*
- * The names these had before lib/pci's falcon_topo_* were the only ones
- * (issue 25), for the callers in composer/, prolog/ and test_falcond.c
- * until they follow; delete with their last caller.
- */
-enum {
-	FALCON_TOPO_LOCALGPUS  = FALCON_CONF_TOPO_LOCALGPUS,
-	FALCON_TOPO_HYBRIDGPUS = FALCON_CONF_TOPO_HYBRIDGPUS,
-	FALCON_TOPO_FALCONGPUS = FALCON_CONF_TOPO_FALCONGPUS,
-	FALCON_TOPO_FALCONNVME = FALCON_CONF_TOPO_FALCONNVME,
-	FALCON_TOPO_ALL        = FALCON_CONF_TOPO_ALL,
-};
-static inline const char *falcon_topo_label_str(unsigned label)
-{
-	return falcon_conf_topo_label_str(label);
-}
-
 #endif /* FALCON_CONF_H */

@@ -223,12 +223,6 @@ void falcon_pcicfg_remove_slot(const char *root, const char *name);
  * drawer 1..2, slot 1..8 (1-based); returns -1 for anything else.
  */
 int falcon_pcicfg_phys_slot(int drawer, int slot);
-/* The name it had (issue 25), for prolog/ until it follows; delete with
- * its last caller. */
-static inline int falcon_chassis_phys_slot(int drawer, int slot)
-{
-	return falcon_pcicfg_phys_slot(drawer, slot);
-}
 
 /*
  * falcon_pcicfg_write_raw - like falcon_pcicfg_write_sysfs() but from

@@ -1,0 +1,94 @@
+#!/bin/sh
+# falcond-fleet.sh - what a chassis serving several hosts needs of falcond
+# (issue 26), on one falcon-sim chassis:
+#   1. a periodic reconcile that waits seconds on the chassis' reads does
+#      not hold a compose up: it reads without the chassis lock (a compose
+#      uses the inventory the last read left), and judges by that read only
+#      what did not change meanwhile;
+#   2. a compose whose caller has gone is not carried out later: a compose
+#      that waited on the chassis (behind another's slow PATCH) past the
+#      caller's budget (X-Falcon-Budget-Ms, what the client waits) records
+#      and sends nothing.
+# Root only (munged).
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/falcond-lib.sh"
+fd_need
+fd_start_munged
+fd_start_sim c1
+# every reconcile reads every device (no kept descriptions): each endpoint
+# read is one slow GET below
+fd_write_conf "ReconcileInterval=0
+InventoryRefresh=0"
+fd_start_falcond
+
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+# ---- 1. a reconcile reading a slow chassis does not delay a compose --------
+# 500 ms per endpoint read: a reconcile of the 16 devices takes > 8 s
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","path":"/redfish/v1/Fabrics/PCIe/Endpoints*","ms":500}]}' >/dev/null
+rbody='{"reread":true}'
+rc=$(fd_cred POST /v1/reconcile "$rbody")
+t0=$(date +%s%N)
+curl -s -o "$t_tmp/rec.out" -X POST -H "Authorization: Munge $rc" \
+	-H 'Content-Type: application/json' --data-binary "$rbody" \
+	"http://127.0.0.1:$FD_PORT/v1/reconcile" &
+rpid=$!
+# the reconcile is reading (its first endpoint GET is under way)
+sleep 1
+kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended within 1 s: the chassis was not slow"
+t1=$(date +%s%N)
+fd_expect 200 POST /v1/compose '{"job_id":1,"host":"node1","gpus":2}'
+during=$(ms_since $t1)
+kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended before the compose did ($during ms): nothing shown"
+wait $rpid
+rec=$(ms_since $t0)
+echo "compose during a reconcile of $rec ms: $during ms"
+[ "$during" -lt 3000 ] ||
+	t_fail "a compose during a reconcile took $during ms (the reconcile $rec ms): it waited for the reconcile's reads"
+fd_json 'j["lease"]["id"]' > "$t_tmp/lease1"
+# the reconcile judged by its read (taken before job 1's attach) and must
+# not have closed job 1's lease: its devices changed meanwhile
+[ "$(fd_call GET /v1/status '')" = 200 ] || t_fail "status: $(cat "$t_tmp/out")"
+[ "$(fd_json 'len([l for l in j["leases"] if l["job_id"] == 1 and l["state"] == "active"])')" = 1 ] ||
+	t_fail "job 1's lease was closed by a reconcile that read before it: $(cat "$t_tmp/out")"
+grep -q "lease $(cat "$t_tmp/lease1"): .*not attached" "$t_tmp/falcond.log" &&
+	t_fail "the reconcile judged job 1's lease by a read older than it: $(grep 'not attached' "$t_tmp/falcond.log")"
+fd_invariants || t_fail "after the compose during a reconcile"
+t_ok "a compose during a ${rec} ms reconcile took ${during} ms; the lease made meanwhile kept"
+fd_sim c1 POST /admin/faults '{"rules":[]}' >/dev/null
+fd_expect 200 POST /v1/decompose '{"job_id":1}'
+
+# ---- 2. a compose past its caller's budget sends nothing -------------------
+# each PATCH takes 3 s: job 2's compose holds the chassis that long
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"PATCH","ms":3000}]}' >/dev/null
+b2='{"job_id":2,"host":"node1","gpus":1}'
+c2=$(fd_cred POST /v1/compose "$b2")
+curl -s -o "$t_tmp/j2.out" -w '%{http_code}' -X POST -H "Authorization: Munge $c2" \
+	-H 'Content-Type: application/json' --data-binary "$b2" \
+	"http://127.0.0.1:$FD_PORT/v1/compose" > "$t_tmp/j2.code" &
+j2=$!
+sleep 0.5
+# job 3's caller waits 1 s (the client sends its timeout as the budget)
+b3='{"job_id":3,"host":"node2","gpus":1}'
+c3=$(fd_cred POST /v1/compose "$b3")
+code3=$(curl -s -m 1 -o "$t_tmp/j3.out" -w '%{http_code}' -X POST -H "Authorization: Munge $c3" \
+	-H 'X-Falcon-Budget-Ms: 1000' -H 'Content-Type: application/json' --data-binary "$b3" \
+	"http://127.0.0.1:$FD_PORT/v1/compose") || true
+wait $j2
+[ "$(cat "$t_tmp/j2.code")" = 200 ] || t_fail "job 2: $(cat "$t_tmp/j2.code") $(cat "$t_tmp/j2.out")"
+[ "$code3" = 000 ] || t_fail "job 3's caller got an answer ($code3) within its 1 s: nothing shown"
+# job 3's compose got the chassis after job 2's PATCH (3 s), 2 s past its budget
+wait_for 10 "job 3's compose to be refused" \
+	grep -q "compose: job 3 on node2: the caller's budget passed" "$t_tmp/falcond.log" ||
+	t_fail "job 3's compose was not refused for its budget: $(tail -3 "$t_tmp/falcond.log")"
+[ "$(fd_call GET /v1/status '')" = 200 ] || t_fail "status: $(cat "$t_tmp/out")"
+[ "$(fd_json 'len([l for l in j["leases"] if l["job_id"] == 3])')" = 0 ] ||
+	t_fail "job 3 got a lease nobody waited for: $(cat "$t_tmp/out")"
+[ "$(fd_json 'len([d for d in j["devices"] if d["state"] != "free"])')" = 1 ] ||
+	t_fail "devices attached other than job 2's: $(cat "$t_tmp/out")"
+fd_invariants || t_fail "after the late compose"
+t_ok "a compose 2 s past its caller's 1 s budget: nothing recorded, nothing sent"
+fd_sim c1 POST /admin/faults '{"rules":[]}' >/dev/null
+fd_expect 200 POST /v1/decompose '{"job_id":2}'
