@@ -299,30 +299,46 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct sim_reply *r,
 	return ret;
 }
 
-/* Is the request authenticated (basic auth or a session token)? */
-static bool authenticated(struct MHD_Connection *c)
+/*
+ * identify - who sent the request (DSP0266 1.20 sec. 13.3: HTTP basic auth
+ * or a session's X-Auth-Token) into *who with its role's privileges;
+ * false when it names no valid account or session.  With no accounts the
+ * service is anonymous: every request has every privilege.
+ */
+static bool identify(struct MHD_Connection *c, struct sim_caller *who)
 {
 	const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Auth-Token");
 	char *user = NULL, *pass = NULL;
-	bool ok = false;
 	int i;
 
-	if (srv.user == NULL)
-		return true;
-	if (tok != NULL) {
-		pthread_mutex_lock(&srv.lock);
-		for (i = 0; i < SIM_MAX_SESSIONS; i++)
-			if (srv.sessions[i].id[0] != '\0' && strcmp(srv.sessions[i].token, tok) == 0)
-				ok = true;
+	memset(who, 0, sizeof(*who));
+	who->account = -1;
+	pthread_mutex_lock(&srv.lock);
+	if (!sim_accounts_any(&srv)) {
+		who->privs = SIM_PRIV_ALL;
 		pthread_mutex_unlock(&srv.lock);
-		return ok;
+		return true;
 	}
-	user = MHD_basic_auth_get_username_password(c, &pass);
-	ok = user != NULL && pass != NULL && strcmp(user, srv.user) == 0 &&
-	     strcmp(pass, srv.password) == 0;
-	MHD_free(user);
-	MHD_free(pass);
-	return ok;
+	if (tok != NULL) {
+		for (i = 0; i < SIM_MAX_SESSIONS; i++)
+			if (srv.sessions[i].id[0] != '\0' && strcmp(srv.sessions[i].token, tok) == 0) {
+				who->account = sim_account_find(&srv, srv.sessions[i].user);
+				falcon_strlcpy(who->session, srv.sessions[i].id, sizeof(who->session));
+			}
+	} else {
+		pthread_mutex_unlock(&srv.lock);
+		user = MHD_basic_auth_get_username_password(c, &pass);
+		pthread_mutex_lock(&srv.lock);
+		who->account = sim_account_check(&srv, user, pass);
+		MHD_free(user);
+		MHD_free(pass);
+	}
+	if (who->account >= 0 && srv.accounts[who->account].enabled)
+		who->privs = sim_role_privs(srv.accounts[who->account].role);
+	else
+		who->account = -1;
+	pthread_mutex_unlock(&srv.lock);
+	return who->account >= 0;
 }
 
 /* url equals one of the NULL-terminated paths, ignoring one trailing '/'. */
@@ -441,12 +457,51 @@ static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const ch
 	return ret;
 }
 
+/* One connection's state (MHD_OPTION_NOTIFY_CONNECTION): whether it has
+ * carried a Redfish request yet (counted once in srv.redfish_connections). */
+struct conn_info {
+	bool redfish;
+};
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	(void)c;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = calloc(1, sizeof(struct conn_info));
+		pthread_mutex_lock(&srv.lock);
+		srv.connections++;
+		pthread_mutex_unlock(&srv.lock);
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		free(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/* count_redfish_connection - the first Redfish request of a connection
+ * counts it (the benchmark's TLS handshakes per compose). */
+static void count_redfish_connection(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_info *info = ci != NULL ? ci->socket_context : NULL;
+
+	if (info == NULL || info->redfish)
+		return;
+	info->redfish = true;
+	pthread_mutex_lock(&srv.lock);
+	srv.redfish_connections++;
+	pthread_mutex_unlock(&srv.lock);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
 			       const char *method, const char *version,
 			       const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct req *rq = *con_cls;
 	struct sim_fault_rule rule;
+	struct sim_caller who;
 	struct sim_reply r;
 	bool fault = false, drop = false;
 	const char *odata_version;
@@ -472,6 +527,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	falcon_debug("%s %s", method, url);
 	if (strncmp(url, "/admin/", 7) == 0)
 		return admin(c, url, method, rq);
+	count_redfish_connection(c);
 
 	/* Injected faults apply to Redfish requests, before anything else. */
 	pthread_mutex_lock(&srv.lock);
@@ -501,7 +557,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		/* DSP0266 sec. 8.1.1: an unsupported OData-Version is 412 */
 		sim_reply_error(&r, 412, "Base.1.16.HeaderInvalid",
 				"OData-Version %.16s is not supported (only 4.0).", odata_version);
-	} else if (!auth_exempt(method, url) && !authenticated(c)) {
+	} else if (!identify(c, &who) && !auth_exempt(method, url)) {
 		sim_reply_error(&r, 401, "Base.1.16.NoValidSession",
 				"Authentication required: basic auth or an X-Auth-Token from SessionService.");
 	} else if (rq->too_big) {
@@ -513,7 +569,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		const char *if_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-Match");
 
 		pthread_mutex_lock(&srv.lock);
-		sim_redfish_handle(&srv, method, url, rq->body, rq->len, if_match, &r);
+		sim_redfish_handle(&srv, &who, method, url, rq->body, rq->len, if_match, &r);
+		if (r.test_event) { /* EventService.SubmitTestEvent, allowed */
+			struct json_object *o = rq->body ? json_tokener_parse(rq->body) : NULL;
+
+			sim_events_test(&srv, o);
+			json_object_put(o);
+		}
 		pthread_mutex_unlock(&srv.lock);
 		drop = fault && rule.action == SIM_FAULT_DROP;
 	}
@@ -609,7 +671,7 @@ static falcon_err_t bind_listen(const char *spec, bool allow_remote, int *fd, bo
 			loop = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)(void *)ai->ai_addr)->sin6_addr);
 		if (!loop && !allow_remote) {
 			rv = falcon_err_set(FALCON_ERR_PERM,
-					    "--listen %s: not a loopback address; the emulator has no TLS (use --allow-remote to listen there anyway)",
+					    "--listen %s: not a loopback address (use --allow-remote to listen there anyway)",
 					    spec);
 			goto fail;
 		}
@@ -636,36 +698,6 @@ fail:
 	return rv;
 }
 
-/* "user:password" on the first line of path. */
-static falcon_err_t load_credentials(const char *path)
-{
-	char *buf = NULL, *colon;
-	size_t len = 0;
-	falcon_err_t rv;
-
-	if ((rv = falcon_read_file(path, 4096, &buf, &len)) != FALCON_OK)
-		goto fail;
-	buf[strcspn(buf, "\r\n")] = '\0';
-	colon = strchr(buf, ':');
-	if (colon == NULL || colon == buf) {
-		rv = falcon_err_set(FALCON_ERR_CONFIG, "%s: expected one line \"user:password\"", path);
-		goto fail;
-	}
-	*colon = '\0';
-	srv.user = strdup(buf);
-	srv.password = strdup(colon + 1);
-	if (srv.user == NULL || srv.password == NULL) {
-		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	rv = FALCON_OK;
-fail:
-	if (buf != NULL)
-		memset(buf, 0, len);
-	free(buf);
-	return rv;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -675,7 +707,12 @@ static void usage(FILE *f)
 		"  -l, --listen HOST:PORT   address to serve (loopback only; PORT 0 = any free port)\n"
 		"  -s, --sysfs-root DIR     keep each host's bus/pci tree under DIR/<host>/\n"
 		"  -c, --config FILE        chassis configuration (JSON); default: the paper's testbed\n"
-		"  -C, --credentials FILE   \"user:password\": require basic auth or a session\n"
+		"  -C, --credentials FILE   \"user:password\": an Administrator; require basic auth\n"
+		"                           or a session\n"
+		"  -A, --accounts FILE      accounts, one \"ROLE USER PASSWORD\" a line (ROLE:\n"
+		"                           Administrator, Operator, ReadOnly)\n"
+		"      --tls-cert FILE      serve HTTPS with this PEM certificate (chain)...\n"
+		"      --tls-key FILE       ... and its PEM private key\n"
 		"  -p, --port-file FILE     write the bound port there once ready\n"
 		"      --allow-remote       allow a non-loopback --listen address\n"
 		"      --dump-config        print the effective configuration as JSON and exit\n"
@@ -786,7 +823,8 @@ static struct json_object *config_json(const struct sim_config *cfg)
 
 /* What the command line asked for. */
 struct sim_opts {
-	const char *listen, *config, *creds, *port_file, *sysfs_root;
+	const char *listen, *config, *creds, *accounts, *port_file, *sysfs_root;
+	const char *tls_cert, *tls_key;
 	bool allow_remote, dump;
 };
 
@@ -803,6 +841,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "sysfs-root", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "credentials", required_argument, NULL, 'C' },
+		{ "accounts", required_argument, NULL, 'A' },
+		{ "tls-cert", required_argument, NULL, 'T' },
+		{ "tls-key", required_argument, NULL, 'K' },
 		{ "port-file", required_argument, NULL, 'p' },
 		{ "allow-remote", no_argument, NULL, 'R' },
 		{ "dump-config", no_argument, NULL, 'D' },
@@ -814,12 +855,15 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	};
 	int level = FALCON_LOG_INFO, opt;
 
-	while ((opt = getopt_long(argc, argv, "l:s:c:C:p:vqhV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "l:s:c:C:A:p:vqhV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l': o->listen = optarg; break;
 		case 's': o->sysfs_root = optarg; break;
 		case 'c': o->config = optarg; break;
 		case 'C': o->creds = optarg; break;
+		case 'A': o->accounts = optarg; break;
+		case 'T': o->tls_cert = optarg; break;
+		case 'K': o->tls_key = optarg; break;
 		case 'p': o->port_file = optarg; break;
 		case 'R': o->allow_remote = true; break;
 		case 'D': o->dump = true; break;
@@ -867,20 +911,71 @@ static int configure(const struct sim_opts *o)
 	return -1;
 }
 
-/* setup_auth - --credentials (basic auth and sessions), else anonymous;
- * false when the file does not load (logged). */
-static bool setup_auth(const char *creds)
+/* setup_auth - --credentials (one Administrator) and --accounts, else
+ * anonymous; false when a file does not load (logged). */
+static bool setup_auth(const struct sim_opts *o)
 {
-	if (creds == NULL) {
-		falcon_warn("no --credentials: accepting anonymous requests");
+	int i, n = 0;
+
+	if (o->creds == NULL && o->accounts == NULL) {
+		falcon_warn("no --credentials or --accounts: accepting anonymous requests");
 		return true;
 	}
-	if (load_credentials(creds) != FALCON_OK) {
+	if ((o->creds != NULL && sim_accounts_load(&srv, o->creds, true) != FALCON_OK) ||
+	    (o->accounts != NULL && sim_accounts_load(&srv, o->accounts, false) != FALCON_OK)) {
 		falcon_error("%s", falcon_errmsg());
 		return false;
 	}
-	falcon_info("basic auth and sessions required (user %s, from %s)", srv.user, creds);
+	for (i = 0; i < SIM_MAX_ACCOUNTS; i++)
+		if (srv.accounts[i].used) {
+			falcon_verbose("account %s: %s", srv.accounts[i].user,
+				       sim_role_name(srv.accounts[i].role));
+			n++;
+		}
+	falcon_info("basic auth and sessions required (%d account%s)", n, n == 1 ? "" : "s");
 	return true;
+}
+
+/*
+ * struct tls_pem - --tls-cert and --tls-key read into memory for
+ * libmicrohttpd (MHD_OPTION_HTTPS_MEM_CERT / _KEY, GnuTLS underneath);
+ * NULL pointers when serving plain HTTP.  The key is wiped when freed.
+ */
+struct tls_pem {
+	char *cert, *key;
+	size_t key_len;
+};
+
+static void tls_free(struct tls_pem *t)
+{
+	if (t->key != NULL)
+		explicit_bzero(t->key, t->key_len);
+	free(t->key);
+	free(t->cert);
+	memset(t, 0, sizeof(*t));
+}
+
+/* tls_load - read the PEM files; FALCON_ERR_INVAL when only one is given
+ * or libmicrohttpd was built without TLS, file errors as falcon_read_file. */
+static falcon_err_t tls_load(const struct sim_opts *o, struct tls_pem *t)
+{
+	size_t len;
+	falcon_err_t rv;
+
+	memset(t, 0, sizeof(*t));
+	if (o->tls_cert == NULL && o->tls_key == NULL)
+		return FALCON_OK;
+	if (o->tls_cert == NULL || o->tls_key == NULL)
+		return falcon_err_set(FALCON_ERR_INVAL, "--tls-cert and --tls-key go together");
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+		return falcon_err_set(FALCON_ERR_INVAL, "--tls-cert: this libmicrohttpd was built "
+				      "without TLS (GnuTLS)");
+	if ((rv = falcon_read_file(o->tls_cert, 1 << 20, &t->cert, &len)) != FALCON_OK ||
+	    (rv = falcon_read_file(o->tls_key, 1 << 20, &t->key, &t->key_len)) != FALCON_OK) {
+		tls_free(t);
+		return rv;
+	}
+	return FALCON_OK;
 }
 
 /* open_listener - the bound listening socket *fd (caller closes), whether
@@ -912,14 +1007,27 @@ static void block_signals(sigset_t *set)
 }
 
 /* start_http - libmicrohttpd on fd (taken when it starts), one thread per
- * connection; NULL when it does not start. */
-static struct MHD_Daemon *start_http(int fd, bool v6)
+ * connection, HTTPS when t holds a certificate; NULL when it does not start. */
+static struct MHD_Daemon *start_http(int fd, bool v6, const struct tls_pem *t)
 {
-	return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-				MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
-				0, NULL, NULL, handler, NULL,
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+
+	if (t->cert != NULL)
+		return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, NULL,
+					MHD_OPTION_LISTEN_SOCKET, fd,
+					MHD_OPTION_HTTPS_MEM_CERT, t->cert,
+					MHD_OPTION_HTTPS_MEM_KEY, t->key,
+					MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+					MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+					MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
+					MHD_OPTION_END);
+	return MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
@@ -962,10 +1070,7 @@ static void stop(struct MHD_Daemon *d, int fd, bool host_started)
 	if (host_started)
 		sim_host_stop(&srv);
 	sim_events_free(&srv);
-	if (srv.password != NULL)
-		memset(srv.password, 0, strlen(srv.password));
-	free(srv.user);
-	free(srv.password);
+	sim_accounts_wipe(&srv);
 	free(srv.sysfs_root);
 }
 
@@ -974,6 +1079,7 @@ static void stop(struct MHD_Daemon *d, int fd, bool host_started)
 static int serve(const struct sim_opts *o)
 {
 	struct MHD_Daemon *d = NULL;
+	struct tls_pem tls = { 0 };
 	const union MHD_DaemonInfo *di;
 	bool v6 = false, host_started = false;
 	unsigned port = 0;
@@ -985,8 +1091,13 @@ static int serve(const struct sim_opts *o)
 		falcon_error("out of memory");
 		goto out;
 	}
-	if (!setup_auth(o->creds))
+	if (!setup_auth(o))
 		goto out;
+	if (tls_load(o, &tls) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
+	srv.tls = tls.cert != NULL;
 	if (open_listener(o, &fd, &v6, &port) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
@@ -997,8 +1108,9 @@ static int serve(const struct sim_opts *o)
 		goto out;
 	}
 	host_started = true;
-	if ((d = start_http(fd, v6)) == NULL) {
-		falcon_error("cannot start the HTTP server on %s", o->listen);
+	if ((d = start_http(fd, v6, &tls)) == NULL) {
+		falcon_error("cannot start the HTTP%s server on %s%s", srv.tls ? "S" : "", o->listen,
+			     srv.tls ? " (is the key the certificate's, both PEM?)" : "");
 		goto out;
 	}
 	fd = -1; /* the daemon owns it now */
@@ -1009,12 +1121,14 @@ static int serve(const struct sim_opts *o)
 		falcon_error("--port-file: %s", falcon_errmsg());
 		goto out;
 	}
-	falcon_info("chassis %s (%s mode) serving Redfish on %s (port %u), hosts under %s",
-		    srv.cfg.chassis, sim_mode_str(srv.cfg.mode), o->listen, port, srv.sysfs_root);
+	falcon_info("chassis %s (%s mode) serving Redfish over %s on %s (port %u), hosts under %s",
+		    srv.cfg.chassis, sim_mode_str(srv.cfg.mode), srv.tls ? "HTTPS" : "HTTP",
+		    o->listen, port, srv.sysfs_root);
 	wait_signal(&set);
 	rc = 0;
 out:
 	stop(d, fd, host_started);
+	tls_free(&tls);
 	return rc;
 }
 

@@ -12,7 +12,8 @@
  * messages of DMTF's ResourceEvent registry 1.4 (ResourceStatusChangedOK,
  * ResourceStatusChangedWarning, ResourceStatusChangedCritical:
  * "The health of resource '%1' has changed to %2."; ResourceRemoved:
- * "The resource was removed successfully.").
+ * "The resource was removed successfully."; ResourceCreated: "The
+ * resource was created successfully.", EventType ResourceAdded).
  *
  * Everything here runs under srv->lock; it calls only the pure parts
  * (sim.h), never the HTTP side.
@@ -43,7 +44,8 @@ static void iso_now(char *buf, size_t n)
 
 /*
  * One Event (#Event.v1_7_0) with one record: key is the ResourceEvent
- * message key, health its second argument (NULL for ResourceRemoved).
+ * message key, health its second argument (NULL for ResourceRemoved and
+ * ResourceCreated, told apart by key).
  */
 static struct json_object *event_json(const struct sim_server *srv, unsigned long id,
 				      int d, int s, const char *key, const char *health)
@@ -53,6 +55,7 @@ static struct json_object *event_json(const struct sim_server *srv, unsigned lon
 	struct json_object *origin = json_object_new_object();
 	char buf[320], dev[32], ts[32];
 	const char *sev = health == NULL ? "OK" : health;
+	bool created = strcmp(key, "ResourceCreated") == 0;
 
 	snprintf(dev, sizeof(dev), "drawer%d_slot%d", d, s);
 	iso_now(ts, sizeof(ts));
@@ -61,7 +64,7 @@ static struct json_object *event_json(const struct sim_server *srv, unsigned lon
 	json_object_object_add(o, "Id", json_object_new_string(buf));
 	json_object_object_add(o, "Name", json_object_new_string("Falcon 4016 event"));
 	json_object_object_add(e, "EventType", json_object_new_string(
-		health == NULL ? "ResourceRemoved" : "StatusChange"));
+		health != NULL ? "StatusChange" : created ? "ResourceAdded" : "ResourceRemoved"));
 	json_object_object_add(e, "EventId", json_object_new_string(buf));
 	json_object_object_add(e, "EventTimestamp", json_object_new_string(ts));
 	json_object_object_add(e, "Severity", json_object_new_string(sev));
@@ -73,7 +76,8 @@ static struct json_object *event_json(const struct sim_server *srv, unsigned lon
 		json_object_array_add(args, json_object_new_string(dev));
 		json_object_array_add(args, json_object_new_string(health));
 	} else {
-		snprintf(buf, sizeof(buf), "The resource was removed successfully.");
+		snprintf(buf, sizeof(buf), "The resource was %s successfully.",
+			 created ? "created" : "removed");
 	}
 	json_object_object_add(e, "Message", json_object_new_string(buf));
 	json_object_object_add(e, "MessageArgs", args);
@@ -85,13 +89,9 @@ static struct json_object *event_json(const struct sim_server *srv, unsigned lon
 	return o;
 }
 
-/* emit - keep the event (dropping the oldest) and wake the SSE streams;
- * returns its id, 0 when out of memory (logged). */
-static unsigned long emit(struct sim_server *srv, int d, int s, const char *key,
-			  const char *health)
+/* keep - the Event o (taken) kept as event id; id, 0 when out of memory. */
+static unsigned long keep(struct sim_server *srv, unsigned long id, struct json_object *o)
 {
-	unsigned long id = srv->last_event + 1;
-	struct json_object *o = event_json(srv, id, d, s, key, health);
 	struct sim_event *slot = &srv->events[id % SIM_MAX_EVENTS];
 	char *text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							   JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -106,6 +106,57 @@ static unsigned long emit(struct sim_server *srv, int d, int s, const char *key,
 	slot->id = id;
 	srv->last_event = id;
 	pthread_cond_broadcast(&srv->cond);
+	return id;
+}
+
+unsigned long sim_events_test(struct sim_server *srv, struct json_object *body)
+{
+	unsigned long id = srv->last_event + 1;
+	struct json_object *o = json_object_new_object(), *evs = json_object_new_array();
+	struct json_object *e = json_object_new_object(), *v;
+	char buf[32], ts[32];
+	static const char *const keys[] = { "MessageId", "Message", "Severity", "MessageSeverity" };
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%lu", id);
+	iso_now(ts, sizeof(ts));
+	json_object_object_add(o, "@odata.type", json_object_new_string("#Event.v1_7_0.Event"));
+	json_object_object_add(o, "Id", json_object_new_string(buf));
+	json_object_object_add(o, "Name", json_object_new_string("Falcon 4016 test event"));
+	json_object_object_add(e, "EventId", json_object_new_string(buf));
+	json_object_object_add(e, "EventTimestamp", json_object_new_string(ts));
+	json_object_object_add(e, "MessageId", json_object_new_string(MSG_RE "ResourceChanged"));
+	json_object_object_add(e, "Message", json_object_new_string(
+		"One or more resource properties have changed."));
+	json_object_object_add(e, "Severity", json_object_new_string("OK"));
+	json_object_object_add(e, "MessageSeverity", json_object_new_string("OK"));
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (json_object_object_get_ex(body, keys[i], &v) &&
+		    json_object_is_type(v, json_type_string))
+			json_object_object_add(e, keys[i], json_object_get(v));
+	if (json_object_object_get_ex(body, "OriginOfCondition", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		struct json_object *origin = json_object_new_object();
+
+		json_object_object_add(origin, "@odata.id", json_object_get(v));
+		json_object_object_add(e, "OriginOfCondition", origin);
+	}
+	json_object_array_add(evs, e);
+	json_object_object_add(o, "Events", evs);
+	falcon_info("event %lu: test event (SubmitTestEvent)", id);
+	return keep(srv, id, o);
+}
+
+/* emit - keep the event (dropping the oldest) and wake the SSE streams;
+ * returns its id, 0 when out of memory (logged). */
+static unsigned long emit(struct sim_server *srv, int d, int s, const char *key,
+			  const char *health)
+{
+	unsigned long id = keep(srv, srv->last_event + 1,
+				event_json(srv, srv->last_event + 1, d, s, key, health));
+
+	if (id == 0)
+		return 0;
 	falcon_info("event %lu: %s drawer%d_slot%d%s%s", id, key, d, s,
 		    health ? " " : "", health ? health : "");
 	return id;

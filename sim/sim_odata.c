@@ -55,6 +55,15 @@ static const struct {
 	{ "Message", "v1_1_2" },
 	{ "EventService", "v1_10_0" },
 	{ "Event", "v1_7_0" },
+	{ "EventDestination", "v1_15_0" },
+	{ "EventDestinationCollection", "" },
+	{ "AccountService", "v1_15_0" },
+	{ "ManagerAccount", "v1_12_0" },
+	{ "ManagerAccountCollection", "" },
+	{ "Role", "v1_3_2" },
+	{ "RoleCollection", "" },
+	{ "Manager", "v1_19_0" },
+	{ "ManagerCollection", "" },
 };
 
 /* Our Oem objects (Oem.Falcon): a schema of our own, inline. */
@@ -72,7 +81,7 @@ static const struct {
 
 const char *sim_odata_metadata(void)
 {
-	static char doc[8192];
+	static char doc[16384];
 	size_t i, n;
 
 	if (doc[0] != '\0')
@@ -120,6 +129,8 @@ struct json_object *sim_odata_service_doc(void)
 		{ "SessionService", "/redfish/v1/SessionService" },
 		{ "TaskService", "/redfish/v1/TaskService" },
 		{ "EventService", "/redfish/v1/EventService" },
+		{ "AccountService", "/redfish/v1/AccountService" },
+		{ "Managers", "/redfish/v1/Managers" },
 	};
 	struct json_object *o = json_object_new_object(), *v = json_object_new_array();
 	size_t i;

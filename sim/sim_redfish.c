@@ -27,6 +27,7 @@
 
 #define RF "/redfish/v1"
 #define MSG_BASE "Base.1.16."
+#define SIM_MANAGER "BMC"      /* the chassis' management controller */
 
 /* ---- JSON helpers ---- */
 
@@ -224,12 +225,95 @@ static struct json_object *service_root(struct sim_server *srv)
 	json_object_object_add(o, "Systems", jlink(RF "/Systems"));
 	json_object_object_add(o, "CompositionService", jlink(RF "/CompositionService"));
 	json_object_object_add(o, "SessionService", jlink(RF "/SessionService"));
+	json_object_object_add(o, "AccountService", jlink(RF "/AccountService"));
+	json_object_object_add(o, "Managers", jlink(RF "/Managers"));
 	/* ServiceRoot.v1_16_0: the TaskService link is named Tasks */
 	json_object_object_add(o, "Tasks", jlink(RF "/TaskService"));
 	json_object_object_add(o, "EventService", jlink(RF "/EventService"));
 	json_object_object_add(links, "Sessions", jlink(RF "/SessionService/Sessions"));
 	json_object_object_add(o, "Links", links);
 	(void)srv;
+	return o;
+}
+
+/*
+ * The Chassis' Links (Chassis.v1_25_0): ComputerSystems (the expandable
+ * systems, one per cabled host port), PCIeDevices (deprecated in favour of
+ * the PCIeDevices collection, kept for clients that read Links), ManagedBy
+ * and ManagersInChassis (the chassis' management controller, Managers/BMC).
+ */
+static struct json_object *chassis_links(struct sim_server *srv)
+{
+	struct json_object *l = json_object_new_object(), *a;
+	int p, d, s;
+
+	a = json_object_new_array();
+	for (p = 0; p < SIM_PORTS; p++)
+		if (port_cabled(&srv->cfg, p))
+			json_object_array_add(a, jlink(RF "/Systems/H%d", p + 1));
+	json_object_object_add(l, "ComputerSystems", a);
+	a = json_object_new_array();
+	for (d = 1; d <= SIM_DRAWERS; d++)
+		for (s = 1; s <= SIM_SLOTS; s++)
+			if (populated(&srv->cfg, d, s))
+				json_object_array_add(a, jlink(RF "/Chassis/%s/PCIeDevices/drawer%d_slot%d",
+							       srv->cfg.chassis, d, s));
+	json_object_object_add(l, "PCIeDevices", a);
+	a = json_object_new_array();
+	json_object_array_add(a, jlink(RF "/Managers/" SIM_MANAGER));
+	json_object_object_add(l, "ManagedBy", a);
+	a = json_object_new_array();
+	json_object_array_add(a, jlink(RF "/Managers/" SIM_MANAGER));
+	json_object_object_add(l, "ManagersInChassis", a);
+	return l;
+}
+
+/*
+ * The chassis' management controller (Manager.v1_19_0, ManagerType
+ * EnclosureManager): what manages the chassis and the expandable systems.
+ */
+static struct json_object *manager(struct sim_server *srv)
+{
+	struct json_object *o = resource("#Manager.v1_19_0.Manager", SIM_MANAGER,
+					 "Falcon 4016 management controller",
+					 RF "/Managers/" SIM_MANAGER);
+	struct json_object *links = json_object_new_object(), *a;
+	int p;
+
+	jadd_str(o, "ManagerType", "EnclosureManager");
+	jadd_str(o, "Manufacturer", "H3 Platform");
+	jadd_str(o, "Model", "Falcon 4016 management controller");
+	jadd_str(o, "FirmwareVersion", "falcon-sim " PACKAGE_VERSION);
+	jadd_str(o, "UUID", "f41c0401-6000-4000-8000-00000000b3c0");
+	jadd_str(o, "PowerState", "On");
+	json_object_object_add(o, "Status", status_ok("Enabled"));
+	a = json_object_new_array();
+	json_object_array_add(a, jlink(RF "/Chassis/%s", srv->cfg.chassis));
+	json_object_object_add(links, "ManagerForChassis", a);
+	a = json_object_new_array();
+	for (p = 0; p < SIM_PORTS; p++)
+		if (port_cabled(&srv->cfg, p))
+			json_object_array_add(a, jlink(RF "/Systems/H%d", p + 1));
+	json_object_object_add(links, "ManagerForServers", a);
+	json_object_object_add(links, "ManagerInChassis", jlink(RF "/Chassis/%s", srv->cfg.chassis));
+	json_object_object_add(o, "Links", links);
+	return o;
+}
+
+static struct json_object *account_service(struct sim_server *srv)
+{
+	struct json_object *o = resource("#AccountService.v1_15_0.AccountService", "AccountService",
+					 "Account Service", RF "/AccountService");
+
+	json_object_object_add(o, "ServiceEnabled", json_object_new_boolean(true));
+	json_object_object_add(o, "Status", status_ok("Enabled"));
+	json_object_object_add(o, "MinPasswordLength", json_object_new_int(1));
+	json_object_object_add(o, "MaxPasswordLength", json_object_new_int(SIM_PASS_LEN - 1));
+	json_object_object_add(o, "AuthFailureLoggingThreshold", json_object_new_int(0));
+	json_object_object_add(o, "AccountLockoutThreshold", json_object_new_int(0));
+	jadd_str(o, "LocalAccountAuth", sim_accounts_any(srv) ? "Enabled" : "Disabled");
+	json_object_object_add(o, "Accounts", jlink(RF "/AccountService/Accounts"));
+	json_object_object_add(o, "Roles", jlink(RF "/AccountService/Roles"));
 	return o;
 }
 
@@ -247,6 +331,7 @@ static struct json_object *chassis(struct sim_server *srv)
 	jadd_str(o, "Model", "Falcon 4016");
 	json_object_object_add(o, "Status", status_ok("Enabled"));
 	json_object_object_add(o, "PCIeDevices", jlink("%s/PCIeDevices", path));
+	json_object_object_add(o, "Links", chassis_links(srv));
 	oem = json_object_new_object();
 	fal = json_object_new_object();
 	jadd_str(fal, "@odata.type", "#Falcon.v1_0_0.Chassis");
@@ -711,6 +796,7 @@ static const char *task_state_str(sim_task_state_t st)
 	switch (st) {
 	case SIM_TASK_RUNNING: return "Running";
 	case SIM_TASK_COMPLETED: return "Completed";
+	case SIM_TASK_CANCELLED: return "Cancelled";
 	default: return "Exception";
 	}
 }
@@ -725,7 +811,8 @@ static struct json_object *task_res(const struct sim_task *t)
 	o = resource("#Task.v1_7_3.Task", t->idstr, t->zone ? "Zone change" : t->add
 		     ? "Add resource block" : "Remove resource block", path);
 	jadd_str(o, "TaskState", task_state_str(t->state));
-	jadd_str(o, "TaskStatus", t->state == SIM_TASK_EXCEPTION ? "Critical" : "OK");
+	jadd_str(o, "TaskStatus", t->state == SIM_TASK_EXCEPTION ? "Critical"
+		 : t->state == SIM_TASK_CANCELLED ? "Warning" : "OK");
 	jadd_str(o, "StartTime", t->start_time);
 	if (t->state != SIM_TASK_RUNNING)
 		jadd_str(o, "EndTime", t->end_time);
@@ -738,9 +825,11 @@ static struct json_object *task_res(const struct sim_task *t)
 	if (t->state != SIM_TASK_RUNNING) {
 		m = json_object_new_object();
 		jadd_str(m, "MessageId", t->state == SIM_TASK_COMPLETED ? MSG_BASE "Success"
+			 : t->state == SIM_TASK_CANCELLED ? "TaskEvent.1.0.TaskCancelled"
 			 : "Falcon.1.0.TaskFailed");
 		jadd_str(m, "Message", t->message);
-		jadd_str(m, "MessageSeverity", t->state == SIM_TASK_COMPLETED ? "OK" : "Critical");
+		jadd_str(m, "MessageSeverity", t->state == SIM_TASK_COMPLETED ? "OK"
+			 : t->state == SIM_TASK_CANCELLED ? "Warning" : "Critical");
 		json_object_array_add(msgs, m);
 	}
 	json_object_object_add(o, "Messages", msgs);
@@ -768,6 +857,7 @@ enum kind {
 	K_ZONE_COLL, K_ZONE, K_COMP, K_RB_COLL, K_RB, K_RB_MEMBER, K_RZ_COLL, K_RZ,
 	K_SYS_COLL, K_SYS, K_SYS_ADD, K_SYS_REMOVE, K_SS, K_SESS_COLL, K_SESS,
 	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON, K_EVS,
+	K_AS, K_ACC_COLL, K_ACC, K_ROLE_COLL, K_ROLE, K_MGR_COLL, K_MGR, K_EVS_TEST,
 };
 
 struct route {
@@ -775,6 +865,8 @@ struct route {
 	int p, d, s;      /* port index, drawer, slot */
 	int sess;         /* session index */
 	int task;         /* task index */
+	int acc;          /* account index */
+	int role;         /* sim_role_t */
 };
 
 /*
@@ -785,19 +877,26 @@ static struct json_object *event_service(void)
 {
 	struct json_object *o = resource("#EventService.v1_10_0.EventService", "EventService",
 					 "Event Service", RF "/EventService");
-	struct json_object *pfx = json_object_new_array();
+	struct json_object *pfx = json_object_new_array(), *act, *a;
 
 	json_object_object_add(o, "ServiceEnabled", json_object_new_boolean(true));
 	json_object_object_add(o, "Status", status_ok("Enabled"));
 	jadd_str(o, "ServerSentEventUri", SIM_SSE_PATH);
 	json_object_array_add(pfx, json_object_new_string("ResourceEvent"));
 	json_object_object_add(o, "RegistryPrefixes", pfx);
+	/* EventService.v1_0_0 requires Actions: SubmitTestEvent (falcon-sim.c
+	 * sends the event: sim_events_test) */
+	act = json_object_new_object();
+	a = json_object_new_object();
+	jadd_str(a, "target", RF "/EventService/Actions/EventService.SubmitTestEvent");
+	json_object_object_add(act, "#EventService.SubmitTestEvent", a);
+	json_object_object_add(o, "Actions", act);
 	return o;
 }
 
 /* Match path against a pattern with %p (H<n>), %h (hostport<n>_H<n>),
- * %D (drawer<D>_slot<S>), %c (chassis name), %S (session id), %T (task id)
- * segments. */
+ * %D (drawer<D>_slot<S>), %c (chassis name), %S (session id), %T (task id),
+ * %A (account id), %R (role id) segments. */
 static bool match(struct sim_server *srv, const char *path, const char *pat, struct route *r)
 {
 	char pb[512], tb[512];
@@ -845,6 +944,18 @@ static bool match(struct sim_server *srv, const char *path, const char *pat, str
 			if (i == SIM_MAX_TASKS)
 				return false;
 			r->task = i;
+		} else if (strcmp(ps, "%A") == 0) {
+			int i;
+
+			for (i = 0; i < SIM_MAX_ACCOUNTS; i++)
+				if (srv->accounts[i].used && strcmp(srv->accounts[i].id, ts) == 0)
+					break;
+			if (i == SIM_MAX_ACCOUNTS)
+				return false;
+			r->acc = i;
+		} else if (strcmp(ps, "%R") == 0) {
+			if ((r->role = sim_role_parse(ts)) < 0)
+				return false;
 		} else if (strcmp(ps, ts) != 0) {
 			return false;
 		}
@@ -854,51 +965,106 @@ static bool match(struct sim_server *srv, const char *path, const char *pat, str
 	return ps == NULL && ts == NULL;
 }
 
+/*
+ * The routes: a pattern, the methods it allows, and the privilege its
+ * methods other than GET and HEAD need (GET and HEAD need Login; the
+ * exceptions are in required_priv()), after DSP8011's Redfish_1.x
+ * PrivilegeRegistry: components (zones, systems' actions, task monitors)
+ * ConfigureComponents, accounts ConfigureUsers, sessions ConfigureManager.
+ */
+#define P_COMP SIM_PRIV_COMPONENTS
+#define P_USERS SIM_PRIV_USERS
+#define P_MGR SIM_PRIV_MANAGER
 static const struct {
 	enum kind k;
 	const char *pat;
 	const char *allow;
+	unsigned priv;
 } routes[] = {
-	{ K_REDFISH, "/redfish", "GET, HEAD" },
-	{ K_ROOT, RF, "GET, HEAD" },
-	{ K_CHASSIS_COLL, RF "/Chassis", "GET, HEAD" },
-	{ K_CHASSIS, RF "/Chassis/%c", "GET, HEAD" },
-	{ K_PCIEDEV_COLL, RF "/Chassis/%c/PCIeDevices", "GET, HEAD" },
-	{ K_PCIEDEV, RF "/Chassis/%c/PCIeDevices/%D", "GET, HEAD" },
-	{ K_PCIEFN_COLL, RF "/Chassis/%c/PCIeDevices/%D/PCIeFunctions", "GET, HEAD" },
-	{ K_PCIEFN, RF "/Chassis/%c/PCIeDevices/%D/PCIeFunctions/1", "GET, HEAD" },
-	{ K_FABRIC_COLL, RF "/Fabrics", "GET, HEAD" },
-	{ K_FABRIC, RF "/Fabrics/PCIe", "GET, HEAD" },
-	{ K_EP_COLL, RF "/Fabrics/PCIe/Endpoints", "GET, HEAD" },
-	{ K_EP_HOST, RF "/Fabrics/PCIe/Endpoints/%h", "GET, HEAD" },
-	{ K_EP_DEV, RF "/Fabrics/PCIe/Endpoints/%D", "GET, HEAD" },
-	{ K_ZONE_COLL, RF "/Fabrics/PCIe/Zones", "GET, HEAD" },
-	{ K_ZONE, RF "/Fabrics/PCIe/Zones/%p", "GET, HEAD, PATCH" },
-	{ K_COMP, RF "/CompositionService", "GET, HEAD" },
-	{ K_RB_COLL, RF "/CompositionService/ResourceBlocks", "GET, HEAD" },
-	{ K_RB, RF "/CompositionService/ResourceBlocks/%D", "GET, HEAD" },
-	{ K_RB_MEMBER, RF "/CompositionService/ResourceBlocks/%D/Processors/GPU", "GET, HEAD" },
-	{ K_RB_MEMBER, RF "/CompositionService/ResourceBlocks/%D/Drives/NVMe", "GET, HEAD" },
-	{ K_RB_MEMBER, RF "/CompositionService/ResourceBlocks/%D/NetworkInterfaces/NIC", "GET, HEAD" },
-	{ K_RZ_COLL, RF "/CompositionService/ResourceZones", "GET, HEAD" },
-	{ K_RZ, RF "/CompositionService/ResourceZones/%p", "GET, HEAD" },
-	{ K_SYS_COLL, RF "/Systems", "GET, HEAD" },
-	{ K_SYS, RF "/Systems/%p", "GET, HEAD" },
-	{ K_SYS_ADD, RF "/Systems/%p/Actions/ComputerSystem.AddResourceBlock", "POST" },
-	{ K_SYS_REMOVE, RF "/Systems/%p/Actions/ComputerSystem.RemoveResourceBlock", "POST" },
-	{ K_SS, RF "/SessionService", "GET, HEAD" },
-	{ K_SESS_COLL, RF "/SessionService/Sessions", "GET, HEAD, POST" },
+	{ K_REDFISH, "/redfish", "GET, HEAD", 0 },
+	{ K_ROOT, RF, "GET, HEAD", 0 },
+	{ K_CHASSIS_COLL, RF "/Chassis", "GET, HEAD", 0 },
+	{ K_CHASSIS, RF "/Chassis/%c", "GET, HEAD", 0 },
+	{ K_PCIEDEV_COLL, RF "/Chassis/%c/PCIeDevices", "GET, HEAD", 0 },
+	{ K_PCIEDEV, RF "/Chassis/%c/PCIeDevices/%D", "GET, HEAD", 0 },
+	{ K_PCIEFN_COLL, RF "/Chassis/%c/PCIeDevices/%D/PCIeFunctions", "GET, HEAD", 0 },
+	{ K_PCIEFN, RF "/Chassis/%c/PCIeDevices/%D/PCIeFunctions/1", "GET, HEAD", 0 },
+	{ K_FABRIC_COLL, RF "/Fabrics", "GET, HEAD", 0 },
+	{ K_FABRIC, RF "/Fabrics/PCIe", "GET, HEAD", 0 },
+	{ K_EP_COLL, RF "/Fabrics/PCIe/Endpoints", "GET, HEAD", 0 },
+	{ K_EP_HOST, RF "/Fabrics/PCIe/Endpoints/%h", "GET, HEAD", 0 },
+	{ K_EP_DEV, RF "/Fabrics/PCIe/Endpoints/%D", "GET, HEAD", 0 },
+	{ K_ZONE_COLL, RF "/Fabrics/PCIe/Zones", "GET, HEAD", 0 },
+	{ K_ZONE, RF "/Fabrics/PCIe/Zones/%p", "GET, HEAD, PATCH", P_COMP },
+	{ K_COMP, RF "/CompositionService", "GET, HEAD", 0 },
+	{ K_RB_COLL, RF "/CompositionService/ResourceBlocks", "GET, HEAD", 0 },
+	{ K_RB, RF "/CompositionService/ResourceBlocks/%D", "GET, HEAD", 0 },
+	{ K_RB_MEMBER, RF "/CompositionService/ResourceBlocks/%D/Processors/GPU", "GET, HEAD", 0 },
+	{ K_RB_MEMBER, RF "/CompositionService/ResourceBlocks/%D/Drives/NVMe", "GET, HEAD", 0 },
+	{ K_RB_MEMBER, RF "/CompositionService/ResourceBlocks/%D/NetworkInterfaces/NIC", "GET, HEAD", 0 },
+	{ K_RZ_COLL, RF "/CompositionService/ResourceZones", "GET, HEAD", 0 },
+	{ K_RZ, RF "/CompositionService/ResourceZones/%p", "GET, HEAD", 0 },
+	{ K_SYS_COLL, RF "/Systems", "GET, HEAD", 0 },
+	{ K_SYS, RF "/Systems/%p", "GET, HEAD", 0 },
+	{ K_SYS_ADD, RF "/Systems/%p/Actions/ComputerSystem.AddResourceBlock", "POST", P_COMP },
+	{ K_SYS_REMOVE, RF "/Systems/%p/Actions/ComputerSystem.RemoveResourceBlock", "POST",
+	  P_COMP },
+	{ K_SS, RF "/SessionService", "GET, HEAD", 0 },
+	{ K_SESS_COLL, RF "/SessionService/Sessions", "GET, HEAD, POST", 0 },
 	/* DSP0266 sec. 13.3.4: a session may also be created on Members */
-	{ K_SESS_COLL, RF "/SessionService/Sessions/Members", "POST" },
-	{ K_SESS, RF "/SessionService/Sessions/%S", "GET, HEAD, DELETE" },
-	{ K_METADATA, RF "/$metadata", "GET, HEAD" },
-	{ K_ODATA, RF "/odata", "GET, HEAD" },
-	{ K_TS, RF "/TaskService", "GET, HEAD" },
-	{ K_TASK_COLL, RF "/TaskService/Tasks", "GET, HEAD" },
-	{ K_TASK, RF "/TaskService/Tasks/%T", "GET, HEAD" },
-	{ K_TASK_MON, RF "/TaskService/TaskMonitors/%T", "GET, HEAD" },
-	{ K_EVS, RF "/EventService", "GET, HEAD" },
+	{ K_SESS_COLL, RF "/SessionService/Sessions/Members", "POST", 0 },
+	{ K_SESS, RF "/SessionService/Sessions/%S", "GET, HEAD, DELETE", P_MGR },
+	{ K_METADATA, RF "/$metadata", "GET, HEAD", 0 },
+	{ K_ODATA, RF "/odata", "GET, HEAD", 0 },
+	{ K_TS, RF "/TaskService", "GET, HEAD", 0 },
+	{ K_TASK_COLL, RF "/TaskService/Tasks", "GET, HEAD", 0 },
+	{ K_TASK, RF "/TaskService/Tasks/%T", "GET, HEAD", 0 },
+	{ K_TASK_MON, RF "/TaskService/TaskMonitors/%T", "GET, HEAD, DELETE", P_COMP },
+	{ K_EVS, RF "/EventService", "GET, HEAD", 0 },
+	{ K_EVS_TEST, RF "/EventService/Actions/EventService.SubmitTestEvent", "POST", P_MGR },
+	{ K_AS, RF "/AccountService", "GET, HEAD", 0 },
+	{ K_ACC_COLL, RF "/AccountService/Accounts", "GET, HEAD, POST", P_USERS },
+	{ K_ACC, RF "/AccountService/Accounts/%A", "GET, HEAD, PATCH, DELETE", P_USERS },
+	{ K_ROLE_COLL, RF "/AccountService/Roles", "GET, HEAD", 0 },
+	{ K_ROLE, RF "/AccountService/Roles/%R", "GET, HEAD", 0 },
+	{ K_MGR_COLL, RF "/Managers", "GET, HEAD", 0 },
+	{ K_MGR, RF "/Managers/" SIM_MANAGER, "GET, HEAD", 0 },
 };
+
+/* render_accounts - the AccountService's and the Managers' resources. */
+static struct json_object *render_accounts(struct sim_server *srv, const struct route *r)
+{
+	struct json_object *m;
+	int i;
+
+	switch (r->k) {
+	case K_AS: return account_service(srv);
+	case K_ACC_COLL:
+		m = json_object_new_array();
+		for (i = 0; i < SIM_MAX_ACCOUNTS; i++)
+			if (srv->accounts[i].used)
+				json_object_array_add(m, jlink(RF "/AccountService/Accounts/%s",
+							       srv->accounts[i].id));
+		return collection("#ManagerAccountCollection.ManagerAccountCollection",
+				  "Accounts Collection", RF "/AccountService/Accounts", m);
+	case K_ACC: return sim_account_json(&srv->accounts[r->acc]);
+	case K_ROLE_COLL:
+		m = json_object_new_array();
+		for (i = 0; i < SIM_NROLES; i++)
+			json_object_array_add(m, jlink(RF "/AccountService/Roles/%s",
+						       sim_role_name((sim_role_t)i)));
+		return collection("#RoleCollection.RoleCollection", "Roles Collection",
+				  RF "/AccountService/Roles", m);
+	case K_ROLE: return sim_role_json((sim_role_t)r->role);
+	case K_MGR_COLL:
+		m = json_object_new_array();
+		json_object_array_add(m, jlink(RF "/Managers/" SIM_MANAGER));
+		return collection("#ManagerCollection.ManagerCollection", "Manager Collection",
+				  RF "/Managers", m);
+	case K_MGR: return manager(srv);
+	default: return NULL;
+	}
+}
 
 /* The GET representation of a routed resource (new reference). */
 static struct json_object *render(struct sim_server *srv, const struct route *r)
@@ -1033,6 +1199,9 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 				  RF "/TaskService/Tasks", m);
 	case K_TASK: return task_res(&srv->tasks[r->task]);
 	case K_EVS: return event_service();
+	case K_AS: case K_ACC_COLL: case K_ACC: case K_ROLE_COLL: case K_ROLE: case K_MGR_COLL:
+	case K_MGR:
+		return render_accounts(srv, r);
 	default: return NULL;
 	}
 }
@@ -1296,6 +1465,7 @@ static void task_finish(struct sim_server *srv, struct sim_task *t)
 	memset(&tmp, 0, sizeof(tmp));
 	if (t->fail) {
 		t->state = SIM_TASK_EXCEPTION;
+		t->http_status = 500;
 		snprintf(t->message, sizeof(t->message),
 			 "Injected fault: the chassis failed the %s of task %s.",
 			 t->zone ? "zone change" : t->add ? "attach" : "detach", t->idstr);
@@ -1323,6 +1493,7 @@ static void task_finish(struct sim_server *srv, struct sim_task *t)
 		struct json_object *err, *msg;
 
 		t->state = SIM_TASK_EXCEPTION;
+		t->http_status = tmp.status;
 		if (json_object_object_get_ex(tmp.body, "error", &err) &&
 		    json_object_object_get_ex(err, "message", &msg))
 			falcon_strlcpy(t->message, json_object_get_string(msg), sizeof(t->message));
@@ -1345,20 +1516,46 @@ static void tasks_tick(struct sim_server *srv)
 }
 
 /*
- * GET on a task monitor: 202 with the Task while it runs; when it is done
- * the operation's own answer (a zone PATCH: 200 with the zone; an action:
- * 204); when it failed, 200 with the Task in TaskState Exception and its
- * message (what a client reads to report the failure).
+ * GET on a task monitor (DSP0266 1.20 sec. 12.2): 202 with the Task while
+ * it runs; when it is done the operation's own answer (a zone PATCH: 200
+ * with the zone; an action: 204); when it failed, the failure's own HTTP
+ * status (the rule's 409/400 when the chassis refused it as it ran, 500
+ * for an injected fault) with a Redfish error body carrying its message,
+ * so that a client going by the status code sees the failure.  A
+ * cancelled task's monitor is gone (404).
  */
-static void task_monitor(struct sim_server *srv, struct sim_task *t, struct sim_reply *r)
+/*
+ * DELETE on a task monitor (DSP0266 1.20 sec. 12.2.2): a running task is
+ * cancelled (TaskState Cancelled, nothing applied) and its monitor goes;
+ * a finished task's monitor goes.  204 either way.
+ */
+static void task_cancel(struct sim_task *t, struct sim_reply *r)
 {
 	if (t->state == SIM_TASK_RUNNING) {
+		t->state = SIM_TASK_CANCELLED;
+		snprintf(t->message, sizeof(t->message), "Task %lu was cancelled by the client.",
+			 t->id);
+		iso_now(t->end_time, sizeof(t->end_time));
+		falcon_info("task %s: cancelled (DELETE on its monitor)", t->idstr);
+	}
+	t->monitor_gone = true;
+	r->status = 204;
+}
+
+static void task_monitor(struct sim_server *srv, struct sim_task *t, struct sim_reply *r)
+{
+	if (t->monitor_gone) {
+		sim_reply_error(r, 404, MSG_BASE "ResourceNotFound",
+				"The task monitor of task %s was deleted (TaskState %s).", t->idstr,
+				task_state_str(t->state));
+	} else if (t->state == SIM_TASK_RUNNING) {
 		r->status = 202;
 		r->body = task_res(t);
 		snprintf(r->location, sizeof(r->location), RF "/TaskService/TaskMonitors/%s", t->idstr);
 	} else if (t->state == SIM_TASK_EXCEPTION) {
-		r->status = 200;
-		r->body = task_res(t);
+		sim_reply_error(r, t->http_status ? t->http_status : 500,
+				t->http_status == 409 ? MSG_BASE "ResourceInUse" : MSG_BASE "GeneralError",
+				"Task %s failed: %s", t->idstr, t->message);
 	} else if (t->zone) {
 		r->status = 200;
 		r->body = zone(srv, t->p);
@@ -1486,9 +1683,8 @@ static void new_session(struct sim_server *srv, struct json_object *body, struct
 				"A session needs the string properties UserName and Password.");
 		return;
 	}
-	if (srv->user != NULL &&
-	    (strcmp(json_object_get_string(u), srv->user) != 0 ||
-	     strcmp(json_object_get_string(pw), srv->password) != 0)) {
+	if (sim_accounts_any(srv) &&
+	    sim_account_check(srv, json_object_get_string(u), json_object_get_string(pw)) < 0) {
 		sim_reply_error(r, 401, MSG_BASE "ResourceAtUriUnauthorized",
 				"Invalid user name or password.");
 		return;
@@ -1527,7 +1723,90 @@ static void new_session(struct sim_server *srv, struct json_object *body, struct
 	falcon_verbose("session %s opened for %s", se->id, se->user);
 }
 
-void sim_redfish_handle(struct sim_server *srv, const char *method, const char *path,
+/*
+ * required_priv - the privilege `method` on the routed resource needs
+ * (DSP8011 Redfish_1.x PrivilegeRegistry, OperationMap and its
+ * overrides): none for the unauthenticated resources (DSP0266 sec.
+ * 13.3.1) and session login; Login for GET and HEAD; ConfigureSelf for
+ * DELETE of one's own session and PATCH of one's own account (the
+ * Password only: sim_account_patch), else the route's privilege.
+ */
+static unsigned required_priv(const struct sim_server *srv, const struct sim_caller *who,
+			      const struct route *rt, unsigned route_priv, const char *method,
+			      bool get)
+{
+	if (rt->k == K_REDFISH || rt->k == K_ROOT || rt->k == K_METADATA || rt->k == K_ODATA ||
+	    (rt->k == K_SESS_COLL && !get))
+		return 0;
+	if (get)
+		return SIM_PRIV_LOGIN;
+	if (rt->k == K_SESS && who->session[0] != '\0' &&
+	    strcmp(srv->sessions[rt->sess].id, who->session) == 0)
+		return SIM_PRIV_SELF;
+	if (rt->k == K_ACC && strcmp(method, "PATCH") == 0 && who->account == rt->acc)
+		return SIM_PRIV_SELF;
+	return route_priv;
+}
+
+/* account_write - POST Accounts, PATCH or DELETE an account. */
+static void account_write(struct sim_server *srv, const struct sim_caller *who,
+			  const char *method, const struct route *rt, struct json_object *req,
+			  struct sim_reply *r)
+{
+	char msg[256];
+	int status = 500, i;
+
+	if (strcmp(method, "DELETE") == 0) {
+		if (rt->acc == who->account) {
+			sim_reply_error(r, 409, MSG_BASE "ResourceInUse",
+					"An account cannot delete itself.");
+			return;
+		}
+		falcon_info("account %s deleted", srv->accounts[rt->acc].user);
+		explicit_bzero(&srv->accounts[rt->acc], sizeof(srv->accounts[rt->acc]));
+		r->status = 204;
+		return;
+	}
+	if (rt->k == K_ACC_COLL) {
+		if ((i = sim_account_create(srv, req, &status, msg, sizeof(msg))) < 0) {
+			sim_reply_error(r, status, status == 409 ? MSG_BASE "ResourceAlreadyExists"
+					: status == 400 ? MSG_BASE "PropertyValueError"
+					: MSG_BASE "InsufficientStorage", "%s", msg);
+			return;
+		}
+		r->status = 201;
+		r->body = sim_account_json(&srv->accounts[i]);
+		r->etag = true;
+		snprintf(r->location, sizeof(r->location), RF "/AccountService/Accounts/%s",
+			 srv->accounts[i].id);
+		return;
+	}
+	if (sim_account_patch(srv, rt->acc, who, req, &status, msg, sizeof(msg)) != 0) {
+		sim_reply_error(r, status, status == 403 ? MSG_BASE "InsufficientPrivilege"
+				: MSG_BASE "PropertyValueError", "%s", msg);
+		return;
+	}
+	r->status = 200;
+	r->body = sim_account_json(&srv->accounts[rt->acc]);
+	r->etag = true;
+}
+
+/* refuse_priv - 403 unless who holds need; true when refused. */
+static bool refuse_priv(const struct sim_caller *who, unsigned need, const char *method,
+			const char *path, struct sim_reply *r)
+{
+	if (need == 0 || (who->privs & need) != 0)
+		return false;
+	sim_reply_error(r, 403, MSG_BASE "InsufficientPrivilege",
+			"There are insufficient privileges for the account or credentials "
+			"associated with the current session to perform the requested operation "
+			"(%s %s needs %s).", method, path, sim_priv_name(need));
+	falcon_verbose("%s %s refused: needs %s", method, path, sim_priv_name(need));
+	return true;
+}
+
+void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
+			const char *method, const char *path,
 			const char *body, size_t len, const char *if_match,
 			struct sim_reply *r)
 {
@@ -1567,6 +1846,9 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 		falcon_strlcpy(r->allow, routes[i].allow, sizeof(r->allow));
 		return;
 	}
+	if (refuse_priv(who, required_priv(srv, who, &rt, routes[i].priv, method, get), method,
+			norm, r))
+		return;
 	if (get) {
 		/* DSP0266 sec. 8.2.2: GET and HEAD answers carry Allow */
 		falcon_strlcpy(r->allow, routes[i].allow, sizeof(r->allow));
@@ -1585,14 +1867,20 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 		r->etag = rt.k != K_REDFISH && rt.k != K_ODATA;
 		return;
 	}
-	if (strcmp(method, "DELETE") == 0) { /* K_SESS */
-		falcon_verbose("session %s closed", srv->sessions[rt.sess].id);
-		memset(&srv->sessions[rt.sess], 0, sizeof(srv->sessions[rt.sess]));
-		r->status = 204;
+	if (strcmp(method, "DELETE") == 0) {
+		if (rt.k == K_TASK_MON) {
+			task_cancel(&srv->tasks[rt.task], r);
+		} else if (rt.k == K_ACC) {
+			account_write(srv, who, method, &rt, NULL, r);
+		} else { /* K_SESS */
+			falcon_verbose("session %s closed", srv->sessions[rt.sess].id);
+			memset(&srv->sessions[rt.sess], 0, sizeof(srv->sessions[rt.sess]));
+			r->status = 204;
+		}
 		return;
 	}
 	/* PATCH or POST: check If-Match against the target resource first. */
-	if (if_match != NULL && rt.k != K_SESS_COLL) {
+	if (if_match != NULL && rt.k != K_SESS_COLL && rt.k != K_ACC_COLL) {
 		struct route target = rt;
 
 		if (rt.k == K_SYS_ADD || rt.k == K_SYS_REMOVE)
@@ -1619,6 +1907,14 @@ void sim_redfish_handle(struct sim_server *srv, const char *method, const char *
 		break;
 	case K_SESS_COLL:
 		new_session(srv, req, r);
+		break;
+	case K_ACC_COLL:
+	case K_ACC:
+		account_write(srv, who, method, &rt, req, r);
+		break;
+	case K_EVS_TEST: /* allowed: falcon-sim.c sends it (sim_events_test) */
+		r->test_event = true;
+		r->status = 204;
 		break;
 	default:
 		sim_reply_error(r, 405, MSG_BASE "OperationNotAllowed", "not allowed");
@@ -1685,6 +1981,10 @@ struct json_object *sim_state_json(struct sim_server *srv)
 		if (srv->sessions[i].id[0] != '\0')
 			nsess++;
 	json_object_object_add(o, "sessions", json_object_new_int(nsess));
-	json_object_object_add(o, "anonymous", json_object_new_boolean(srv->user == NULL));
+	json_object_object_add(o, "anonymous", json_object_new_boolean(!sim_accounts_any(srv)));
+	json_object_object_add(o, "tls", json_object_new_boolean(srv->tls));
+	json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connections));
+	json_object_object_add(o, "redfish_connections",
+			       json_object_new_int64((int64_t)srv->redfish_connections));
 	return o;
 }

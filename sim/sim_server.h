@@ -31,13 +31,47 @@ struct sim_session {
 };
 
 /*
+ * Accounts and the predefined roles (DSP0266 1.20 sec. 13.4 "Authorization":
+ * privileges Login, ConfigureComponents, ConfigureManager, ConfigureUsers,
+ * ConfigureSelf; roles Administrator (all five), Operator (Login,
+ * ConfigureComponents, ConfigureSelf), ReadOnly (Login, ConfigureSelf)).
+ */
+#define SIM_MAX_ACCOUNTS 16
+#define SIM_PASS_LEN 128
+enum {
+	SIM_PRIV_LOGIN = 1u << 0,
+	SIM_PRIV_COMPONENTS = 1u << 1,   /* ConfigureComponents */
+	SIM_PRIV_MANAGER = 1u << 2,      /* ConfigureManager */
+	SIM_PRIV_USERS = 1u << 3,        /* ConfigureUsers */
+	SIM_PRIV_SELF = 1u << 4,         /* ConfigureSelf */
+	SIM_PRIV_ALL = 0x1fu,
+};
+typedef enum { SIM_ROLE_ADMIN = 0, SIM_ROLE_OPERATOR, SIM_ROLE_READONLY, SIM_NROLES } sim_role_t;
+struct sim_account {
+	bool used;
+	char id[16];                  /* URI segment: "1", "2", ... */
+	char user[SIM_NAME_LEN];
+	char password[SIM_PASS_LEN];
+	sim_role_t role;
+	bool enabled;
+};
+
+/* Who sent a request: an account (index) or anonymous (-1, when the
+ * service requires no authentication: every privilege). */
+struct sim_caller {
+	int account;
+	unsigned privs;               /* SIM_PRIV_* of its role */
+	char session[24];             /* the session id it came with, "" = basic auth */
+};
+
+/*
  * An asynchronous attach or detach (DSP0266 1.20 sec. 12.2, "Asynchronous
  * operations"): accepted with 202 and a task monitor, applied when it is
  * due (checked again against the rules then), or failed on purpose.
  */
 #define SIM_MAX_TASKS 32
 typedef enum { SIM_TASK_FREE = 0, SIM_TASK_RUNNING, SIM_TASK_COMPLETED,
-	       SIM_TASK_EXCEPTION } sim_task_state_t;
+	       SIM_TASK_EXCEPTION, SIM_TASK_CANCELLED } sim_task_state_t;
 struct sim_task {
 	sim_task_state_t state;
 	unsigned long id;
@@ -49,6 +83,8 @@ struct sim_task {
 	int p, d, s;
 	bool want[SIM_DRAWERS][SIM_SLOTS];   /* zone: the new member set */
 	bool fail;                           /* end in Exception (fault) */
+	int http_status;                     /* Exception: the failure's HTTP status */
+	bool monitor_gone;                   /* DELETEd: its monitor answers 404 */
 	char message[256];                   /* the outcome, for Messages */
 };
 
@@ -74,10 +110,15 @@ struct sim_server {
 	unsigned long fault_gen;      /* bumped whenever the faults are replaced */
 	struct sim_config cfg;
 	struct sim_state st;
-	/* auth: NULL user = anonymous requests accepted */
-	char *user, *password;
+	/* auth (sim_accounts.c): no account = anonymous requests accepted */
+	struct sim_account accounts[SIM_MAX_ACCOUNTS];
+	unsigned long next_account;
 	struct sim_session sessions[SIM_MAX_SESSIONS];
 	unsigned long next_session;
+	/* connections (falcon-sim.c): accepted, and those that carried a Redfish
+	 * request; with TLS each is one full handshake (no session resumption) */
+	bool tls;
+	unsigned long connections, redfish_connections;
 	/* host side */
 	char *sysfs_root;
 	struct sim_host_state *host;
@@ -102,15 +143,19 @@ struct sim_reply {
 	char location[256];
 	char token[80];
 	const char *text;             /* a body that is not JSON (static), or NULL */
+	bool test_event;              /* SubmitTestEvent allowed: the caller sends it */
 	const char *ctype;            /* its Content-Type */
 };
 
 /*
  * sim_redfish_handle - serve one Redfish request (path without query,
- * method, body of len bytes, the If-Match header or NULL) under srv->lock.
+ * method, body of len bytes, the If-Match header or NULL) for who (its
+ * privileges checked per resource and method, DSP0266 1.20 sec. 13.4;
+ * 403 Base.1.16.InsufficientPrivilege naming the privilege) under srv->lock.
  * Fills *r; never fails (errors are replies).  Caller frees r->body.
  */
-void sim_redfish_handle(struct sim_server *srv, const char *method, const char *path,
+void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
+			const char *method, const char *path,
 			const char *body, size_t len, const char *if_match,
 			struct sim_reply *r);
 
@@ -163,8 +208,73 @@ void sim_events_admin(struct sim_server *srv, struct json_object *body, struct s
  */
 char *sim_events_next(struct sim_server *srv, unsigned long after, unsigned long *id);
 
+/*
+ * sim_events_test - EventService.SubmitTestEvent (EventService.v1_10_0):
+ * an Event with the request's MessageId (default
+ * "ResourceEvent.1.4.ResourceChanged"), Message, Severity and
+ * OriginOfCondition when given, kept and streamed like any other.  Returns
+ * its id, 0 when out of memory.
+ */
+unsigned long sim_events_test(struct sim_server *srv, struct json_object *body);
+
 /* sim_events_free - free the kept events (at stop). */
 void sim_events_free(struct sim_server *srv);
+
+/* ---- sim_accounts.c: accounts, roles, privileges (under srv->lock) ---- */
+
+/*
+ * sim_accounts_load - read path: lines "ROLE USER PASSWORD" (ROLE one of
+ * Administrator, Operator, ReadOnly; the password is the rest of the
+ * line; '#' comments and blank lines skipped), or one line "user:password"
+ * (an Administrator, the --credentials form) when admin_line.  Adds to
+ * srv->accounts.  FALCON_ERR_CONFIG "path:line: ..." on a bad line or more
+ * than SIM_MAX_ACCOUNTS, FALCON_ERR_NOTFOUND/IO when unreadable.
+ */
+falcon_err_t sim_accounts_load(struct sim_server *srv, const char *path, bool admin_line);
+
+/* sim_accounts_any - whether any account exists (authentication required). */
+bool sim_accounts_any(const struct sim_server *srv);
+
+/* sim_account_check - the enabled account whose user and password match
+ * (constant-time password compare), or -1. */
+int sim_account_check(const struct sim_server *srv, const char *user, const char *password);
+
+/* sim_account_find - the account named user (enabled or not), or -1. */
+int sim_account_find(const struct sim_server *srv, const char *user);
+
+/* sim_role_privs - the SIM_PRIV_* bits of a role; sim_role_name its RoleId
+ * ("Administrator", ...); sim_role_parse the role of a RoleId, -1 if none. */
+unsigned sim_role_privs(sim_role_t role);
+const char *sim_role_name(sim_role_t role);
+int sim_role_parse(const char *id);
+
+/* sim_priv_name - DSP0266's name of one SIM_PRIV_* bit ("ConfigureUsers"). */
+const char *sim_priv_name(unsigned priv);
+
+/* sim_account_json / sim_role_json - a ManagerAccount (#ManagerAccount.v1_12_0)
+ * or Role (#Role.v1_3_2) resource; new references, NULL when out of memory. */
+struct json_object *sim_account_json(const struct sim_account *a);
+struct json_object *sim_role_json(sim_role_t role);
+
+/*
+ * sim_account_create - POST AccountService/Accounts {UserName, Password,
+ * RoleId[, Enabled]}: the new account's index, or -1 with *status (400 a
+ * missing or bad property, 409 the name taken, 507 the table full) and
+ * msg (n bytes) saying why.
+ */
+int sim_account_create(struct sim_server *srv, struct json_object *body, int *status,
+		       char *msg, size_t n);
+
+/*
+ * sim_account_patch - PATCH an account {Password, RoleId, Enabled}; a
+ * caller with only ConfigureSelf may change its own Password and nothing
+ * else.  0, or -1 with *status (400 bad property, 403 not allowed) and msg.
+ */
+int sim_account_patch(struct sim_server *srv, int idx, const struct sim_caller *who,
+		      struct json_object *body, int *status, char *msg, size_t n);
+
+/* sim_accounts_wipe - zero every password (at stop). */
+void sim_accounts_wipe(struct sim_server *srv);
 
 /* ---- sim_odata.c: OData documents (pure) ---- */
 

@@ -9,6 +9,10 @@
  *     bench N              N attach+detach round trips (PORT H1, DEV
  *                          drawer1_slot1), then N GETs of the service root;
  *                          prints both rates and their ratio
+ *     composes N PORT DEV...  N composes on one client as falcond makes
+ *                          them (inventory, attach_set, verify each,
+ *                          detach_set); prints "composes N in MS ms"
+ *   [--cacert FILE] [--insecure] [--basic-auth] for https chassis
  *
  * Prints "ok" or "error NAME: DETAIL" (NAME from falcon_err_name()) and
  * exits 0 / 1 (2: usage).
@@ -83,6 +87,33 @@ static int bench(struct falcon_chassis *ch, const struct falcon_chassis_opts *o,
 	return 0;
 }
 
+/* composes - n composes and releases of devs[nd] on port, one client. */
+static int composes(struct falcon_chassis *ch, long n, const char *port, const char **devs,
+		    size_t nd)
+{
+	struct falcon_inventory inv;
+	long long t0 = falcon_now_ms();
+	falcon_err_t rv = FALCON_OK;
+	long i;
+	size_t k;
+
+	for (i = 0; i < n && rv == FALCON_OK; i++) {
+		memset(&inv, 0, sizeof(inv));
+		rv = falcon_chassis_inventory(ch, &inv);
+		falcon_inventory_free(&inv);
+		if (rv == FALCON_OK)
+			rv = falcon_chassis_attach_set(ch, port, devs, nd);
+		for (k = 0; k < nd && rv == FALCON_OK; k++)
+			rv = falcon_chassis_verify(ch, port, devs[k], true);
+		if (rv == FALCON_OK)
+			rv = falcon_chassis_detach_set(ch, port, devs, nd);
+	}
+	if (rv != FALCON_OK)
+		return result(rv);
+	printf("composes %ld in %lld ms\n", n, falcon_now_ms() - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -92,6 +123,9 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "task-timeout", required_argument, NULL, 'T' },
+		{ "cacert", required_argument, NULL, 'A' },
+		{ "insecure", no_argument, NULL, 'k' },
+		{ "basic-auth", no_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,6 +164,9 @@ int main(int argc, char **argv)
 				return 2;
 			o.task_timeout_s = (int)v;
 			break;
+		case 'A': o.ca_file = optarg; break;
+		case 'k': o.insecure = true; break;
+		case 'B': o.basic_auth = true; break;
 		case 'v': level = FALCON_LOG_VERBOSE; break;
 		default: return 2;
 		}
@@ -143,7 +180,11 @@ int main(int argc, char **argv)
 	rv = falcon_chassis_open_opts(&o, &ch);
 	if (rv != FALCON_OK)
 		return result(rv);
-	if (!strcmp(cmd, "attach") && argc - optind == 2) {
+	if (!strcmp(cmd, "composes") && argc - optind >= 3 &&
+	    falcon_strtol(argv[optind], 10, 1, 1000000, &v) == FALCON_OK) {
+		rc = composes(ch, v, argv[optind + 1], (const char **)argv + optind + 2,
+			      (size_t)(argc - optind - 2));
+	} else if (!strcmp(cmd, "attach") && argc - optind == 2) {
 		rc = result(falcon_chassis_attach(ch, argv[optind], argv[optind + 1]));
 	} else if (!strcmp(cmd, "detach") && argc - optind == 2) {
 		rc = result(falcon_chassis_detach(ch, argv[optind], argv[optind + 1]));

@@ -99,3 +99,11 @@ BENCH_TARGETS += bench-sim
 EXTRA_DIST += tests/bench/sim
 bench-sim: sim/falcon-sim tests/chassis-client
 	top_builddir=$(abs_top_builddir) $(SHELL) $(top_srcdir)/tests/bench/sim
+
+# TLS handshakes per compose over HTTPS, a kept client vs a new one per
+# compose (by hand: make bench-sim-tls [BENCH_N=20]).
+BENCH_TARGETS += bench-sim-tls
+EXTRA_DIST += tests/bench/sim-tls
+bench-sim-tls: sim/falcon-sim tests/chassis-client
+	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) \
+		$(SHELL) $(top_srcdir)/tests/bench/sim-tls

@@ -306,11 +306,17 @@ void falcon_rf_resp_free(struct falcon_rf_resp *resp);
  * A change (not GET) answered 202 Accepted is an asynchronous operation
  * (DSP0266 1.20 sec. 12.2): its task monitor (Location, else the Task's
  * TaskMonitor) is polled with GET (100 ms, doubling to 1 s) until it
- * answers other than 202, at most task_timeout_ms (FALCON_ERR_TIMEOUT
- * naming the monitor and the last TaskState); *resp is then the monitor's
- * final answer, with the body dropped when it is a Task in TaskState
- * Completed (there is no resource to return: the caller reads back), and
- * a failed task is the error of falcon_rf_task_outcome().
+ * answers other than 202, at most task_timeout_ms or until the deadline
+ * of falcon_rf_set_deadline() (then the task is cancelled with DELETE on
+ * its monitor and the result is FALCON_ERR_TIMEOUT naming the monitor and
+ * the last TaskState); *resp is then the monitor's final answer, with the
+ * body dropped when it is a Task in TaskState Completed (there is no
+ * resource to return: the caller reads back).  A failed task is the
+ * monitor's error status mapped as above ("the task failed: HTTP S:
+ * message"), or, from a service that answers 200 with the Task, the error
+ * of falcon_rf_task_outcome().  A TLS certificate that does not match the
+ * host is FALCON_ERR_TRANSPORT naming both the host and the certificate's
+ * names; with Insecure each new connection is logged as unverified.
  */
 falcon_err_t falcon_rf_request(struct falcon_rf *rf, const char *method,
 			       const char *path, struct json_object *body,
@@ -356,6 +362,23 @@ struct falcon_rf_stream_opts {
  */
 falcon_err_t falcon_rf_stream(struct falcon_rf *rf, const char *path,
 			      const struct falcon_rf_stream_opts *o);
+
+/*
+ * falcon_rf_connects - how many new connections rf has made so far
+ * (libcurl CURLINFO_NUM_CONNECTS summed; on https each is one TLS
+ * handshake, as libcurl reuses a kept connection otherwise).  For the
+ * benchmark of handshakes per compose; never fails.
+ */
+unsigned long falcon_rf_connects(const struct falcon_rf *rf);
+
+/*
+ * falcon_rf_set_deadline - the caller's budget: a CLOCK_MONOTONIC time in
+ * ms (falcon_now_ms()'s clock) after which a 202's task is no longer
+ * followed but cancelled (DELETE on its task monitor, DSP0266 1.20 sec.
+ * 12.2.2) and the request is FALCON_ERR_TIMEOUT; 0 = none (the task
+ * timeout alone).  Stays until changed.
+ */
+void falcon_rf_set_deadline(struct falcon_rf *rf, long long deadline_ms);
 
 /* falcon_rf_session_path - the session being used, "" for none (tests). */
 const char *falcon_rf_session_path(const struct falcon_rf *rf);

@@ -152,6 +152,8 @@ struct falcon_rf {
 	long connect_timeout_ms;
 	long timeout_ms;
 	long task_timeout_ms;
+	long long deadline_ms;      /* CLOCK_MONOTONIC ms the caller's budget ends; 0 = none */
+	unsigned long connects;     /* new connections (TLS handshakes on https) so far */
 	char errbuf[CURL_ERROR_SIZE];
 	/* the response being received */
 	char *body;
@@ -300,6 +302,97 @@ static int on_progress(void *ctx, curl_off_t dlt, curl_off_t dln, curl_off_t ult
 	return rf->stream->stopped;
 }
 
+/*
+ * cert_names - the names the server's certificate holds (its subject and
+ * subjectAltName, from libcurl's CURLOPT_CERTINFO on a second, unverified
+ * connect-only handle: nothing is sent) into buf; "" when they cannot be
+ * read.  For the message of a certificate that does not match the host.
+ */
+static void cert_names(const struct falcon_rf *rf, const char *url, char *buf, size_t n)
+{
+	struct curl_certinfo *ci = NULL;
+	struct curl_slist *sl;
+	CURL *c = curl_easy_init();
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (c == NULL)
+		return;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, rf->connect_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rf->connect_timeout_ms);
+	if (curl_easy_perform(c) == CURLE_OK &&
+	    curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci) == CURLE_OK && ci != NULL &&
+	    ci->num_of_certs > 0) {
+		for (sl = ci->certinfo[0]; sl != NULL && len + 1 < n; sl = sl->next) {
+			const char *v = NULL;
+
+			if (strncmp(sl->data, "Subject:", 8) == 0)
+				v = sl->data + 8;
+			else if (strncasecmp(sl->data, "X509v3 Subject Alternative Name:", 32) == 0)
+				v = sl->data + 32;
+			if (v == NULL)
+				continue;
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "; " : "",
+						v + strspn(v, " "));
+		}
+		if (len >= n)
+			buf[n - 1] = '\0';
+	}
+	curl_easy_cleanup(c);
+}
+
+/* url_host - the host of scheme://[user@]host[:port]/... into buf. */
+static void url_host(const char *url, char *buf, size_t n)
+{
+	const char *h = strstr(url, "://"), *at;
+	size_t len;
+
+	h = h != NULL ? h + 3 : url;
+	len = strcspn(h, "/");
+	at = memchr(h, '@', len);
+	if (at != NULL) {
+		len -= (size_t)(at + 1 - h);
+		h = at + 1;
+	}
+	if (h[0] == '[')
+		len = strcspn(h, "]") + 1;
+	else
+		len = strcspn(h, ":/");
+	snprintf(buf, n, "%.*s", (int)len, h);
+}
+
+/*
+ * tls_err - a certificate that failed verification: a host name mismatch
+ * names both the host asked for and the names the certificate holds; an
+ * unknown issuer (a self-signed certificate, another CA) says which
+ * falcon.conf keys decide; an expired one says so (libcurl's reason).
+ */
+static falcon_err_t tls_err(struct falcon_rf *rf, const char *method, const char *url,
+			    const char *why)
+{
+	char host[256], names[512];
+
+	url_host(url, host, sizeof(host));
+	if (strstr(why, "host name") != NULL || strstr(why, "hostname") != NULL ||
+	    strstr(why, "subject name") != NULL) {
+		cert_names(rf, url, names, sizeof(names));
+		return falcon_err_set(FALCON_ERR_TRANSPORT, "%s %s: TLS: the chassis' certificate "
+				      "names %s, not the host '%s' of its Url= (%s)", method, url,
+				      names[0] ? names : "(unreadable)", host, why);
+	}
+	return falcon_err_set(FALCON_ERR_TRANSPORT, "%s %s: TLS: %s (CAFile= names the CA that "
+			      "signed the chassis' certificate%s%s; Insecure=yes turns verification "
+			      "off)", method, url, why,
+			      rf->ca_file != NULL ? ", now " : "", rf->ca_file != NULL ? rf->ca_file
+			      : "");
+}
+
 static falcon_err_t curl_err(struct falcon_rf *rf, CURLcode cc, const char *method,
 			     const char *url)
 {
@@ -319,6 +412,8 @@ static falcon_err_t curl_err(struct falcon_rf *rf, CURLcode cc, const char *meth
 	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 		return falcon_err_set(FALCON_ERR_INVAL, "%s %s: %s", method, url, why);
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return tls_err(rf, method, url, why);
 	default:
 		/* refused, reset, resolve failures, empty reply, TLS, partial body */
 		return falcon_err_set(FALCON_ERR_TRANSPORT, "%s %s: %s", method, url, why);
@@ -384,6 +479,23 @@ static CURLcode perform_stream(struct falcon_rf *rf)
 			goto fail;						\
 		}								\
 	} while (0)
+
+/*
+ * count_connects - the new connections the last transfer made (libcurl
+ * CURLINFO_NUM_CONNECTS: 0 when it reused a kept one) into rf->connects;
+ * with Insecure=yes each new https connection is logged as unverified.
+ */
+static void count_connects(struct falcon_rf *rf, const char *url)
+{
+	long n = 0;
+
+	if (curl_easy_getinfo(rf->curl, CURLINFO_NUM_CONNECTS, &n) != CURLE_OK || n <= 0)
+		return;
+	rf->connects += (unsigned long)n;
+	if (rf->insecure && strncmp(url, "https://", 8) == 0)
+		falcon_warn("%s: new TLS connection NOT verified (Insecure=yes): the chassis "
+			    "cannot be authenticated", rf->base);
+}
 
 /* One exchange, no retry.  Fills resp (status, body, headers) on any HTTP
  * answer; returns the transport error otherwise. */
@@ -487,6 +599,7 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 	SETOPT(CURLOPT_HTTPHEADER, hdrs);
 
 	cc = rf->stream != NULL ? perform_stream(rf) : curl_easy_perform(rf->curl);
+	count_connects(rf, url);
 	if (cc != CURLE_OK) {
 		rv = curl_err(rf, cc, method, url);
 		goto fail;
@@ -534,20 +647,45 @@ static long long mono_ms(void)
 }
 
 /*
+ * cancel_task - the budget for an operation ended while its task runs:
+ * DELETE its monitor (DSP0266 1.20 sec. 12.2.2, cancelling the
+ * operation), so that the chassis does not apply a change the caller has
+ * given up on.  The outcome is logged only.
+ */
+static void cancel_task(struct falcon_rf *rf, const char *what, const char *monitor)
+{
+	struct falcon_rf_resp resp;
+	char why[512];
+
+	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* keep the timeout's detail */
+	if (falcon_rf_request(rf, "DELETE", monitor, NULL, NULL, &resp) == FALCON_OK)
+		falcon_info("%s: budget spent: task cancelled (DELETE %s: HTTP %ld)", what, monitor,
+			    resp.status);
+	else
+		falcon_warn("%s: budget spent; cancelling the task failed: %s", what, falcon_errmsg());
+	falcon_rf_resp_free(&resp);
+	falcon_err_set(FALCON_ERR_TIMEOUT, "%s", why);
+}
+
+/*
  * follow_task - *resp is a 202 to `method path`: poll its task monitor
- * until the operation is over (see falcon_rf_request()).  On error resp
- * holds nothing to free.
+ * until the operation is over (see falcon_rf_request()); past the task
+ * timeout or the caller's deadline the task is cancelled.  A monitor that
+ * answers an error status (the task failed) is that error, its detail
+ * naming the monitor.  On error resp holds nothing to free.
  */
 static falcon_err_t follow_task(struct falcon_rf *rf, const char *method, const char *path,
 				struct falcon_rf_resp *resp)
 {
-	char monitor[FALCON_RF_PATH_LEN], what[2 * FALCON_RF_PATH_LEN + 32];
+	char monitor[FALCON_RF_PATH_LEN], what[2 * FALCON_RF_PATH_LEN + 32], why[1024];
 	char state[32] = "unknown";
-	long long deadline = mono_ms() + rf->task_timeout_ms;
+	long long start = mono_ms(), deadline = start + rf->task_timeout_ms;
 	long wait_ms = 100;
 	falcon_err_t rv;
 	bool done;
 
+	if (rf->deadline_ms > 0 && rf->deadline_ms < deadline)
+		deadline = rf->deadline_ms;
 	if (resp->location[0] != '\0')
 		falcon_strlcpy(monitor, resp->location, sizeof(monitor));
 	else if (falcon_rf_str(resp->body, "TaskMonitor") != NULL &&
@@ -564,9 +702,12 @@ static falcon_err_t follow_task(struct falcon_rf *rf, const char *method, const 
 		if (falcon_rf_str(resp->body, "TaskState") != NULL)
 			falcon_strlcpy(state, falcon_rf_str(resp->body, "TaskState"), sizeof(state));
 		falcon_rf_resp_free(resp);
-		if (mono_ms() + wait_ms > deadline)
-			return falcon_err_set(FALCON_ERR_TIMEOUT, "%s: still running after %ld ms "
-					      "(TaskState %s)", what, rf->task_timeout_ms, state);
+		if (mono_ms() + wait_ms > deadline) {
+			falcon_err_set(FALCON_ERR_TIMEOUT, "%s: still running after %lld ms "
+				       "(TaskState %s)", what, deadline - start, state);
+			cancel_task(rf, what, monitor);
+			return FALCON_ERR_TIMEOUT;
+		}
 		{
 			struct timespec ts = { wait_ms / 1000, (wait_ms % 1000) * 1000000L };
 
@@ -575,8 +716,11 @@ static falcon_err_t follow_task(struct falcon_rf *rf, const char *method, const 
 		}
 		wait_ms = wait_ms * 2 > 1000 ? 1000 : wait_ms * 2;
 		rv = falcon_rf_request(rf, "GET", monitor, NULL, NULL, resp);
-		if (rv != FALCON_OK)
-			return rv;
+		if (rv != FALCON_OK) {
+			/* DSP0266 sec. 12.2: a failed operation's monitor answers its error */
+			falcon_strlcpy(why, falcon_errmsg(), sizeof(why));
+			return falcon_err_set(rv, "%s: the task failed: %s", what, why);
+		}
 		if (resp->status == 202)
 			continue;
 		rv = falcon_rf_task_outcome(resp->body, what, &done);
@@ -946,6 +1090,16 @@ falcon_err_t falcon_rf_stream(struct falcon_rf *rf, const char *path,
 					      resp.status);
 		return falcon_rf_map_status(resp.status, rf->body, rf->body_len, "GET", url);
 	}
+}
+
+unsigned long falcon_rf_connects(const struct falcon_rf *rf)
+{
+	return rf->connects;
+}
+
+void falcon_rf_set_deadline(struct falcon_rf *rf, long long deadline_ms)
+{
+	rf->deadline_ms = deadline_ms > 0 ? deadline_ms : 0;
 }
 
 const char *falcon_rf_session_path(const struct falcon_rf *rf)

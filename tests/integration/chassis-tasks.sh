@@ -69,7 +69,7 @@ for backend in redfish-fabric redfish-composition; do
 	expect 200 "failing tasks"
 	cl attach H1 drawer1_slot3
 	case $out in
-	"error chassis:"*"TaskState Exception: Injected fault: the chassis failed"*) ;;
+	"error server:"*"task monitor"*"HTTP 500"*"Injected fault: the chassis failed"*) ;;
 	*) t_fail "$backend: failed task: '$out'" ;;
 	esac
 	[ "$(owner drawer1_slot3)" = None ] || t_fail "$backend: a failed task changed the owner"
@@ -83,5 +83,53 @@ for backend in redfish-fabric redfish-composition; do
 	*) t_fail "$backend: endless task: '$out'" ;;
 	esac
 	t_ok "$backend: endless task -> $out"
+	# the client cancelled it when its budget ended (DELETE on the monitor)
+	req GET "$RF/TaskService/Tasks"
+	last=$(jget 'd["Members"][-1]["@odata.id"]')
+	req GET "$last"
+	[ "$(jget 'd["TaskState"]')" = Cancelled ] || t_fail "$backend: the client left its task running"
+	[ "$(owner drawer1_slot4)" = None ] || t_fail "$backend: a cancelled task changed the owner"
+	t_ok "$backend: the client cancelled its task at the end of its budget"
 	req DELETE /admin/faults
 done
+
+# A failed task's monitor answers the failure's status with its message.
+req POST /admin/faults '{"tasks":{"attach":true,"ms":100,"fail":true}}'
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot3)"
+expect 202 "attach accepted as a task"
+MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
+sleep 0.3
+req GET "$MON"
+expect 500 "monitor of a task failed by an injected fault"
+jget 'd["error"]["@Message.ExtendedInfo"][0]["Message"]' | grep -q 'Injected fault' ||
+	t_fail "no failure message in the monitor's error"
+# refused as it ran (another host took the device meanwhile): the rule's 409
+req POST /admin/faults '{"tasks":{"attach":true,"ms":400}}'
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot4)"
+expect 202 "attach to H1 accepted as a task"
+MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
+req POST /admin/faults '{}'
+req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body drawer1_slot4)"
+expect 200 "H3 takes drawer1_slot4 at once"
+sleep 0.5
+req GET "$MON"
+expect 409 "monitor of a task the chassis refused as it ran"
+t_ok "failed tasks: the monitor answers 500 / 409 with the message, not 200"
+req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body)"
+expect 200 "H3 gives drawer1_slot4 back"
+
+# DELETE on a running task's monitor cancels it: nothing applied, monitor gone.
+req POST /admin/faults '{"tasks":{"attach":true,"ms":800}}'
+req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot2)"
+expect 202 "attach accepted as a task"
+MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
+req DELETE "$MON"
+expect 204 "DELETE on the running task's monitor"
+sleep 1
+[ "$(owner drawer1_slot2)" = None ] || t_fail "a cancelled task was applied"
+req GET "$MON"
+expect 404 "the cancelled task's monitor is gone"
+req GET "$RF/TaskService/Tasks/${MON##*/}"
+[ "$(jget 'd["TaskState"]')" = Cancelled ] || t_fail "task not Cancelled"
+t_ok "DELETE cancels a running task"
+req DELETE /admin/faults

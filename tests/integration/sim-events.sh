@@ -87,7 +87,22 @@ assert r["OriginOfCondition"]["@odata.id"].endswith("/drawer2_slot5"), r
 PY
 t_ok "Events with ResourceEvent MessageIds and OriginOfCondition, ids 1 and 2"
 
-# a client that saw event 1 resumes with Last-Event-ID and gets 2 only
+# the removed device comes back: ResourceCreated, with its own text and EventType
+req POST /admin/health '{"device":"drawer2_slot5","removed":false}'
+expect 200 "drawer2_slot5 back on the fabric"
+curl -sN -m 3 $AUTH -H 'Last-Event-ID: 2' "$SIM_BASE$SSE" >"$t_tmp/sse4" 2>/dev/null || true
+python3 - "$t_tmp/sse4" <<'PY' || { cat "$t_tmp/sse4" >&2; t_fail "ResourceCreated event"; }
+import json, sys
+data = [l[6:] for l in open(sys.argv[1]).read().split("\n") if l.startswith("data: ")]
+assert len(data) == 1, data
+r = json.loads(data[0])["Events"][0]
+assert r["MessageId"] == "ResourceEvent.1.4.ResourceCreated", r
+assert r["EventType"] == "ResourceAdded", r
+assert r["Message"] == "The resource was created successfully.", r
+PY
+t_ok "a device coming back is ResourceCreated, EventType ResourceAdded, 'created' text"
+
+# a client that saw event 1 resumes with Last-Event-ID and gets 2 (and 3)
 curl -sN -m 3 $AUTH -H 'Last-Event-ID: 1' "$SIM_BASE$SSE" >"$t_tmp/sse2" 2>/dev/null || true
 grep -q '^id: 2$' "$t_tmp/sse2" && ! grep -q '^id: 1$' "$t_tmp/sse2" ||
 	{ cat "$t_tmp/sse2" >&2; t_fail "Last-Event-ID: 1 did not resume at 2"; }

@@ -98,9 +98,11 @@ block_body() {
 	echo "{\"ResourceBlock\":{\"@odata.id\":\"/redfish/v1/CompositionService/ResourceBlocks/$1\"}}"
 }
 
-# owner ID - the owner port of a device per /admin/state ("None" when free).
+# owner ID - the owner port of a device per /admin/state ("None" when free);
+# $SIM_CURL_OPTS (e.g. --cacert CA) for an HTTPS sim.
 owner() {
-	curl -s -m 20 "$SIM_BASE/admin/state" | python3 -c 'import json, sys
+	# shellcheck disable=SC2086
+	curl -s -m 20 ${SIM_CURL_OPTS:-} "$SIM_BASE/admin/state" | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 print([x["owner"] for x in d["devices"] if x["id"] == sys.argv[1]][0])' "$1"
 }
