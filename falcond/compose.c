@@ -22,16 +22,21 @@
  * step returning FALCON_OK to go on, with one cleanup (compose_end) -- the
  * shape of munge's enc_process_msg.  Locks, in the order taken:
  *   compose_resolve   none
- *   compose_repeat    ch->lock, then st->lock inside it; on a repeat
- *                     ch->lock is dropped before waiting for the commit
- *   compose_pick      ch->lock (st->lock briefly, for the ledger and cache)
- *   compose_record    ch->lock (st->lock briefly): x->recorded from here
- *   compose_attach    ch->lock
- *   compose_activate  ch->lock then st->lock; both dropped, then st->lock
- *                     alone for the commit; ch->lock taken again when the
- *                     commit failed (the rollback needs it)
- *   compose_rollback  ch->lock (dropped inside), then st->lock for the commit
- *   compose_end       drops ch->lock if still held, frees the context.
+ *   compose_repeat    waits (st->lock) for a compose of the same job on the
+ *                     host in progress, then ch->lock, and st->lock inside
+ *                     it; on a repeat ch->lock is dropped before waiting
+ *                     for the commit
+ *   compose_pick      ch->lock (st->lock briefly, for the ledger and cache;
+ *                     read_lock when the cache is too old)
+ *   compose_record    ch->lock and st->lock: the lease in memory, live
+ *                     (x->recorded, x->live from here); ch->lock dropped,
+ *                     st->lock for its commit
+ *   compose_attach    each port's lock for its request: composes on other
+ *                     ports of the chassis go on meanwhile
+ *   compose_activate  st->lock: "active", no more live, its commit
+ *   compose_rollback  the ports' locks (falcond_release_lease), st->lock
+ *   compose_end       drops ch->lock if still held, the live mark if still
+ *                     set, frees the context.
  */
 struct compose_ctx {
 	struct falcond_state *st;
@@ -42,6 +47,7 @@ struct compose_ctx {
 	struct falcond_chassis *ch;       /* h's chassis */
 	falcon_place_t place;
 	bool ch_locked;                   /* ch->lock held */
+	bool live;                        /* l.id in ch's live set */
 	bool answered;                    /* a repeat, answered from its lease */
 	bool recorded;                    /* l is in the ledger: roll it back on failure */
 	struct falcon_inventory inv;      /* owned */
@@ -77,12 +83,13 @@ static falcon_err_t compose_resolve(struct compose_ctx *x)
 
 /*
  * compose_repeat - the same job on the same host again (a prolog retry):
- * the same lease, answered (x->answered) only once the write that made it
- * active is durable (it became active at a generation <= st->gen, see
- * compose_activate).  Another lease of the job on the host is
- * FALCON_ERR_CONFLICT; one a dead falcond left in flight is not counted:
- * it keeps its devices until settled and the job gets others.  Takes
- * ch->lock, kept unless a repeat.
+ * a compose of it still in progress is waited for (within the caller's
+ * budget: FALCON_ERR_TIMEOUT past it), then the same lease is answered
+ * (x->answered) only once the write that made it active is durable (it
+ * became active at a generation <= st->gen, see compose_activate).
+ * Another lease of the job on the host is FALCON_ERR_CONFLICT; one a dead
+ * falcond left in flight is not counted: it keeps its devices until
+ * settled and the job gets others.  Takes ch->lock, kept unless a repeat.
  */
 static falcon_err_t compose_repeat(struct compose_ctx *x)
 {
@@ -90,12 +97,27 @@ static falcon_err_t compose_repeat(struct compose_ctx *x)
 	const struct falcon_compose_req *r = x->r;
 	struct falcon_lease *old;
 	falcon_err_t rv = FALCON_OK;
-
 	size_t i;
 
-	pthread_mutex_lock(&x->ch->lock);
-	x->ch_locked = true;
-	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		bool done;
+
+		pthread_mutex_lock(&st->lock);
+		done = falcond_live_wait(st, x->ch, r->job_id, r->host, r->deadline_ms);
+		pthread_mutex_unlock(&st->lock);
+		if (!done)
+			return falcon_err_set(FALCON_ERR_TIMEOUT, "compose: job %u on %s: the "
+					      "caller's budget passed while its earlier compose "
+					      "was still in progress", r->job_id, r->host);
+		pthread_mutex_lock(&x->ch->lock);
+		x->ch_locked = true;
+		pthread_mutex_lock(&st->lock);
+		if (!falcond_live_job(st, x->ch, r->job_id, r->host))
+			break;
+		pthread_mutex_unlock(&st->lock);
+		pthread_mutex_unlock(&x->ch->lock);
+		x->ch_locked = false;
+	}
 	for (i = 0, old = NULL; i < st->ledger->nleases && old == NULL; i++) {
 		struct falcon_lease *l = &st->ledger->leases[i];
 
@@ -142,7 +164,8 @@ static falcon_err_t compose_slots(struct compose_ctx *x)
 	return rv;
 }
 
-/* compose_lease - x->l, "composing", from the picked devices (ch->lock held). */
+/* compose_lease - x->l, "composing", from the picked devices (ch->lock
+ * held; takes st->lock). */
 static void compose_lease(struct compose_ctx *x)
 {
 	const struct falcon_compose_req *r = x->r;
@@ -150,6 +173,7 @@ static void compose_lease(struct compose_ctx *x)
 	size_t i;
 
 	memset(l, 0, sizeof(*l));
+	pthread_mutex_lock(&x->st->lock); /* x->ch->reach */
 	l->job_id = r->job_id;
 	l->uid = r->uid;
 	falcon_strlcpy(l->host, x->h->name, sizeof(l->host));
@@ -173,6 +197,7 @@ static void compose_lease(struct compose_ctx *x)
 		falcon_strlcpy(ld->device_id, d->device_id, sizeof(ld->device_id));
 		falcon_strlcpy(ld->serial, d->serial, sizeof(ld->serial));
 	}
+	pthread_mutex_unlock(&x->st->lock);
 }
 
 /* compose_pick - inventory, placement, the lease to make (ch->lock held). */
@@ -194,9 +219,10 @@ static falcon_err_t compose_pick(struct compose_ctx *x)
 /*
  * compose_in_time - the caller is still waiting: its budget
  * (r->deadline_ms, FALCON_PROTO_BUDGET_HEADER) has not passed while this
- * compose waited for the chassis (ch->lock held behind a reconcile or
- * another compose) or read it.  Past it, nothing is recorded nor sent:
- * FALCON_ERR_TIMEOUT, so that no lease is made that nobody waits for.
+ * compose waited for the chassis (its placement behind a reconcile, or its
+ * port behind another compose's request there) or read it.  Past it,
+ * nothing more is sent (nor recorded, before the record): FALCON_ERR_TIMEOUT,
+ * so that no lease is made that nobody waits for.
  */
 static falcon_err_t compose_in_time(struct compose_ctx *x)
 {
@@ -211,12 +237,14 @@ static falcon_err_t compose_in_time(struct compose_ctx *x)
 
 /*
  * compose_record - step 1, intent before action: the lease gets its id,
- * its devices are held from now on, and it is written ("composing")
- * before any chassis request (ch->lock held, so no reconcile sees it until
- * it is active or gone; takes st->lock).  A crash after the write leaves
- * the intent in the file: the restarted falcond settles it (see the top of
- * this file) even when the dead process's attach lands late.  The write
- * failing is FALCON_ERR_IO, the lease dropped again (nothing was sent).
+ * its devices are held from now on (other composes place around them once
+ * ch->lock is dropped here), it is live (no reconcile judges it until it
+ * is active or gone), and it is written ("composing") before any chassis
+ * request (takes st->lock; ch->lock dropped before the write).  A crash
+ * after the write leaves the intent in the file: the restarted falcond
+ * settles it (state.h) even when the dead process's attach lands late.
+ * The write failing is FALCON_ERR_IO, the lease dropped again (nothing
+ * was sent).
  */
 static falcon_err_t compose_record(struct compose_ctx *x)
 {
@@ -227,6 +255,10 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 	st->ledger->seq++;
 	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
 	rv = falcond_ledger_add_lease(st->ledger, &x->l);
+	if (rv == FALCON_OK)
+		x->live = falcond_live_add(x->ch, x->l.id);
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
 	if (rv == FALCON_OK) {
 		rv = falcond_commit_locked(st);
 		if (rv != FALCON_OK)
@@ -241,15 +273,18 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 /*
  * attach_refused - the chassis refused to attach device d of the lease to
  * its port: placement learns from a fresh read whether the port is not
- * cabled to d's drawer (falcond_place_refused), and places again
- * (ch->lock held).
+ * cabled to d's drawer (falcond_place_refused), and places again (takes
+ * read_lock, then st->lock).
  */
 static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev *d)
 {
 	struct falcon_inventory now = { 0, NULL };
 
-	if (falcond_chassis_inventory(x->st, x->ch, &now, true) == FALCON_OK)
+	if (falcond_chassis_inventory(x->st, x->ch, &now, true) == FALCON_OK) {
+		pthread_mutex_lock(&x->st->lock);
 		falcond_place_refused(&x->ch->reach, x->ch->cc->name, &now, d);
+		pthread_mutex_unlock(&x->st->lock);
+	}
 	falcon_inventory_free(&now);
 	*x->retry = true;
 }
@@ -257,7 +292,8 @@ static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev 
 /*
  * attach_ids - attach ids[n] (devices of x->l) to port as one set
  * (falcon_chassis_attach_set: one zone PATCH, all or nothing; a device
- * someone else already gave the port is refused) (ch->lock held).  Marks
+ * someone else already gave the port is refused) (the port's lock for the
+ * request).  Marks
  * each in x->sent unless the chassis refused before anything was sent
  * (FALCON_ERR_CONFLICT: in another zone, or already in this one: a
  * rollback detaching it would take it from whoever has it).  A single
@@ -267,13 +303,22 @@ static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const ch
 			       size_t n)
 {
 	struct falcond_chassis *ch = x->ch;
-	falcon_err_t rv = falcond_chassis_client(x->st, ch);
+	struct falcond_port *p = falcond_port_of(ch, port);
 	char detail[1024];
+	falcon_err_t rv;
 	size_t i, k;
 
-	if (rv != FALCON_OK) /* nothing sent */
+	pthread_mutex_lock(&p->lock);
+	/* it may have waited for another compose's request on the port */
+	rv = compose_in_time(x);
+	if (rv == FALCON_OK)
+		rv = falcond_port_client(x->st, ch, p);
+	if (rv != FALCON_OK) { /* nothing sent */
+		pthread_mutex_unlock(&p->lock);
 		return rv;
-	rv = falcon_chassis_attach_set(ch->client, port, ids, n);
+	}
+	rv = falcon_chassis_attach_set(p->client, port, ids, n);
+	pthread_mutex_unlock(&p->lock);
 
 	for (i = 0; i < x->l.ndevs; i++)
 		for (k = 0; k < n; k++)
@@ -295,7 +340,7 @@ static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const ch
  * compose_attach - step 2, the devices of each port in one request
  * (attach_ids); a set the chassis refuses (a mode rule, a device someone
  * took) is tried device by device so that the one refused is known
- * (attach_refused) (ch->lock held).
+ * (attach_refused) (no lock held: each port's lock for its request).
  */
 static falcon_err_t compose_attach(struct compose_ctx *x)
 {
@@ -325,10 +370,9 @@ static falcon_err_t compose_attach(struct compose_ctx *x)
 
 /*
  * compose_activate - step 3, "active" in memory at a new generation (a
- * repeated compose that finds it waits for that one), *x->out set; the
- * chassis is free for the next request while this one waits (step 4) for
- * the ledger write covering it (group commit).  When that write failed,
- * ch->lock is taken again for the rollback.
+ * repeated compose that finds it waits for that one), no more live,
+ * *x->out set; then (step 4) the ledger write covering it (group commit).
+ * When that write failed, the caller rolls back.
  */
 static falcon_err_t compose_activate(struct compose_ctx *x)
 {
@@ -345,18 +389,14 @@ static falcon_err_t compose_activate(struct compose_ctx *x)
 		falcond_ledger_record_attach(st->ledger, lp, &lp->devs[i]);
 	*x->out = *lp;
 	gen = ++st->gen;
-	pthread_mutex_unlock(&st->lock);
-	pthread_mutex_unlock(&x->ch->lock);
-	x->ch_locked = false;
+	if (x->live)
+		falcond_live_del(st, x->ch, x->l.id);
+	x->live = false;
 	/* 4. acknowledge only once it is written */
-	pthread_mutex_lock(&st->lock);
 	rv = falcond_commit_upto_locked(st, gen);
 	pthread_mutex_unlock(&st->lock);
-	if (rv != FALCON_OK) {
-		pthread_mutex_lock(&x->ch->lock);
-		x->ch_locked = true;
+	if (rv != FALCON_OK)
 		return rv;
-	}
 	x->recorded = false; /* durable: nothing to roll back */
 	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", x->l.id, x->l.job_id,
 		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_place_str(x->place));
@@ -366,8 +406,8 @@ static falcon_err_t compose_activate(struct compose_ctx *x)
 /*
  * compose_rollback - a recorded lease whose compose failed with rv: detach
  * its devices (the failed attach too: it may have half happened), close
- * and drop it, commit (ch->lock held on entry, dropped; takes st->lock).
- * Returns rv with "(rolled back)" added to the message.
+ * and drop it, commit (no lock held: the ports' locks for the detaches,
+ * then st->lock).  Returns rv with "(rolled back)" added to the message.
  */
 static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
 {
@@ -376,11 +416,16 @@ static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
 	int nq;
 
 	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+	if (x->ch_locked) {
+		pthread_mutex_unlock(&x->ch->lock);
+		x->ch_locked = false;
+	}
 	nq = falcond_release_lease(st, x->ch, x->l.id, "rolled back", x->sent);
-	pthread_mutex_unlock(&x->ch->lock);
-	x->ch_locked = false;
 	x->recorded = false;
 	pthread_mutex_lock(&st->lock);
+	if (x->live)
+		falcond_live_del(st, x->ch, x->l.id);
+	x->live = false;
 	st->rolled_back++;
 	falcond_commit_locked(st);
 	pthread_mutex_unlock(&st->lock);
@@ -390,12 +435,19 @@ static falcon_err_t compose_rollback(struct compose_ctx *x, falcon_err_t rv)
 			      nq ? "; a device whose detach failed is quarantined" : "");
 }
 
-/* compose_end - the cleanup of every attempt: ch->lock if held, memory. */
+/* compose_end - the cleanup of every attempt: ch->lock if held, the live
+ * mark if set, memory. */
 static void compose_end(struct compose_ctx *x)
 {
 	if (x->ch_locked)
 		pthread_mutex_unlock(&x->ch->lock);
 	x->ch_locked = false;
+	if (x->live) {
+		pthread_mutex_lock(&x->st->lock);
+		falcond_live_del(x->st, x->ch, x->l.id);
+		pthread_mutex_unlock(&x->st->lock);
+		x->live = false;
+	}
 	free(x->slots);
 	x->slots = NULL;
 	falcon_inventory_free(&x->inv);

@@ -18,7 +18,8 @@
 /*
  * decompose_intent - intent before action: lease id is written "closing"
  * before its devices are detached, so that a falcond restarted after a
- * crash releases it (ch->lock held; takes st->lock).  FALCON_ERR_IO when
+ * crash releases it (the lease is live: no reconcile releases it
+ * meanwhile; takes st->lock).  FALCON_ERR_IO when
  * the write failed: the lease is left as it was and nothing is sent.
  */
 static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
@@ -41,6 +42,22 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
 	return rv;
 }
 
+/* wait_live - until no lease of r (its lease, or its job's) is live on
+ * any chassis (st->lock held, released while waiting). */
+static void wait_live(struct falcond_state *st, const struct falcon_decompose_req *r)
+{
+	size_t c;
+
+	for (c = 0; c < st->nchassis; c++) {
+		if (r->lease[0] == '\0') {
+			falcond_live_wait(st, &st->ch[c], r->job_id, NULL, 0);
+			continue;
+		}
+		while (falcond_live_has(&st->ch[c], r->lease))
+			pthread_cond_wait(&st->unlive, &st->lock);
+	}
+}
+
 falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
 			       json_object **closed)
 {
@@ -52,9 +69,13 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 		char id[FALCON_LEASE_ID_LEN] = "", chname[FALCON_NAME_LEN] = "";
 		struct falcon_lease *lp = NULL;
 		struct falcond_chassis *ch;
+		bool live;
 		size_t i;
 
 		pthread_mutex_lock(&st->lock);
+		/* a compose or release of the job in progress ends first: its
+		 * lease is then active (closed here) or gone */
+		wait_live(st, r);
 		if (r->lease[0])
 			lp = n == 0 ? falcond_ledger_lease(st->ledger, r->lease) : NULL;
 		else /* a dead falcond's in-flight lease is left to settle */
@@ -67,10 +88,11 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			if (lp->ndevs > 0)
 				falcon_strlcpy(chname, lp->devs[0].chassis, sizeof(chname));
 		}
+		ch = id[0] ? falcond_chassis_of(st, chname) : NULL;
+		live = ch != NULL && falcond_live_add(ch, id);
 		pthread_mutex_unlock(&st->lock);
 		if (id[0] == '\0')
 			break;
-		ch = falcond_chassis_of(st, chname);
 		if (ch == NULL) { /* a lease without devices or of a chassis gone */
 			pthread_mutex_lock(&st->lock);
 			falcond_ledger_remove_lease(st->ledger, id);
@@ -80,11 +102,13 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 
 			snprintf(result, sizeof(result), "released%s%s", r->check[0] ? "; check: " : "",
 				 r->check);
-			pthread_mutex_lock(&ch->lock);
 			rv = decompose_intent(st, id);
 			if (rv == FALCON_OK)
 				total_q += falcond_release_lease(st, ch, id, result, NULL);
-			pthread_mutex_unlock(&ch->lock);
+			pthread_mutex_lock(&st->lock);
+			if (live)
+				falcond_live_del(st, ch, id);
+			pthread_mutex_unlock(&st->lock);
 			if (rv != FALCON_OK)
 				break;
 		}

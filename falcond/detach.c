@@ -21,19 +21,24 @@
 
 /*
  * falcond_detach_or_quarantine - take d back; on failure quarantine it with the
- * reason (st->lock not held; ch->lock held).  Returns the detach result.
+ * reason (st->lock not held; takes the port's lock).  Returns the detach
+ * result.
  */
 falcon_err_t falcond_detach_or_quarantine(struct falcond_state *st, struct falcond_chassis *ch,
 					 const char *port, const char *dev, const char *why)
 {
-	falcon_err_t rv = falcond_chassis_client(st, ch);
+	struct falcond_port *p = falcond_port_of(ch, port);
 	char reason[256];
+	falcon_err_t rv;
 
+	pthread_mutex_lock(&p->lock);
+	rv = falcond_port_client(st, ch, p);
 	if (rv == FALCON_OK) {
-		ch->detaches++;
-		rv = falcon_chassis_detach(ch->client, port, dev);
+		__atomic_add_fetch(&ch->detaches, 1, __ATOMIC_RELAXED);
+		rv = falcon_chassis_detach(p->client, port, dev);
 		falcond_chassis_changed(st, ch, rv, "", &dev, 1);
 	}
+	pthread_mutex_unlock(&p->lock);
 	if (rv == FALCON_OK)
 		return rv;
 	snprintf(reason, sizeof(reason), "detach from %s failed during %s: %s", port, why,
@@ -59,8 +64,8 @@ falcon_err_t falcond_detach_or_quarantine(struct falcond_state *st, struct falco
  * set, unless sent is NULL) in one request (falcon_chassis_detach_set:
  * one zone PATCH); when that fails, each on its own with
  * falcond_detach_or_quarantine, so that only a device that will not come off is
- * quarantined (ch->lock held, st->lock not).  Returns the number
- * quarantined.
+ * quarantined (the port's lock taken for each request; st->lock not
+ * held).  Returns the number quarantined.
  */
 static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
 		       const struct falcon_lease *l, const char *port, const bool *sent,
@@ -73,12 +78,17 @@ static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
 
 	if (n == 0) /* a rollback's device that was never sent */
 		return 0;
-	rv = falcond_chassis_client(st, ch);
+	if (n > 1) {
+		struct falcond_port *p = falcond_port_of(ch, port);
 
-	if (rv == FALCON_OK && n > 1) {
-		ch->detaches++;
-		rv = falcon_chassis_detach_set(ch->client, port, ids, n);
-		falcond_chassis_changed(st, ch, rv, "", ids, n);
+		pthread_mutex_lock(&p->lock);
+		rv = falcond_port_client(st, ch, p);
+		if (rv == FALCON_OK) {
+			__atomic_add_fetch(&ch->detaches, 1, __ATOMIC_RELAXED);
+			rv = falcon_chassis_detach_set(p->client, port, ids, n);
+			falcond_chassis_changed(st, ch, rv, "", ids, n);
+		}
+		pthread_mutex_unlock(&p->lock);
 		if (rv == FALCON_OK)
 			return 0;
 		falcon_warn("%s: detach of %zu devices from %s during %s: %s; one by one",
@@ -95,7 +105,8 @@ static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
  * set when sent is not NULL: a compose's rollback leaves alone a device
  * whose attach was refused before anything was sent, e.g. one someone else
  * had given the host), close its history with result and drop it from the
- * ledger in memory (ch->lock held, st->lock not); the caller commits.  A
+ * ledger in memory (no lock held but the caller's ch->lock, if it holds
+ * it: the lease is live meanwhile); the caller commits.  A
  * crash before the commit leaves the lease in the file with devices
  * detached: reconcile closes it.  Returns the number of devices
  * quarantined.
@@ -104,6 +115,7 @@ int falcond_release_lease(struct falcond_state *st, struct falcond_chassis *ch, 
 			 const char *result, const bool *sent)
 {
 	struct falcon_lease l, *lp;
+	bool live;
 	int nq = 0;
 	size_t i;
 
@@ -116,6 +128,9 @@ int falcond_release_lease(struct falcond_state *st, struct falcond_chassis *ch, 
 	if (strcmp(lp->state, "composing") != 0)
 		falcon_strlcpy(lp->state, "closing", sizeof(lp->state));
 	l = *lp;
+	/* a reconcile leaves it alone meanwhile (a compose's rollback has
+	 * marked it already) */
+	live = falcond_live_add(ch, id);
 	pthread_mutex_unlock(&st->lock);
 	for (i = 0; i < l.ndevs; i++)
 		if (falcond_lease_port_first(&l, i))
@@ -129,6 +144,8 @@ int falcond_release_lease(struct falcond_state *st, struct falcond_chassis *ch, 
 					      q ? "quarantined" : result);
 	}
 	falcond_ledger_remove_lease(st->ledger, l.id);
+	if (live)
+		falcond_live_del(st, ch, l.id);
 	pthread_mutex_unlock(&st->lock);
 	return nq;
 }

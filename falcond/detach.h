@@ -14,7 +14,8 @@
 /*
  * falcond_detach_or_quarantine - take device dev of ch back from port; on
  * failure quarantine it with the reason ("detach from PORT failed during
- * WHY: ..."), committed at once (ch->lock held, st->lock not).  Returns
+ * WHY: ..."), committed at once (the port's lock taken for the request;
+ * st->lock not held).  Returns
  * the detach's result: FALCON_OK, or the chassis error (the device is then
  * quarantined).
  */
@@ -27,8 +28,9 @@ falcon_err_t falcond_detach_or_quarantine(struct falcond_state *st, struct falco
  * fails (only those with sent[i] set when sent is not NULL: a compose's
  * rollback leaves alone a device whose attach was refused before anything
  * was sent, e.g. one someone else had given the host), close its history
- * with result and drop it from the ledger in memory (ch->lock held,
- * st->lock not); the caller commits.  A crash before the commit leaves
+ * with result and drop it from the ledger in memory (st->lock not held;
+ * each port's lock taken for its request; the lease is live meanwhile, so
+ * that a reconcile leaves it alone); the caller commits.  A crash before the commit leaves
  * the lease in the file with devices detached: reconcile closes it.
  * Returns the number of devices quarantined (0 when there is no lease id).
  */

@@ -17,13 +17,14 @@
 #include "core/log.h"
 #include "core/util.h"
 
-falcon_err_t falcond_chassis_client(struct falcond_state *st, struct falcond_chassis *ch)
+falcon_err_t falcond_port_client(struct falcond_state *st, struct falcond_chassis *ch,
+				struct falcond_port *p)
 {
 	falcon_err_t rv;
 
-	if (ch->client != NULL)
+	if (p->client != NULL)
 		return FALCON_OK;
-	rv = falcon_chassis_open(ch->cc, &ch->client);
+	rv = falcon_chassis_open(ch->cc, &p->client);
 	if (rv != FALCON_OK)
 		falcond_count_chassis_error(st, rv);
 	return rv;

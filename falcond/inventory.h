@@ -14,12 +14,12 @@
 #include "state.h"
 
 /*
- * falcond_chassis_client - ch->client, the client that changes the
- * chassis, opened on first use (falcon.conf's ChassisName line)
- * (ch->lock held).  Errors of falcon_chassis_open(), counted in the
- * metrics.
+ * falcond_port_client - p->client, the client that changes port p of ch,
+ * opened on first use (falcon.conf's ChassisName line) (p->lock held).
+ * Errors of falcon_chassis_open(), counted in the metrics.
  */
-falcon_err_t falcond_chassis_client(struct falcond_state *st, struct falcond_chassis *ch);
+falcon_err_t falcond_port_client(struct falcond_state *st, struct falcond_chassis *ch,
+				struct falcond_port *p);
 
 /*
  * falcond_chassis_inventory - the chassis inventory into *inv (caller
@@ -43,7 +43,7 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 
 /*
  * falcond_chassis_changed - a change request on devices ids[n] of ch
- * ended with rv (ch->lock held; takes st->lock): on FALCON_OK the cache
+ * ended with rv (takes st->lock): on FALCON_OK the cache
  * has them on port ("" = free); otherwise the error is counted, the cache
  * is stale and the chassis down when the change may land late.  Either
  * way each device is recorded as touched at a new generation

@@ -626,8 +626,8 @@ falcon_err_t falcond_ledger_save(struct falcond_ledger *lg)
 	return rv;
 }
 
-/* falcond_lease_in_flight - a lease a dead falcond left in flight, being settled (only
- * reconcile sees a live one: a compose holds ch->lock until it is active). */
+/* falcond_lease_in_flight - a lease in state "composing" or "settling";
+ * a dead falcond's unless it is live (state.h, falcond_live_has). */
 bool falcond_lease_in_flight(const struct falcon_lease *l)
 {
 	return strcmp(l->state, "composing") == 0 || strcmp(l->state, "settling") == 0;

@@ -162,9 +162,9 @@ long long falcond_ledger_settle_next(const struct falcond_ledger *lg);
 long long falcond_now_ms(void);
 
 /*
- * falcond_lease_in_flight - l is a lease a dead falcond left in flight
- * ("composing" or "settling"), being settled: only reconcile sees a live
- * one, since a compose holds its chassis' lock until the lease is active.
+ * falcond_lease_in_flight - l is in flight ("composing" or "settling"): a
+ * lease a dead falcond left, to be settled, unless this falcond is
+ * composing it (its chassis' live set, state.h).
  */
 bool falcond_lease_in_flight(const struct falcon_lease *l);
 /* falcond_lease_port_first - l->devs[i] is the first device of l on its port. */

@@ -145,7 +145,8 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 		const struct falcon_lease *l = &st->ledger->leases[i];
 		const char *reason;
 
-		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0 || falcond_lease_in_flight(l))
+		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0 ||
+		    falcond_lease_in_flight(l) || falcond_live_has(ch, l->id))
 			continue;
 		reason = lease_verdict(run, ch, inv, l);
 		if (reason != NULL) {
@@ -173,7 +174,7 @@ static void settle_one(struct falcond_state *st, struct falcond_chassis *ch,
 
 	pthread_mutex_lock(&st->lock);
 	lp = falcond_ledger_lease(st->ledger, id);
-	if (lp == NULL || !falcond_lease_in_flight(lp)) {
+	if (lp == NULL || !falcond_lease_in_flight(lp) || falcond_live_has(ch, id)) {
 		pthread_mutex_unlock(&st->lock);
 		return;
 	}
@@ -219,7 +220,9 @@ static void reconcile_settle(struct falcond_state *st, struct falcond_chassis *c
 	for (i = 0; i < st->ledger->nleases && nids < 64; i++) {
 		const struct falcon_lease *l = &st->ledger->leases[i];
 
-		if (l->ndevs > 0 && strcmp(l->devs[0].chassis, ch->cc->name) == 0 && falcond_lease_in_flight(l))
+		/* a live one is this falcond's compose in progress, not a dead one's */
+		if (l->ndevs > 0 && strcmp(l->devs[0].chassis, ch->cc->name) == 0 &&
+		    falcond_lease_in_flight(l) && !falcond_live_has(ch, l->id))
 			falcon_strlcpy(ids[nids++], l->id, sizeof(ids[0]));
 	}
 	pthread_mutex_unlock(&st->lock);
@@ -292,11 +295,11 @@ static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *
 		return;
 	}
 	pthread_mutex_lock(&ch->lock);
-	detaches = ch->detaches;
+	detaches = __atomic_load_n(&ch->detaches, __ATOMIC_RELAXED);
 	reconcile_settle(st, ch, &inv, run);
 	reconcile_leases(st, ch, &inv, run);
 	reconcile_orphans(st, ch, &inv, run);
-	detaches = ch->detaches - detaches;
+	detaches = __atomic_load_n(&ch->detaches, __ATOMIC_RELAXED) - detaches;
 	pthread_mutex_unlock(&ch->lock);
 	/* after changes, read again (the cache too); clear what healed
 	 * (resv.h).  Without changes the first read is still true. */

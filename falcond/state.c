@@ -16,6 +16,30 @@
 #include "core/log.h"
 #include "core/util.h"
 
+/* ports_init - ch's port table: the ports of the HostName lines cabled to
+ * it, once each, in falcon.conf's order, then the entry for the others. */
+static void ports_init(const struct falcon_conf *conf, struct falcond_chassis *ch)
+{
+	size_t i, k;
+	int p;
+
+	for (i = 0; i < conf->nhosts; i++) {
+		if (strcmp(conf->hosts[i].chassis, ch->cc->name) != 0)
+			continue;
+		for (p = 0; p < conf->hosts[i].nports; p++) {
+			for (k = 0; k < ch->nports; k++)
+				if (strcmp(ch->ports[k].name, conf->hosts[i].ports[p]) == 0)
+					break;
+			if (k < ch->nports || ch->nports == FALCOND_PORTS_MAX)
+				continue;
+			falcon_strlcpy(ch->ports[ch->nports++].name, conf->hosts[i].ports[p],
+				       sizeof(ch->ports[0].name));
+		}
+	}
+	for (k = 0; k <= ch->nports; k++)
+		pthread_mutex_init(&ch->ports[k].lock, NULL);
+}
+
 falcon_err_t falcond_state_init(struct falcond_state *st)
 {
 	size_t i;
@@ -29,6 +53,7 @@ falcon_err_t falcond_state_init(struct falcond_state *st)
 	pthread_cond_init(&st->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	st->nchassis = st->conf->nchassis;
+	pthread_cond_init(&st->unlive, NULL);
 	st->ch = calloc(st->nchassis ? st->nchassis : 1, sizeof(*st->ch));
 	if (st->ch == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "falcond: chassis table");
@@ -36,16 +61,20 @@ falcon_err_t falcond_state_init(struct falcond_state *st)
 		st->ch[i].cc = &st->conf->chassis[i];
 		pthread_mutex_init(&st->ch[i].lock, NULL);
 		pthread_mutex_init(&st->ch[i].read_lock, NULL);
+		ports_init(st->conf, &st->ch[i]);
 	}
 	return FALCON_OK;
 }
 
 void falcond_state_fini(struct falcond_state *st)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < st->nchassis; i++) {
-		falcon_chassis_close(st->ch[i].client);
+		for (k = 0; k <= st->ch[i].nports; k++) {
+			falcon_chassis_close(st->ch[i].ports[k].client);
+			pthread_mutex_destroy(&st->ch[i].ports[k].lock);
+		}
 		falcon_chassis_close(st->ch[i].reader);
 		if (st->ch[i].have_last)
 			falcon_inventory_free(&st->ch[i].last);
@@ -56,6 +85,7 @@ void falcond_state_fini(struct falcond_state *st)
 	st->ch = NULL;
 	pthread_cond_destroy(&st->saved);
 	pthread_cond_destroy(&st->wake);
+	pthread_cond_destroy(&st->unlive);
 	pthread_mutex_destroy(&st->lock);
 }
 
@@ -157,4 +187,90 @@ bool falcond_chassis_touched(const struct falcond_chassis *ch, unsigned long lon
 		if (strcmp(ch->touched[g % FALCOND_TOUCHED_MAX].dev, dev) == 0)
 			return true;
 	return false;
+}
+
+bool falcond_live_has(const struct falcond_chassis *ch, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < ch->nlive; i++)
+		if (strcmp(ch->live[i], id) == 0)
+			return true;
+	return false;
+}
+
+bool falcond_live_add(struct falcond_chassis *ch, const char *id)
+{
+	if (falcond_live_has(ch, id))
+		return false;
+	if (ch->nlive == FALCOND_LIVE_MAX) {
+		falcon_warn("chassis %s: %d leases in progress at once: lease %s not marked",
+			    ch->cc->name, FALCOND_LIVE_MAX, id);
+		return false;
+	}
+	falcon_strlcpy(ch->live[ch->nlive++], id, sizeof(ch->live[0]));
+	return true;
+}
+
+void falcond_live_del(struct falcond_state *st, struct falcond_chassis *ch, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < ch->nlive; i++)
+		if (strcmp(ch->live[i], id) == 0) {
+			memmove(ch->live[i], ch->live[i + 1],
+				(ch->nlive - i - 1) * sizeof(ch->live[0]));
+			ch->nlive--;
+			pthread_cond_broadcast(&st->unlive);
+			return;
+		}
+}
+
+bool falcond_live_job(struct falcond_state *st, const struct falcond_chassis *ch, uint32_t job,
+		      const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < ch->nlive; i++) {
+		const struct falcon_lease *l = falcond_ledger_lease(st->ledger, ch->live[i]);
+
+		if (l != NULL && l->job_id == job && (host == NULL || strcmp(l->host, host) == 0))
+			return true;
+	}
+	return false;
+}
+
+bool falcond_live_wait(struct falcond_state *st, struct falcond_chassis *ch, uint32_t job,
+		       const char *host, long long deadline_ms)
+{
+	while (falcond_live_job(st, ch, job, host)) {
+		struct timespec ts;
+		long long left = deadline_ms ? deadline_ms - falcon_now_ms() : 1000;
+
+		if (left <= 0)
+			return false;
+		/* st->unlive is on the realtime clock: wake at least once a second */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		left = left > 1000 ? 1000 : left;
+		ts.tv_sec += left / 1000;
+		ts.tv_nsec += (left % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&st->unlive, &st->lock, &ts);
+	}
+	return true;
+}
+
+struct falcond_port *falcond_port_of(struct falcond_chassis *ch, const char *port)
+{
+	size_t k;
+
+	if (!ch->cc->parallel_ports) /* one change at a time on the chassis */
+		return &ch->ports[ch->nports];
+	for (k = 0; k < ch->nports; k++)
+		if (strcmp(ch->ports[k].name, port) == 0)
+			return &ch->ports[k];
+	return &ch->ports[ch->nports];
 }

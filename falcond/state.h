@@ -53,17 +53,41 @@ struct falcond_hist_metric {
 };
 
 #define FALCOND_TOUCHED_MAX 64 /* changes remembered for a reconcile's read */
+#define FALCOND_PORTS_MAX 16    /* host ports of one chassis in falcon.conf */
+#define FALCOND_LIVE_MAX 256    /* leases being composed or released at once */
+
+/*
+ * A host port of a chassis as falcond changes it: its zone (redfish-fabric)
+ * or system (redfish-composition) is changed by one request at a time, on
+ * a client of its own, so that ports change at once (a chassis keeps an
+ * ETag per zone).  The last entry of a chassis' table serves the ports
+ * falcon.conf does not name (an orphan on a port no host has).
+ */
+struct falcond_port {
+	char name[FALCON_NAME_LEN];     /* "H1"; "" = the entry for the others */
+	pthread_mutex_t lock;           /* one change request at a time */
+	struct falcon_chassis *client;  /* NULL until opened (lock) */
+};
 
 struct falcond_chassis {
 	const struct falcon_chassis_conf *cc;
 	/* two clients: changes go through client (ch->lock), reads through
 	 * reader (read_lock), so that a read that takes seconds (a periodic
 	 * reconcile's) holds no compose up */
-	struct falcon_chassis *client;  /* NULL until opened (ch->lock) */
 	struct falcon_chassis *reader;  /* NULL until opened, keeps the device
 					 * descriptions (desc.c) (read_lock) */
-	pthread_mutex_t lock;           /* serializes changes to this chassis */
-	pthread_mutex_t read_lock;      /* one read at a time; taken after ch->lock */
+	size_t nports;                  /* ports[nports] is the entry for the others */
+	struct falcond_port ports[FALCOND_PORTS_MAX + 1];
+	/* placement: a compose's choice and its lease in memory, a reconcile's
+	 * judgement; no request to the chassis is made under it but a
+	 * reconcile's reads and detaches.  Lock order: ch->lock, a port's
+	 * lock, read_lock, st->lock. */
+	pthread_mutex_t lock;
+	pthread_mutex_t read_lock;      /* one read at a time */
+	/* leases being composed or released (st->lock): not judged by a
+	 * reconcile; a repeat or decompose of their job waits for them */
+	size_t nlive;
+	char live[FALCOND_LIVE_MAX][FALCON_LEASE_ID_LEN];
 	/* the cache, st->lock: */
 	struct falcon_inventory last;   /* last inventory seen (status, metrics, placement) */
 	bool have_last;
@@ -78,12 +102,12 @@ struct falcond_chassis {
 	struct { unsigned long long gen; char dev[FALCON_NAME_LEN]; }
 		touched[FALCOND_TOUCHED_MAX]; /* the last ones, a ring by gen */
 	struct falcond_reach reach;     /* ports learnt not cabled to a drawer (place.h;
-					 * ch->lock) */
+					 * st->lock) */
 	/* descriptions to drop before the next read (desc.c; st->lock):
 	 * every one, or these devices (a Redfish event named them) */
 	bool forget_all;
 	size_t nforget;
-	unsigned long long detaches;    /* detach requests sent (ch->lock): a reconcile
+	unsigned long long detaches;    /* detach requests sent (atomic): a reconcile
 					 * that sent none reads the chassis once */
 	char forget[8][FALCON_NAME_LEN];
 };
@@ -103,6 +127,7 @@ struct falcond_state {
 	uid_t slurm_uid;                /* (uid_t)-1 when SlurmUser is unknown */
 	/* the reconcile thread (falcond_reconciler; st->lock) */
 	pthread_cond_t wake;            /* CLOCK_MONOTONIC: kick or stop */
+	pthread_cond_t unlive;          /* a lease left a chassis' live set */
 	bool kick;                      /* reconcile now (a chassis answers again) */
 	bool stopping;
 	/* metrics */
@@ -144,6 +169,36 @@ bool falcond_may_land_late(falcon_err_t e);
  */
 falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long long want);
 falcon_err_t falcond_commit_locked(struct falcond_state *st);
+
+/*
+ * falcond_live_add - lease id is being composed or released on ch: a
+ * reconcile leaves it alone (st->lock held).  false when it already was
+ * (nothing changed) or the set is full (FALCOND_LIVE_MAX: the caller then
+ * goes on, as a falcond before this set did, and logs it).
+ * falcond_live_del - no more (st->lock held): the waiters of st->unlive
+ * are woken.  falcond_live_has - whether it is (st->lock held).
+ */
+bool falcond_live_add(struct falcond_chassis *ch, const char *id);
+void falcond_live_del(struct falcond_state *st, struct falcond_chassis *ch, const char *id);
+bool falcond_live_has(const struct falcond_chassis *ch, const char *id);
+/* falcond_live_job - whether a lease of job (on host, NULL: on any host)
+ * of ch is live (st->lock held). */
+bool falcond_live_job(struct falcond_state *st, const struct falcond_chassis *ch, uint32_t job,
+		      const char *host);
+
+/*
+ * falcond_live_wait - wait (st->lock held, released while waiting) until
+ * no lease of job (on host, NULL: on any host) of ch is live, or until
+ * deadline_ms (falcon_now_ms() clock; 0: no deadline).  Returns whether
+ * none is left.
+ */
+bool falcond_live_wait(struct falcond_state *st, struct falcond_chassis *ch, uint32_t job,
+		       const char *host, long long deadline_ms);
+
+/* falcond_port_of - the port table's entry of ch for port (the entry for
+ * the ports falcon.conf does not name when it names no such port, and for
+ * every port with ParallelPorts=no). */
+struct falcond_port *falcond_port_of(struct falcond_chassis *ch, const char *port);
 
 /* falcond_chassis_gen - the generation of ch's changes now (takes st->lock):
  * what a read begun now shows, a later one may not. */

@@ -187,6 +187,7 @@ static const struct falcon_chassis_conf builtin_chassis = {
 	.backend = FALCON_BACKEND_FABRIC,
 	.mode = FALCON_MODE_STANDARD,
 	.timeout_s = 10,
+	.parallel_ports = true,
 };
 
 /* ---------------------------------------------------------------- */
@@ -637,6 +638,7 @@ static const struct keydef chassis_keys[] = {
 	{ .name = "CAFile", .type = V_PATH, C(ca_file) },
 	{ .name = "Insecure", .type = V_BOOL, C(insecure) },
 	{ .name = "Timeout", .type = V_INT, C(timeout_s), .min = 1, .max = 600 },
+	{ .name = "ParallelPorts", .type = V_BOOL, C(parallel_ports) },
 };
 #undef C
 

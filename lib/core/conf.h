@@ -47,7 +47,8 @@ typedef enum {
 } falcon_conf_topo_t;
 #define FALCON_CONF_TOPO_ALL 0x1fu
 
-/* ChassisName= Url= Backend= CredentialsFile= Mode= [CAFile= Insecure= Timeout=] */
+/* ChassisName= Url= Backend= CredentialsFile= Mode= [CAFile= Insecure= Timeout=
+ * ParallelPorts=] */
 struct falcon_chassis_conf {
 	char name[FALCON_NAME_LEN];
 	char *url;                 /* e.g. https://chassis1/ (base; /redfish/v1 added) */
@@ -57,6 +58,8 @@ struct falcon_chassis_conf {
 	char *ca_file;             /* NULL = system CA store */
 	bool insecure;             /* Insecure=yes: TLS verification off (warned) */
 	int timeout_s;             /* Timeout=: total per request, default 10 */
+	bool parallel_ports;       /* ParallelPorts=: changes to different host ports
+				    * (zones) at once, default yes */
 	const char *file;          /* where it was defined (for messages) */
 	int line;
 };

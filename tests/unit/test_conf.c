@@ -154,6 +154,7 @@ static void chk_chassis(const struct falcon_conf *c)
 	ck_assert_ptr_null(ch->ca_file);
 	ck_assert(!ch->insecure);
 	ck_assert_int_eq(ch->timeout_s, 10);
+	ck_assert(ch->parallel_ports); /* default yes */
 	ck_assert_int_eq(ch->line, 1);
 	ch = falcon_conf_chassis(c, "falcon2");
 	ck_assert_ptr_nonnull(ch);
@@ -164,6 +165,7 @@ static void chk_chassis(const struct falcon_conf *c)
 	ck_assert_str_eq(ch->ca_file, "/etc/falcon/ca.pem");
 	ck_assert(ch->insecure);
 	ck_assert_int_eq(ch->timeout_s, 30);
+	ck_assert(!ch->parallel_ports);
 	ck_assert_int_eq(ch->line, 2);
 	ck_assert_ptr_null(falcon_conf_chassis(c, "falcon3"));
 }
@@ -330,7 +332,7 @@ static const struct {
 	  CHASSIS
 	  "ChassisName=falcon2 Url=http://10.0.0.2:8080 Backend=redfish-composition "
 	  "CredentialsFile=/etc/falcon/falcon2.cred Mode=advanced CAFile=/etc/falcon/ca.pem "
-	  "Insecure=yes Timeout=30\n", chk_chassis },
+	  "Insecure=yes Timeout=30 ParallelPorts=no\n", chk_chassis },
 	{ "every host key",
 	  CHASSIS
 	  "HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n"
