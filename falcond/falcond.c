@@ -252,6 +252,50 @@ static void count_change(struct falcond_state *st, struct falcond_hist_metric *l
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* compose_ready - the start-up reconcile has reached the chassis of rq's
+ * compose (a body that does not parse is answered by the compose route). */
+static bool compose_ready(struct falcond_state *st, const struct req *rq)
+{
+	const struct falcon_host_conf *h;
+	const struct falcond_chassis *ch;
+	struct falcon_compose_req r;
+
+	if (falcon_proto_parse_compose(rq->body, rq->len, &r) != FALCON_OK) {
+		falcon_err_clear();
+		return true;
+	}
+	h = falcon_conf_host(st->conf, r.host);
+	ch = h ? falcond_chassis_of(st, h->chassis) : NULL;
+	return ch == NULL || __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE);
+}
+
+/* decompose_ready - the start-up reconcile has reached every chassis that
+ * holds a lease of rq's decompose (a body that does not parse is
+ * answered by the decompose route). */
+static bool decompose_ready(struct falcond_state *st, const struct req *rq)
+{
+	struct falcon_decompose_req r;
+	bool ready = true;
+	size_t i;
+
+	if (falcon_proto_parse_decompose(rq->body, rq->len, &r) != FALCON_OK) {
+		falcon_err_clear();
+		return true;
+	}
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < st->ledger->nleases && ready; i++) {
+		const struct falcon_lease *l = &st->ledger->leases[i];
+		const struct falcond_chassis *ch;
+
+		if (r.lease[0] ? strcmp(l->id, r.lease) != 0 : l->job_id != r.job_id)
+			continue;
+		ch = l->ndevs ? falcond_chassis_of(st, l->devs[0].chassis) : NULL;
+		ready = ch == NULL || __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return ready;
+}
+
 /*
  * answer_reconciling - 503 with Retry-After (RFC 9110 section 10.2.3, in
  * delta-seconds) to a request that changes leases or quarantines while the
@@ -309,7 +353,9 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 
 	(void)c;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE)) {
+	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE) &&
+	    !(rt->id == R_COMPOSE && compose_ready(st, rq)) &&
+	    !(rt->id == R_DECOMPOSE && decompose_ready(st, rq))) {
 		answer_reconciling(a, rt->path);
 		return;
 	}

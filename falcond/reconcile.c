@@ -344,14 +344,74 @@ static json_object *reconcile_report(const struct reconcile_run *run)
 	return o;
 }
 
+/* One chassis' pass of a reconcile, on a thread of its own. */
+struct chassis_pass {
+	struct falcond_state *st;
+	struct falcond_chassis *ch;
+	struct reconcile_run run;    /* its counts; jobs shared, read only */
+};
+
+static void *chassis_pass_main(void *arg)
+{
+	struct chassis_pass *p = arg;
+
+	reconcile_chassis(p->st, p->ch, &p->run);
+	/* served from now on, also while other chassis are still read */
+	__atomic_store_n(&p->ch->ready, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* add_counts - run += p's counts. */
+static void add_counts(struct reconcile_run *run, const struct reconcile_run *p)
+{
+	run->rolled += p->rolled;
+	run->closed_gone += p->closed_gone;
+	run->closed_job += p->closed_job;
+	run->orphans += p->orphans;
+	run->errors += p->errors;
+	run->late += p->late;
+	run->settling += p->settling;
+}
+
 falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 {
 	struct reconcile_run run = { .jobs = NULL };
+	struct chassis_pass *passes;
+	pthread_t *tids;
+	bool *started;
 	size_t c;
 
 	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);
-	for (c = 0; c < st->nchassis; c++)
-		reconcile_chassis(st, &st->ch[c], &run);
+	/* the chassis in parallel: each waits on its own reads */
+	passes = calloc(st->nchassis ? st->nchassis : 1, sizeof(*passes));
+	tids = calloc(st->nchassis ? st->nchassis : 1, sizeof(*tids));
+	started = calloc(st->nchassis ? st->nchassis : 1, sizeof(*started));
+	for (c = 0; c < st->nchassis; c++) {
+		struct chassis_pass *p = passes ? &passes[c] : NULL;
+
+		if (p == NULL || tids == NULL || started == NULL) { /* out of memory: in turn */
+			reconcile_chassis(st, &st->ch[c], &run);
+			__atomic_store_n(&st->ch[c].ready, true, __ATOMIC_RELEASE);
+			continue;
+		}
+		p->st = st;
+		p->ch = &st->ch[c];
+		p->run.jobs = run.jobs;
+		p->run.njobs = run.njobs;
+		p->run.slurm_ok = run.slurm_ok;
+		started[c] = st->nchassis > 1 &&
+			     pthread_create(&tids[c], NULL, chassis_pass_main, p) == 0;
+		if (!started[c])
+			chassis_pass_main(p);
+	}
+	for (c = 0; passes && tids && started && c < st->nchassis; c++) {
+		if (started[c])
+			pthread_join(tids[c], NULL);
+		add_counts(&run, &passes[c].run);
+	}
+	free(passes);
+	free(tids);
+	free(started);
 	free(run.jobs);
 	pthread_mutex_lock(&st->lock);
 	st->reconcile_runs++;

@@ -13,9 +13,11 @@
 #include "state.h"
 
 /*
- * falcond_reconcile - ledger vs chassis vs Slurm (doc/falcond.8, RECONCILE);
- * *report (may be NULL; caller puts) = the counts.  FALCON_ERR_TRANSPORT when a chassis could not be
- * read (the others are still reconciled).  Thread-safe.
+ * falcond_reconcile - ledger vs chassis vs Slurm (doc/falcond.8, RECONCILE),
+ * the chassis in parallel (a thread each), each marked ready (served by
+ * composes during the start-up reconcile) when its pass ends; *report (may
+ * be NULL; caller puts) = the counts.  FALCON_ERR_TRANSPORT when a chassis
+ * could not be read (the others are still reconciled).  Thread-safe.
  */
 falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report);
 /*

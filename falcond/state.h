@@ -84,6 +84,8 @@ struct falcond_chassis {
 	 * lock, read_lock, st->lock. */
 	pthread_mutex_t lock;
 	pthread_mutex_t read_lock;      /* one read at a time */
+	bool ready;                     /* reconciled once since start (atomic):
+					 * composes on it are served */
 	/* leases being composed or released (st->lock): not judged by a
 	 * reconcile; a repeat or decompose of their job waits for them */
 	size_t nlive;

@@ -10,7 +10,12 @@
 #      caller's budget (X-Falcon-Budget-Ms, what the client waits) sends
 #      nothing and leaves no lease;
 #   3. a compose does not wait on another port's request: two composes on
-#      two ports of one chassis, each PATCH 3 s, both end in about 3 s.
+#      two ports of one chassis, each PATCH 3 s, both end in about 3 s
+#      (and one after the other with ParallelPorts=no);
+#   4. start-up: the chassis are reconciled in parallel and each serves
+#      composes as soon as its own reconcile ends: with a second chassis
+#      whose reads take seconds, a compose and a decompose on the first are
+#      served (200) while a compose on the second is still answered 503.
 # Root only (munged).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -19,6 +24,7 @@
 fd_need
 fd_start_munged
 fd_start_sim c1
+fd_start_sim c2
 # every reconcile reads every device (no kept descriptions): each endpoint
 # read is one slow GET below
 fd_write_conf "ReconcileInterval=0
@@ -151,3 +157,36 @@ t_ok "ParallelPorts=no: two composes one after the other (${both} ms)"
 fd_sim c1 POST /admin/faults '{"rules":[]}' >/dev/null
 fd_expect 200 POST /v1/decompose '{"job_id":6}'
 fd_expect 200 POST /v1/decompose '{"job_id":7}'
+
+# ---- 5. start-up: each chassis served once its own reconcile ends --------
+fd_stop_falcond
+cat >> "$FALCON_CONF" <<EOC
+ChassisName=c2 Url=http://127.0.0.1:$SIM_PORT_c2/ Backend=redfish-fabric Mode=standard
+HostName=node4 Chassis=c2 Port=H1 Adapter=0000:3b:00.0
+EOC
+# c2 reads its endpoints in 1 s each: its start-up reconcile takes > 16 s
+fd_sim c2 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","path":"/redfish/v1/Fabrics/PCIe/Endpoints*","ms":1000}]}' >/dev/null
+"$FALCOND" -f "$FALCON_CONF" --no-slurm 2>>"$t_tmp/falcond.log" &
+FD_PID=$!
+echo $FD_PID > "$t_tmp/falcond.pid"
+wait_for -p $FD_PID 20 "falcond to listen" \
+	curl -s -o /dev/null "http://127.0.0.1:$FD_PORT/v1/health" || t_fail "falcond does not answer"
+# c1's reconcile (a few fast reads) ends first: a compose on it is
+# served (503 until then)
+served=
+for i in $(seq 1 20); do
+	c=$(fd_call POST /v1/compose '{"job_id":8,"host":"node1","gpus":1}')
+	[ "$c" = 200 ] && { served=1; break; }
+	[ "$c" = 503 ] || t_fail "compose on c1 during the start-up reconcile: HTTP $c: $(cat "$t_tmp/out")"
+	sleep 0.5
+done
+[ -n "$served" ] || t_fail "a compose on c1 was not served while c2 was still reconciled"
+[ "$(fd_send GET /v1/health '' '')" = 200 ] && [ "$(fd_json 'j["status"]')" = reconciling ] ||
+	t_fail "the start-up reconcile (c2) ended before c1 was served: nothing shown: $(cat "$t_tmp/out")"
+code=$(fd_call POST /v1/compose '{"job_id":9,"host":"node4","gpus":1}')
+[ "$code" = 503 ] || t_fail "a compose on c2 during its reconcile: HTTP $code: $(cat "$t_tmp/out")"
+fd_expect 200 POST /v1/decompose '{"job_id":8}'
+[ "$(fd_send GET /v1/health '' '')" = 200 ] && [ "$(fd_json 'j["status"]')" = reconciling ] ||
+	t_fail "the start-up reconcile (c2) ended before c1's decompose: nothing shown"
+t_ok "start-up: c1 served (compose, decompose) while c2 (slow reads) is still reconciled; c2 answered 503"
+fd_sim c2 POST /admin/faults '{"rules":[]}' >/dev/null
