@@ -109,6 +109,13 @@ bench-falcond-compose: falcond/falcond falconctl/falconctl sim/falcon-sim
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/tests/bench/falcond-compose
 EXTRA_DIST += tests/bench/falcond-compose
+# Bench (by hand): 16 clients x compose(2 GPUs)+release cycles over 4
+# chassis x 4 hosts at 1 s and 0-3 s per request, beside one cycle alone.
+BENCH_TARGETS += bench-falcond-cycles
+bench-falcond-cycles: tests/bench/bench_falcond falcond/falcond sim/falcon-sim
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond-cycles
+EXTRA_DIST += tests/bench/falcond-cycles
 BENCH_TARGETS += bench-falcond
 bench-falcond: tests/bench/bench_falcond
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

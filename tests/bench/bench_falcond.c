@@ -7,6 +7,11 @@
  * authentication puts under it is the munge rate).
  *
  * usage: bench_falcond URL MUNGE_SOCKET SECONDS CLIENTS HOST[,HOST...]
+ *        bench_falcond --cycles N --gpus G URL MUNGE_SOCKET CLIENTS HOST[,HOST...]
+ *
+ * With --cycles, no munge run: each client (one host each, in turn) does N
+ * compose(G GPUs)+release cycles; printed: cycles/min, the compose's and
+ * the cycle's median and p95 (s), one line "cycles: ..." for the script.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -31,6 +36,9 @@ static long seconds, nclients;
 static char *hosts[MAX_HOSTS];
 static int nhosts;
 static long long deadline_ms;
+static long cycles, gpus = 1; /* --cycles N: N cycles per client, no time limit */
+static double *csamples;      /* compose latencies, ms (--cycles) */
+static atomic_long csample_n;
 static atomic_long done_ops, failed_ops, sample_n;
 static double *samples; /* pair latencies, ms */
 
@@ -68,10 +76,10 @@ static void *falcond_worker(void *arg)
 	if (falcon_client_new(url, sock, 30, &cl) != FALCON_OK)
 		return NULL;
 	memset(&r, 0, sizeof(r));
-	r.gpus = 1;
+	r.gpus = (int)gpus;
 	r.uid = -1;
 	falcon_strlcpy(r.host, hosts[id % nhosts], sizeof(r.host));
-	while (falcon_now_ms() < deadline_ms) {
+	for (long c = 0; cycles ? c < cycles : falcon_now_ms() < deadline_ms; c++) {
 		struct falcon_lease l;
 		long long t0 = falcon_now_ms();
 		long k;
@@ -81,6 +89,9 @@ static void *falcond_worker(void *arg)
 			atomic_fetch_add(&failed_ops, 1);
 			continue;
 		}
+		k = atomic_fetch_add(&csample_n, 1);
+		if (k < MAX_SAMPLES)
+			csamples[k] = (double)(falcon_now_ms() - t0);
 		if (falcon_client_decompose(cl, r.job_id, NULL) != FALCON_OK) {
 			atomic_fetch_add(&failed_ops, 1);
 			continue;
@@ -120,12 +131,67 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* pct - the p-th percentile (0-100) of v[n], sorted here; 0 when n is 0. */
+static double pct(double *v, long n, int p)
+{
+	long i;
+
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	i = (n * p) / 100;
+	return v[i < n ? i : n - 1];
+}
+
+/* cycle_mode - --cycles: N compose+release cycles per client; returns the
+ * exit code. */
+static int cycle_mode(void)
+{
+	long ok, fail, n, cn;
+	long long t0 = falcon_now_ms();
+	double secs, per_min;
+
+	csamples = calloc(MAX_SAMPLES, sizeof(*csamples));
+	if (csamples == NULL)
+		return 2;
+	run(falcond_worker, &ok, &fail);
+	secs = (double)(falcon_now_ms() - t0) / 1000.0;
+	per_min = secs > 0 ? ok / secs * 60.0 : 0;
+	n = atomic_load(&sample_n);
+	cn = atomic_load(&csample_n);
+	n = n > MAX_SAMPLES ? MAX_SAMPLES : n;
+	cn = cn > MAX_SAMPLES ? MAX_SAMPLES : cn;
+	printf("cycles: clients %ld cycles %ld failed %ld in %.1f s: %.1f cycles/min; "
+	       "compose p50 %.2f s p95 %.2f s; cycle p50 %.2f s p95 %.2f s\n",
+	       nclients, ok, fail, secs, per_min, pct(csamples, cn, 50) / 1000,
+	       pct(csamples, cn, 95) / 1000, pct(samples, n, 50) / 1000, pct(samples, n, 95) / 1000);
+	free(csamples);
+	return ok > 0 && fail == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	double munge_rate, pair_rate, p50 = 0, p99 = 0;
 	long mok, mfail, fok, ffail, n;
 	char *h, *save = NULL;
 
+	if (argc == 9 && strcmp(argv[1], "--cycles") == 0 && strcmp(argv[3], "--gpus") == 0) {
+		if (falcon_strtol(argv[2], 10, 1, 100000, &cycles) != FALCON_OK ||
+		    falcon_strtol(argv[4], 10, 1, 16, &gpus) != FALCON_OK ||
+		    falcon_strtol(argv[7], 10, 1, MAX_CLIENTS, &nclients) != FALCON_OK)
+			return 2;
+		url = argv[5];
+		sock = argv[6];
+		for (h = strtok_r(argv[8], ",", &save); h && nhosts < MAX_HOSTS;
+		     h = strtok_r(NULL, ",", &save))
+			hosts[nhosts++] = h;
+		samples = calloc(MAX_SAMPLES, sizeof(*samples));
+		if (nhosts == 0 || samples == NULL)
+			return 2;
+		n = cycle_mode();
+		free(samples);
+		return (int)n;
+	}
 	if (argc != 6 || falcon_strtol(argv[3], 10, 1, 3600, &seconds) != FALCON_OK ||
 	    falcon_strtol(argv[4], 10, 1, MAX_CLIENTS, &nclients) != FALCON_OK) {
 		fprintf(stderr, "usage: bench_falcond URL MUNGE_SOCKET SECONDS CLIENTS HOST[,HOST...]\n");
