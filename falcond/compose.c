@@ -273,7 +273,9 @@ static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const ch
 
 	if (rv != FALCON_OK) /* nothing sent */
 		return rv;
+	falcon_chassis_set_deadline(ch->client, x->r->deadline_ms); /* a task ends with the budget */
 	rv = falcon_chassis_attach_set(ch->client, port, ids, n);
+	falcon_chassis_set_deadline(ch->client, 0);
 
 	for (i = 0; i < x->l.ndevs; i++)
 		for (k = 0; k < n; k++)

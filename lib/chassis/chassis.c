@@ -319,6 +319,12 @@ int falcon_chassis_events_parse(const char *chassis, const char *data, size_t le
 	return falcon_rf_events_parse(data, len, chassis, "", fn, ctx);
 }
 
+void falcon_chassis_set_deadline(struct falcon_chassis *ch, long long deadline_ms)
+{
+	if (ch->rf != NULL)
+		falcon_rf_set_deadline(ch->rf, deadline_ms);
+}
+
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch)
 {
 	return ch->be.ops->name;

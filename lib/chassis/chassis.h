@@ -228,6 +228,17 @@ bool falcon_chassis_descriptions_changed(const struct falcon_chassis *ch);
 falcon_err_t falcon_chassis_descriptions_load(struct falcon_chassis *ch,
 					      struct json_object *o, const char *what);
 
+/*
+ * falcon_chassis_set_deadline - the caller's budget for the requests that
+ * follow: a CLOCK_MONOTONIC time in ms (falcon_now_ms()'s clock) after
+ * which an attach or detach answered 202 is no longer followed: its task is
+ * cancelled (DELETE on its task monitor, DSP0266 1.20 sec. 12.2.2) and the
+ * call is FALCON_ERR_TIMEOUT naming the monitor (falcon_rf_set_deadline()).
+ * 0 = none (the client's task timeout alone).  Stays until changed; a
+ * no-op for clients opened over callbacks.  Never fails.
+ */
+void falcon_chassis_set_deadline(struct falcon_chassis *ch, long long deadline_ms);
+
 /* falcon_chassis_backend_name - "redfish-fabric" / "redfish-composition". */
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
 
