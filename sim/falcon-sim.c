@@ -355,12 +355,12 @@ static bool url_in(const char *url, const char *const *paths)
 }
 
 /* Requests Redfish serves without authentication (DSP0266 1.20 sec. 13.3.1:
- * the /redfish version object, the service root, $metadata, the OData
- * service document, and POST to the session collection or its Members). */
+ * the /redfish version object, the service root, $metadata and the schema
+ * files it references, the OData service document, and POST to the session collection or its Members). */
 static bool auth_exempt(const char *method, const char *url)
 {
 	static const char *const get[] = { "/redfish", "/redfish/v1", "/redfish/v1/$metadata",
-					   "/redfish/v1/odata", NULL };
+					   "/redfish/v1/odata", SIM_SCHEMA_CSDL, SIM_SCHEMA_JSON, NULL };
 	static const char *const post[] = { "/redfish/v1/SessionService/Sessions",
 					    "/redfish/v1/SessionService/Sessions/Members", NULL };
 

@@ -857,7 +857,7 @@ enum kind {
 	K_ZONE_COLL, K_ZONE, K_COMP, K_RB_COLL, K_RB, K_RB_MEMBER, K_RZ_COLL, K_RZ,
 	K_SYS_COLL, K_SYS, K_SYS_ADD, K_SYS_REMOVE, K_SS, K_SESS_COLL, K_SESS,
 	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON, K_EVS,
-	K_AS, K_ACC_COLL, K_ACC, K_ROLE_COLL, K_ROLE, K_MGR_COLL, K_MGR, K_EVS_TEST, K_SUB_COLL, K_SUB,
+	K_AS, K_ACC_COLL, K_ACC, K_ROLE_COLL, K_ROLE, K_MGR_COLL, K_MGR, K_EVS_TEST, K_SUB_COLL, K_SUB, K_SCHEMA_XML, K_SCHEMA_JSON,
 };
 
 struct route {
@@ -1033,6 +1033,8 @@ static const struct {
 	{ K_SESS_COLL, RF "/SessionService/Sessions/Members", "POST", 0 },
 	{ K_SESS, RF "/SessionService/Sessions/%S", "GET, HEAD, DELETE", P_MGR },
 	{ K_METADATA, RF "/$metadata", "GET, HEAD", 0 },
+	{ K_SCHEMA_XML, SIM_SCHEMA_CSDL, "GET, HEAD", 0 },
+	{ K_SCHEMA_JSON, SIM_SCHEMA_JSON, "GET, HEAD", 0 },
 	{ K_ODATA, RF "/odata", "GET, HEAD", 0 },
 	{ K_TS, RF "/TaskService", "GET, HEAD", 0 },
 	{ K_TASK_COLL, RF "/TaskService/Tasks", "GET, HEAD", 0 },
@@ -1768,6 +1770,7 @@ static unsigned required_priv(const struct sim_server *srv, const struct sim_cal
 			      bool get)
 {
 	if (rt->k == K_REDFISH || rt->k == K_ROOT || rt->k == K_METADATA || rt->k == K_ODATA ||
+	    rt->k == K_SCHEMA_XML || rt->k == K_SCHEMA_JSON ||
 	    (rt->k == K_SESS_COLL && !get))
 		return 0;
 	if (get)
@@ -1907,10 +1910,11 @@ void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
 	if (get) {
 		/* DSP0266 sec. 8.2.2: GET and HEAD answers carry Allow */
 		falcon_strlcpy(r->allow, routes[i].allow, sizeof(r->allow));
-		if (rt.k == K_METADATA) {
+		if (rt.k == K_METADATA || rt.k == K_SCHEMA_XML || rt.k == K_SCHEMA_JSON) {
 			r->status = 200;
-			r->text = sim_odata_metadata();
-			r->ctype = "application/xml";
+			r->text = rt.k == K_METADATA ? sim_odata_metadata()
+				  : rt.k == K_SCHEMA_XML ? sim_schema_csdl() : sim_schema_json();
+			r->ctype = rt.k == K_SCHEMA_JSON ? "application/json" : "application/xml";
 			return;
 		}
 		if (rt.k == K_TASK_MON) {

@@ -370,8 +370,9 @@ void sim_accounts_wipe(struct sim_server *srv);
  * sim_odata_metadata - the CSDL document served at /redfish/v1/$metadata
  * (DSP0266 1.20 sec. 8.4 "Service metadata", OData CSDL 4.0): an
  * edmx:Reference with edmx:Include for every DMTF namespace falcon-sim's
- * resources use, the Service entity container and the inline Falcon.v1_0_0
- * schema of our Oem objects.  Static storage; never NULL.
+ * resources use, one for the Falcon OEM schema (SIM_SCHEMA_CSDL, served by
+ * falcon-sim: sim_schema.c) and the Service entity container.  Static
+ * storage; never NULL.
  */
 const char *sim_odata_metadata(void);
 
@@ -386,6 +387,22 @@ struct json_object *sim_odata_service_doc(void);
  * header (DSP0266 sec. 8.2.2).  false when odata_type is malformed or buf small.
  */
 bool sim_odata_schema_uri(const char *odata_type, char *buf, size_t n);
+
+/* ---- sim_schema.c: the Falcon OEM schema (pure) ---- */
+
+#define SIM_SCHEMA_CSDL "/redfish/v1/Schemas/Falcon_v1.xml"
+#define SIM_SCHEMA_JSON "/redfish/v1/Schemas/Falcon.v1_0_0.json"
+
+/*
+ * sim_schema_csdl / sim_schema_json - the Falcon OEM schema (namespaces
+ * Falcon and Falcon.v1_0_0: the Chassis' and the Endpoints' Oem.Falcon) as
+ * CSDL (DSP0266 1.20 sec. 8.4 and 9.8; DSP0274), served at SIM_SCHEMA_CSDL
+ * and referenced from $metadata, and as a draft-07 JSON Schema with the
+ * same types under definitions, served at SIM_SCHEMA_JSON.  Static
+ * storage, never NULL.
+ */
+const char *sim_schema_csdl(void);
+const char *sim_schema_json(void);
 
 /* ---- sim_host.c: the host side (sysfs-shaped trees) ---- */
 
