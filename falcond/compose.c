@@ -317,7 +317,9 @@ static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const ch
 		pthread_mutex_unlock(&p->lock);
 		return rv;
 	}
+	falcon_chassis_set_deadline(p->client, x->r->deadline_ms); /* a task ends with the budget */
 	rv = falcon_chassis_attach_set(p->client, port, ids, n);
+	falcon_chassis_set_deadline(p->client, 0);
 	pthread_mutex_unlock(&p->lock);
 
 	for (i = 0; i < x->l.ndevs; i++)

@@ -13,12 +13,18 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
+
+#include <microhttpd.h>
 
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
@@ -38,6 +44,9 @@ struct listener {
 	struct falcond_state *st;
 	struct falcond_chassis *ch;
 	bool started;
+	/* subscription mode: the secret its subscription sends (hex, "" =
+	 * none: every POST for this chassis is refused), under ev.lock */
+	char secret[2 * FALCOND_EVENTS_SECRET_BYTES + 1];
 };
 
 static struct {
@@ -46,6 +55,11 @@ static struct {
 	bool stopping;
 	size_t n;
 	struct listener *l;
+	/* the receiver of subscribed events (EventListen=), NULL = none */
+	struct MHD_Daemon *recv;
+	char *url;                    /* EventUrl= (owned) */
+	char *tls_cert, *tls_key;     /* EventCertFile=/EventKeyFile= contents (owned) */
+	size_t tls_key_len;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static bool stopping(void *ctx)
@@ -248,9 +262,13 @@ static bool pause_s(int secs)
 	return go_on;
 }
 
-static void *listen_main(void *arg)
+/*
+ * follow_sse - the SSE stream, reopened with backoff until stopping; with
+ * Events=auto, a service without a stream (FALCON_ERR_UNSUPPORTED) ends it
+ * (false) for a subscription instead.
+ */
+static bool follow_sse(struct listener *li, bool auto_mode)
 {
-	struct listener *li = arg;
 	struct falcon_chassis_listen l;
 	int backoff = 1;
 
@@ -269,6 +287,11 @@ static void *listen_main(void *arg)
 		falcon_chassis_close(c);
 		if (stopping(NULL))
 			break;
+		if (auto_mode && rv == FALCON_ERR_UNSUPPORTED) {
+			falcon_info("events: chassis %s: %s: subscribing instead (Events=auto)",
+				    li->ch->cc->name, falcon_errmsg());
+			return false;
+		}
 		/* a stream that lived a while starts the backoff over */
 		if (falcond_now_ms() - t0 > 10000)
 			backoff = 1;
@@ -279,7 +302,341 @@ static void *listen_main(void *arg)
 		backoff = backoff * 2 > FALCOND_EVENTS_BACKOFF_MAX_S ? FALCOND_EVENTS_BACKOFF_MAX_S
 								       : backoff * 2;
 	}
+	return true;
+}
+
+/* ---- subscriptions (DSP0266 1.20 sec. 13.5.3) ---- */
+
+/* set_secret - a new random secret for li (hex into li->secret, and the
+ * Authorization value into auth, n bytes), or "" to refuse everything. */
+static falcon_err_t set_secret(struct listener *li, bool clear, char *auth, size_t n)
+{
+	unsigned char raw[FALCOND_EVENTS_SECRET_BYTES];
+	char hex[sizeof(li->secret)];
+	size_t i;
+
+	hex[0] = '\0';
+	if (!clear) {
+		if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+			return falcon_err_set(FALCON_ERR_IO, "events: getrandom: %s", strerror(errno));
+		for (i = 0; i < sizeof(raw); i++)
+			snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+		explicit_bzero(raw, sizeof(raw));
+		snprintf(auth, n, "Bearer %s", hex);
+	}
+	pthread_mutex_lock(&ev.lock);
+	falcon_strlcpy(li->secret, hex, sizeof(li->secret));
+	pthread_mutex_unlock(&ev.lock);
+	explicit_bzero(hex, sizeof(hex));
+	return FALCON_OK;
+}
+
+/*
+ * watch - check every FALCOND_EVENTS_CHECK_S that sub is still there;
+ * returns when stopping (true) or when it is gone (false: the chassis
+ * restarted or ended it).  A chassis that cannot be reached is logged once
+ * and checked again.
+ */
+static bool watch(struct listener *li, struct falcon_chassis *c, struct falcon_chassis_sub *sub)
+{
+	bool down = false;
+
+	while (pause_s(FALCOND_EVENTS_CHECK_S)) {
+		falcon_err_t rv = falcon_chassis_subscription_check(c, sub);
+
+		if (rv == FALCON_OK) {
+			if (down)
+				falcon_info("events: chassis %s: reachable again, subscription %s there",
+					    li->ch->cc->name, sub->path);
+			down = false;
+		} else if (rv == FALCON_ERR_NOTFOUND) {
+			falcon_warn("events: chassis %s: %s; subscribing again", li->ch->cc->name,
+				    falcon_errmsg());
+			return false;
+		} else if (!down) {
+			falcon_warn("events: chassis %s: subscription %s not checked: %s (again every "
+				    "%d s)", li->ch->cc->name, sub->path, falcon_errmsg(),
+				    FALCOND_EVENTS_CHECK_S);
+			down = true;
+		}
+	}
+	return true;
+}
+
+/*
+ * follow_subscription - subscribe (a new secret and Context each time),
+ * watch the subscription, subscribe again when it is gone, and delete it
+ * when stopping.  Errors are logged and retried with backoff.
+ */
+static void follow_subscription(struct listener *li)
+{
+	struct falcon_chassis *c = NULL;
+	struct falcon_chassis_sub sub;
+	char auth[16 + sizeof(li->secret)], dest[1024], context[128];
+	int backoff = 1;
+	unsigned rnd = 0;
+
+	snprintf(dest, sizeof(dest), "%s%s%s", ev.url, FALCOND_EVENTS_PATH, li->ch->cc->name);
+	while (!stopping(NULL)) {
+		falcon_err_t rv = c != NULL ? FALCON_OK : falcon_chassis_open(li->ch->cc, &c);
+
+		if (rv == FALCON_OK && (rv = set_secret(li, false, auth, sizeof(auth))) == FALCON_OK) {
+			if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+				rnd = (unsigned)falcond_now_ms();
+			snprintf(context, sizeof(context), "falcond %s %08x", li->ch->cc->name, rnd);
+			memset(&sub, 0, sizeof(sub));
+			sub.destination = dest;
+			sub.context = context;
+			sub.auth = auth;
+			rv = falcon_chassis_subscribe(c, &sub);
+		}
+		explicit_bzero(auth, sizeof(auth));
+		if (rv != FALCON_OK) {
+			falcon_warn("events: chassis %s: no subscription: %s; again in %d s",
+				    li->ch->cc->name, falcon_errmsg(), backoff);
+			falcon_chassis_close(c);
+			c = NULL;
+			if (!pause_s(backoff))
+				break;
+			backoff = backoff * 2 > FALCOND_EVENTS_BACKOFF_MAX_S
+				  ? FALCOND_EVENTS_BACKOFF_MAX_S : backoff * 2;
+			continue;
+		}
+		backoff = 1;
+		falcon_info("events: chassis %s: subscribed as %s (Context '%s'), events to %s",
+			    li->ch->cc->name, sub.path, context, dest);
+		if (!watch(li, c, &sub))
+			continue;
+		if (falcon_chassis_unsubscribe(c, &sub) == FALCON_OK)
+			falcon_info("events: chassis %s: subscription %s deleted", li->ch->cc->name,
+				    sub.path);
+		else
+			falcon_warn("events: chassis %s: subscription %s not deleted: %s",
+				    li->ch->cc->name, sub.path, falcon_errmsg());
+	}
+	set_secret(li, true, NULL, 0);
+	falcon_chassis_close(c);
+}
+
+static void *listen_main(void *arg)
+{
+	struct listener *li = arg;
+	falcon_events_t mode = li->ch->cc->events;
+
+	if (mode != FALCON_EVENTS_SUBSCRIPTION && follow_sse(li, mode == FALCON_EVENTS_AUTO))
+		return NULL;
+	if (ev.recv == NULL) {
+		falcon_error("events: chassis %s: events by subscription need EventListen= in "
+			     "falcon.conf; its events are not followed", li->ch->cc->name);
+		return NULL;
+	}
+	follow_subscription(li);
 	return NULL;
+}
+
+/* ---- the receiver: POSTs of the chassis' subscriptions ---- */
+
+struct recv_req {
+	char *body;
+	size_t len;
+	bool too_big;
+};
+
+/* secret_ok - whether auth is "Bearer <li's secret>" (constant time). */
+static bool secret_ok(struct listener *li, const char *auth)
+{
+	unsigned char diff = 0;
+	size_t i, n;
+	bool ok;
+
+	pthread_mutex_lock(&ev.lock);
+	n = strlen(li->secret);
+	ok = n > 0 && auth != NULL && strncmp(auth, "Bearer ", 7) == 0 && strlen(auth + 7) == n;
+	for (i = 0; ok && i < n; i++)
+		diff |= (unsigned char)(auth[7 + i] ^ li->secret[i]);
+	pthread_mutex_unlock(&ev.lock);
+	return ok && diff == 0;
+}
+
+static void peer_name(struct MHD_Connection *c, char *buf, size_t n)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	falcon_strlcpy(buf, "?", n);
+	if (ci != NULL && ci->client_addr != NULL)
+		getnameinfo(ci->client_addr, ci->client_addr->sa_family == AF_INET6
+			    ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+			    buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST);
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"",
+								 MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (r == NULL)
+		return MHD_NO;
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* received - a complete POST for chassis `name`: authenticated, then its
+ * records handled as SSE events are (on_event); the HTTP status. */
+static unsigned received(struct MHD_Connection *c, const char *name, struct recv_req *rq)
+{
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	struct listener *li = NULL;
+	char peer[64];
+	size_t i;
+
+	for (i = 0; i < ev.n; i++)
+		if (strcmp(ev.l[i].ch->cc->name, name) == 0)
+			li = &ev.l[i];
+	peer_name(c, peer, sizeof(peer));
+	if (li == NULL || !secret_ok(li, auth)) {
+		falcon_warn("events: a POST for chassis '%.64s' from %s refused (401): %s", name,
+			    peer, li == NULL ? "no such chassis"
+			    : auth == NULL ? "no Authorization header" : "not its subscription's secret");
+		return 401;
+	}
+	if (rq->too_big) {
+		falcon_warn("events: chassis %s: a POST over %d bytes from %s refused (413)", name,
+			    FALCOND_EVENTS_MAX_BODY, peer);
+		return 413;
+	}
+	if (falcon_chassis_events_parse(name, rq->body ? rq->body : "", rq->len, on_event, li) < 0) {
+		falcon_warn("events: chassis %s: a POST from %s is not an Event: %s", name, peer,
+			    falcon_errmsg());
+		return 400;
+	}
+	return 204;
+}
+
+static enum MHD_Result recv_handler(void *cls, struct MHD_Connection *c, const char *url,
+				    const char *method, const char *version,
+				    const char *upload, size_t *upload_size, void **con_cls)
+{
+	struct recv_req *rq = *con_cls;
+	size_t pl = strlen(FALCOND_EVENTS_PATH);
+
+	(void)cls;
+	(void)version;
+	if (rq == NULL) {
+		if ((rq = calloc(1, sizeof(*rq))) == NULL)
+			return MHD_NO;
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (falcon_buf_append(&rq->body, &rq->len, &rq->too_big, upload, *upload_size,
+				      FALCOND_EVENTS_MAX_BODY) != FALCON_OK)
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (strncmp(url, FALCOND_EVENTS_PATH, pl) != 0 || strchr(url + pl, '/') != NULL)
+		return answer(c, 404);
+	if (strcmp(method, "POST") != 0)
+		return answer(c, 405);
+	return answer(c, received(c, url + pl, rq));
+}
+
+static void recv_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			   enum MHD_RequestTerminationCode toe)
+{
+	struct recv_req *rq = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (rq != NULL) {
+		free(rq->body);
+		free(rq);
+		*con_cls = NULL;
+	}
+}
+
+/* recv_addr - EventListen= HOST:PORT ([v6]:PORT too) into *ss. */
+static falcon_err_t recv_addr(const char *spec, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | AI_PASSIVE,
+				  .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	const char *colon = strrchr(spec, ':');
+	char host[256];
+	size_t hl;
+	int e;
+
+	if (colon == NULL || (hl = (size_t)(colon - spec)) == 0 || hl >= sizeof(host))
+		return falcon_err_set(FALCON_ERR_CONFIG, "EventListen=%s: expected HOST:PORT", spec);
+	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']')
+		snprintf(host, sizeof(host), "%.*s", (int)(hl - 2), spec + 1);
+	else
+		snprintf(host, sizeof(host), "%.*s", (int)hl, spec);
+	if ((e = getaddrinfo(host, colon + 1, &hints, &ai)) != 0 || ai == NULL)
+		return falcon_err_set(FALCON_ERR_CONFIG, "EventListen=%s: %s", spec, gai_strerror(e));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return FALCON_OK;
+}
+
+/* recv_start - the receiver on conf's EventListen (HTTPS with
+ * EventCertFile), one thread (libmicrohttpd's internal polling thread:
+ * events are handled one at a time, in the order they come). */
+static falcon_err_t recv_start(const struct falcon_conf *conf)
+{
+	struct sockaddr_storage ss;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	falcon_err_t rv;
+
+	if ((rv = recv_addr(conf->event_listen, &ss)) != FALCON_OK)
+		return rv;
+	if ((rv = falcon_str_set(&ev.url, conf->event_url)) != FALCON_OK)
+		return rv;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (conf->event_cert_file != NULL) {
+		if ((rv = falcon_read_file(conf->event_cert_file, 1 << 20, &ev.tls_cert, NULL)) != FALCON_OK ||
+		    (rv = falcon_read_file(conf->event_key_file, 1 << 20, &ev.tls_key,
+					   &ev.tls_key_len)) != FALCON_OK)
+			return rv;
+		ev.recv = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, recv_handler, NULL,
+					   MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&ss,
+					   MHD_OPTION_HTTPS_MEM_CERT, ev.tls_cert,
+					   MHD_OPTION_HTTPS_MEM_KEY, ev.tls_key,
+					   MHD_OPTION_NOTIFY_COMPLETED, recv_completed, NULL,
+					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+					   MHD_OPTION_END);
+	} else {
+		ev.recv = MHD_start_daemon(flags, 0, NULL, NULL, recv_handler, NULL,
+					   MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&ss,
+					   MHD_OPTION_NOTIFY_COMPLETED, recv_completed, NULL,
+					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+					   MHD_OPTION_END);
+	}
+	if (ev.recv == NULL)
+		return falcon_err_set(FALCON_ERR_IO, "events: cannot listen on EventListen=%s%s",
+				      conf->event_listen, conf->event_cert_file
+				      ? " (is EventKeyFile the certificate's key, both PEM?)" : "");
+	falcon_info("events: taking subscribed events on %s (%s), chassis POST to %s%sNAME",
+		    conf->event_listen, conf->event_cert_file ? "HTTPS" : "HTTP", ev.url,
+		    FALCOND_EVENTS_PATH);
+	return FALCON_OK;
+}
+
+static void recv_stop(void)
+{
+	if (ev.recv != NULL)
+		MHD_stop_daemon(ev.recv);
+	ev.recv = NULL;
+	if (ev.tls_key != NULL)
+		explicit_bzero(ev.tls_key, ev.tls_key_len);
+	free(ev.tls_key);
+	free(ev.tls_cert);
+	free(ev.url);
+	ev.tls_key = ev.tls_cert = ev.url = NULL;
 }
 
 falcon_err_t falcond_events_start(struct falcond_state *st)
@@ -293,6 +650,10 @@ falcon_err_t falcond_events_start(struct falcond_state *st)
 	if (ev.l == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "events: out of memory");
 	ev.n = st->nchassis;
+	if (st->conf->event_listen != NULL && recv_start(st->conf) != FALCON_OK) {
+		falcon_error("%s: events by subscription are not taken", falcon_errmsg());
+		recv_stop();
+	}
 	for (i = 0; i < ev.n; i++) {
 		ev.l[i].st = st;
 		ev.l[i].ch = &st->ch[i];
@@ -319,6 +680,7 @@ void falcond_events_stop(void)
 	for (i = 0; i < ev.n; i++)
 		if (ev.l[i].started)
 			pthread_join(ev.l[i].th, NULL);
+	recv_stop();
 	free(ev.l);
 	ev.l = NULL;
 	ev.n = 0;

@@ -53,6 +53,7 @@ FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-cras
 	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
 	tests/integration/falcond-ledger.sh tests/integration/falcond-zone.sh \
 	tests/integration/falcond-events.sh tests/integration/falcond-settle.sh \
+	tests/integration/falcond-subs.sh tests/integration/falcond-budget.sh \
 	tests/integration/falcond-signals.sh tests/integration/falcond-ha.sh \
 	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
 	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \

@@ -71,7 +71,7 @@ static bool str_differs(const char *a, const char *b)
 /*
  * restart_only_change - the first setting that falcond reads only at start
  * and that n changes from o (NULL when none): StateDir, ListenAddress,
- * SlurmUser, and the ChassisName and HostName lines (the chassis table,
+ * SlurmUser, the event receiver's keys, and the ChassisName and HostName lines (the chassis table,
  * the event listeners and the ledger's ports are built from them).
  */
 static const char *restart_only_change(const struct falcon_conf *o, const struct falcon_conf *n)
@@ -85,6 +85,10 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
 		return "ListenAddress";
 	if (str_differs(o->slurm_user, n->slurm_user))
 		return "SlurmUser";
+	if (str_differs(o->event_listen, n->event_listen) || str_differs(o->event_url, n->event_url) ||
+	    str_differs(o->event_cert_file, n->event_cert_file) ||
+	    str_differs(o->event_key_file, n->event_key_file))
+		return "EventListen, EventUrl, EventCertFile or EventKeyFile";
 	if (o->nchassis != n->nchassis)
 		return "ChassisName (the number of chassis)";
 	for (i = 0; i < o->nchassis; i++) {
@@ -93,6 +97,7 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
 		if (strcmp(a->name, b->name) != 0 || str_differs(a->url, b->url) ||
 		    a->backend != b->backend || a->mode != b->mode || a->insecure != b->insecure ||
 		    a->timeout_s != b->timeout_s || a->parallel_ports != b->parallel_ports ||
+		    a->events != b->events ||
 		    str_differs(a->ca_file, b->ca_file) ||
 		    str_differs(a->credentials_file, b->credentials_file))
 			return "ChassisName";

@@ -13,7 +13,7 @@ build_pkgs="build-essential autoconf automake libtool pkg-config
  libpci-dev pciutils libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
  libmunge-dev libslurm-dev libssl-dev check"
 run_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
- python3 python3-sushy redfishtool openssl curl inotify-tools iproute2 util-linux procps psmisc clang
+ python3 python3-sushy python3-jsonschema redfishtool openssl curl inotify-tools iproute2 util-linux procps psmisc clang
  libclang-rt-dev libxml2-utils"
 
 pkgs=$build_pkgs

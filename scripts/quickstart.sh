@@ -37,6 +37,8 @@ log=$state/log
 cluster=$state/cluster
 conf=$state/etc/falcon.conf
 sim_cred=$state/etc/falcon1.credentials
+sim_accounts=$state/etc/falcon1.accounts
+tls=$state/etc/tls
 slurm_conf=$cluster/etc/slurm.conf
 sim_pid=$state/run/falcon-sim.pid
 falcond_pid=$state/run/falcond.pid
@@ -211,21 +213,41 @@ write_config() {
 		mv "$state/ports.tmp" "$state/ports"
 	fi
 	. "$state/ports"
-	# falcon-sim's credentials, like a real chassis': only falcond (root)
-	# can read them, so no other local user can attach or detach through
-	# falcon-sim directly. Made once, kept.
+	grep -q '^EVENT_PORT=' "$state/ports" || echo "EVENT_PORT=$(free_port)" >>"$state/ports"
+	. "$state/ports"
+	# falcon-sim's accounts, like a real chassis': falcond's is an Operator
+	# (it changes zones, not accounts), an Administrator's is for the admin;
+	# only root can read them, so no other local user can attach or detach
+	# through falcon-sim directly. Made once, kept.
 	if [ ! -s "$sim_cred" ]; then
 		(umask 077; printf 'falcond:%s\n' "$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')" \
 			>"$sim_cred.tmp") && mv "$sim_cred.tmp" "$sim_cred"
 	fi
 	chmod 0600 "$sim_cred"
+	if [ ! -s "$sim_accounts" ]; then
+		(umask 077; printf 'Administrator admin %s\nOperator falcond %s\n' \
+			"$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')" "$(cut -d: -f2- "$sim_cred")" \
+			>"$sim_accounts.tmp") && mv "$sim_accounts.tmp" "$sim_accounts"
+	fi
+	chmod 0600 "$sim_accounts"
+	# HTTPS for falcon-sim and falcond's event listener: a local CA and two
+	# certificates (scripts/tls-certs.sh, 30 days), made again a day before
+	# they expire; never committed.
+	if [ ! -s "$tls/sim.pem" ] || ! openssl x509 -checkend 86400 -noout -in "$tls/sim.pem" >/dev/null 2>&1; then
+		rm -rf "$tls"
+		{ sh "$top/scripts/tls-certs.sh" ca "$tls" &&
+		  sh "$top/scripts/tls-certs.sh" server "$tls" sim IP:127.0.0.1 DNS:localhost &&
+		  sh "$top/scripts/tls-certs.sh" server "$tls" falcond IP:127.0.0.1 DNS:localhost; } \
+			>"$log/tls-certs.log" 2>&1 || fail "making the demo's certificates" "$log/tls-certs.log"
+	fi
 	host=$(hostname -s)
 	mkdir -p "$state/falcond" "$state/run/falcon" "$state/sim/sysfs"
 	chmod 0700 "$state/falcond"
 	old_conf=$(cat "$conf" 2>/dev/null || true)
 	sed -e "s|@STATE@|$state|g" -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$host|g" \
 		-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
-		-e "s|@SIM_CREDENTIALS@|$sim_cred|g" \
+		-e "s|@SIM_CREDENTIALS@|$sim_cred|g" -e "s|@TLS@|$tls|g" \
+		-e "s|@EVENT_PORT@|$EVENT_PORT|g" \
 		examples/falcon-demo.conf.in >"$conf.tmp"
 	mv "$conf.tmp" "$conf"
 	chmod 0644 "$conf"
@@ -270,12 +292,14 @@ start_cluster() {
 	export SLURM_CONF="$slurm_conf"
 }
 
-# start_sim - falcon-sim, with credentials only falcond reads: restarted
-# when its binary was reinstalled since it started, or when an older
-# quickstart started it without credentials.
+# start_sim - falcon-sim on HTTPS with accounts only root reads: restarted
+# when its binary was reinstalled since it started, when an older
+# quickstart started it without accounts or HTTPS, or when its certificate
+# was made again.
 start_sim() {
 	if pid_alive falcon-sim "$sim_pid" && [ ! "$prefix/bin/falcon-sim" -nt "$sim_pid" ] &&
-		tr '\0' ' ' <"/proc/$(pid_of "$sim_pid")/cmdline" | grep -q -- --credentials; then
+		[ ! "$tls/sim.pem" -nt "$sim_pid" ] &&
+		tr '\0' ' ' <"/proc/$(pid_of "$sim_pid")/cmdline" | grep -q -- --event-ca; then
 		say "  falcon-sim already running (pid $(cat "$sim_pid"))"
 		return 0
 	fi
@@ -283,7 +307,8 @@ start_sim() {
 	rm -f "$state/sim/port"
 	setsid nohup "$prefix/bin/falcon-sim" --listen "127.0.0.1:$SIM_PORT" \
 		--sysfs-root "$state/sim/sysfs" --config "$top/examples/falcon-sim.json" \
-		--credentials "$sim_cred" \
+		--accounts "$sim_accounts" --tls-cert "$tls/sim.pem" --tls-key "$tls/sim.key" \
+		--event-ca "$tls/ca.pem" \
 		--port-file "$state/sim/port" </dev/null >>"$log/falcon-sim.log" 2>&1 &
 	echo $! >"$sim_pid"
 	# By its pid, not pid_alive: until the child has exec'd setsid, its
@@ -291,7 +316,7 @@ start_sim() {
 	# (seen once: "starting falcon-sim failed" right after the start).
 	wait_for -p "$!" 20 "falcon-sim to write its port file $state/sim/port" \
 		test -s "$state/sim/port" || fail "starting falcon-sim" "$log/falcon-sim.log"
-	say "  falcon-sim running on 127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs; credentials in $sim_cred, mode 0600)"
+	say "  falcon-sim running on https://127.0.0.1:$SIM_PORT (chassis falcon1: 2 drawers x 4 V100, 1 NVMe; host trees in $state/sim/sysfs; CA $tls/ca.pem; accounts in $sim_accounts, falcond's (Operator) in $sim_cred, mode 0600)"
 }
 
 # start_falcond - falcond: restarted when reinstalled, when falcon.conf

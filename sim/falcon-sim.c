@@ -355,12 +355,12 @@ static bool url_in(const char *url, const char *const *paths)
 }
 
 /* Requests Redfish serves without authentication (DSP0266 1.20 sec. 13.3.1:
- * the /redfish version object, the service root, $metadata, the OData
- * service document, and POST to the session collection or its Members). */
+ * the /redfish version object, the service root, $metadata and the schema
+ * files it references, the OData service document, and POST to the session collection or its Members). */
 static bool auth_exempt(const char *method, const char *url)
 {
 	static const char *const get[] = { "/redfish", "/redfish/v1", "/redfish/v1/$metadata",
-					   "/redfish/v1/odata", NULL };
+					   "/redfish/v1/odata", SIM_SCHEMA_CSDL, SIM_SCHEMA_JSON, NULL };
 	static const char *const post[] = { "/redfish/v1/SessionService/Sessions",
 					    "/redfish/v1/SessionService/Sessions/Members", NULL };
 
@@ -563,7 +563,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	} else if (rq->too_big) {
 		sim_reply_error(&r, 413, "Base.1.16.GeneralError",
 				"The request body exceeds %d bytes.", MAX_BODY);
-	} else if (strcmp(url, SIM_SSE_PATH) == 0 && strcmp(method, "GET") == 0) {
+	} else if (strcmp(url, SIM_SSE_PATH) == 0 && strcmp(method, "GET") == 0 && !srv.no_sse) {
 		return sse_start(c);
 	} else {
 		const char *if_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-Match");
@@ -713,6 +713,9 @@ static void usage(FILE *f)
 		"                           Administrator, Operator, ReadOnly)\n"
 		"      --tls-cert FILE      serve HTTPS with this PEM certificate (chain)...\n"
 		"      --tls-key FILE       ... and its PEM private key\n"
+		"      --no-sse             no ServerSentEventUri: events by subscription only\n"
+		"      --event-ca FILE      CA certificates that verify https event destinations\n"
+		"                           (default: the system store)\n"
 		"  -p, --port-file FILE     write the bound port there once ready\n"
 		"      --allow-remote       allow a non-loopback --listen address\n"
 		"      --dump-config        print the effective configuration as JSON and exit\n"
@@ -824,8 +827,8 @@ static struct json_object *config_json(const struct sim_config *cfg)
 /* What the command line asked for. */
 struct sim_opts {
 	const char *listen, *config, *creds, *accounts, *port_file, *sysfs_root;
-	const char *tls_cert, *tls_key;
-	bool allow_remote, dump;
+	const char *tls_cert, *tls_key, *event_ca;
+	bool allow_remote, dump, no_sse;
 };
 
 /*
@@ -845,6 +848,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "tls-cert", required_argument, NULL, 'T' },
 		{ "tls-key", required_argument, NULL, 'K' },
 		{ "port-file", required_argument, NULL, 'p' },
+		{ "no-sse", no_argument, NULL, 'N' },
+		{ "event-ca", required_argument, NULL, 'E' },
 		{ "allow-remote", no_argument, NULL, 'R' },
 		{ "dump-config", no_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -865,6 +870,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'T': o->tls_cert = optarg; break;
 		case 'K': o->tls_key = optarg; break;
 		case 'p': o->port_file = optarg; break;
+		case 'N': o->no_sse = true; break;
+		case 'E': o->event_ca = optarg; break;
 		case 'R': o->allow_remote = true; break;
 		case 'D': o->dump = true; break;
 		case 'v': if (level < FALCON_LOG_DEBUG) level++; break;
@@ -1067,11 +1074,13 @@ static void stop(struct MHD_Daemon *d, int fd, bool host_started)
 		MHD_stop_daemon(d);
 	if (fd >= 0)
 		close(fd);
+	sim_subs_stop(&srv);
 	if (host_started)
 		sim_host_stop(&srv);
 	sim_events_free(&srv);
 	sim_accounts_wipe(&srv);
 	free(srv.sysfs_root);
+	free(srv.event_ca);
 }
 
 /* serve - the chassis on o->listen and the hosts' trees until a signal;
@@ -1098,6 +1107,11 @@ static int serve(const struct sim_opts *o)
 		goto out;
 	}
 	srv.tls = tls.cert != NULL;
+	srv.no_sse = o->no_sse;
+	if (o->event_ca != NULL && (srv.event_ca = strdup(o->event_ca)) == NULL) {
+		falcon_error("out of memory");
+		goto out;
+	}
 	if (open_listener(o, &fd, &v6, &port) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
@@ -1108,6 +1122,10 @@ static int serve(const struct sim_opts *o)
 		goto out;
 	}
 	host_started = true;
+	if (sim_subs_start(&srv) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		goto out;
+	}
 	if ((d = start_http(fd, v6, &tls)) == NULL) {
 		falcon_error("cannot start the HTTP%s server on %s%s", srv.tls ? "S" : "", o->listen,
 			     srv.tls ? " (is the key the certificate's, both PEM?)" : "");

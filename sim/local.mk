@@ -4,10 +4,11 @@ bin_PROGRAMS += sim/falcon-sim
 sim_falcon_sim_SOURCES = \
 	sim/falcon-sim.c sim/sim.h sim/sim_server.h \
 	sim/sim_config.c sim/sim_model.c sim/sim_redfish.c sim/sim_host.c sim/sim_odata.c \
-	sim/sim_events.c sim/sim_accounts.c
+	sim/sim_events.c sim/sim_accounts.c sim/sim_subs.c sim/sim_schema.c
 sim_falcon_sim_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(PCI_CFLAGS) \
-	$(PTHREAD_CFLAGS)
-sim_falcon_sim_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(JSON_LIBS) $(MHD_LIBS) $(PTHREAD_LIBS)
+	$(CURL_CFLAGS) $(PTHREAD_CFLAGS)
+sim_falcon_sim_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(JSON_LIBS) $(MHD_LIBS) $(CURL_LIBS) \
+	$(PTHREAD_LIBS)
 dist_man_MANS += doc/falcon-sim.1
 EXTRA_DIST += examples/falcon-sim.json
 
@@ -30,7 +31,9 @@ SIM_TESTS = \
 	tests/integration/sim-sushy.sh \
 	tests/integration/sim-events.sh \
 	tests/integration/sim-tls.sh \
-	tests/integration/sim-roles.sh
+	tests/integration/sim-roles.sh \
+	tests/integration/sim-subs.sh \
+	tests/integration/sim-oem.sh
 if INTEGRATION_TESTS
 TESTS += $(SIM_TESTS)
 endif

@@ -89,6 +89,34 @@ static struct json_object *event_json(const struct sim_server *srv, unsigned lon
 	return o;
 }
 
+/*
+ * classify - the first record's registry prefix (MessageId up to its first
+ * '.') and the resource type of its OriginOfCondition (a member of a
+ * PCIeDevices collection is a PCIeDevice, the Chassis a Chassis, else ""),
+ * what subscriptions filter on (RegistryPrefixes, ResourceTypes).
+ */
+static void classify(struct json_object *o, struct sim_event *slot)
+{
+	struct json_object *evs, *e, *v, *origin;
+	const char *oid;
+
+	slot->prefix[0] = slot->rtype[0] = '\0';
+	if (!json_object_object_get_ex(o, "Events", &evs) ||
+	    (e = json_object_array_get_idx(evs, 0)) == NULL)
+		return;
+	if (json_object_object_get_ex(e, "MessageId", &v))
+		snprintf(slot->prefix, sizeof(slot->prefix), "%.*s",
+			 (int)strcspn(json_object_get_string(v), "."), json_object_get_string(v));
+	if (!json_object_object_get_ex(e, "OriginOfCondition", &origin) ||
+	    !json_object_object_get_ex(origin, "@odata.id", &v) ||
+	    (oid = json_object_get_string(v)) == NULL)
+		return;
+	if (strstr(oid, "/PCIeDevices/") != NULL)
+		falcon_strlcpy(slot->rtype, "PCIeDevice", sizeof(slot->rtype));
+	else if (strncmp(oid, "/redfish/v1/Chassis/", 20) == 0)
+		falcon_strlcpy(slot->rtype, "Chassis", sizeof(slot->rtype));
+}
+
 /* keep - the Event o (taken) kept as event id; id, 0 when out of memory. */
 static unsigned long keep(struct sim_server *srv, unsigned long id, struct json_object *o)
 {
@@ -96,6 +124,7 @@ static unsigned long keep(struct sim_server *srv, unsigned long id, struct json_
 	char *text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							   JSON_C_TO_STRING_NOSLASHESCAPE));
 
+	classify(o, slot);
 	json_object_put(o);
 	if (text == NULL) {
 		falcon_error("event %lu: out of memory", id);

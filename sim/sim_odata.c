@@ -66,19 +66,6 @@ static const struct {
 	{ "ManagerCollection", "" },
 };
 
-/* Our Oem objects (Oem.Falcon): a schema of our own, inline. */
-#define FALCON_OEM_SCHEMA \
-	"    <Schema xmlns=\"http://docs.oasis-open.org/odata/ns/edm\" Namespace=\"Falcon.v1_0_0\">\n" \
-	"      <ComplexType Name=\"Chassis\" BaseType=\"Resource.OemObject\">\n" \
-	"        <Annotation Term=\"OData.AdditionalProperties\" Bool=\"true\"/>\n" \
-	"        <Annotation Term=\"OData.Description\" String=\"Falcon 4016 mode and drawer cabling.\"/>\n" \
-	"      </ComplexType>\n" \
-	"      <ComplexType Name=\"Endpoint\" BaseType=\"Resource.OemObject\">\n" \
-	"        <Annotation Term=\"OData.AdditionalProperties\" Bool=\"true\"/>\n" \
-	"        <Annotation Term=\"OData.Description\" String=\"Falcon 4016 slot, device and host port of an endpoint.\"/>\n" \
-	"      </ComplexType>\n" \
-	"    </Schema>\n"
-
 const char *sim_odata_metadata(void)
 {
 	static char doc[16384];
@@ -91,6 +78,11 @@ const char *sim_odata_metadata(void)
 			     "<edmx:Edmx xmlns:edmx=\"http://docs.oasis-open.org/odata/ns/edmx\" Version=\"4.0\">\n"
 			     "  <edmx:Reference Uri=\"http://docs.oasis-open.org/odata/odata/v4.0/errata03/csd01/complete/vocabularies/Org.OData.Core.V1.xml\">\n"
 			     "    <edmx:Include Namespace=\"Org.OData.Core.V1\" Alias=\"OData\"/>\n"
+			     "  </edmx:Reference>\n"
+			     /* our Oem objects: the Falcon OEM schema (sim_schema.c) */
+			     "  <edmx:Reference Uri=\"" SIM_SCHEMA_CSDL "\">\n"
+			     "    <edmx:Include Namespace=\"Falcon\"/>\n"
+			     "    <edmx:Include Namespace=\"Falcon.v1_0_0\"/>\n"
 			     "  </edmx:Reference>\n");
 	for (i = 0; i < ARRAY_SIZE(schemas) && n < sizeof(doc); i++) {
 		n += (size_t)snprintf(doc + n, sizeof(doc) - n,
@@ -110,7 +102,6 @@ const char *sim_odata_metadata(void)
 				      "    <Schema xmlns=\"http://docs.oasis-open.org/odata/ns/edm\" Namespace=\"Service\">\n"
 				      "      <EntityContainer Name=\"Service\" Extends=\"ServiceRoot.v1_16_0.ServiceContainer\"/>\n"
 				      "    </Schema>\n"
-				      FALCON_OEM_SCHEMA
 				      "  </edmx:DataServices>\n"
 				      "</edmx:Edmx>\n");
 	if (n >= sizeof(doc))

@@ -857,7 +857,7 @@ enum kind {
 	K_ZONE_COLL, K_ZONE, K_COMP, K_RB_COLL, K_RB, K_RB_MEMBER, K_RZ_COLL, K_RZ,
 	K_SYS_COLL, K_SYS, K_SYS_ADD, K_SYS_REMOVE, K_SS, K_SESS_COLL, K_SESS,
 	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON, K_EVS,
-	K_AS, K_ACC_COLL, K_ACC, K_ROLE_COLL, K_ROLE, K_MGR_COLL, K_MGR, K_EVS_TEST,
+	K_AS, K_ACC_COLL, K_ACC, K_ROLE_COLL, K_ROLE, K_MGR_COLL, K_MGR, K_EVS_TEST, K_SUB_COLL, K_SUB, K_SCHEMA_XML, K_SCHEMA_JSON,
 };
 
 struct route {
@@ -867,13 +867,16 @@ struct route {
 	int task;         /* task index */
 	int acc;          /* account index */
 	int role;         /* sim_role_t */
+	int sub;          /* subscription index */
 };
 
 /*
- * The EventService (#EventService.v1_10_0, DSP0266 1.20 sec. 13.5): SSE
- * only (no subscriptions), on ServerSentEventUri (falcon-sim.c serves it).
+ * The EventService (#EventService.v1_10_0, DSP0266 1.20 sec. 13.5): SSE on
+ * ServerSentEventUri (falcon-sim.c serves it; left out with --no-sse) and
+ * subscriptions (sim_subs.c: Subscriptions, the delivery retry settings,
+ * the filters a subscription may use).
  */
-static struct json_object *event_service(void)
+static struct json_object *event_service(const struct sim_server *srv)
 {
 	struct json_object *o = resource("#EventService.v1_10_0.EventService", "EventService",
 					 "Event Service", RF "/EventService");
@@ -881,7 +884,19 @@ static struct json_object *event_service(void)
 
 	json_object_object_add(o, "ServiceEnabled", json_object_new_boolean(true));
 	json_object_object_add(o, "Status", status_ok("Enabled"));
-	jadd_str(o, "ServerSentEventUri", SIM_SSE_PATH);
+	if (!srv->no_sse)
+		jadd_str(o, "ServerSentEventUri", SIM_SSE_PATH);
+	json_object_object_add(o, "Subscriptions", jlink(RF "/EventService/Subscriptions"));
+	json_object_object_add(o, "DeliveryRetryAttempts", json_object_new_int(SIM_SUB_RETRIES));
+	json_object_object_add(o, "DeliveryRetryIntervalSeconds",
+			       json_object_new_int(SIM_SUB_RETRY_S));
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string("Event"));
+	json_object_object_add(o, "EventFormatTypes", a);
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string("PCIeDevice"));
+	json_object_array_add(a, json_object_new_string("Chassis"));
+	json_object_object_add(o, "ResourceTypes", a);
 	json_object_array_add(pfx, json_object_new_string("ResourceEvent"));
 	json_object_object_add(o, "RegistryPrefixes", pfx);
 	/* EventService.v1_0_0 requires Actions: SubmitTestEvent (falcon-sim.c
@@ -896,7 +911,7 @@ static struct json_object *event_service(void)
 
 /* Match path against a pattern with %p (H<n>), %h (hostport<n>_H<n>),
  * %D (drawer<D>_slot<S>), %c (chassis name), %S (session id), %T (task id),
- * %A (account id), %R (role id) segments. */
+ * %A (account id), %R (role id), %E (subscription id) segments. */
 static bool match(struct sim_server *srv, const char *path, const char *pat, struct route *r)
 {
 	char pb[512], tb[512];
@@ -953,6 +968,9 @@ static bool match(struct sim_server *srv, const char *path, const char *pat, str
 			if (i == SIM_MAX_ACCOUNTS)
 				return false;
 			r->acc = i;
+		} else if (strcmp(ps, "%E") == 0) {
+			if ((r->sub = sim_sub_find(srv, ts)) < 0)
+				return false;
 		} else if (strcmp(ps, "%R") == 0) {
 			if ((r->role = sim_role_parse(ts)) < 0)
 				return false;
@@ -1015,6 +1033,8 @@ static const struct {
 	{ K_SESS_COLL, RF "/SessionService/Sessions/Members", "POST", 0 },
 	{ K_SESS, RF "/SessionService/Sessions/%S", "GET, HEAD, DELETE", P_MGR },
 	{ K_METADATA, RF "/$metadata", "GET, HEAD", 0 },
+	{ K_SCHEMA_XML, SIM_SCHEMA_CSDL, "GET, HEAD", 0 },
+	{ K_SCHEMA_JSON, SIM_SCHEMA_JSON, "GET, HEAD", 0 },
 	{ K_ODATA, RF "/odata", "GET, HEAD", 0 },
 	{ K_TS, RF "/TaskService", "GET, HEAD", 0 },
 	{ K_TASK_COLL, RF "/TaskService/Tasks", "GET, HEAD", 0 },
@@ -1022,6 +1042,10 @@ static const struct {
 	{ K_TASK_MON, RF "/TaskService/TaskMonitors/%T", "GET, HEAD, DELETE", P_COMP },
 	{ K_EVS, RF "/EventService", "GET, HEAD", 0 },
 	{ K_EVS_TEST, RF "/EventService/Actions/EventService.SubmitTestEvent", "POST", P_MGR },
+	/* DSP8011: POST ConfigureManager or ConfigureComponents; DELETE
+	 * ConfigureManager, or ConfigureSelf for its owner (required_priv) */
+	{ K_SUB_COLL, RF "/EventService/Subscriptions", "GET, HEAD, POST", P_MGR | P_COMP },
+	{ K_SUB, RF "/EventService/Subscriptions/%E", "GET, HEAD, DELETE", P_MGR },
 	{ K_AS, RF "/AccountService", "GET, HEAD", 0 },
 	{ K_ACC_COLL, RF "/AccountService/Accounts", "GET, HEAD, POST", P_USERS },
 	{ K_ACC, RF "/AccountService/Accounts/%A", "GET, HEAD, PATCH, DELETE", P_USERS },
@@ -1198,7 +1222,16 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 		return collection("#TaskCollection.TaskCollection", "Task Collection",
 				  RF "/TaskService/Tasks", m);
 	case K_TASK: return task_res(&srv->tasks[r->task]);
-	case K_EVS: return event_service();
+	case K_EVS: return event_service(srv);
+	case K_SUB_COLL:
+		m = json_object_new_array();
+		for (i = 0; i < SIM_MAX_SUBS; i++)
+			if (srv->subs[i].used)
+				json_object_array_add(m, jlink(RF "/EventService/Subscriptions/%s",
+							       srv->subs[i].id));
+		return collection("#EventDestinationCollection.EventDestinationCollection",
+				  "Event Subscriptions", RF "/EventService/Subscriptions", m);
+	case K_SUB: return sim_sub_json(srv, r->sub);
 	case K_AS: case K_ACC_COLL: case K_ACC: case K_ROLE_COLL: case K_ROLE: case K_MGR_COLL:
 	case K_MGR:
 		return render_accounts(srv, r);
@@ -1728,14 +1761,16 @@ static void new_session(struct sim_server *srv, struct json_object *body, struct
  * (DSP8011 Redfish_1.x PrivilegeRegistry, OperationMap and its
  * overrides): none for the unauthenticated resources (DSP0266 sec.
  * 13.3.1) and session login; Login for GET and HEAD; ConfigureSelf for
- * DELETE of one's own session and PATCH of one's own account (the
- * Password only: sim_account_patch), else the route's privilege.
+ * DELETE of one's own session, PATCH of one's own account (the
+ * Password only: sim_account_patch) and DELETE of one's own event
+ * subscription, else the route's privilege.
  */
 static unsigned required_priv(const struct sim_server *srv, const struct sim_caller *who,
 			      const struct route *rt, unsigned route_priv, const char *method,
 			      bool get)
 {
 	if (rt->k == K_REDFISH || rt->k == K_ROOT || rt->k == K_METADATA || rt->k == K_ODATA ||
+	    rt->k == K_SCHEMA_XML || rt->k == K_SCHEMA_JSON ||
 	    (rt->k == K_SESS_COLL && !get))
 		return 0;
 	if (get)
@@ -1744,6 +1779,8 @@ static unsigned required_priv(const struct sim_server *srv, const struct sim_cal
 	    strcmp(srv->sessions[rt->sess].id, who->session) == 0)
 		return SIM_PRIV_SELF;
 	if (rt->k == K_ACC && strcmp(method, "PATCH") == 0 && who->account == rt->acc)
+		return SIM_PRIV_SELF;
+	if (rt->k == K_SUB && sim_sub_owned(srv, rt->sub, who))
 		return SIM_PRIV_SELF;
 	return route_priv;
 }
@@ -1789,6 +1826,27 @@ static void account_write(struct sim_server *srv, const struct sim_caller *who,
 	r->status = 200;
 	r->body = sim_account_json(&srv->accounts[rt->acc]);
 	r->etag = true;
+}
+
+/* sub_create - POST Subscriptions: 201 with the EventDestination and its
+ * Location, or sim_sub_create()'s error as a Redfish error reply. */
+static void sub_create(struct sim_server *srv, const struct sim_caller *who,
+		       struct json_object *req, struct sim_reply *r)
+{
+	const char *key = NULL;
+	char msg[256], id[64];
+	int status = 500, i;
+
+	if ((i = sim_sub_create(srv, who, req, &status, &key, msg, sizeof(msg))) < 0) {
+		snprintf(id, sizeof(id), MSG_BASE "%s", key);
+		sim_reply_error(r, status, id, "%s", msg);
+		return;
+	}
+	r->status = 201;
+	r->body = sim_sub_json(srv, i);
+	r->etag = true;
+	snprintf(r->location, sizeof(r->location), RF "/EventService/Subscriptions/%s",
+		 srv->subs[i].id);
 }
 
 /* refuse_priv - 403 unless who holds need; true when refused. */
@@ -1852,10 +1910,11 @@ void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
 	if (get) {
 		/* DSP0266 sec. 8.2.2: GET and HEAD answers carry Allow */
 		falcon_strlcpy(r->allow, routes[i].allow, sizeof(r->allow));
-		if (rt.k == K_METADATA) {
+		if (rt.k == K_METADATA || rt.k == K_SCHEMA_XML || rt.k == K_SCHEMA_JSON) {
 			r->status = 200;
-			r->text = sim_odata_metadata();
-			r->ctype = "application/xml";
+			r->text = rt.k == K_METADATA ? sim_odata_metadata()
+				  : rt.k == K_SCHEMA_XML ? sim_schema_csdl() : sim_schema_json();
+			r->ctype = rt.k == K_SCHEMA_JSON ? "application/json" : "application/xml";
 			return;
 		}
 		if (rt.k == K_TASK_MON) {
@@ -1872,6 +1931,9 @@ void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
 			task_cancel(&srv->tasks[rt.task], r);
 		} else if (rt.k == K_ACC) {
 			account_write(srv, who, method, &rt, NULL, r);
+		} else if (rt.k == K_SUB) {
+			sim_sub_delete(srv, rt.sub);
+			r->status = 204;
 		} else { /* K_SESS */
 			falcon_verbose("session %s closed", srv->sessions[rt.sess].id);
 			memset(&srv->sessions[rt.sess], 0, sizeof(srv->sessions[rt.sess]));
@@ -1880,7 +1942,7 @@ void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
 		return;
 	}
 	/* PATCH or POST: check If-Match against the target resource first. */
-	if (if_match != NULL && rt.k != K_SESS_COLL && rt.k != K_ACC_COLL) {
+	if (if_match != NULL && rt.k != K_SESS_COLL && rt.k != K_ACC_COLL && rt.k != K_SUB_COLL) {
 		struct route target = rt;
 
 		if (rt.k == K_SYS_ADD || rt.k == K_SYS_REMOVE)
@@ -1911,6 +1973,9 @@ void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
 	case K_ACC_COLL:
 	case K_ACC:
 		account_write(srv, who, method, &rt, req, r);
+		break;
+	case K_SUB_COLL:
+		sub_create(srv, who, req, r);
 		break;
 	case K_EVS_TEST: /* allowed: falcon-sim.c sends it (sim_events_test) */
 		r->test_event = true;
@@ -1986,5 +2051,6 @@ struct json_object *sim_state_json(struct sim_server *srv)
 	json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connections));
 	json_object_object_add(o, "redfish_connections",
 			       json_object_new_int64((int64_t)srv->redfish_connections));
+	json_object_object_add(o, "subscriptions", sim_subs_json(srv));
 	return o;
 }

@@ -101,6 +101,39 @@ struct sim_host_state;
 struct sim_event {
 	unsigned long id;      /* 1, 2, ...; 0 = unused */
 	char *text;            /* the Event's JSON, one line (owned) */
+	char prefix[32];       /* its MessageId's registry prefix ("ResourceEvent") */
+	char rtype[32];        /* its OriginOfCondition's resource type ("PCIeDevice"),
+				* "" when none */
+};
+
+/*
+ * Event subscriptions (sim_subs.c; DSP0266 1.20 sec. 13.5.3 "Event
+ * subscription", EventDestination.v1_13_0): each kept event newer than
+ * `after` that passes the filters is POSTed to Destination by the delivery
+ * thread, in order, DeliveryRetryAttempts times DeliveryRetryIntervalSeconds
+ * apart; one that still fails ends the subscription (DeliveryRetryPolicy
+ * TerminateAfterRetries).
+ */
+#define SIM_MAX_SUBS 16
+#define SIM_SUB_FILTERS 8       /* RegistryPrefixes / ResourceTypes entries */
+#define SIM_SUB_HEADERS 4       /* HttpHeaders entries */
+#define SIM_SUB_RETRIES 3       /* DeliveryRetryAttempts */
+#define SIM_SUB_RETRY_S 1       /* DeliveryRetryIntervalSeconds */
+struct sim_sub {
+	bool used;
+	unsigned long gen;            /* its creation number, also its Id */
+	char id[16];
+	char dest[512];               /* Destination: http:// or https:// URI */
+	char context[256];            /* Context, "" = none */
+	char owner[SIM_NAME_LEN];     /* the account that created it, "" = anonymous */
+	int nprefixes, ntypes, nheaders;
+	char prefixes[SIM_SUB_FILTERS][32];
+	char types[SIM_SUB_FILTERS][32];
+	char hname[SIM_SUB_HEADERS][64];
+	char hvalue[SIM_SUB_HEADERS][512]; /* never shown (HttpHeaders is null in
+					    * responses); wiped at delete */
+	unsigned long after;          /* the last event delivered or filtered out */
+	unsigned long delivered, failed; /* counts, for /admin/state */
 };
 
 struct sim_server {
@@ -132,6 +165,14 @@ struct sim_server {
 	/* events (sim_events.c); srv->cond is broadcast on each new one */
 	struct sim_event events[SIM_MAX_EVENTS];
 	unsigned long last_event;     /* id of the newest, 0 = none yet */
+	bool no_sse;                  /* --no-sse: subscriptions only */
+	/* subscriptions (sim_subs.c) */
+	struct sim_sub subs[SIM_MAX_SUBS];
+	unsigned long next_sub;
+	char *event_ca;               /* --event-ca: CA file verifying https
+				       * destinations, NULL = the system store */
+	pthread_t sender;
+	bool sender_started;
 };
 
 /* A reply built by sim_redfish_*: status, JSON body (owned), extra headers. */
@@ -220,6 +261,53 @@ unsigned long sim_events_test(struct sim_server *srv, struct json_object *body);
 /* sim_events_free - free the kept events (at stop). */
 void sim_events_free(struct sim_server *srv);
 
+/* ---- sim_subs.c: event subscriptions (under srv->lock unless noted) ---- */
+
+/*
+ * sim_sub_create - POST EventService/Subscriptions (DSP0266 1.20 sec.
+ * 13.5.3.1) by who (its account becomes the owner): body {Destination
+ * (http:// or https://, required), Protocol "Redfish" (required), Context,
+ * RegistryPrefixes[], ResourceTypes[], HttpHeaders{name: value},
+ * EventFormatType "Event", SubscriptionType "RedfishEvent"}.  Returns the
+ * new subscription's index; or -1 with *status (400 a missing or bad
+ * property, 507 when SIM_MAX_SUBS exist), *key the Base registry's message
+ * key ("PropertyMissing", "PropertyValueNotInList",
+ * "PropertyValueFormatError", "PropertyUnknown", "InsufficientStorage";
+ * static) and msg (n bytes) naming the property and why.  Events kept
+ * before it are not sent to it.
+ */
+int sim_sub_create(struct sim_server *srv, const struct sim_caller *who,
+		   struct json_object *body, int *status, const char **key, char *msg, size_t n);
+
+/* sim_sub_find - the index of the used subscription whose Id is id, or -1. */
+int sim_sub_find(const struct sim_server *srv, const char *id);
+
+/* sim_sub_owned - whether who created subscription i (ConfigureSelf on it). */
+bool sim_sub_owned(const struct sim_server *srv, int i, const struct sim_caller *who);
+
+/* sim_sub_json - subscription i as #EventDestination.v1_13_0 (HttpHeaders
+ * null, as the schema requires in responses); new reference. */
+struct json_object *sim_sub_json(const struct sim_server *srv, int i);
+
+/* sim_sub_delete - DELETE subscription i: wiped, no event is sent to it
+ * afterwards (one being POSTed completes). */
+void sim_sub_delete(struct sim_server *srv, int i);
+
+/* sim_subs_json - the subscriptions for /admin/state (id, destination,
+ * context, after, delivered, failed; no header values). */
+struct json_object *sim_subs_json(const struct sim_server *srv);
+
+/*
+ * sim_subs_start - start the delivery thread (takes srv->lock itself; POSTs
+ * with libcurl without it: JSON body, Content-Type application/json, the
+ * subscription's HttpHeaders, 5 s per try, https verified against
+ * srv->event_ca or the system store).  FALCON_ERR_NOMEM/IO when it cannot
+ * start.  sim_subs_stop (srv->stopping set and srv->cond broadcast first)
+ * joins it; a no-op when not started.
+ */
+falcon_err_t sim_subs_start(struct sim_server *srv);
+void sim_subs_stop(struct sim_server *srv);
+
 /* ---- sim_accounts.c: accounts, roles, privileges (under srv->lock) ---- */
 
 /*
@@ -282,8 +370,9 @@ void sim_accounts_wipe(struct sim_server *srv);
  * sim_odata_metadata - the CSDL document served at /redfish/v1/$metadata
  * (DSP0266 1.20 sec. 8.4 "Service metadata", OData CSDL 4.0): an
  * edmx:Reference with edmx:Include for every DMTF namespace falcon-sim's
- * resources use, the Service entity container and the inline Falcon.v1_0_0
- * schema of our Oem objects.  Static storage; never NULL.
+ * resources use, one for the Falcon OEM schema (SIM_SCHEMA_CSDL, served by
+ * falcon-sim: sim_schema.c) and the Service entity container.  Static
+ * storage; never NULL.
  */
 const char *sim_odata_metadata(void);
 
@@ -298,6 +387,22 @@ struct json_object *sim_odata_service_doc(void);
  * header (DSP0266 sec. 8.2.2).  false when odata_type is malformed or buf small.
  */
 bool sim_odata_schema_uri(const char *odata_type, char *buf, size_t n);
+
+/* ---- sim_schema.c: the Falcon OEM schema (pure) ---- */
+
+#define SIM_SCHEMA_CSDL "/redfish/v1/Schemas/Falcon_v1.xml"
+#define SIM_SCHEMA_JSON "/redfish/v1/Schemas/Falcon.v1_0_0.json"
+
+/*
+ * sim_schema_csdl / sim_schema_json - the Falcon OEM schema (namespaces
+ * Falcon and Falcon.v1_0_0: the Chassis' and the Endpoints' Oem.Falcon) as
+ * CSDL (DSP0266 1.20 sec. 8.4 and 9.8; DSP0274), served at SIM_SCHEMA_CSDL
+ * and referenced from $metadata, and as a draft-07 JSON Schema with the
+ * same types under definitions, served at SIM_SCHEMA_JSON.  Static
+ * storage, never NULL.
+ */
+const char *sim_schema_csdl(void);
+const char *sim_schema_json(void);
 
 /* ---- sim_host.c: the host side (sysfs-shaped trees) ---- */
 

@@ -264,12 +264,65 @@ void falcon_chassis_close(struct falcon_chassis *ch)
 	free(ch);
 }
 
+/* events_name - the chassis' name for event messages and records. */
+static const char *events_name(const struct falcon_chassis *ch)
+{
+	return ch->be.chassis[0] ? ch->be.chassis : ch->name;
+}
+
 falcon_err_t falcon_chassis_listen(struct falcon_chassis *ch, struct falcon_chassis_listen *l)
 {
 	if (ch->rf == NULL)
 		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
 				      "chassis %s: events need an HTTP client", ch->name);
-	return falcon_events_listen(ch->rf, ch->be.chassis[0] ? ch->be.chassis : ch->name, l);
+	return falcon_events_listen(ch->rf, events_name(ch), l);
+}
+
+falcon_err_t falcon_chassis_events_offer(struct falcon_chassis *ch, bool *sse, bool *subs)
+{
+	if (ch->rf == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
+				      "chassis %s: events need an HTTP client", ch->name);
+	return falcon_events_offer(ch->rf, events_name(ch), sse, subs);
+}
+
+falcon_err_t falcon_chassis_subscribe(struct falcon_chassis *ch, struct falcon_chassis_sub *s)
+{
+	if (ch->rf == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
+				      "chassis %s: events need an HTTP client", ch->name);
+	return falcon_events_subscribe(ch->rf, events_name(ch), s);
+}
+
+falcon_err_t falcon_chassis_subscription_check(struct falcon_chassis *ch,
+					       const struct falcon_chassis_sub *s)
+{
+	if (ch->rf == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
+				      "chassis %s: events need an HTTP client", ch->name);
+	return falcon_events_sub_check(ch->rf, events_name(ch), s);
+}
+
+falcon_err_t falcon_chassis_unsubscribe(struct falcon_chassis *ch,
+					const struct falcon_chassis_sub *s)
+{
+	if (ch->rf == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED,
+				      "chassis %s: events need an HTTP client", ch->name);
+	return falcon_events_unsubscribe(ch->rf, events_name(ch), s);
+}
+
+int falcon_chassis_events_parse(const char *chassis, const char *data, size_t len,
+				void (*fn)(void *ctx, const struct falcon_chassis_event *ev),
+				void *ctx)
+{
+	return falcon_rf_events_parse(data, len, chassis, "", fn, ctx);
+}
+
+void falcon_chassis_set_deadline(struct falcon_chassis *ch, long long deadline_ms)
+{
+	if (ch->rf != NULL)
+		falcon_rf_set_deadline(ch->rf, deadline_ms);
 }
 
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch)

@@ -228,6 +228,17 @@ bool falcon_chassis_descriptions_changed(const struct falcon_chassis *ch);
 falcon_err_t falcon_chassis_descriptions_load(struct falcon_chassis *ch,
 					      struct json_object *o, const char *what);
 
+/*
+ * falcon_chassis_set_deadline - the caller's budget for the requests that
+ * follow: a CLOCK_MONOTONIC time in ms (falcon_now_ms()'s clock) after
+ * which an attach or detach answered 202 is no longer followed: its task is
+ * cancelled (DELETE on its task monitor, DSP0266 1.20 sec. 12.2.2) and the
+ * call is FALCON_ERR_TIMEOUT naming the monitor (falcon_rf_set_deadline()).
+ * 0 = none (the client's task timeout alone).  Stays until changed; a
+ * no-op for clients opened over callbacks.  Never fails.
+ */
+void falcon_chassis_set_deadline(struct falcon_chassis *ch, long long deadline_ms);
+
 /* falcon_chassis_backend_name - "redfish-fabric" / "redfish-composition". */
 const char *falcon_chassis_backend_name(const struct falcon_chassis *ch);
 
@@ -293,6 +304,68 @@ struct falcon_chassis_listen {
  * (FALCON_ERR_UNSUPPORTED).
  */
 falcon_err_t falcon_chassis_listen(struct falcon_chassis *ch, struct falcon_chassis_listen *l);
+
+/* ---- event subscriptions (chassis_events.c; DSP0266 1.20 sec. 13.5.3) ---- */
+
+/*
+ * falcon_chassis_events_offer - what the chassis' EventService offers:
+ * *sse whether it names a ServerSentEventUri, *subs whether it has a
+ * Subscriptions collection (EventService.v1_x).  FALCON_ERR_UNSUPPORTED
+ * when the service root has no EventService or it is ServiceEnabled false
+ * or the client was opened over callbacks; HTTP and transport errors as
+ * falcon_chassis_inventory().
+ */
+falcon_err_t falcon_chassis_events_offer(struct falcon_chassis *ch, bool *sse, bool *subs);
+
+#define FALCON_CHASSIS_SUB_PATH_LEN 256
+/* One event subscription: what it is made with (the caller's strings,
+ * which must outlive the calls) and, once made, its URI. */
+struct falcon_chassis_sub {
+	const char *destination;  /* where the chassis POSTs: http(s)://... */
+	const char *context;      /* its Context (echoed in each Event): tells ours
+				   * from others' */
+	const char *auth;         /* the Authorization header value the chassis
+				   * sends with each event (HttpHeaders), NULL = none */
+	char path[FALCON_CHASSIS_SUB_PATH_LEN]; /* out: the EventDestination's URI */
+};
+
+/*
+ * falcon_chassis_subscribe - POST the EventService's Subscriptions
+ * {Destination, Protocol "Redfish", Context, RegistryPrefixes
+ * ["ResourceEvent"], HttpHeaders {"Authorization": auth}} (DSP0266 1.20
+ * sec. 13.5.3.1: 201 with Location) and keep the new subscription's URI in
+ * s->path.  The account needs ConfigureComponents or ConfigureManager
+ * (DSP8011: an Operator may).  FALCON_ERR_UNSUPPORTED when the service has
+ * no Subscriptions collection; FALCON_ERR_PROTOCOL when the 201 carries
+ * no usable Location; HTTP errors as falcon_chassis_inventory() (403 is
+ * FALCON_ERR_AUTH).  The message names the chassis.
+ */
+falcon_err_t falcon_chassis_subscribe(struct falcon_chassis *ch, struct falcon_chassis_sub *s);
+
+/*
+ * falcon_chassis_subscription_check - GET s->path: FALCON_OK when it is
+ * there with s->context; FALCON_ERR_NOTFOUND when it answers 404 (the
+ * chassis restarted, or ended it: DeliveryRetryPolicy) or holds another
+ * Context (someone else's subscription got the URI); other errors as
+ * falcon_chassis_inventory() (the chassis unreachable: try again later).
+ */
+falcon_err_t falcon_chassis_subscription_check(struct falcon_chassis *ch,
+					       const struct falcon_chassis_sub *s);
+
+/* falcon_chassis_unsubscribe - DELETE s->path; one already gone (404) is
+ * FALCON_OK; other errors as falcon_chassis_inventory(). */
+falcon_err_t falcon_chassis_unsubscribe(struct falcon_chassis *ch,
+					const struct falcon_chassis_sub *s);
+
+/*
+ * falcon_chassis_events_parse - the body of a POSTed event (an Event,
+ * #Event.v1_x, as SSE data carries it) record by record to fn (event_id:
+ * the Event's Id; chassis copied in).  Pure, thread-safe.  Returns the
+ * number of records, -1 with FALCON_ERR_PARSE when data is not an Event.
+ */
+int falcon_chassis_events_parse(const char *chassis, const char *data, size_t len,
+				void (*fn)(void *ctx, const struct falcon_chassis_event *ev),
+				void *ctx);
 
 struct json_object;
 /*

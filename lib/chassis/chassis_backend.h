@@ -139,4 +139,16 @@ falcon_err_t falcon_chassis_open_io(falcon_backend_t backend, falcon_rf_get_fn g
 falcon_err_t falcon_events_listen(struct falcon_rf *rf, const char *chassis,
 				  struct falcon_chassis_listen *l);
 
+/* falcon_events_offer / _subscribe / _sub_check / _unsubscribe - the
+ * subscription calls of chassis.h over an HTTP client (chassis_events.c);
+ * chassis names the chassis in messages.  Errors as their chassis.h forms. */
+falcon_err_t falcon_events_offer(struct falcon_rf *rf, const char *chassis, bool *sse,
+				 bool *subs);
+falcon_err_t falcon_events_subscribe(struct falcon_rf *rf, const char *chassis,
+				     struct falcon_chassis_sub *s);
+falcon_err_t falcon_events_sub_check(struct falcon_rf *rf, const char *chassis,
+				     const struct falcon_chassis_sub *s);
+falcon_err_t falcon_events_unsubscribe(struct falcon_rf *rf, const char *chassis,
+				       const struct falcon_chassis_sub *s);
+
 #endif /* FALCON_CHASSIS_BACKEND_H */

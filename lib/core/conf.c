@@ -110,6 +110,7 @@ CONF_WORDS(check, falcon_check_t, "quick", "full", "off")
 CONF_WORDS(action, falcon_action_t, "drain", "fail", "warn")
 CONF_WORDS(backend, falcon_backend_t, "redfish-fabric", "redfish-composition", "auto")
 CONF_WORDS(mode, falcon_mode_t, "standard", "advanced")
+CONF_WORDS(events, falcon_events_t, "auto", "sse", "subscription")
 CONF_WORDS(cvd, falcon_cvd_t, "uuid", "index")
 
 /* Table III of the paper, in falcon_conf_topo_t bit order. */
@@ -624,6 +625,10 @@ static const struct keydef global_keys[] = {
 	{ .name = "InventoryRefresh", .type = V_INT, G(inventory_refresh), .min = 0,
 	  .max = 604800 },
 	{ .name = "InventoryReuse", .type = V_INT, G(inventory_reuse), .min = 0, .max = 3600 },
+	{ .name = "EventListen", .type = V_HOSTPORT, G(event_listen) },
+	{ .name = "EventUrl", .type = V_URL, G(event_url) },
+	{ .name = "EventCertFile", .type = V_PATH, G(event_cert_file) },
+	{ .name = "EventKeyFile", .type = V_PATH, G(event_key_file) },
 };
 #undef G
 
@@ -639,6 +644,7 @@ static const struct keydef chassis_keys[] = {
 	{ .name = "Insecure", .type = V_BOOL, C(insecure) },
 	{ .name = "Timeout", .type = V_INT, C(timeout_s), .min = 1, .max = 600 },
 	{ .name = "ParallelPorts", .type = V_BOOL, C(parallel_ports) },
+	{ .name = "Events", .type = V_ENUM, C(events), .words = &events_words },
 };
 #undef C
 
@@ -956,6 +962,20 @@ static falcon_err_t validate(struct falcon_conf *c)
 							       h->chassis, o->name, o->file, o->line);
 		}
 	}
+	/* the event listener: a certificate needs its key, and where chassis
+	 * are to POST must be known (a wildcard address is no destination) */
+	if ((c->event_cert_file == NULL) != (c->event_key_file == NULL))
+		return falcon_err_set(FALCON_ERR_CONFIG, "%s: EventCertFile= and EventKeyFile= "
+				      "go together", c->path ? c->path : "falcon.conf");
+	if (c->event_listen == NULL && (c->event_url != NULL || c->event_cert_file != NULL))
+		return falcon_err_set(FALCON_ERR_CONFIG, "%s: EventUrl= and EventCertFile= need "
+				      "EventListen=", c->path ? c->path : "falcon.conf");
+	if (c->event_listen != NULL && c->event_url == NULL &&
+	    (strncmp(c->event_listen, "0.0.0.0:", 8) == 0 || strncmp(c->event_listen, "[::]:", 5) == 0 ||
+	     strncmp(c->event_listen, ":::", 3) == 0))
+		return falcon_err_set(FALCON_ERR_CONFIG, "%s: EventListen=%s listens on every "
+				      "address: set EventUrl= to the URL chassis reach falcond by",
+				      c->path ? c->path : "falcon.conf", c->event_listen);
 	return FALCON_OK;
 }
 
@@ -979,6 +999,12 @@ static falcon_err_t apply_defaults(struct falcon_conf *c)
 	if (c->falcond_url == NULL &&
 	    asprintf(&c->falcond_url, "http://%s", c->listen_address) < 0) {
 		c->falcond_url = NULL;
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	}
+	if (c->event_listen != NULL && c->event_url == NULL &&
+	    asprintf(&c->event_url, "%s://%s", c->event_cert_file ? "https" : "http",
+		     c->event_listen) < 0) {
+		c->event_url = NULL;
 		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
 	}
 	return FALCON_OK;
@@ -1071,6 +1097,10 @@ void falcon_conf_free(struct falcon_conf *c)
 	free(c->munge_socket);
 	free(c->run_dir);
 	free(c->ncclcheck);
+	free(c->event_listen);
+	free(c->event_url);
+	free(c->event_cert_file);
+	free(c->event_key_file);
 	for (i = 0; i < c->nchassis; i++) {
 		free(c->chassis[i].url);
 		free(c->chassis[i].credentials_file);

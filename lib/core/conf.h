@@ -30,6 +30,11 @@
 typedef enum { FALCON_BACKEND_FABRIC = 0, FALCON_BACKEND_COMPOSITION,
 	       FALCON_BACKEND_AUTO } falcon_backend_t;
 typedef enum { FALCON_MODE_STANDARD = 0, FALCON_MODE_ADVANCED } falcon_mode_t;
+/* Events=: how falcond follows a chassis' Redfish events (falcon.conf(5)):
+ * auto = its SSE stream when the EventService has a ServerSentEventUri,
+ * else a subscription; sse or subscription only. */
+typedef enum { FALCON_EVENTS_AUTO = 0, FALCON_EVENTS_SSE,
+	       FALCON_EVENTS_SUBSCRIPTION } falcon_events_t;
 typedef enum { FALCON_PLACE_PACK = 0, FALCON_PLACE_SPREAD, FALCON_PLACE_ANY } falcon_place_t;
 typedef enum { FALCON_CHECK_QUICK = 0, FALCON_CHECK_FULL, FALCON_CHECK_OFF } falcon_check_t;
 typedef enum { FALCON_ACTION_DRAIN = 0, FALCON_ACTION_FAIL, FALCON_ACTION_WARN } falcon_action_t;
@@ -48,7 +53,7 @@ typedef enum {
 #define FALCON_CONF_TOPO_ALL 0x1fu
 
 /* ChassisName= Url= Backend= CredentialsFile= Mode= [CAFile= Insecure= Timeout=
- * ParallelPorts=] */
+ * ParallelPorts= Events=] */
 struct falcon_chassis_conf {
 	char name[FALCON_NAME_LEN];
 	char *url;                 /* e.g. https://chassis1/ (base; /redfish/v1 added) */
@@ -60,6 +65,7 @@ struct falcon_chassis_conf {
 	int timeout_s;             /* Timeout=: total per request, default 10 */
 	bool parallel_ports;       /* ParallelPorts=: changes to different host ports
 				    * (zones) at once, default yes */
+	falcon_events_t events;    /* Events=, default auto */
 	const char *file;          /* where it was defined (for messages) */
 	int line;
 };
@@ -124,6 +130,14 @@ struct falcon_conf {
 				     * device's description read from the chassis
 				     * (falcon_chassis_keep_descriptions), default
 				     * 3600, 0 = read everything every time */
+	char *event_listen;         /* EventListen= host:port where falcond takes
+				     * the events its subscriptions POST; NULL =
+				     * none (no subscriptions) */
+	char *event_url;            /* EventUrl= the base URL chassis POST to,
+				     * default http(s)://<EventListen> */
+	char *event_cert_file;      /* EventCertFile= PEM certificate: the
+				     * listener speaks HTTPS; NULL = HTTP */
+	char *event_key_file;       /* EventKeyFile= its PEM key */
 	int inventory_reuse;        /* InventoryReuse= seconds placement trusts its
 				     * last read of a chassis' zones plus its own
 				     * record of its changes, default 60, 0 = read
@@ -211,6 +225,8 @@ const char *falcon_backend_str(falcon_backend_t b);
 falcon_err_t falcon_backend_from_str(const char *s, falcon_backend_t *out);
 const char *falcon_mode_str(falcon_mode_t m);
 falcon_err_t falcon_mode_from_str(const char *s, falcon_mode_t *out);
+const char *falcon_events_str(falcon_events_t e);
+falcon_err_t falcon_events_from_str(const char *s, falcon_events_t *out);
 /*
  * falcon_conf_topo_label_str - "localGPUs" etc. for one bit (a static
  * string, not to be freed); "" for 0 or several bits.

@@ -79,19 +79,38 @@ python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["slurm_c
 	"$t_tmp/rec.json" || t_fail "falcond's reconcile did not ask Slurm: $(cat "$t_tmp/rec.json")"
 t_ok "falcond's reconcile asks the demo's slurmctld"
 
-# falcon-sim has credentials only root can read (a real chassis' only
-# falcond holds): an anonymous attach is refused, and the file is 0600.
+# falcon-sim serves HTTPS (the demo's CA) with accounts only root can read
+# (a real chassis' only falcond holds): an anonymous attach is refused,
+# falcond's account is an Operator (a zone, not an account), the files are
+# 0600; falcond follows its events by subscription on its HTTPS listener.
 . "$demo/ports"
 cred=$demo/etc/falcon1.credentials
-[ "$(stat -c '%a %U' "$cred")" = "600 root" ] || t_fail "$cred: $(stat -c '%a %U' "$cred")"
-grep -q "CredentialsFile=$cred" "$demo/etc/falcon.conf" || t_fail "falcon.conf names no CredentialsFile"
-code=$(curl -s -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
-	-d '{"Links":{"Endpoints":[]}}' "http://127.0.0.1:$SIM_PORT/redfish/v1/Fabrics/PCIe/Zones/H1")
+ca="--cacert $demo/etc/tls/ca.pem"
+sim=https://127.0.0.1:$SIM_PORT
+for f in "$cred" "$demo/etc/falcon1.accounts"; do
+	[ "$(stat -c '%a %U' "$f")" = "600 root" ] || t_fail "$f: $(stat -c '%a %U' "$f")"
+done
+grep -q "CredentialsFile=$cred CAFile=$demo/etc/tls/ca.pem" "$demo/etc/falcon.conf" ||
+	t_fail "falcon.conf names no CredentialsFile and CAFile"
+code=$(curl -s -o /dev/null -w '%{http_code}' $ca -X PATCH -H 'Content-Type: application/json' \
+	-d '{"Links":{"Endpoints":[]}}' "$sim/redfish/v1/Fabrics/PCIe/Zones/H1")
 [ "$code" = 401 ] || t_fail "an anonymous PATCH of zone H1 got HTTP $code, not 401"
-code=$(curl -s -o /dev/null -w '%{http_code}' -u "$(cat "$cred")" \
-	"http://127.0.0.1:$SIM_PORT/redfish/v1/Fabrics/PCIe/Zones/H1")
+code=$(curl -s -o /dev/null -w '%{http_code}' $ca -u "$(cat "$cred")" \
+	"$sim/redfish/v1/Fabrics/PCIe/Zones/H1")
 [ "$code" = 200 ] || t_fail "GET of zone H1 with the credentials got HTTP $code"
-t_ok "falcon-sim refuses an anonymous attach (401); its credentials are root's, mode 0600"
+code=$(curl -s -o /dev/null -w '%{http_code}' $ca -u "$(cat "$cred")" -X POST \
+	-H 'Content-Type: application/json' -d '{"UserName":"x","Password":"y","RoleId":"ReadOnly"}' \
+	"$sim/redfish/v1/AccountService/Accounts")
+[ "$code" = 403 ] || t_fail "falcond's account made an account: HTTP $code"
+t_ok "falcon-sim on HTTPS refuses an anonymous attach (401); falcond's account is an Operator (403 on accounts); root's, mode 0600"
+grep -q 'events: chassis falcon1: subscribed as' "$demo/log/falcond.log" ||
+	t_fail "falcond did not subscribe: $(grep events: "$demo/log/falcond.log" | tail -3)"
+curl -s $ca "$sim/admin/state" | python3 -c 'import json, sys
+s = json.load(sys.stdin)["subscriptions"]
+assert [x["owner"] for x in s] == ["falcond"], s
+assert s[0]["destination"].startswith("https://127.0.0.1:"), s' ||
+	t_fail "the chassis' subscriptions: $(curl -s $ca "$sim/admin/state")"
+t_ok "falcond receives the chassis' events by subscription over HTTPS"
 
 run_qs 2
 tag=$(check_run 2)

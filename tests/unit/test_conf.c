@@ -153,6 +153,7 @@ static void chk_chassis(const struct falcon_conf *c)
 	ck_assert_ptr_null(ch->credentials_file);
 	ck_assert_ptr_null(ch->ca_file);
 	ck_assert(!ch->insecure);
+	ck_assert_int_eq(ch->events, FALCON_EVENTS_AUTO);
 	ck_assert_int_eq(ch->timeout_s, 10);
 	ck_assert(ch->parallel_ports); /* default yes */
 	ck_assert_int_eq(ch->line, 1);
@@ -164,6 +165,7 @@ static void chk_chassis(const struct falcon_conf *c)
 	ck_assert_str_eq(ch->credentials_file, "/etc/falcon/falcon2.cred");
 	ck_assert_str_eq(ch->ca_file, "/etc/falcon/ca.pem");
 	ck_assert(ch->insecure);
+	ck_assert_int_eq(ch->events, FALCON_EVENTS_SUBSCRIPTION);
 	ck_assert_int_eq(ch->timeout_s, 30);
 	ck_assert(!ch->parallel_ports);
 	ck_assert_int_eq(ch->line, 2);
@@ -332,7 +334,7 @@ static const struct {
 	  CHASSIS
 	  "ChassisName=falcon2 Url=http://10.0.0.2:8080 Backend=redfish-composition "
 	  "CredentialsFile=/etc/falcon/falcon2.cred Mode=advanced CAFile=/etc/falcon/ca.pem "
-	  "Insecure=yes Timeout=30 ParallelPorts=no\n", chk_chassis },
+	  "Insecure=yes Timeout=30 ParallelPorts=no Events=subscription\n", chk_chassis },
 	{ "every host key",
 	  CHASSIS
 	  "HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n"
@@ -541,6 +543,49 @@ START_TEST(test_bad_table)
 	if (bad_cases[_i].want2 != NULL)
 		ck_assert_msg(strstr(msg, bad_cases[_i].want2) != NULL,
 			      "case %d: '%s' lacks '%s'", _i, msg, bad_cases[_i].want2);
+}
+END_TEST
+
+/* The event receiver's keys: defaults, the URL made from EventListen,
+ * and the cross-checks (falcon.conf(5), EventListen=). */
+START_TEST(test_event_keys)
+{
+	static const struct { const char *text, *want; } bad[] = {
+		{ "EventListen=127.0.0.1:7000 EventCertFile=/etc/c.pem\n", "go together" },
+		{ "EventUrl=https://falcond:7000\n", "need EventListen=" },
+		{ "EventListen=0.0.0.0:7000\n", "set EventUrl=" },
+	};
+	struct falcon_conf *c = NULL;
+	size_t i;
+
+	ck_assert_int_eq(load_text("ChassisName=c Url=http://c/\n", &c), FALCON_OK);
+	ck_assert_ptr_null(c->event_listen);
+	ck_assert_ptr_null(c->event_url);
+	ck_assert_int_eq(c->chassis[0].events, FALCON_EVENTS_AUTO);
+	falcon_conf_free(c);
+	ck_assert_int_eq(load_text("EventListen=127.0.0.1:7000\n"
+				   "ChassisName=c Url=http://c/ Events=sse\n", &c), FALCON_OK);
+	ck_assert_str_eq(c->event_url, "http://127.0.0.1:7000");
+	ck_assert_int_eq(c->chassis[0].events, FALCON_EVENTS_SSE);
+	falcon_conf_free(c);
+	ck_assert_int_eq(load_text("EventListen=0.0.0.0:7000 EventUrl=https://f.example:7000 "
+				   "EventCertFile=/etc/c.pem EventKeyFile=/etc/c.key\n", &c), FALCON_OK);
+	ck_assert_str_eq(c->event_url, "https://f.example:7000");
+	ck_assert_str_eq(c->event_key_file, "/etc/c.key");
+	falcon_conf_free(c);
+	ck_assert_int_eq(load_text("EventListen=127.0.0.1:7000 EventCertFile=/etc/c.pem "
+				   "EventKeyFile=/etc/c.key\n", &c), FALCON_OK);
+	ck_assert_str_eq(c->event_url, "https://127.0.0.1:7000");
+	falcon_conf_free(c);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		c = NULL;
+		ck_assert_int_eq(load_text(bad[i].text, &c), FALCON_ERR_CONFIG);
+		ck_assert_ptr_null(c);
+		ck_assert_msg(strstr(falcon_errmsg(), bad[i].want) != NULL, "'%s' lacks '%s'",
+			      falcon_errmsg(), bad[i].want);
+	}
+	ck_assert_int_eq(load_text("ChassisName=c Url=http://c/ Events=snmp\n", &c), FALCON_ERR_CONFIG);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "Events: expected auto|sse|subscription"));
 }
 END_TEST
 
@@ -1093,6 +1138,7 @@ static Suite *conf_suite(void)
 	tcase_add_checked_fixture(tc, NULL, rm_tmp);
 	tcase_add_loop_test(tc, test_good_table, 0, ARRAY_SIZE(good_cases));
 	tcase_add_loop_test(tc, test_bad_table, 0, ARRAY_SIZE(bad_cases));
+	tcase_add_test(tc, test_event_keys);
 	tcase_add_test(tc, test_include);
 	tcase_add_test(tc, test_include_loop);
 	tcase_add_test(tc, test_include_depth);
