@@ -45,9 +45,9 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/ledger.c falcond/ledger.h falcond/confgen.c falcond/confgen.h \
 	falcond/ha.c falcond/ha.h
 falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
-	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS) $(SYSTEMD_CFLAGS)
 falcond_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
-	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
+	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(SYSTEMD_LIBS) -lm
 
 if INTEGRATION_TESTS
 TESTS += tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
@@ -75,7 +75,13 @@ BUILT_SOURCES += examples/falcond.service
 CLEANFILES += examples/falcond.service
 examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
 	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
-	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
+	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	  -e 's|@FALCOND_SERVICE_TYPE[@]|$(FALCOND_SERVICE_TYPE)|g' \
+	  $(srcdir)/examples/falcond.service.in > $@
+# configure --with-systemdsystemunitdir=DIR: the unit installed (packages)
+if HAVE_SYSTEMDUNITDIR
+systemdsystemunit_DATA = examples/falcond.service
+endif
 
 # Soak (by hand): 500 crash cycles, 1000 fault cycles.
 SOAK_TARGETS += soak-falcond
