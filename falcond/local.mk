@@ -28,6 +28,14 @@ tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/testutil.
 tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_history_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS) $(PTHREAD_LIBS)
+# upgrades keep state: the ledger and history a packaged falcond 0.1.0 wrote
+check_PROGRAMS += tests/unit/test_state_compat
+TESTS += tests/unit/test_state_compat
+tests_unit_test_state_compat_SOURCES = tests/unit/test_state_compat.c tests/unit/testutil.h \
+	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h
+tests_unit_test_state_compat_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_state_compat_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(CHECK_LIBS) $(PTHREAD_LIBS)
 endif
 
 # From the top down (doc/ARCHITECTURE.md): main, the HTTP front, events;
@@ -70,7 +78,8 @@ EXTRA_DIST += tests/integration/falcond-api.sh tests/integration/falcond-crash.s
 	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh
 
 dist_man_MANS += doc/falcond.8
-EXTRA_DIST += examples/falcond.service.in
+EXTRA_DIST += examples/falcond.service.in \
+	tests/unit/data/state-v1/ledger.json tests/unit/data/state-v1/history.jsonl
 BUILT_SOURCES += examples/falcond.service
 CLEANFILES += examples/falcond.service
 examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
