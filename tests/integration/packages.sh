@@ -18,6 +18,7 @@
 # /var/tmp, in mount, UTS and (for the daemons) network namespaces of its
 # own: no port or /etc of this machine is touched.  Root only: skips (exit
 # 77, said) otherwise.  Called by scripts/test-all.sh in each lane.
+# FALCON_PKGTEST_KEEP=1 keeps the copy (its path printed) to look into.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 set -eu
