@@ -28,6 +28,14 @@ tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/testutil.
 tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_history_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS) $(PTHREAD_LIBS)
+# upgrades keep state: the ledger and history a packaged falcond 0.1.0 wrote
+check_PROGRAMS += tests/unit/test_state_compat
+TESTS += tests/unit/test_state_compat
+tests_unit_test_state_compat_SOURCES = tests/unit/test_state_compat.c tests/unit/testutil.h \
+	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h
+tests_unit_test_state_compat_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_state_compat_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(CHECK_LIBS) $(PTHREAD_LIBS)
 endif
 
 # From the top down (doc/ARCHITECTURE.md): main, the HTTP front, events;
@@ -45,9 +53,9 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/ledger.c falcond/ledger.h falcond/confgen.c falcond/confgen.h \
 	falcond/ha.c falcond/ha.h
 falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
-	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS) $(SYSTEMD_CFLAGS)
 falcond_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
-	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) -lm
+	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(SYSTEMD_LIBS) -lm
 
 FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \
 	tests/integration/falcond-faults.sh tests/integration/falcond-history.sh \
@@ -66,12 +74,19 @@ EXTRA_DIST += $(FALCOND_ITESTS) tests/integration/falcond-lib.sh \
 	tests/integration/falcond-attack.py
 
 dist_man_MANS += doc/falcond.8
-EXTRA_DIST += examples/falcond.service.in
+EXTRA_DIST += examples/falcond.service.in \
+	tests/unit/data/state-v1/ledger.json tests/unit/data/state-v1/history.jsonl
 BUILT_SOURCES += examples/falcond.service
 CLEANFILES += examples/falcond.service
 examples/falcond.service: $(srcdir)/examples/falcond.service.in Makefile
 	$(AM_V_GEN)mkdir -p examples && sed -e 's|@sbindir[@]|$(sbindir)|g' \
-	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/examples/falcond.service.in > $@
+	  -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	  -e 's|@FALCOND_SERVICE_TYPE[@]|$(FALCOND_SERVICE_TYPE)|g' \
+	  $(srcdir)/examples/falcond.service.in > $@
+# configure --with-systemdsystemunitdir=DIR: the unit installed (packages)
+if HAVE_SYSTEMDUNITDIR
+systemdsystemunit_DATA = examples/falcond.service
+endif
 
 # Soak (by hand): 500 crash cycles, 1000 fault cycles.
 SOAK_TARGETS += soak-falcond

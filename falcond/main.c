@@ -20,6 +20,9 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 
 #include "falcond.h"
 #include "confgen.h"
@@ -31,6 +34,17 @@
 #include "core/util.h"
 
 static struct falcond_state g_st;
+
+/* ready - tell systemd (Type=notify, sd_notify(3)) that falcond serves, in
+ * ROLE (a no-op outside systemd and without libsystemd). */
+static void ready(const char *role)
+{
+#ifdef HAVE_LIBSYSTEMD
+	sd_notifyf(0, "READY=1\nSTATUS=%s", role);
+#else
+	(void)role;
+#endif
+}
 
 /* listen_addr - ListenAddress host:port ([v6]:port too) into *ss. */
 static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *sl)
@@ -206,6 +220,7 @@ static int stand_by(const sigset_t *set, const char *cfg)
 	falcon_info("standby: %s/" FALCOND_HA_LOCK_FILE " is held (active is %s); "
 		    "taking over when it is free", g_st.conf->state_dir,
 		    falcond_ha_active_url(url, sizeof(url)));
+	ready("standby: answering 503 until the active falcond goes");
 	for (;;) {
 		sig = sigtimedwait(set, NULL, &poll);
 		if (sig == SIGHUP)
@@ -336,6 +351,7 @@ int main(int argc, char **argv)
 	if (!become_active(reconcile))
 		goto out;
 	start_reconcile(reconcile);
+	ready("active: start-up reconcile done, serving");
 	/* periodic reconcile, settle deadlines, chassis back after an outage */
 	reconciling = pthread_create(&reconciler, NULL, falcond_reconciler, &g_st) == 0;
 	if (!reconciling) {

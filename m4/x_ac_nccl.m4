@@ -2,8 +2,8 @@
 # ---------
 # --with-nccl=DIR (default: the CUDA directory): NCCL, found by a link test of
 # ncclCommInitAll() against DIR/lib64/libnccl.so (or DIR/lib).  Needs CUDA.
-# Sets NCCL_CFLAGS, NCCL_LIBS and the conditional HAVE_NCCLCHECK (CUDA and NCCL
-# both found).
+# No -rpath (see X_AC_CUDA).  Sets NCCL_CFLAGS, NCCL_LIBS and the conditional
+# HAVE_NCCLCHECK (CUDA and NCCL both found).
 AC_DEFUN([X_AC_NCCL], [
   AC_ARG_WITH([nccl],
     [AS_HELP_STRING([--with-nccl=DIR], [NCCL prefix (default: the CUDA directory)])],
@@ -13,7 +13,7 @@ AC_DEFUN([X_AC_NCCL], [
     x_ac_nccl_lib=$with_nccl/lib64
     AS_IF([test ! -d "$x_ac_nccl_lib"], [x_ac_nccl_lib=$with_nccl/lib])
     NCCL_CFLAGS="-I$with_nccl/include"
-    NCCL_LIBS="-L$x_ac_nccl_lib -Wl,-rpath,$x_ac_nccl_lib -lnccl"
+    NCCL_LIBS="-L$x_ac_nccl_lib -lnccl"
     x_ac_nccl_save_CPPFLAGS=$CPPFLAGS; x_ac_nccl_save_LIBS=$LIBS
     CPPFLAGS="$CPPFLAGS $NCCL_CFLAGS $CUDA_CFLAGS"; LIBS="$NCCL_LIBS $CUDA_LIBS $LIBS"
     AC_MSG_CHECKING([for ncclCommInitAll in $with_nccl])

@@ -22,7 +22,8 @@ prolog_falcon_epilog_SOURCES = prolog/falcon-epilog.c $(FP_COMMON)
 prolog_falcon_epilog_CFLAGS = $(FP_CFLAGS)
 prolog_falcon_epilog_LDADD = $(FP_LDADD)
 endif
-dist_man_MANS += doc/falcon-prolog.8
+# falcon-epilog.8: a .so link to falcon-prolog.8, which describes both
+dist_man_MANS += doc/falcon-prolog.8 doc/falcon-epilog.8
 
 PROLOG_ITESTS = tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
 	tests/integration/prolog-node2.sh tests/integration/prolog-lib.sh \

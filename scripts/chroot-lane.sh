@@ -10,6 +10,10 @@
 #                             the README's demo (scripts/quickstart.sh) in the
 #                             chroot, its STATE in the chroot's
 #                             /var/tmp/falcon-demo, then stopped
+#   chroot-lane.sh --packages scripts/install-deps.sh, then
+#                             scripts/packages.sh: Debian 13 packages in the
+#                             chroot's /var/tmp/falcon-packages/trixie
+#                             (scripts/packages.sh --trixie copies them out)
 #   chroot-lane.sh --shell    an interactive shell in the chroot (the tree in
 #                             /src/falcon-slurm)
 #   chroot-lane.sh --help     this text
@@ -50,6 +54,7 @@ mode=test
 case ${1:-} in
 ''|--test) ;;
 --quickstart) mode=quickstart ;;
+--packages) mode=packages ;;
 --shell) mode=shell ;;
 --inside) mode=inside ;;
 -h|--help) sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
@@ -124,6 +129,12 @@ if [ "$mode" = inside ]; then
 		chroot "$root" /usr/bin/env -i $env /bin/sh -c \
 			'cd /src/falcon-slurm && scripts/quickstart.sh; rc=$?
 			 scripts/quickstart.sh --stop >/dev/null 2>&1; exit $rc' &
+		;;
+	packages)
+		# shellcheck disable=SC2086
+		chroot "$root" /usr/bin/env -i $env /bin/sh -c \
+			'cd /src/falcon-slurm && scripts/install-deps.sh >&2 &&
+			 scripts/packages.sh --out /var/tmp/falcon-packages' &
 		;;
 	shell)
 		# shellcheck disable=SC2086

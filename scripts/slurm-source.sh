@@ -6,6 +6,13 @@
 # against another version's structs would corrupt slurmctld's memory).
 #
 #   slurm-source.sh [CACHE_DIR]
+#   slurm-source.sh --orig [CACHE_DIR]
+#
+# --orig: the upstream tarball alone (Debian's slurm-wlm_<version>.orig.tar.*
+# of the installed version), kept as CACHE_DIR/<its name> and its path
+# printed: the orig-slurm component of the falcon-slurm source package
+# (scripts/packages.sh, debian/README.source); fetched like the fallback
+# below (apt-helper, checked against the Sources index's SHA256).
 #
 # Prints the tree's path as its only line on stdout (for
 # `configure --with-slurm-source="$(scripts/slurm-source.sh)"`); progress
@@ -37,6 +44,8 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 case ${1:-} in -h|--help)
 	sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
 esac
+orig_only=no
+[ "${1:-}" != --orig ] || { orig_only=yes; shift; }
 cache=${1:-${FALCON_SLURM_SOURCE_CACHE:-/var/cache/falcon-slurm}}
 
 ver=$(dpkg-query -W -f='${source:Version}' libslurm-dev 2>/dev/null) ||
@@ -46,7 +55,17 @@ src=$(dpkg-query -W -f='${source:Package}' libslurm-dev)
 dir=$cache/$src-$ver
 stamp=$dir/.falcon-slurm-configured
 
-if [ -f "$stamp" ] && [ -f "$dir/src/slurmctld/slurmctld.h" ] && [ -f "$dir/config.h" ]; then
+if [ $orig_only = yes ]; then
+	uver=${ver#*:}; uver=${uver%-*}
+	for f in "$cache/${src}_$uver.orig.tar."*; do
+		[ -f "$f" ] || continue
+		say "reusing $f"
+		echo "$f"
+		exit 0
+	done
+fi
+
+if [ $orig_only = no ] && [ -f "$stamp" ] && [ -f "$dir/src/slurmctld/slurmctld.h" ] && [ -f "$dir/config.h" ]; then
 	say "reusing $dir"
 	echo "$dir"
 	exit 0
@@ -81,16 +100,13 @@ fetch_orig() {
 	case $sum in SHA256:*) ;; *) say "no SHA256 for $name in the Sources index"; return 1 ;; esac
 	say "fetching $name alone ($sum, from the Sources index)"
 	/usr/lib/apt/apt-helper download-file "$uri" "$tmp/$name" "$sum" >&2 || return 1
+	[ "${keep:-no}" = no ] || return 0
 	tar -xf "$tmp/$name" -C "$tmp" || return 1
 	rm -f "$tmp/$name"
 	echo "$name (upstream only, no Debian patches: apt-get source failed; $sum)" >"$tmp/falcon-source"
 }
 
-mkdir -p "$cache"
-tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-t0=$(date +%s)
-if ! has_src || ! fetch "$tmp"; then
+add_src() { # a deb-src entry derived from the deb ones, then apt-get update
 	if ! has_src; then
 		main=/etc/apt/sources.list.d/debian.sources
 		if [ -f "$main" ]; then
@@ -107,6 +123,25 @@ if ! has_src || ! fetch "$tmp"; then
 	fi
 	say "apt-get update"
 	apt-get update -qq >&2 || die "apt-get update failed (no network?)"
+}
+
+mkdir -p "$cache"
+tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+if [ $orig_only = yes ]; then
+	[ "$(id -u)" = 0 ] || die "not root: cannot fetch the $src $ver orig tarball"
+	has_src || add_src
+	apt-get source --print-uris -qq "$src=$ver" >/dev/null 2>&1 || { apt-get update -qq >&2 || true; }
+	keep=yes fetch_orig "$tmp" || die "cannot fetch the $src $ver orig tarball (no network?)"
+	f=$(ls "$tmp"/*.orig.tar.*)
+	mv "$f" "$cache/"
+	say "kept $cache/${f##*/}"
+	echo "$cache/${f##*/}"
+	exit 0
+fi
+t0=$(date +%s)
+if ! has_src || ! fetch "$tmp"; then
+	add_src
 	rm -rf "$tmp"/*
 	if ! fetch "$tmp"; then
 		rm -rf "$tmp"/*

@@ -13,6 +13,11 @@
 #   2. build-asan/  the same sources with -fsanitize=address,undefined;
 #                   the unit tests again
 #   3. make distcheck (unit tests from the tarball)
+#   4. tests/integration/packages.sh: scripts/packages.sh's .debs installed
+#                   with apt into a fresh minbase chroot of this Debian
+#                   (cached in /var/cache/falcon-slurm/<codename>-minbase),
+#                   the main job, an upgrade under a lease, remove, purge
+#                   (root only: skipped otherwise, and said)
 # The trixie lane: scripts/chroot-lane.sh, which runs the host lane of a
 # copy of this tree in the chroot (root only: skipped otherwise, and said).
 #
@@ -102,7 +107,7 @@ else
 		"job_submit_falcon.so is NOT built and tests/integration/slurm-submit.sh is skipped" >&2
 fi
 
-echo "==== test-all: 1/3 -Werror build, unit + integration tests ===="
+echo "==== test-all: 1/4 -Werror build, unit + integration tests ===="
 rm -rf build && mkdir build
 (cd build && ../configure --enable-werror ${slurm_src:+--with-slurm-source="$slurm_src"} \
 	>configure.out 2>&1 || { cat configure.out; exit 1; }
@@ -111,7 +116,7 @@ rm -rf build && mkdir build
  make -j"$jobs" check) || status=1
 tally build
 
-echo "==== test-all: 2/3 ASan/UBSan build, unit tests ===="
+echo "==== test-all: 2/4 ASan/UBSan build, unit tests ===="
 rm -rf build-asan && mkdir build-asan
 (cd build-asan && ../configure --enable-werror --enable-sanitizers \
 	--disable-integration-tests >configure.out 2>&1 || { cat configure.out; exit 1; }
@@ -119,9 +124,20 @@ rm -rf build-asan && mkdir build-asan
  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 make -j"$jobs" check) || status=1
 tally build-asan
 
-echo "==== test-all: 3/3 make distcheck ===="
+echo "==== test-all: 3/4 make distcheck ===="
 (cd build && make -j"$jobs" distcheck >distcheck.out 2>&1 && tail -5 distcheck.out ||
 	{ tail -80 distcheck.out; exit 1; }) || status=1
+
+echo "==== test-all: 4/4 packages: the .debs installed, run, upgraded, removed in a clean chroot ===="
+t0=$(date +%s)
+prc=0
+tests/integration/packages.sh || prc=$?
+case $prc in
+0) sum_pass=$((sum_pass + 1)) ;;
+77) sum_skip=$((sum_skip + 1)) ;;
+*) sum_fail=$((sum_fail + 1)); status=1 ;;
+esac
+echo "test-all: packages: exit status $prc in $(($(date +%s) - t0)) s"
 
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
 echo "test-all: host lane ($host_name): $sum_pass passed, $sum_fail failed, $sum_skip skipped" \
