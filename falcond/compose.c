@@ -278,7 +278,7 @@ static falcon_err_t compose_record(struct compose_ctx *x)
  */
 static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev *d)
 {
-	struct falcon_inventory now = { 0, NULL };
+	struct falcon_inventory now = { .devs = NULL };
 
 	if (falcond_chassis_inventory(x->st, x->ch, &now, true) == FALCON_OK) {
 		pthread_mutex_lock(&x->st->lock);
@@ -463,7 +463,7 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 				 struct falcon_lease *out, bool *retry)
 {
 	struct compose_ctx x = { .st = st, .r = r, .out = out, .retry = retry,
-				 .inv = { 0, NULL } };
+				 .inv = { .devs = NULL } };
 	falcon_err_t rv;
 
 	if ((rv = compose_resolve(&x)) == FALCON_OK &&

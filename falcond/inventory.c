@@ -49,6 +49,7 @@ static falcon_err_t reader(struct falcond_state *st, struct falcond_chassis *ch)
 /* inv_copy - a deep copy of src into dst (dst->n = 0 when out of memory). */
 static void inv_copy(struct falcon_inventory *dst, const struct falcon_inventory *src)
 {
+	*dst = *src; /* the cabling */
 	dst->n = 0;
 	dst->devs = NULL;
 	if (src->n == 0)
@@ -81,7 +82,7 @@ static bool cached(struct falcond_state *st, struct falcond_chassis *ch,
 falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				       struct falcon_inventory *inv, bool fresh)
 {
-	struct falcon_inventory copy = { 0, NULL };
+	struct falcon_inventory copy = { .devs = NULL };
 	long long asked = falcon_now_ms();
 	falcon_err_t rv;
 	bool ok;
@@ -129,6 +130,8 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 		st->kick = true;
 		pthread_cond_signal(&st->wake);
 	}
+	if (copy.cabling_known) /* placement takes the service's word from now on */
+		falcond_reach_cabling(&ch->reach, copy.cables, copy.ncables);
 	if (ch->have_last)
 		falcon_inventory_free(&ch->last);
 	ch->last = copy;

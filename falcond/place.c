@@ -34,9 +34,28 @@ falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
 	return falcon_policy_check(&named, NULL, NULL, &req);
 }
 
+void falcond_reach_cabling(struct falcond_reach *r, const struct falcon_cable *cables, size_t n)
+{
+	size_t i;
+
+	if (n > FALCON_CABLES_MAX)
+		n = FALCON_CABLES_MAX;
+	for (i = 0; i < n; i++)
+		r->cables[i] = cables[i];
+	r->ncables = n;
+	r->known = true;
+}
+
 bool falcond_reach_no(const struct falcond_reach *r, const char *port, int drawer)
 {
 	size_t i;
+
+	if (r != NULL && r->known) {
+		for (i = 0; i < r->ncables; i++)
+			if (r->cables[i].drawer == drawer && strcmp(r->cables[i].port, port) == 0)
+				return false;
+		return true;
+	}
 
 	for (i = 0; r != NULL && i < r->n; i++)
 		if (r->no[i].drawer == drawer && strcmp(r->no[i].port, port) == 0)

@@ -66,10 +66,21 @@ struct falcond_reach {
 		int drawer;
 		long long until_ms;  /* falcon_now_ms() clock */
 	} no[FALCOND_NOREACH_MAX];
+	/* the cabling as the service says it (a zone's InvolvedSwitches,
+	 * falcon_inventory.cables): when known, a port reaches exactly the
+	 * drawers listed for it, nothing is learnt by refusal */
+	bool known;
+	size_t ncables;
+	struct falcon_cable cables[FALCON_CABLES_MAX];
 };
 
-/* falcond_reach_no - has port been learnt (and not yet forgotten) not to
- * reach drawer?  r may be NULL (nothing learnt). */
+/* falcond_reach_cabling - the service's cabling (cables[n], from an
+ * inventory whose cabling_known was set) into r. */
+void falcond_reach_cabling(struct falcond_reach *r, const struct falcon_cable *cables, size_t n);
+
+/* falcond_reach_no - does port not reach drawer: the service's cabling
+ * when known (a port it does not list reaches nothing), else learnt by a
+ * refusal and not yet forgotten?  r may be NULL (nothing known). */
 bool falcond_reach_no(const struct falcond_reach *r, const char *port, int drawer);
 
 /*

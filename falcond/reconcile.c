@@ -279,7 +279,7 @@ static void reconcile_orphans(struct falcond_state *st, struct falcond_chassis *
 static void reconcile_chassis(struct falcond_state *st, struct falcond_chassis *ch,
 			      struct reconcile_run *run)
 {
-	struct falcon_inventory inv = { 0, NULL };
+	struct falcon_inventory inv = { .devs = NULL };
 	unsigned long long detaches;
 	falcon_err_t rv;
 

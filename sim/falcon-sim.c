@@ -714,6 +714,8 @@ static void usage(FILE *f)
 		"      --tls-cert FILE      serve HTTPS with this PEM certificate (chain)...\n"
 		"      --tls-key FILE       ... and its PEM private key\n"
 		"      --no-sse             no ServerSentEventUri: events by subscription only\n"
+		"      --no-switches        no drawer switches: a zone does not say which\n"
+		"                           drawers its port is cabled to\n"
 		"      --event-ca FILE      CA certificates that verify https event destinations\n"
 		"                           (default: the system store)\n"
 		"  -p, --port-file FILE     write the bound port there once ready\n"
@@ -828,7 +830,7 @@ static struct json_object *config_json(const struct sim_config *cfg)
 struct sim_opts {
 	const char *listen, *config, *creds, *accounts, *port_file, *sysfs_root;
 	const char *tls_cert, *tls_key, *event_ca;
-	bool allow_remote, dump, no_sse;
+	bool allow_remote, dump, no_sse, no_switches;
 };
 
 /*
@@ -849,6 +851,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "tls-key", required_argument, NULL, 'K' },
 		{ "port-file", required_argument, NULL, 'p' },
 		{ "no-sse", no_argument, NULL, 'N' },
+		{ "no-switches", no_argument, NULL, 'W' },
 		{ "event-ca", required_argument, NULL, 'E' },
 		{ "allow-remote", no_argument, NULL, 'R' },
 		{ "dump-config", no_argument, NULL, 'D' },
@@ -871,6 +874,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'K': o->tls_key = optarg; break;
 		case 'p': o->port_file = optarg; break;
 		case 'N': o->no_sse = true; break;
+		case 'W': o->no_switches = true; break;
 		case 'E': o->event_ca = optarg; break;
 		case 'R': o->allow_remote = true; break;
 		case 'D': o->dump = true; break;
@@ -1108,6 +1112,7 @@ static int serve(const struct sim_opts *o)
 	}
 	srv.tls = tls.cert != NULL;
 	srv.no_sse = o->no_sse;
+	srv.no_switches = o->no_switches;
 	if (o->event_ca != NULL && (srv.event_ca = strdup(o->event_ca)) == NULL) {
 		falcon_error("out of memory");
 		goto out;

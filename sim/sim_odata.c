@@ -38,6 +38,8 @@ static const struct {
 	{ "EndpointCollection", "" },
 	{ "Zone", "v1_6_1" },
 	{ "ZoneCollection", "" },
+	{ "Switch", "v1_9_0" },
+	{ "SwitchCollection", "" },
 	{ "CompositionService", "v1_2_0" },
 	{ "ResourceBlock", "v1_4_0" },
 	{ "ResourceBlockCollection", "" },

@@ -441,7 +441,7 @@ static struct json_object *pcie_function(struct sim_server *srv, int d, int s)
 	return o;
 }
 
-static struct json_object *fabric(void)
+static struct json_object *fabric(const struct sim_server *srv)
 {
 	struct json_object *o = resource("#Fabric.v1_3_0.Fabric", "PCIe", "PCIe Fabric",
 					 RF "/Fabrics/PCIe");
@@ -450,6 +450,8 @@ static struct json_object *fabric(void)
 	json_object_object_add(o, "Status", status_ok("Enabled"));
 	json_object_object_add(o, "Endpoints", jlink(RF "/Fabrics/PCIe/Endpoints"));
 	json_object_object_add(o, "Zones", jlink(RF "/Fabrics/PCIe/Zones"));
+	if (!srv->no_switches)
+		json_object_object_add(o, "Switches", jlink(RF "/Fabrics/PCIe/Switches"));
 	return o;
 }
 
@@ -545,6 +547,56 @@ static struct json_object *device_endpoint(struct sim_server *srv, int d, int s)
 	return o;
 }
 
+/* cabled - host port p (0-based) is cabled to drawer d (1-based). */
+static bool cabled(const struct sim_config *cfg, int p, int d)
+{
+	int i;
+
+	for (i = 0; i < cfg->drawer[d - 1].nports; i++)
+		if (cfg->drawer[d - 1].ports[i] == p)
+			return true;
+	return false;
+}
+
+/* port_switches - Links.InvolvedSwitches of host port p's zone: the
+ * drawers' switches it is cabled to (Zone.v1_6: "the switches in this
+ * zone"), which is how a client learns the cabling from the service. */
+static struct json_object *port_switches(const struct sim_config *cfg, int p)
+{
+	struct json_object *a = json_object_new_array();
+	int d;
+
+	for (d = 1; d <= SIM_DRAWERS; d++)
+		if (cabled(cfg, p, d))
+			json_object_array_add(a, jlink(RF "/Fabrics/PCIe/Switches/drawer%d", d));
+	return a;
+}
+
+/* pcie_switch - drawer d's PCIe switch (1-based), with the host ports
+ * cabled to it as its upstream ports' endpoints. */
+static struct json_object *pcie_switch(struct sim_server *srv, int d)
+{
+	struct json_object *o, *links, *eps;
+	char path[256], id[16];
+	int p;
+
+	snprintf(id, sizeof(id), "drawer%d", d);
+	snprintf(path, sizeof(path), RF "/Fabrics/PCIe/Switches/%s", id);
+	o = resource("#Switch.v1_9_0.Switch", id, "Drawer switch", path);
+	jadd_fmt(o, "Description", "The PCIe switch of drawer %d", d);
+	jadd_str(o, "SwitchType", "PCIe");
+	json_object_object_add(o, "Status", status_ok("Enabled"));
+	links = json_object_new_object();
+	eps = json_object_new_array();
+	for (p = 0; p < SIM_PORTS; p++)
+		if (port_cabled(&srv->cfg, p) && cabled(&srv->cfg, p, d))
+			json_object_array_add(eps, jlink(RF "/Fabrics/PCIe/Endpoints/hostport%d_H%d",
+							 p + 1, p + 1));
+	json_object_object_add(links, "Endpoints", eps);
+	json_object_object_add(o, "Links", links);
+	return o;
+}
+
 static struct json_object *zone(struct sim_server *srv, int p)
 {
 	struct json_object *o, *links, *eps;
@@ -566,6 +618,8 @@ static struct json_object *zone(struct sim_server *srv, int p)
 			if (srv->st.slot[d - 1][s - 1].owner == p)
 				json_object_array_add(eps, jlink(RF "/Fabrics/PCIe/Endpoints/drawer%d_slot%d", d, s));
 	json_object_object_add(links, "Endpoints", eps);
+	if (!srv->no_switches)
+		json_object_object_add(links, "InvolvedSwitches", port_switches(&srv->cfg, p));
 	json_object_object_add(o, "Links", links);
 	return o;
 }
@@ -858,6 +912,7 @@ enum kind {
 	K_SYS_COLL, K_SYS, K_SYS_ADD, K_SYS_REMOVE, K_SS, K_SESS_COLL, K_SESS,
 	K_METADATA, K_ODATA, K_TS, K_TASK_COLL, K_TASK, K_TASK_MON, K_EVS,
 	K_AS, K_ACC_COLL, K_ACC, K_ROLE_COLL, K_ROLE, K_MGR_COLL, K_MGR, K_EVS_TEST, K_SUB_COLL, K_SUB, K_SCHEMA_XML, K_SCHEMA_JSON,
+	K_SW_COLL, K_SW,
 };
 
 struct route {
@@ -934,6 +989,12 @@ static bool match(struct sim_server *srv, const char *path, const char *pat, str
 			    a != b || a < 1 || a > SIM_PORTS || !port_cabled(&srv->cfg, a - 1))
 				return false;
 			r->p = a - 1;
+		} else if (strcmp(ps, "%W") == 0) {
+			int n = 0;
+
+			if (sscanf(ts, "drawer%1d%n", &r->d, &n) != 1 || ts[n] != '\0' ||
+			    r->d < 1 || r->d > SIM_DRAWERS)
+				return false;
 		} else if (strcmp(ps, "%D") == 0) {
 			if (!sim_parse_dev_id(ts, &r->d, &r->s) || !populated(&srv->cfg, r->d, r->s))
 				return false;
@@ -1013,6 +1074,8 @@ static const struct {
 	{ K_EP_HOST, RF "/Fabrics/PCIe/Endpoints/%h", "GET, HEAD", 0 },
 	{ K_EP_DEV, RF "/Fabrics/PCIe/Endpoints/%D", "GET, HEAD", 0 },
 	{ K_ZONE_COLL, RF "/Fabrics/PCIe/Zones", "GET, HEAD", 0 },
+	{ K_SW_COLL, RF "/Fabrics/PCIe/Switches", "GET, HEAD", 0 },
+	{ K_SW, RF "/Fabrics/PCIe/Switches/%W", "GET, HEAD", 0 },
 	{ K_ZONE, RF "/Fabrics/PCIe/Zones/%p", "GET, HEAD, PATCH", P_COMP },
 	{ K_COMP, RF "/CompositionService", "GET, HEAD", 0 },
 	{ K_RB_COLL, RF "/CompositionService/ResourceBlocks", "GET, HEAD", 0 },
@@ -1141,7 +1204,7 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 		json_object_array_add(m, jlink(RF "/Fabrics/PCIe"));
 		return collection("#FabricCollection.FabricCollection", "Fabric Collection",
 				  RF "/Fabrics", m);
-	case K_FABRIC: return fabric();
+	case K_FABRIC: return fabric(srv);
 	case K_EP_COLL:
 		m = json_object_new_array();
 		for (p = 0; p < SIM_PORTS; p++)
@@ -1165,6 +1228,13 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 		return collection("#ZoneCollection.ZoneCollection", "PCIe Zone Collection",
 				  RF "/Fabrics/PCIe/Zones", m);
 	case K_ZONE: return zone(srv, r->p);
+	case K_SW_COLL:
+		m = json_object_new_array();
+		for (p = 1; p <= SIM_DRAWERS; p++)
+			json_object_array_add(m, jlink(RF "/Fabrics/PCIe/Switches/drawer%d", p));
+		return collection("#SwitchCollection.SwitchCollection", "PCIe Switch Collection",
+				  RF "/Fabrics/PCIe/Switches", m);
+	case K_SW: return pcie_switch(srv, r->d);
 	case K_COMP: return composition_service();
 	case K_RB_COLL:
 		m = json_object_new_array();
@@ -1892,6 +1962,8 @@ void sim_redfish_handle(struct sim_server *srv, const struct sim_caller *who,
 			break;
 		}
 	}
+	if (i < ARRAY_SIZE(routes) && srv->no_switches && (rt.k == K_SW_COLL || rt.k == K_SW))
+		i = ARRAY_SIZE(routes); /* --no-switches: the service does not have them */
 	if (i == ARRAY_SIZE(routes)) {
 		sim_reply_error(r, 404, MSG_BASE "ResourceNotFound",
 				"The requested resource of type unknown at %s was not found.", path);

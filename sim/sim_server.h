@@ -166,6 +166,8 @@ struct sim_server {
 	struct sim_event events[SIM_MAX_EVENTS];
 	unsigned long last_event;     /* id of the newest, 0 = none yet */
 	bool no_sse;                  /* --no-sse: subscriptions only */
+	bool no_switches;             /* --no-switches: no Switches, no zone's
+				       * InvolvedSwitches (the cabling unsaid) */
 	/* subscriptions (sim_subs.c) */
 	struct sim_sub subs[SIM_MAX_SUBS];
 	unsigned long next_sub;

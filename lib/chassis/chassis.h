@@ -53,9 +53,24 @@ struct falcon_device {
 				    * (redfish-composition), "" otherwise */
 };
 
+#define FALCON_CABLES_MAX 32
+
+/* A host port cabled to a drawer's switch: the service's Zone
+ * Links.InvolvedSwitches (Zone.v1_6), the switch named "drawer<D>". */
+struct falcon_cable {
+	char port[FALCON_NAME_LEN];  /* "H1" */
+	int drawer;                  /* 1-based */
+};
+
 struct falcon_inventory {
 	size_t n;
 	struct falcon_device *devs; /* owned; free with falcon_inventory_free() */
+	/* which drawers each port reaches, as the service says (redfish-fabric,
+	 * a zone's InvolvedSwitches); ncables 0 and cabling_known false when
+	 * the service does not say */
+	bool cabling_known;
+	size_t ncables;
+	struct falcon_cable cables[FALCON_CABLES_MAX];
 };
 
 struct falcon_chassis; /* opaque client handle */

@@ -327,6 +327,8 @@ void falcon_inventory_free(struct falcon_inventory *inv)
 	free(inv->devs);
 	inv->devs = NULL;
 	inv->n = 0;
+	inv->ncables = 0;
+	inv->cabling_known = false;
 }
 
 /* After a failed change that was rolled back (rb is the rollback's

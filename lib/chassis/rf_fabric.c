@@ -225,6 +225,38 @@ static falcon_err_t endpoint_read(struct falcon_be *be, const char *path,
 	return rv;
 }
 
+/*
+ * zone_cables - the drawers port's zone says it reaches: its
+ * Links.InvolvedSwitches (Zone.v1_6: "the switches in this zone"), each
+ * switch named "drawer<D>" as the devices are "drawer<D>_slot<S>"
+ * (chassis.h).  A zone that lists none says nothing (cabling_known stays
+ * as it is); one that does makes the cabling known.
+ */
+static void zone_cables(struct json_object *zone, const char *port, const char *what,
+			struct falcon_inventory *inv)
+{
+	const char **sw = NULL;
+	size_t nsw = 0, k;
+
+	if (falcon_be_link_list(zone, "InvolvedSwitches", true, what, &sw, &nsw) != FALCON_OK) {
+		falcon_err_clear(); /* the cabling stays unknown: learnt by refusal */
+		return;
+	}
+	for (k = 0; k < nsw && inv->ncables < FALCON_CABLES_MAX; k++) {
+		char id[FALCON_NAME_LEN];
+		int d, n = 0;
+
+		falcon_rf_last_segment(sw[k], id, sizeof(id));
+		if (sscanf(id, "drawer%d%n", &d, &n) != 1 || id[n] != '\0' || d < 1)
+			continue;
+		falcon_strlcpy(inv->cables[inv->ncables].port, port,
+			       sizeof(inv->cables[0].port));
+		inv->cables[inv->ncables++].drawer = d;
+		inv->cabling_known = true;
+	}
+	free(sw);
+}
+
 static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_inventory *inv)
 {
 	struct json_object *zc = NULL, *ec = NULL;
@@ -265,6 +297,7 @@ static falcon_err_t fabric_inventory(struct falcon_be *be, struct falcon_invento
 			goto fail;
 		/* the next change of this zone PATCHes from this read (If-Match) */
 		zone_keep(be, zm[i], zs[i].obj, etag);
+		zone_cables(zs[i].obj, zs[i].id, zm[i], inv);
 	}
 	rv = falcon_be_get_collection(be, be->endpoints, &ec, &em, &ne);
 	if (rv != FALCON_OK)

@@ -86,7 +86,9 @@ static void *falcond_worker(void *arg)
 
 		r.job_id = ++job;
 		if (falcon_client_compose(cl, &r, &l) != FALCON_OK) {
-			atomic_fetch_add(&failed_ops, 1);
+			if (atomic_fetch_add(&failed_ops, 1) < 5) /* the first few, to see why */
+				fprintf(stderr, "compose job %u on %s: %s\n", r.job_id, r.host,
+					falcon_errmsg());
 			continue;
 		}
 		k = atomic_fetch_add(&csample_n, 1);

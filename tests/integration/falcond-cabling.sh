@@ -1,6 +1,10 @@
 #!/bin/sh
 # falcond-cabling.sh - falcon.conf says which ports a host is cabled into,
 # not which drawer each port reaches: falcond learns that from the chassis.
+# A chassis that says it (each zone's Links.InvolvedSwitches, the drawers'
+# switches) is taken at its word: the compose goes to the right port at
+# once (section 0).  One that does not (falcon-sim --no-switches) is
+# learnt from by refusal, as follows.
 # node1 is written Port=H2,H1 (H1 reaches drawer 1, H2 drawer 2 on
 # falcon-sim's testbed), so a compose first offers the set of a drawer's
 # GPUs to the port that does not reach it.  The chassis refuses the set
@@ -16,11 +20,34 @@
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
 fd_start_munged
-fd_start_sim c1
+# ---- 0. the chassis says which drawer each port reaches -------------------
+fd_start_sim c0
+FD_SIM_ARGS=--no-switches fd_start_sim c1
 fd_write_conf "ReconcileInterval=0"
+sed -i "s|^ChassisName=c1 Url=[^ ]*|ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c0/|" "$FALCON_CONF"
 sed -i 's/^HostName=node1 .*/HostName=node1 Chassis=c1 Port=H2,H1 Adapter=0000:d8:00.0,0000:3b:00.0/' \
 	"$FALCON_CONF"
 grep -q '^HostName=node1 Chassis=c1 Port=H2,H1 ' "$FALCON_CONF" || t_fail "falcon.conf: node1 not rewritten"
+fd_start_falcond -v
+fd_sim c0 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"ms\":0,\"count\":$FD_COUNT_N,\"method\":\"PATCH\",\"path\":\"/redfish/v1/*\"}]}" >/dev/null
+fd_expect 200 POST /v1/compose '{"job_id":1,"host":"node1","gpus":2,"place":"any"}'
+sent=$(fd_sim c0 GET /admin/faults | python3 -c 'import json,sys
+r = [x for x in json.load(sys.stdin)["rules"] if x["method"] == "PATCH"]
+print(int(sys.argv[1]) - (r[0]["count"] if r else 0))' $FD_COUNT_N)
+python3 - "$t_tmp/out" <<'EOP' || t_fail "job 1 not on the ports the chassis says: $(cat "$t_tmp/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(1 if [d for d in j["lease"]["devices"]
+               if d["port"] != "H%d" % int(d["id"].split("_")[0][len("drawer"):])] else 0)
+EOP
+[ "$sent" = 1 ] || t_fail "job 1 sent $sent PATCHes with the cabling known, expected 1"
+grep -q 'not cabled' "$t_tmp/falcond.log" && t_fail "learnt by refusal though the chassis says its cabling"
+fd_expect 200 POST /v1/decompose '{"job_id":1}'
+fd_stop_falcond
+t_ok "the chassis' cabling (InvolvedSwitches): job 1 on the right ports in 1 PATCH"
+# ---- the rest: a chassis that does not say it -------------------------------
+rm -rf "$t_tmp/state" && mkdir -p "$t_tmp/state" && chmod 700 "$t_tmp/state"
+sed -i "s|^ChassisName=c1 Url=[^ ]*|ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/|" "$FALCON_CONF"
 fd_start_falcond -v # "one by one" is a verbose line
 # the chassis answers each PATCH in 0.5 s (a set refused, then one device
 # refused, is two slow answers before the retry): counted from here

@@ -110,10 +110,8 @@ compose_bg() { # JOB HOST: in the background, the status code into j$1.code
 		-H 'Content-Type: application/json' --data-binary "$b" \
 		"http://127.0.0.1:$FD_PORT/v1/compose" > "$t_tmp/j$1.code"
 }
-# which drawer each port reaches is learnt by refusal (falcond(8)): learnt
-# first, one compose at a time, so that the two below go straight to their
-# ports (a compose placed on the wrong drawer holds that drawer's half,
-# in standard mode, until it is refused and placed again)
+# one compose on each port first (with falcon-sim's cabling known from its
+# zones this needs no learning; it also warms each port's connection)
 learn_cabling() {
 	for h in node2 node3; do
 		fd_expect 200 POST /v1/compose "{\"job_id\":99,\"host\":\"$h\",\"gpus\":1}"

@@ -45,13 +45,13 @@ fd_start_munged() {
 }
 
 # fd_start_sim NAME [CONFIG.json] - a chassis on an ephemeral port; sets
-# SIM_PORT_<NAME>.
+# SIM_PORT_<NAME>.  FD_SIM_ARGS: more falcon-sim options.
 fd_start_sim() {
 	name=$1; cfg=${2:-}
 	mkdir -p "$t_tmp/sim-$name/sysfs"
 	rm -f "$t_tmp/sim-$name/port"
 	"$SIM" --listen 127.0.0.1:0 --sysfs-root "$t_tmp/sim-$name/sysfs" \
-		--port-file "$t_tmp/sim-$name/port" -q ${cfg:+--config "$cfg"} \
+		--port-file "$t_tmp/sim-$name/port" -q ${cfg:+--config "$cfg"} ${FD_SIM_ARGS:-} \
 		2>>"$t_tmp/sim-$name/log" &
 	echo $! > "$t_tmp/sim-$name/pid"
 	t_on_exit "kill \$(cat '$t_tmp/sim-$name/pid') 2>/dev/null || true"

@@ -321,7 +321,7 @@ START_TEST(ledger_settle)
 	struct falcond_ledger lg;
 	struct falcon_lease l = mk_lease(5, "n1", 2); /* drawer1_slot6 on H1, drawer2_slot6 on H2 */
 	struct falcon_device devs[2];
-	struct falcon_inventory inv = { 2, devs };
+	struct falcon_inventory inv = { .n = 2, .devs = devs };
 	bool late[2];
 
 	memset(&lg, 0, sizeof(lg));
@@ -584,7 +584,7 @@ END_TEST
 static void learnt(struct falcond_reach *r, const char *port, int drawer)
 {
 	struct falcon_device d = { .drawer = drawer };
-	struct falcon_inventory now = { 1, &d };
+	struct falcon_inventory now = { .n = 1, .devs = &d };
 	struct falcon_lease_dev ld = { .drawer = drawer };
 
 	snprintf(d.id, sizeof(d.id), "drawer%d_slot1", drawer);
@@ -613,6 +613,32 @@ START_TEST(port_by_drawer)
 }
 END_TEST
 
+/* The service's cabling (a zone's InvolvedSwitches) once known is the
+ * whole truth: a port reaches exactly the drawers listed for it, and what
+ * was learnt by refusal no longer counts. */
+START_TEST(reach_known)
+{
+	static const struct falcon_cable cables[] = { { "H1", 1 }, { "H2", 2 }, { "H3", 1 } };
+	struct falcon_host_conf h = { .nports = 2 };
+	struct falcond_reach r = { 0 };
+
+	snprintf(h.ports[0], sizeof(h.ports[0]), "H2");
+	snprintf(h.ports[1], sizeof(h.ports[1]), "H1");
+	learnt(&r, "H1", 2);
+	falcond_reach_cabling(&r, cables, ARRAY_SIZE(cables));
+	ck_assert(!falcond_reach_no(&r, "H1", 1));
+	ck_assert(falcond_reach_no(&r, "H1", 2));
+	ck_assert(!falcond_reach_no(&r, "H2", 2));
+	ck_assert(falcond_reach_no(&r, "H2", 1));
+	ck_assert(falcond_reach_no(&r, "H4", 1)); /* a port it does not list: none */
+	/* Port=H2,H1: drawer 1 would start at H2; the cabling says H1 */
+	ck_assert_str_eq(falcond_port_for(&h, 1, &r), "H1");
+	ck_assert_str_eq(falcond_port_for(&h, 2, &r), "H2");
+	h.nports = 1;
+	ck_assert_ptr_null(falcond_port_for(&h, 1, &r)); /* H2 alone: not drawer 1 */
+}
+END_TEST
+
 /* A refusal teaches "not cabled" only while the device is still free (a
  * device someone took is no news about the cabling); learnt twice is one
  * entry; it expires after FALCOND_NOREACH_MS. */
@@ -630,7 +656,7 @@ START_TEST(place_refused)
 {
 	struct falcond_reach r = { 0 };
 	struct falcon_device d = { .drawer = 2 };
-	struct falcon_inventory now = { refusals[_i].in_read ? 1 : 0, &d };
+	struct falcon_inventory now = { .n = refusals[_i].in_read ? 1 : 0, .devs = &d };
 	struct falcon_lease_dev ld = { .drawer = 2 };
 
 	snprintf(d.id, sizeof(d.id), "drawer2_slot3");
@@ -661,7 +687,7 @@ START_TEST(place_slots)
 	struct falcon_lease l = mk_lease(1, "n2", 1); /* drawer1_slot2 on H1 */
 	struct falcon_device devs[4] = { { .drawer = 1 }, { .drawer = 1 }, { .drawer = 2 },
 					 { .drawer = 2 } };
-	struct falcon_inventory seen = { 4, devs };
+	struct falcon_inventory seen = { .n = 4, .devs = devs };
 	struct falcond_quarantine q = { 0 };
 	struct falcond_reach r = { 0 };
 	struct falcond_slot *got = NULL;
@@ -734,6 +760,7 @@ int main(void)
 	tcase_add_test(tc, port_by_drawer);
 	tcase_add_loop_test(tc, place_refused, 0, (int)ARRAY_SIZE(refusals));
 	tcase_add_test(tc, place_slots);
+	tcase_add_test(tc, reach_known);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -62,7 +62,7 @@ START_TEST(heal)
 	struct falcond_state st;
 	struct falcond_ledger lg;
 	struct falcon_device devs[5];
-	struct falcon_inventory inv = { 5, devs };
+	struct falcon_inventory inv = { .n = 5, .devs = devs };
 	struct falcon_lease l;
 	size_t i;
 
