@@ -92,7 +92,7 @@ static void *falcond_worker(void *arg)
 			continue;
 		}
 		k = atomic_fetch_add(&csample_n, 1);
-		if (k < MAX_SAMPLES)
+		if (csamples != NULL && k < MAX_SAMPLES) /* --cycles only */
 			csamples[k] = (double)(falcon_now_ms() - t0);
 		if (falcon_client_decompose(cl, r.job_id, NULL) != FALCON_OK) {
 			atomic_fetch_add(&failed_ops, 1);
