@@ -17,31 +17,40 @@
 #include "core/log.h"
 #include "core/util.h"
 
-falcon_err_t falcond_port_client(struct falcond_state *st, struct falcond_chassis *ch,
-				struct falcond_port *p)
+/* open_client - *cl, ch's client opened on first use (falcon.conf's
+ * ChassisName line); *opened when this call opened it.  Errors of
+ * falcon_chassis_open(), counted in the metrics. */
+static falcon_err_t open_client(struct falcond_state *st, struct falcond_chassis *ch,
+				struct falcon_chassis **cl, bool *opened)
 {
 	falcon_err_t rv;
 
-	if (p->client != NULL)
+	*opened = false;
+	if (*cl != NULL)
 		return FALCON_OK;
-	rv = falcon_chassis_open(ch->cc, &p->client);
+	rv = falcon_chassis_open(ch->cc, cl);
 	if (rv != FALCON_OK)
 		falcond_count_chassis_error(st, rv);
+	*opened = rv == FALCON_OK;
 	return rv;
+}
+
+falcon_err_t falcond_port_client(struct falcond_state *st, struct falcond_chassis *ch,
+				struct falcond_port *p)
+{
+	bool opened;
+
+	return open_client(st, ch, &p->client, &opened);
 }
 
 /* reader - ch->reader, opened on first use with the kept descriptions
  * (read_lock held). */
 static falcon_err_t reader(struct falcond_state *st, struct falcond_chassis *ch)
 {
-	falcon_err_t rv;
+	bool opened;
+	falcon_err_t rv = open_client(st, ch, &ch->reader, &opened);
 
-	if (ch->reader != NULL)
-		return FALCON_OK;
-	rv = falcon_chassis_open(ch->cc, &ch->reader);
-	if (rv != FALCON_OK)
-		falcond_count_chassis_error(st, rv);
-	else
+	if (opened)
 		falcond_desc_open(st, ch);
 	return rv;
 }
