@@ -36,7 +36,7 @@ static struct {
 	char dir[PATH_MAX - 256];
 	const char *proc;
 	long long deadline;
-	struct fp_lease lease;
+	struct falcon_lease lease;
 	long long t_remove_us;
 } g;
 
@@ -77,19 +77,19 @@ static void identify(const struct falcon_host_conf *host)
 	size_t i;
 	int r;
 
-	for (i = 0; i < g.lease.n; i++)
+	for (i = 0; i < g.lease.ndevs; i++)
 		falcon_strlcpy(rec[i], g.lease.devs[i].bdf, FALCON_BDF_LEN);
 	r = host != NULL ? fp_match(g.root, host, &g.lease, why, sizeof(why)) : -1;
 	if (r < 0) {
 		falcon_error("job %u: %s; removing nothing from the bus", g.job.id,
 			     host != NULL ? why : "no HostName= line");
-		for (i = 0; i < g.lease.n; i++)
+		for (i = 0; i < g.lease.ndevs; i++)
 			g.lease.devs[i].bdf[0] = '\0';
 	} else if (r == 0) {
 		falcon_info("job %u: not identified on the bus (left there): %s", g.job.id, why);
 	}
-	for (i = 0; i < g.lease.n; i++) {
-		const struct fp_dev *d = &g.lease.devs[i];
+	for (i = 0; i < g.lease.ndevs; i++) {
+		const struct falcon_lease_dev *d = &g.lease.devs[i];
 
 		if (rec[i][0] != '\0' && strcmp(rec[i], d->bdf) != 0)
 			falcon_warn("job %u: %s: lease.json has %s, its slot %d holds %s; %s stays "
@@ -145,8 +145,8 @@ static int run(void)
 	lock = fp_lock(g.conf);
 	identify(host);
 	t0 = fp_now_us();
-	for (i = 0; i < g.lease.n; i++) {
-		struct fp_dev *d = &g.lease.devs[i];
+	for (i = 0; i < g.lease.ndevs; i++) {
+		struct falcon_lease_dev *d = &g.lease.devs[i];
 
 		held[i][0] = '\0';
 		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
@@ -167,12 +167,12 @@ static int run(void)
 						 : fp_left(g.deadline)) != FALCON_OK)
 		falcon_error("job %u: %s", g.job.id, falcon_errmsg());
 	g.t_remove_us = fp_now_us() - t0;
-	for (i = 0; i < g.lease.n; i++)
+	for (i = 0; i < g.lease.ndevs; i++)
 		present[i] = g.lease.devs[i].bdf[0] != '\0' &&
 			     falcon_hp_present(g.root, g.lease.devs[i].bdf);
 	fp_unlock(lock);
-	for (i = 0; i < g.lease.n; i++) {
-		struct fp_dev *d = &g.lease.devs[i];
+	for (i = 0; i < g.lease.ndevs; i++) {
+		struct falcon_lease_dev *d = &g.lease.devs[i];
 		char why[300];
 
 		if (!present[i])
@@ -207,7 +207,7 @@ static int run(void)
 	if (reason[0] != '\0')
 		goto drain;
 	fp_rmtree(g.dir);
-	falcon_info("job %u: %zu device(s) given back", g.job.id, g.lease.n);
+	falcon_info("job %u: %zu device(s) given back", g.job.id, g.lease.ndevs);
 	return 0;
 drain:
 	if (fp_slurm_drain(&g.job, reason) != FALCON_OK)

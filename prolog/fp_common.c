@@ -61,6 +61,21 @@ int fp_phys_slot_of(const char *id)
 	return v > 0 ? v : 0;
 }
 
+void fp_lease_on_host(struct falcon_lease *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->ndevs; i++) {
+		struct falcon_lease_dev *d = &l->devs[i];
+
+		d->type = fp_dev_kind(d->type);
+		d->phys_slot = falcon_pcicfg_phys_slot(d->drawer, d->slot);
+		if (d->phys_slot < 0)
+			d->phys_slot = fp_phys_slot_of(d->id);
+		d->bdf[0] = '\0';
+	}
+}
+
 static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const char *s)
 {
 	if (s != NULL && *s != '\0' && *n < cap)
@@ -131,7 +146,7 @@ size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *nod
 }
 
 /* names_ours - lease.json o lists a device (chassis, id) of lease. */
-static const char *names_ours(json_object *o, const struct fp_lease *lease)
+static const char *names_ours(json_object *o, const struct falcon_lease *lease)
 {
 	json_object *a, *x, *c, *id;
 	size_t i, k;
@@ -144,7 +159,7 @@ static const char *names_ours(json_object *o, const struct fp_lease *lease)
 			continue;
 		if (!json_object_object_get_ex(x, "chassis", &c))
 			c = NULL;
-		for (k = 0; k < lease->n; k++)
+		for (k = 0; k < lease->ndevs; k++)
 			if (strcmp(lease->devs[k].id, json_object_get_string(id)) == 0 &&
 			    strcmp(lease->devs[k].chassis,
 				   c && json_object_get_string(c) ? json_object_get_string(c) : "") == 0)
@@ -154,7 +169,7 @@ static const char *names_ours(json_object *o, const struct fp_lease *lease)
 }
 
 size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
-		     const struct fp_lease *lease)
+		     const struct falcon_lease *lease)
 {
 	DIR *d = opendir(conf->run_dir);
 	const char *job;
@@ -221,7 +236,7 @@ static void jstr(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
 }
 
-json_object *fp_lease_json(const struct fp_lease *l, const char *node)
+json_object *fp_lease_json(const struct falcon_lease *l, const char *node)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	size_t i;
@@ -229,8 +244,13 @@ json_object *fp_lease_json(const struct fp_lease *l, const char *node)
 	jstr(o, "id", l->id);
 	if (node != NULL)
 		jstr(o, "node", node);
-	for (i = 0; i < l->n; i++) {
-		const struct fp_dev *d = &l->devs[i];
+	if (o == NULL || a == NULL) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	for (i = 0; i < l->ndevs; i++) {
+		const struct falcon_lease_dev *d = &l->devs[i];
 		json_object *x = json_object_new_object();
 
 		jstr(x, "chassis", d->chassis);
@@ -268,20 +288,21 @@ static falcon_dev_type_t kind_of(const char *w)
 	return FALCON_DEV_OTHER;
 }
 
-falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
+falcon_err_t fp_lease_from_json(json_object *o, struct falcon_lease *l)
 {
 	json_object *a;
 	size_t i;
 	char t[16];
 
 	memset(l, 0, sizeof(*l));
+	l->uid = -1;
 	if (o == NULL || !json_object_object_get_ex(o, "devices", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return falcon_err_set(FALCON_ERR_PARSE, "lease.json: devices: expected an array");
 	gstr(o, "id", l->id, sizeof(l->id));
-	for (i = 0; i < json_object_array_length(a) && l->n < FP_MAX_DEVS; i++) {
+	for (i = 0; i < json_object_array_length(a) && l->ndevs < FP_MAX_DEVS; i++) {
 		json_object *x = json_object_array_get_idx(a, i), *ps;
-		struct fp_dev *d = &l->devs[l->n++];
+		struct falcon_lease_dev *d = &l->devs[l->ndevs++];
 
 		gstr(x, "chassis", d->chassis, sizeof(d->chassis));
 		gstr(x, "id", d->id, sizeof(d->id));
