@@ -70,11 +70,15 @@ char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t
  * RunDir/<other job>/lease.json devices and "local_bdfs" of their
  * topology.json, appended to bdfs (capacity cap).  Records of another node
  * (their "node", when RunDir is shared) and unreadable files are skipped.
+ * Returns how many were appended (at most cap); never an error.
  */
 size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
 		  char (*bdfs)[FALCON_BDF_LEN], size_t cap);
-/* fp_lock - flock(LOCK_EX) RunDir/.lock (created 0600); fd, or -1 (logged). */
+/* fp_lock - flock(LOCK_EX) RunDir/.lock (created 0600, RunDir 0755 when
+ * missing), waiting as long as another run holds it; the fd, or -1 when
+ * the lock cannot be had (logged: the run goes on without it). */
 int fp_lock(const struct falcon_conf *conf);
+/* fp_unlock - give back fp_lock()'s lock (close fd); fd -1 is nothing. */
 void fp_unlock(int fd);
 /*
  * fp_lease_on_host - the host's fields of lease l as falcond answered it,
@@ -101,9 +105,14 @@ json_object *fp_lease_json(const struct falcon_lease *l, const char *node);
  * FALCON_ERR_PARSE (detail set) when o is NULL or has no "devices" array.
  */
 falcon_err_t fp_lease_from_json(json_object *o, struct falcon_lease *l);
-/* fp_write_json - write o to path atomically, mode 0640, then chown root:gid. */
+/* fp_write_json - write o (borrowed) pretty-printed to path atomically
+ * (falcon_write_file_atomic()), mode 0640, then, as root, chown root:gid.
+ * FALCON_ERR_NOMEM when o cannot be serialised, FALCON_ERR_IO from the
+ * write or the chown; detail names path. */
 falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);
-/* fp_rmtree - remove dir and the regular files in it (one level). */
+/* fp_rmtree - remove dir and the regular files in it (one level); a file
+ * or dir that cannot be removed is logged (warning), a missing dir is
+ * nothing. */
 void fp_rmtree(const char *dir);
 /*
  * fp_dev_kind - t folded to the kinds the prolog matches on the bus:

@@ -30,7 +30,8 @@
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
 			long long deadline, struct falcon_lease *out, bool *job_error);
 /* fp_wait_fn - told each time the reason of a waiting compose changes:
- * why is the error, detail its message. */
+ * why is the error, detail its message (borrowed for the call); arg is
+ * fp_compose_wait()'s. */
 typedef void (*fp_wait_fn)(falcon_err_t why, const char *detail, void *arg);
 /*
  * fp_compose_wait - fp_compose for PrologSlurmctld: transient errors

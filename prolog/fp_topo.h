@@ -79,8 +79,13 @@ int fp_match(const char *root, const struct falcon_host_conf *host, struct falco
  * in: one scan per run), or, bus NULL, from a scan made here: the job's
  * GPUs are the lease's plus want_local local NVIDIA GPUs (the SLURM_JOB_GPUS
  * indices among the host's local GPUs by BDF when given, else the first
- * unclaimed ones by BDF).  FALCON_ERR_NORESOURCE when fewer local GPUs are
- * there than asked.  *res is filled (res->topology owned by the caller).
+ * unclaimed ones by BDF; claimed: nclaimed BDFs other jobs hold, borrowed).
+ * FALCON_ERR_NORESOURCE when fewer local GPUs are there than asked (or
+ * SLURM_JOB_GPUS names one the node lacks); FALCON_ERR_PCI when a lease
+ * device is gone from the bus or fails the hot-plug checks (config space
+ * all-ones, a BAR without an address); the scan's and falcon_topo_to_json()'s
+ * errors; detail set.  *res is filled (res->topology a new object the caller
+ * puts, NULL on an error).
  */
 falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
 			       const struct falcon_host_conf *host,
