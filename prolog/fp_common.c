@@ -91,58 +91,81 @@ static bool other_node(json_object *o, const char *node)
 	       strcmp(json_object_get_string(x), node) != 0;
 }
 
-/* next_other_job - the name of the next entry of RunDir d that is another
- * job's directory (a job id, not self); NULL at the end.  Valid until the
- * next readdir() of d. */
-static const char *next_other_job(DIR *d, uint32_t self)
+/*
+ * each_other_job - fn(dir, arg) for RunDir/<job> of every other job (an
+ * entry named by a job id, not self; a path that does not fit is passed
+ * over); returns the sum of what fn returned.  The error detail is
+ * cleared after (unreadable records are not this run's failure).
+ */
+static size_t each_other_job(const struct falcon_conf *conf, uint32_t self,
+			     size_t (*fn)(const char *dir, void *arg), void *arg)
 {
+	DIR *d = opendir(conf->run_dir);
 	struct dirent *de;
+	size_t n = 0;
 	long id;
 
-	while ((de = readdir(d)) != NULL)
-		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) == FALCON_OK &&
-		    (uint32_t)id != self)
-			return de->d_name;
-	return NULL;
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char dir[PATH_MAX - 32];
+
+		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) != FALCON_OK ||
+		    (uint32_t)id == self ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, de->d_name) >=
+			    sizeof(dir))
+			continue;
+		n += fn(dir, arg);
+	}
+	closedir(d);
+	falcon_err_clear();
+	return n;
+}
+
+/* The BDFs being gathered by fp_claimed(). */
+struct claimed {
+	const char *node;
+	char (*bdfs)[FALCON_BDF_LEN];
+	size_t cap, n;
+};
+
+/* claimed_in - one other job's BDFs (dir: its RunDir entry) into c. */
+static size_t claimed_in(const char *dir, void *arg)
+{
+	struct claimed *c = arg;
+	char path[PATH_MAX];
+	json_object *o, *a, *x;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/lease.json", dir);
+	if ((o = json_object_from_file(path)) != NULL) {
+		if (!other_node(o, c->node) && json_object_object_get_ex(o, "devices", &a) &&
+		    json_object_is_type(a, json_type_array))
+			for (i = 0; i < json_object_array_length(a); i++)
+				if (json_object_object_get_ex(json_object_array_get_idx(a, i),
+							      "bdf", &x))
+					add_bdf(c->bdfs, c->cap, &c->n, json_object_get_string(x));
+		json_object_put(o);
+	}
+	snprintf(path, sizeof(path), "%s/topology.json", dir);
+	if ((o = json_object_from_file(path)) != NULL) {
+		if (!other_node(o, c->node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
+		    json_object_is_type(a, json_type_array))
+			for (i = 0; i < json_object_array_length(a); i++)
+				add_bdf(c->bdfs, c->cap, &c->n,
+					json_object_get_string(json_object_array_get_idx(a, i)));
+		json_object_put(o);
+	}
+	return 0;
 }
 
 size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
 		  char (*bdfs)[FALCON_BDF_LEN], size_t cap)
 {
-	DIR *d = opendir(conf->run_dir);
-	const char *job;
-	size_t n = 0;
+	struct claimed c = { .node = node, .bdfs = bdfs, .cap = cap, .n = 0 };
 
-	if (d == NULL)
-		return 0;
-	while ((job = next_other_job(d, self)) != NULL) {
-		char path[PATH_MAX];
-		json_object *o, *a, *x;
-		size_t i;
-
-		snprintf(path, sizeof(path), "%s/%s/lease.json", conf->run_dir, job);
-		if ((o = json_object_from_file(path)) != NULL) {
-			if (!other_node(o, node) && json_object_object_get_ex(o, "devices", &a) &&
-			    json_object_is_type(a, json_type_array))
-				for (i = 0; i < json_object_array_length(a); i++)
-					if (json_object_object_get_ex(json_object_array_get_idx(a, i),
-								      "bdf", &x))
-						add_bdf(bdfs, cap, &n, json_object_get_string(x));
-			json_object_put(o);
-		}
-		snprintf(path, sizeof(path), "%s/%s/topology.json", conf->run_dir, job);
-		if ((o = json_object_from_file(path)) != NULL) {
-			if (!other_node(o, node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
-			    json_object_is_type(a, json_type_array))
-				for (i = 0; i < json_object_array_length(a); i++)
-					add_bdf(bdfs, cap, &n,
-						json_object_get_string(json_object_array_get_idx(a, i)));
-			json_object_put(o);
-		}
-	}
-	closedir(d);
-	falcon_err_clear();
-	return n;
+	each_other_job(conf, self, claimed_in, &c);
+	return c.n;
 }
 
 /* names_ours - lease.json o lists a device (chassis, id) of lease. */
@@ -168,38 +191,41 @@ static const char *names_ours(json_object *o, const struct falcon_lease *lease)
 	return NULL;
 }
 
+/* The run of fp_drop_stale(). */
+struct stale {
+	uint32_t self;
+	const char *node;
+	const struct falcon_lease *lease;
+};
+
+/* drop_if_stale - remove dir, another job's RunDir entry, when its
+ * lease.json names a device of st->lease; 1 when removed. */
+static size_t drop_if_stale(const char *dir, void *arg)
+{
+	const struct stale *st = arg;
+	char path[PATH_MAX];
+	const char *dev;
+	json_object *o;
+
+	snprintf(path, sizeof(path), "%s/lease.json", dir);
+	if ((o = json_object_from_file(path)) == NULL)
+		return 0;
+	dev = other_node(o, st->node) ? NULL : names_ours(o, st->lease);
+	if (dev != NULL) {
+		falcon_warn("job %u: %s names %s, which falcond leased to job %u: the record "
+			    "of an ended job; removing %s", st->self, path, dev, st->self, dir);
+		fp_rmtree(dir);
+	}
+	json_object_put(o);
+	return dev != NULL;
+}
+
 size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
 		     const struct falcon_lease *lease)
 {
-	DIR *d = opendir(conf->run_dir);
-	const char *job;
-	size_t n = 0;
+	struct stale st = { .self = self, .node = node, .lease = lease };
 
-	if (d == NULL)
-		return 0;
-	while ((job = next_other_job(d, self)) != NULL) {
-		char path[PATH_MAX], dir[PATH_MAX - 32];
-		const char *dev;
-		json_object *o;
-
-		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, job) >=
-		    sizeof(dir))
-			continue;
-		snprintf(path, sizeof(path), "%s/lease.json", dir);
-		if ((o = json_object_from_file(path)) == NULL)
-			continue;
-		dev = other_node(o, node) ? NULL : names_ours(o, lease);
-		if (dev != NULL) {
-			falcon_warn("job %u: %s names %s, which falcond leased to job %u: the record "
-				    "of an ended job; removing %s", self, path, dev, self, dir);
-			fp_rmtree(dir);
-			n++;
-		}
-		json_object_put(o);
-	}
-	closedir(d);
-	falcon_err_clear();
-	return n;
+	return each_other_job(conf, self, drop_if_stale, &st);
 }
 
 int fp_lock(const struct falcon_conf *conf)
