@@ -203,6 +203,8 @@ double nc_median(double *v, size_t n);
  * (below 2^24 for every n <= NC_MAX_GPUS).
  */
 float nc_input(size_t i, int rank);
+/* nc_expected - the all-reduce sum of element i over nranks ranks of
+ * nc_input(): nranks * ((i % 64) + 1) + nranks(nranks-1)/2, exact. */
 float nc_expected(size_t i, int nranks);
 /* nc_fill - buf[0..count) = nc_input(i, rank). */
 void nc_fill(float *buf, size_t count, int rank);
@@ -227,14 +229,15 @@ falcon_err_t nc_parse_gpus(const char *s, int *gpus, int *n);
 
 /*
  * nc_parse_args - parse argv (getopt_long; safe to call repeatedly) into
- * *o.  Defaults: all GPUs, quick, no --min-busbw (-1), budget 60 s.
+ * *o (its strings point into argv: not owned).  Defaults: all GPUs,
+ * quick, no --min-busbw (-1), budget 60 s.
  * FALCON_ERR_INVAL with a message for the user ("--budget: ..."), for
  * unknown options, missing values, extra operands, --partition without
  * --config.
  */
 falcon_err_t nc_parse_args(int argc, char **argv, struct nc_opts *o);
 
-/* nc_usage - the usage text to fp. */
+/* nc_usage - the usage text to fp, prog as the program's name. */
 void nc_usage(FILE *fp, const char *prog);
 
 /*
@@ -248,7 +251,7 @@ falcon_err_t nc_bdf_normalize(const char *in, char out[16]);
  * nc_topo_class - the path class of the GPUs bdf_a and bdf_b in a topology
  * document (falconctl topo --json; COMMON schema: "gpus"[i]."bdf" and
  * "matrix"[i][j] = "F-F PIX"), written into out[NC_CLASS_LEN]; "unknown"
- * when topo is NULL or either BDF is not in it.
+ * when topo (borrowed) is NULL or either BDF is not in it.
  */
 void nc_topo_class(json_object *topo, const char *bdf_a, const char *bdf_b,
 		   char out[NC_CLASS_LEN]);
@@ -271,7 +274,8 @@ double nc_class_floor(const struct nc_floors *f, const char *cls);
  * falcon_conf_partition() falls back to DEFAULT and built-in defaults) in
  * falcon.conf (MinBusBW, MinP2PBW_FF/FL/LL) and its Check= into *check,
  * when config_path is non-NULL (else no floors, quick); then min_busbw >= 0
- * (the --min-busbw option) overrides MinBusBW.  Errors of falcon_conf_load()
+ * (the --min-busbw option) overrides MinBusBW.  Floors in GB/s, 0 = none.
+ * Errors of falcon_conf_load()
  * (FALCON_ERR_NOTFOUND/IO/CONFIG, "FILE:LINE: KEY: ...") are passed on.
  */
 falcon_err_t nc_floors_load(const char *config_path, const char *partition,

@@ -29,16 +29,17 @@
 #include "core/log.h"
 #include "core/util.h"
 
-static struct {
+/* Everything one epilog run knows, passed to each step. */
+struct epilog_run {
 	struct falcon_conf *conf;
 	struct fp_job job;
-	char root[PATH_MAX];
-	char dir[PATH_MAX - 256];
-	const char *proc;
-	long long deadline;
-	struct fp_lease lease;
-	long long t_remove_us;
-} g;
+	char root[PATH_MAX];       /* the node's SysfsRoot */
+	char dir[PATH_MAX - 256];  /* RunDir/<jobid> */
+	const char *proc;          /* --proc DIR, NULL = /proc */
+	long long deadline;        /* falcon_now_ms() at which EpilogTimeout ends, less 2 s */
+	struct falcon_lease lease; /* lease.json's, else falcond's (fp_lease_of()) */
+	long long t_remove_us;     /* remove and its wait (bench breakdown) */
+};
 
 static void usage(FILE *f)
 {
@@ -50,14 +51,14 @@ static void usage(FILE *f)
 
 /* may_have_lease - false only when the job surely asked for no falcon GRES
  * (slurm_load_job; with --no-slurm, FALCON_TRES_PER_NODE when set). */
-static bool may_have_lease(void)
+static bool may_have_lease(const struct epilog_run *r)
 {
-	struct fp_job j = g.job;
+	struct fp_job j = r->job;
 
 	if (j.no_slurm && getenv("FALCON_TRES_PER_NODE") == NULL)
 		return true;
 	if (fp_slurm_job(&j) != FALCON_OK) {
-		falcon_warn("job %u: %s; asking falcond", g.job.id, falcon_errmsg());
+		falcon_warn("job %u: %s; asking falcond", r->job.id, falcon_errmsg());
 		return true;
 	}
 	return j.req.falcon_gpus + j.req.falcon_nvme > 0;
@@ -71,34 +72,34 @@ static bool may_have_lease(void)
  * the bus and logged: it may be another job's device or an orphan.  Called
  * under the node lock.
  */
-static void identify(const struct falcon_host_conf *host)
+static void identify(struct epilog_run *r, const struct falcon_host_conf *host)
 {
 	char rec[FP_MAX_DEVS][FALCON_BDF_LEN], why[1024];
 	size_t i;
-	int r;
+	int m;
 
-	for (i = 0; i < g.lease.n; i++)
-		falcon_strlcpy(rec[i], g.lease.devs[i].bdf, FALCON_BDF_LEN);
-	r = host != NULL ? fp_match(g.root, host, &g.lease, why, sizeof(why)) : -1;
-	if (r < 0) {
-		falcon_error("job %u: %s; removing nothing from the bus", g.job.id,
+	for (i = 0; i < r->lease.ndevs; i++)
+		falcon_strlcpy(rec[i], r->lease.devs[i].bdf, FALCON_BDF_LEN);
+	m = host != NULL ? fp_match(r->root, host, &r->lease, why, sizeof(why)) : -1;
+	if (m < 0) {
+		falcon_error("job %u: %s; removing nothing from the bus", r->job.id,
 			     host != NULL ? why : "no HostName= line");
-		for (i = 0; i < g.lease.n; i++)
-			g.lease.devs[i].bdf[0] = '\0';
-	} else if (r == 0) {
-		falcon_info("job %u: not identified on the bus (left there): %s", g.job.id, why);
+		for (i = 0; i < r->lease.ndevs; i++)
+			r->lease.devs[i].bdf[0] = '\0';
+	} else if (m == 0) {
+		falcon_info("job %u: not identified on the bus (left there): %s", r->job.id, why);
 	}
-	for (i = 0; i < g.lease.n; i++) {
-		const struct fp_dev *d = &g.lease.devs[i];
+	for (i = 0; i < r->lease.ndevs; i++) {
+		const struct falcon_lease_dev *d = &r->lease.devs[i];
 
 		if (rec[i][0] != '\0' && strcmp(rec[i], d->bdf) != 0)
 			falcon_warn("job %u: %s: lease.json has %s, its slot %d holds %s; %s stays "
-				    "on the bus", g.job.id, d->id, rec[i], d->phys_slot,
+				    "on the bus", r->job.id, d->id, rec[i], d->phys_slot,
 				    d->bdf[0] ? d->bdf : "nothing of it", rec[i]);
 	}
 }
 
-static int run(void)
+static int run(struct epilog_run *r)
 {
 	char path[PATH_MAX], root[PATH_MAX], reason[512] = "", held[FP_MAX_DEVS][96];
 	char check[128] = "";
@@ -111,29 +112,30 @@ static int run(void)
 	int q = 0, lock;
 	long long t0;
 
-	host = falcon_conf_host(g.conf, g.job.node);
-	if (falcon_conf_sysfs_root(g.conf, g.job.node, root, sizeof(root)) == NULL) {
+	host = falcon_conf_host(r->conf, r->job.node);
+	if (falcon_conf_sysfs_root(r->conf, r->job.node, root, sizeof(root)) == NULL) {
 		snprintf(reason, sizeof(reason), "falcon: SysfsRoot too long");
 		goto drain;
 	}
-	falcon_strlcpy(g.root, root, sizeof(g.root));
-	fp_job_dir(g.conf, g.job.id, g.dir, sizeof(g.dir));
-	snprintf(path, sizeof(path), "%s/lease.json", g.dir);
+	falcon_strlcpy(r->root, root, sizeof(r->root));
+	fp_job_dir(r->conf, r->job.id, r->dir, sizeof(r->dir));
+	snprintf(path, sizeof(path), "%s/lease.json", r->dir);
 	o = json_object_from_file(path);
 	if (o != NULL) {
-		rv = fp_lease_from_json(o, &g.lease);
+		rv = fp_lease_from_json(o, &r->lease);
 		json_object_put(o);
 		if (rv != FALCON_OK)
 			falcon_warn("%s: %s", path, falcon_errmsg());
-	} else if (!may_have_lease()) {
+	} else if (!may_have_lease(r)) {
 		/* most jobs: no falcon GRES, nothing composed, falcond not asked */
-		fp_rmtree(g.dir);
+		fp_rmtree(r->dir);
 		return 0;
-	} else if (host != NULL && fp_lease_of(g.conf, g.job.id, g.job.node, &g.lease) == FALCON_OK) {
+	} else if (host != NULL &&
+		   fp_lease_of(r->conf, r->job.id, r->job.node, &r->lease) == FALCON_OK) {
 		/* no record here (prolog killed, node rebooted): identify() finds them */
 	} else if (host == NULL) {
-		falcon_verbose("job %u: node %s has no HostName= line; nothing to do", g.job.id,
-			       g.job.node);
+		falcon_verbose("job %u: node %s has no HostName= line; nothing to do", r->job.id,
+			       r->job.node);
 		return 0;
 	}
 	/* the node lock from identify() until the devices are gone: they stay
@@ -142,52 +144,52 @@ static int run(void)
 	 * while the wait watches them go.  Given back before the decompose
 	 * (the chassis may take seconds); a rescan after that brings a device
 	 * back until the detach takes it off (pciehp's surprise removal). */
-	lock = fp_lock(g.conf);
-	identify(host);
+	lock = fp_lock(r->conf);
+	identify(r, host);
 	t0 = fp_now_us();
-	for (i = 0; i < g.lease.n; i++) {
-		struct fp_dev *d = &g.lease.devs[i];
+	for (i = 0; i < r->lease.ndevs; i++) {
+		struct falcon_lease_dev *d = &r->lease.devs[i];
 
 		held[i][0] = '\0';
-		if (d->bdf[0] == '\0' || !falcon_hp_present(g.root, d->bdf))
+		if (d->bdf[0] == '\0' || !falcon_hp_present(r->root, d->bdf))
 			continue;
-		fp_dev_holders(g.root, g.proc, g.job.id, d, held[i], sizeof(held[i]), reason,
+		fp_dev_holders(r->root, r->proc, r->job.id, d, held[i], sizeof(held[i]), reason,
 			       sizeof(reason));
 		/* the nvidia driver's remove waits for the last close: a held
 		 * device stays on the bus and is quarantined below */
 		if (held[i][0] != '\0')
 			continue;
-		if (falcon_hp_remove(g.root, d->bdf) != FALCON_OK)
-			falcon_error("job %u: %s", g.job.id, falcon_errmsg());
+		if (falcon_hp_remove(r->root, d->bdf) != FALCON_OK)
+			falcon_error("job %u: %s", r->job.id, falcon_errmsg());
 		bdfs[n++] = d->bdf;
 	}
-	if (n > 0 && falcon_hp_wait_gone(g.root, bdfs, n,
-					 g.conf->rescan_timeout * 1000L < fp_left(g.deadline)
-						 ? g.conf->rescan_timeout * 1000L
-						 : fp_left(g.deadline)) != FALCON_OK)
-		falcon_error("job %u: %s", g.job.id, falcon_errmsg());
-	g.t_remove_us = fp_now_us() - t0;
-	for (i = 0; i < g.lease.n; i++)
-		present[i] = g.lease.devs[i].bdf[0] != '\0' &&
-			     falcon_hp_present(g.root, g.lease.devs[i].bdf);
+	if (n > 0 && falcon_hp_wait_gone(r->root, bdfs, n,
+					 r->conf->rescan_timeout * 1000L < fp_left(r->deadline)
+						 ? r->conf->rescan_timeout * 1000L
+						 : fp_left(r->deadline)) != FALCON_OK)
+		falcon_error("job %u: %s", r->job.id, falcon_errmsg());
+	r->t_remove_us = fp_now_us() - t0;
+	for (i = 0; i < r->lease.ndevs; i++)
+		present[i] = r->lease.devs[i].bdf[0] != '\0' &&
+			     falcon_hp_present(r->root, r->lease.devs[i].bdf);
 	fp_unlock(lock);
-	for (i = 0; i < g.lease.n; i++) {
-		struct fp_dev *d = &g.lease.devs[i];
+	for (i = 0; i < r->lease.ndevs; i++) {
+		struct falcon_lease_dev *d = &r->lease.devs[i];
 		char why[300];
 
 		if (!present[i])
 			continue;
 		snprintf(why, sizeof(why), "falcon-epilog job %u: %s still on %s's bus after remove%s%.95s",
-			 g.job.id, d->bdf, g.job.node, held[i][0] ? ": " : "", held[i]);
-		if (fp_quarantine(g.conf, d, why) != FALCON_OK)
+			 r->job.id, d->bdf, r->job.node, held[i][0] ? ": " : "", held[i]);
+		if (fp_quarantine(r->conf, d, why) != FALCON_OK)
 			falcon_error("quarantine %s %s: %s", d->chassis, d->id, falcon_errmsg());
 		/* a holder's reason (fp_dev_holders) says more: kept */
 		if (stuck++ == 0 && reason[0] == '\0')
 			snprintf(reason, sizeof(reason), "falcon: job %u: %s (%s) would not come off%s%.95s",
-				 g.job.id, d->bdf, d->id, held[i][0] ? ", " : "", held[i]);
+				 r->job.id, d->bdf, d->id, held[i][0] ? ", " : "", held[i]);
 	}
 	/* the prolog's tag (check verdict, busbw) goes into the devices' history */
-	snprintf(path, sizeof(path), "%s/topology.json", g.dir);
+	snprintf(path, sizeof(path), "%s/topology.json", r->dir);
 	if ((o = json_object_from_file(path)) != NULL) {
 		json_object *t;
 
@@ -196,36 +198,40 @@ static int run(void)
 		json_object_put(o);
 	}
 	falcon_err_clear();
-	if ((rv = fp_decompose(g.conf, g.job.id, g.job.node, g.lease.id, g.deadline,
+	if ((rv = fp_decompose(r->conf, r->job.id, r->job.node, r->lease.id, r->deadline,
 			       check[0] ? check : NULL, &q)) != FALCON_OK)
 		/* falcond's or the chassis' problem, not the node's */
 		falcon_error("job %u: decompose: %s: %s; the lease is left to falcond's "
-			     "reconcile", g.job.id, falcon_strerror(rv), falcon_errmsg());
+			     "reconcile", r->job.id, falcon_strerror(rv), falcon_errmsg());
 	if (q > 0)
 		falcon_warn("job %u: %d device(s) quarantined at decompose (the chassis did not "
-			    "detach them; falconctl status)", g.job.id, q);
+			    "detach them; falconctl status)", r->job.id, q);
 	if (reason[0] != '\0')
 		goto drain;
-	fp_rmtree(g.dir);
-	falcon_info("job %u: %zu device(s) given back", g.job.id, g.lease.n);
+	fp_rmtree(r->dir);
+	falcon_info("job %u: %zu device(s) given back", r->job.id, r->lease.ndevs);
 	return 0;
 drain:
-	if (fp_slurm_drain(&g.job, reason) != FALCON_OK)
+	if (fp_slurm_drain(&r->job, reason) != FALCON_OK)
 		falcon_error("%s", falcon_errmsg());
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
+	/* a lease and PATH_MAX names: not on the stack */
+	static struct epilog_run the_run;
+	struct epilog_run *r = &the_run;
 	long long t_start = fp_now_us();
 	int rc;
 
-	if ((rc = fp_main_start(argc, argv, "falcon-epilog", usage, &g.proc, &g.job, &g.conf)) >= 0)
+	if ((rc = fp_main_start(argc, argv, "falcon-epilog", usage, &r->proc, &r->job,
+				&r->conf)) >= 0)
 		return rc;
-	g.deadline = falcon_now_ms() + g.conf->epilog_timeout * 1000LL - 2000;
-	rc = run();
+	r->deadline = falcon_now_ms() + r->conf->epilog_timeout * 1000LL - 2000;
+	rc = run(r);
 	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld remove_us=%lld rc=%d",
-		       g.job.id, fp_now_us() - t_start, fp_falcond_us, g.t_remove_us, rc);
-	falcon_conf_free(g.conf);
+		       r->job.id, fp_now_us() - t_start, fp_falcond_us, r->t_remove_us, rc);
+	falcon_conf_free(r->conf);
 	return rc;
 }

@@ -61,6 +61,21 @@ int fp_phys_slot_of(const char *id)
 	return v > 0 ? v : 0;
 }
 
+void fp_lease_on_host(struct falcon_lease *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->ndevs; i++) {
+		struct falcon_lease_dev *d = &l->devs[i];
+
+		d->type = fp_dev_kind(d->type);
+		d->phys_slot = falcon_pcicfg_phys_slot(d->drawer, d->slot);
+		if (d->phys_slot < 0)
+			d->phys_slot = fp_phys_slot_of(d->id);
+		d->bdf[0] = '\0';
+	}
+}
+
 static void add_bdf(char (*bdfs)[FALCON_BDF_LEN], size_t cap, size_t *n, const char *s)
 {
 	if (s != NULL && *s != '\0' && *n < cap)
@@ -76,62 +91,85 @@ static bool other_node(json_object *o, const char *node)
 	       strcmp(json_object_get_string(x), node) != 0;
 }
 
-/* next_other_job - the name of the next entry of RunDir d that is another
- * job's directory (a job id, not self); NULL at the end.  Valid until the
- * next readdir() of d. */
-static const char *next_other_job(DIR *d, uint32_t self)
-{
-	struct dirent *de;
-	long id;
-
-	while ((de = readdir(d)) != NULL)
-		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) == FALCON_OK &&
-		    (uint32_t)id != self)
-			return de->d_name;
-	return NULL;
-}
-
-size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
-		  char (*bdfs)[FALCON_BDF_LEN], size_t cap)
+/*
+ * each_other_job - fn(dir, arg) for RunDir/<job> of every other job (an
+ * entry named by a job id, not self; a path that does not fit is passed
+ * over); returns the sum of what fn returned.  The error detail is
+ * cleared after (unreadable records are not this run's failure).
+ */
+static size_t each_other_job(const struct falcon_conf *conf, uint32_t self,
+			     size_t (*fn)(const char *dir, void *arg), void *arg)
 {
 	DIR *d = opendir(conf->run_dir);
-	const char *job;
+	struct dirent *de;
 	size_t n = 0;
+	long id;
 
 	if (d == NULL)
 		return 0;
-	while ((job = next_other_job(d, self)) != NULL) {
-		char path[PATH_MAX];
-		json_object *o, *a, *x;
-		size_t i;
+	while ((de = readdir(d)) != NULL) {
+		char dir[PATH_MAX - 32];
 
-		snprintf(path, sizeof(path), "%s/%s/lease.json", conf->run_dir, job);
-		if ((o = json_object_from_file(path)) != NULL) {
-			if (!other_node(o, node) && json_object_object_get_ex(o, "devices", &a) &&
-			    json_object_is_type(a, json_type_array))
-				for (i = 0; i < json_object_array_length(a); i++)
-					if (json_object_object_get_ex(json_object_array_get_idx(a, i),
-								      "bdf", &x))
-						add_bdf(bdfs, cap, &n, json_object_get_string(x));
-			json_object_put(o);
-		}
-		snprintf(path, sizeof(path), "%s/%s/topology.json", conf->run_dir, job);
-		if ((o = json_object_from_file(path)) != NULL) {
-			if (!other_node(o, node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
-			    json_object_is_type(a, json_type_array))
-				for (i = 0; i < json_object_array_length(a); i++)
-					add_bdf(bdfs, cap, &n,
-						json_object_get_string(json_object_array_get_idx(a, i)));
-			json_object_put(o);
-		}
+		if (falcon_strtol(de->d_name, 10, 1, UINT32_MAX, &id) != FALCON_OK ||
+		    (uint32_t)id == self ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, de->d_name) >=
+			    sizeof(dir))
+			continue;
+		n += fn(dir, arg);
 	}
 	closedir(d);
 	falcon_err_clear();
 	return n;
 }
 
+/* The BDFs being gathered by fp_claimed(). */
+struct claimed {
+	const char *node;
+	char (*bdfs)[FALCON_BDF_LEN];
+	size_t cap, n;
+};
+
+/* claimed_in - one other job's BDFs (dir: its RunDir entry) into c. */
+static size_t claimed_in(const char *dir, void *arg)
+{
+	struct claimed *c = arg;
+	char path[PATH_MAX];
+	json_object *o, *a, *x;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/lease.json", dir);
+	if ((o = json_object_from_file(path)) != NULL) {
+		if (!other_node(o, c->node) && json_object_object_get_ex(o, "devices", &a) &&
+		    json_object_is_type(a, json_type_array))
+			for (i = 0; i < json_object_array_length(a); i++)
+				if (json_object_object_get_ex(json_object_array_get_idx(a, i),
+							      "bdf", &x))
+					add_bdf(c->bdfs, c->cap, &c->n, json_object_get_string(x));
+		json_object_put(o);
+	}
+	snprintf(path, sizeof(path), "%s/topology.json", dir);
+	if ((o = json_object_from_file(path)) != NULL) {
+		if (!other_node(o, c->node) && json_object_object_get_ex(o, "local_bdfs", &a) &&
+		    json_object_is_type(a, json_type_array))
+			for (i = 0; i < json_object_array_length(a); i++)
+				add_bdf(c->bdfs, c->cap, &c->n,
+					json_object_get_string(json_object_array_get_idx(a, i)));
+		json_object_put(o);
+	}
+	return 0;
+}
+
+size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
+		  char (*bdfs)[FALCON_BDF_LEN], size_t cap)
+{
+	struct claimed c = { .node = node, .bdfs = bdfs, .cap = cap, .n = 0 };
+
+	each_other_job(conf, self, claimed_in, &c);
+	return c.n;
+}
+
 /* names_ours - lease.json o lists a device (chassis, id) of lease. */
-static const char *names_ours(json_object *o, const struct fp_lease *lease)
+static const char *names_ours(json_object *o, const struct falcon_lease *lease)
 {
 	json_object *a, *x, *c, *id;
 	size_t i, k;
@@ -144,7 +182,7 @@ static const char *names_ours(json_object *o, const struct fp_lease *lease)
 			continue;
 		if (!json_object_object_get_ex(x, "chassis", &c))
 			c = NULL;
-		for (k = 0; k < lease->n; k++)
+		for (k = 0; k < lease->ndevs; k++)
 			if (strcmp(lease->devs[k].id, json_object_get_string(id)) == 0 &&
 			    strcmp(lease->devs[k].chassis,
 				   c && json_object_get_string(c) ? json_object_get_string(c) : "") == 0)
@@ -153,38 +191,41 @@ static const char *names_ours(json_object *o, const struct fp_lease *lease)
 	return NULL;
 }
 
-size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
-		     const struct fp_lease *lease)
+/* The run of fp_drop_stale(). */
+struct stale {
+	uint32_t self;
+	const char *node;
+	const struct falcon_lease *lease;
+};
+
+/* drop_if_stale - remove dir, another job's RunDir entry, when its
+ * lease.json names a device of st->lease; 1 when removed. */
+static size_t drop_if_stale(const char *dir, void *arg)
 {
-	DIR *d = opendir(conf->run_dir);
-	const char *job;
-	size_t n = 0;
+	const struct stale *st = arg;
+	char path[PATH_MAX];
+	const char *dev;
+	json_object *o;
 
-	if (d == NULL)
+	snprintf(path, sizeof(path), "%s/lease.json", dir);
+	if ((o = json_object_from_file(path)) == NULL)
 		return 0;
-	while ((job = next_other_job(d, self)) != NULL) {
-		char path[PATH_MAX], dir[PATH_MAX - 32];
-		const char *dev;
-		json_object *o;
-
-		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", conf->run_dir, job) >=
-		    sizeof(dir))
-			continue;
-		snprintf(path, sizeof(path), "%s/lease.json", dir);
-		if ((o = json_object_from_file(path)) == NULL)
-			continue;
-		dev = other_node(o, node) ? NULL : names_ours(o, lease);
-		if (dev != NULL) {
-			falcon_warn("job %u: %s names %s, which falcond leased to job %u: the record "
-				    "of an ended job; removing %s", self, path, dev, self, dir);
-			fp_rmtree(dir);
-			n++;
-		}
-		json_object_put(o);
+	dev = other_node(o, st->node) ? NULL : names_ours(o, st->lease);
+	if (dev != NULL) {
+		falcon_warn("job %u: %s names %s, which falcond leased to job %u: the record "
+			    "of an ended job; removing %s", st->self, path, dev, st->self, dir);
+		fp_rmtree(dir);
 	}
-	closedir(d);
-	falcon_err_clear();
-	return n;
+	json_object_put(o);
+	return dev != NULL;
+}
+
+size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
+		     const struct falcon_lease *lease)
+{
+	struct stale st = { .self = self, .node = node, .lease = lease };
+
+	return each_other_job(conf, self, drop_if_stale, &st);
 }
 
 int fp_lock(const struct falcon_conf *conf)
@@ -221,7 +262,7 @@ static void jstr(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
 }
 
-json_object *fp_lease_json(const struct fp_lease *l, const char *node)
+json_object *fp_lease_json(const struct falcon_lease *l, const char *node)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	size_t i;
@@ -229,8 +270,13 @@ json_object *fp_lease_json(const struct fp_lease *l, const char *node)
 	jstr(o, "id", l->id);
 	if (node != NULL)
 		jstr(o, "node", node);
-	for (i = 0; i < l->n; i++) {
-		const struct fp_dev *d = &l->devs[i];
+	if (o == NULL || a == NULL) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	for (i = 0; i < l->ndevs; i++) {
+		const struct falcon_lease_dev *d = &l->devs[i];
 		json_object *x = json_object_new_object();
 
 		jstr(x, "chassis", d->chassis);
@@ -268,20 +314,21 @@ static falcon_dev_type_t kind_of(const char *w)
 	return FALCON_DEV_OTHER;
 }
 
-falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l)
+falcon_err_t fp_lease_from_json(json_object *o, struct falcon_lease *l)
 {
 	json_object *a;
 	size_t i;
 	char t[16];
 
 	memset(l, 0, sizeof(*l));
+	l->uid = -1;
 	if (o == NULL || !json_object_object_get_ex(o, "devices", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return falcon_err_set(FALCON_ERR_PARSE, "lease.json: devices: expected an array");
 	gstr(o, "id", l->id, sizeof(l->id));
-	for (i = 0; i < json_object_array_length(a) && l->n < FP_MAX_DEVS; i++) {
+	for (i = 0; i < json_object_array_length(a) && l->ndevs < FP_MAX_DEVS; i++) {
 		json_object *x = json_object_array_get_idx(a, i), *ps;
-		struct fp_dev *d = &l->devs[l->n++];
+		struct falcon_lease_dev *d = &l->devs[l->ndevs++];
 
 		gstr(x, "chassis", d->chassis, sizeof(d->chassis));
 		gstr(x, "id", d->id, sizeof(d->id));

@@ -10,8 +10,8 @@
  * run) calls fp_common.c and fp_slurm.c; the programs (falcon-prolog.c and
  * its two modes, falcon-epilog.c) call them all.  This header includes
  * neither lib/chassis/chassis.h nor lib/pci/topo.h (FALCON_PCI_*); a lease
- * device's kind is lib/core/device.h's falcon_dev_type_t, folded to the
- * kinds the bus tells apart (fp_dev_kind()).
+ * is lib/api/proto.h's record, and a device's kind lib/core/device.h's
+ * falcon_dev_type_t, folded to the kinds the bus tells apart (fp_dev_kind()).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -29,28 +29,21 @@
 #include "core/device.h"
 #include "core/falcon_err.h"
 #include "core/jobtag.h"
+#include "api/proto.h"
 
-#define FP_MAX_DEVS 32   /* FALCON_PROTO_MAX_DEVS */
+#define FP_MAX_DEVS FALCON_PROTO_MAX_DEVS /* devices of one lease */
 #define FP_MAX_GPUS 64   /* GPUs of one host */
 #define FP_MAX_WARNINGS 8 /* hot-plug warnings kept for topology.json */
 
-/* One device of a lease, and where it is on the host's bus. */
-struct fp_dev {
-	char chassis[FALCON_NAME_LEN];
-	char id[FALCON_NAME_LEN];      /* "drawer1_slot3" */
-	char port[FALCON_NAME_LEN];    /* "H1" */
-	falcon_dev_type_t type;        /* GPU, NVMe or other: fp_dev_kind() */
-	char vendor_id[8], device_id[8]; /* "10de", "" = not given */
-	int phys_slot;                 /* PCIe Physical Slot Number the host sees
-					* (falcon_pcicfg_phys_slot()), 0 = unknown */
-	char bdf[FALCON_BDF_LEN];      /* "" = not found on the bus (yet) */
-};
-
-struct fp_lease {
-	char id[48];                   /* "" = none */
-	size_t n;
-	struct fp_dev devs[FP_MAX_DEVS];
-};
+/*
+ * A lease and its devices are lib/api's struct falcon_lease and struct
+ * falcon_lease_dev (api/proto.h), one record from falcond's answer to
+ * lease.json and topology.json: falcond fills its fields, the prolog the
+ * host's (fp_lease_on_host(): kind folded, phys_slot; fp_match(): bdf).
+ * A lease read back from lease.json (fp_lease_from_json()) has only what
+ * that file keeps: id, and per device chassis, id, port, type, vendor_id,
+ * device_id, phys_slot, bdf.
+ */
 
 /* What the programs know about the job. */
 struct fp_job {
@@ -77,21 +70,49 @@ char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t
  * RunDir/<other job>/lease.json devices and "local_bdfs" of their
  * topology.json, appended to bdfs (capacity cap).  Records of another node
  * (their "node", when RunDir is shared) and unreadable files are skipped.
+ * Returns how many were appended (at most cap); never an error.
  */
 size_t fp_claimed(const struct falcon_conf *conf, uint32_t self, const char *node,
 		  char (*bdfs)[FALCON_BDF_LEN], size_t cap);
-/* fp_lock - flock(LOCK_EX) RunDir/.lock (created 0600); fd, or -1 (logged). */
+/* fp_lock - flock(LOCK_EX) RunDir/.lock (created 0600, RunDir 0755 when
+ * missing), waiting as long as another run holds it; the fd, or -1 when
+ * the lock cannot be had (logged: the run goes on without it). */
 int fp_lock(const struct falcon_conf *conf);
+/* fp_unlock - give back fp_lock()'s lock (close fd); fd -1 is nothing. */
 void fp_unlock(int fd);
-/* fp_lease_json / fp_lease_from_json - the lease.json form (node: the
- * Slurm node it is on, NULL = left out).  A device without "phys_slot"
- * (lease.json of an older prolog) gets it from its id "drawer<D>_slot<S>"
- * (fp_phys_slot_of()). */
-json_object *fp_lease_json(const struct fp_lease *l, const char *node);
-falcon_err_t fp_lease_from_json(json_object *o, struct fp_lease *l);
-/* fp_write_json - write o to path atomically, mode 0640, then chown root:gid. */
+/*
+ * fp_lease_on_host - the host's fields of lease l as falcond answered it,
+ * in place: each device's kind folded (fp_dev_kind()), its phys_slot from
+ * its drawer and slot (falcon_pcicfg_phys_slot()), else from its id
+ * (fp_phys_slot_of()), 0 when neither tells; bdf cleared (fp_match()
+ * finds it).
+ */
+void fp_lease_on_host(struct falcon_lease *l);
+/*
+ * fp_lease_json - the lease.json form of l, also topology.json's "lease":
+ * {"id", "node" (node: the Slurm node it is on; NULL = left out),
+ * "devices":[{"chassis","id","port","type","vendor_id","device_id",
+ * "phys_slot","bdf"}]}, an empty string or a phys_slot of 0 as null.  A new
+ * object the caller puts (json_object_put()); NULL only on ENOMEM.
+ */
+json_object *fp_lease_json(const struct falcon_lease *l, const char *node);
+/*
+ * fp_lease_from_json - lease.json object o (as fp_lease_json() writes it,
+ * or an older prolog's) into *l, zeroed first (uid -1): a missing or
+ * mistyped member is "", a "type" other than GPU and NVMe (any case) is
+ * other, a device without a "phys_slot" in 1-8191 gets it from its id
+ * (fp_phys_slot_of()); devices past FP_MAX_DEVS are dropped.
+ * FALCON_ERR_PARSE (detail set) when o is NULL or has no "devices" array.
+ */
+falcon_err_t fp_lease_from_json(json_object *o, struct falcon_lease *l);
+/* fp_write_json - write o (borrowed) pretty-printed to path atomically
+ * (falcon_write_file_atomic()), mode 0640, then, as root, chown root:gid.
+ * FALCON_ERR_NOMEM when o cannot be serialised, FALCON_ERR_IO from the
+ * write or the chown; detail names path. */
 falcon_err_t fp_write_json(const char *path, json_object *o, gid_t gid);
-/* fp_rmtree - remove dir and the regular files in it (one level). */
+/* fp_rmtree - remove dir and the regular files in it (one level); a file
+ * or dir that cannot be removed is logged (warning), a missing dir is
+ * nothing. */
 void fp_rmtree(const char *dir);
 /*
  * fp_dev_kind - t folded to the kinds the prolog matches on the bus:
@@ -116,6 +137,6 @@ int fp_phys_slot_of(const char *id);
  * removed.  Call under fp_lock().
  */
 size_t fp_drop_stale(const struct falcon_conf *conf, uint32_t self, const char *node,
-		     const struct fp_lease *lease);
+		     const struct falcon_lease *lease);
 
 #endif /* FALCON_FP_COMMON_H */

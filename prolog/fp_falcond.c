@@ -16,7 +16,6 @@
 #include "fp_falcond.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "pci/pcicfg.h"
 
 long long fp_falcond_us;
 
@@ -99,27 +98,6 @@ static bool again(struct retry *r, falcon_err_t rv, long ra)
 	return true;
 }
 
-static void from_lease(const struct falcon_lease *l, struct fp_lease *out)
-{
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	falcon_strlcpy(out->id, l->id, sizeof(out->id));
-	for (i = 0; i < l->ndevs && i < FP_MAX_DEVS; i++) {
-		struct fp_dev *d = &out->devs[out->n++];
-
-		falcon_strlcpy(d->chassis, l->devs[i].chassis, sizeof(d->chassis));
-		falcon_strlcpy(d->id, l->devs[i].id, sizeof(d->id));
-		falcon_strlcpy(d->port, l->devs[i].port, sizeof(d->port));
-		falcon_strlcpy(d->vendor_id, l->devs[i].vendor_id, sizeof(d->vendor_id));
-		falcon_strlcpy(d->device_id, l->devs[i].device_id, sizeof(d->device_id));
-		d->type = fp_dev_kind(l->devs[i].type);
-		d->phys_slot = falcon_pcicfg_phys_slot(l->devs[i].drawer, l->devs[i].slot);
-		if (d->phys_slot < 0)
-			d->phys_slot = fp_phys_slot_of(d->id);
-	}
-}
-
 /* compose_req - the request of job on job->node. */
 static void compose_req(const struct fp_job *job, struct falcon_compose_req *req)
 {
@@ -136,12 +114,12 @@ static void compose_req(const struct fp_job *job, struct falcon_compose_req *req
 }
 
 /* compose_try - one POST /v1/compose within deadline; *ra gets its
- * falcon_client_retry_after() (-1 = none). */
+ * falcon_client_retry_after() (-1 = none); *out is set only on FALCON_OK. */
 static falcon_err_t compose_try(const struct falcon_conf *conf, const struct falcon_compose_req *req,
-				long long deadline, struct fp_lease *out, long *ra)
+				long long deadline, struct falcon_lease *out, long *ra)
 {
 	struct falcon_client *cl = NULL;
-	struct falcon_lease lease;
+	struct falcon_lease lease; /* *out only on success: a rollback reads it */
 	long long t0 = fp_now_us();
 	falcon_err_t rv;
 
@@ -152,8 +130,10 @@ static falcon_err_t compose_try(const struct falcon_conf *conf, const struct fal
 		falcon_client_free(cl);
 	}
 	fp_falcond_us += fp_now_us() - t0;
-	if (rv == FALCON_OK)
-		from_lease(&lease, out);
+	if (rv == FALCON_OK) {
+		*out = lease;
+		fp_lease_on_host(out);
+	}
 	return rv;
 }
 
@@ -164,7 +144,7 @@ static falcon_err_t compose_try(const struct falcon_conf *conf, const struct fal
  * waiting told when the reason changes).
  */
 static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp_job *job,
-				 struct retry *r, struct fp_lease *out, bool *job_error,
+				 struct retry *r, struct falcon_lease *out, bool *job_error,
 				 fp_wait_fn waiting, void *arg)
 {
 	struct falcon_compose_req req;
@@ -203,7 +183,7 @@ static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp
 }
 
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
-			long long deadline, struct fp_lease *out, bool *job_error)
+			long long deadline, struct falcon_lease *out, bool *job_error)
 {
 	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
 
@@ -225,7 +205,7 @@ const char *fp_wait_why(falcon_err_t e)
 }
 
 falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job *job,
-			     long long deadline, struct fp_lease *out, bool *job_error,
+			     long long deadline, struct falcon_lease *out, bool *job_error,
 			     fp_wait_fn waiting, void *arg)
 {
 	struct retry r = { .deadline = deadline, .max = -1, .capped = true };
@@ -240,7 +220,7 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
 	struct falcon_client *cl = NULL;
 	json_object *body = NULL, *resp = NULL, *q;
-	struct fp_lease found;
+	struct falcon_lease found;
 	char id[sizeof(found.id)] = "";
 	falcon_err_t rv;
 	long ra;
@@ -308,7 +288,7 @@ void fp_give_back(const struct falcon_conf *conf, uint32_t job, const char *node
 			     "reclaim the lease)", job, node, falcon_errmsg());
 }
 
-falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
+falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct falcon_lease_dev *d,
 			   const char *reason)
 {
 	/* 10 s; only a falcond that says when (Retry-After) is asked again */
@@ -327,7 +307,7 @@ falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *
 }
 
 falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
-			 struct fp_lease *out)
+			 struct falcon_lease *out)
 {
 	/* as fp_quarantine: 10 s, asked again only after a Retry-After */
 	struct retry r = { .deadline = falcon_now_ms() + 10000, .max = 0 };
@@ -354,7 +334,8 @@ falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const cha
 			    FALCON_OK)
 				continue;
 			if (l.job_id == job && strcmp(l.host, node) == 0) {
-				from_lease(&l, out);
+				*out = l;
+				fp_lease_on_host(out);
 				rv = FALCON_OK;
 				break;
 			}
@@ -374,7 +355,7 @@ int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node
 	struct falcon_client *cl = NULL;
 	json_object *rep = NULL;
 	struct retry r = { .deadline = deadline, .max = 3 };
-	struct fp_lease found;
+	struct falcon_lease found;
 	long long t0;
 	falcon_err_t rv;
 

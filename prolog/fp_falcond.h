@@ -23,12 +23,15 @@
  * that wait, inside the same deadline, not counted as a retry: this is the
  * request's one retry loop (lib/api never retries or sleeps).  *job_error
  * is set for errors that are the job's (policy, perm): no retry, the node
- * is fine.  out is filled on FALCON_OK.  Returns the last error.
+ * is fine.  *out is filled on FALCON_OK, with the host's fields
+ * (fp_lease_on_host()); left as it was otherwise.  Returns the last error
+ * (FALCON_ERR_*, detail set).
  */
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
-			long long deadline, struct fp_lease *out, bool *job_error);
+			long long deadline, struct falcon_lease *out, bool *job_error);
 /* fp_wait_fn - told each time the reason of a waiting compose changes:
- * why is the error, detail its message. */
+ * why is the error, detail its message (borrowed for the call); arg is
+ * fp_compose_wait()'s. */
 typedef void (*fp_wait_fn)(falcon_err_t why, const char *detail, void *arg);
 /*
  * fp_compose_wait - fp_compose for PrologSlurmctld: transient errors
@@ -42,7 +45,7 @@ typedef void (*fp_wait_fn)(falcon_err_t why, const char *detail, void *arg);
  * when the deadline passed; *job_error as fp_compose.
  */
 falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job *job,
-			     long long deadline, struct fp_lease *out, bool *job_error,
+			     long long deadline, struct falcon_lease *out, bool *job_error,
 			     fp_wait_fn waiting, void *arg);
 /* fp_wait_why - the word of AdminComment "falcon:waiting=<word>" for a
  * transient compose error e ("falcond_unreachable", "pool_short", ...);
@@ -75,7 +78,7 @@ void fp_give_back(const struct falcon_conf *conf, uint32_t job, const char *node
 /* fp_quarantine - POST /v1/quarantine for one device (reason may be NULL),
  * within 10 s (a 503 with Retry-After sent again inside them).  FALCON_OK,
  * else falcond's error with the detail set. */
-falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *d,
+falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct falcon_lease_dev *d,
 			   const char *reason);
 /*
  * fp_lease_held - after a rescan timeout, is the lease's absence the node's
@@ -93,10 +96,11 @@ falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct fp_dev *
 int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node,
 		  const char *lease, long long deadline, char *why, size_t n);
 /* fp_lease_of - the job's lease on node from GET /v1/status into *out
- * (epilog fallback), within 10 s as fp_quarantine.  FALCON_ERR_NOTFOUND
- * when falcond has none; else its error, the detail set. */
+ * (epilog fallback), with the host's fields (fp_lease_on_host()), within
+ * 10 s as fp_quarantine.  FALCON_ERR_NOTFOUND when falcond has none; else
+ * its error, the detail set. */
 falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
-			 struct fp_lease *out);
+			 struct falcon_lease *out);
 /* fp_round_trip_ms - time spent in falcond calls so far (bench breakdown). */
 extern long long fp_falcond_us;
 

@@ -20,13 +20,18 @@
  * SPANK_FALCON_*).  FALCON_ERR_SLURM / FALCON_ERR_PARSE.
  */
 falcon_err_t fp_slurm_job(struct fp_job *job);
-/* fp_slurm_tag - merge tag into the job's AdminComment (re-read first). */
+/* fp_slurm_tag - merge tag into the job's AdminComment (re-read first:
+ * falcon_tag_merge()); with job->no_slurm only logged.  FALCON_ERR_SLURM
+ * naming the call (slurm_load_job, slurm_update_job), or falcon_tag_merge()'s
+ * error. */
 falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag);
 /*
  * fp_slurm_drain - DRAIN the node with reason ("falcon: ...").  A reason
  * the node already has is never overwritten (slurm_load_node_single()
  * first): an administrator's is kept as it is, falcon's own gets
- * "; reason" appended (unless it holds reason already).
+ * "; reason" appended (unless it holds reason already).  With job->no_slurm
+ * only logged.  FALCON_ERR_SLURM when slurm_update_node fails (a node
+ * whose reason cannot be read is drained with reason, warned).
  */
 falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
 /*
@@ -46,7 +51,8 @@ falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
  */
 falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN], size_t cap,
 			    size_t *n);
-/* fp_slurm_cancel - cancel the job (SIGKILL, whole job). */
+/* fp_slurm_cancel - cancel the job (SIGKILL, whole job), logged; with
+ * job->no_slurm only logged.  FALCON_ERR_SLURM when slurm_kill_job fails. */
 falcon_err_t fp_slurm_cancel(const struct fp_job *job);
 /* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
 extern long long fp_slurm_us;

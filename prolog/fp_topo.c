@@ -69,7 +69,7 @@ static uint16_t hex16(const char *s)
 /* identify - d's BDF by location into d->bdf; false with what was found in
  * why (whylen bytes) when it cannot be positively identified. */
 static bool identify(const struct falcon_topo *t, const struct falcon_host_conf *host,
-		     struct fp_dev *d, char *why, size_t whylen)
+		     struct falcon_lease_dev *d, char *why, size_t whylen)
 {
 	int ad = adapter_of(host, d->port), x;
 
@@ -92,13 +92,13 @@ static bool identify(const struct falcon_topo *t, const struct falcon_host_conf 
 }
 
 int fp_match_in(const struct falcon_topo *t, const struct falcon_host_conf *host,
-		struct fp_lease *lease, char *why, size_t whylen)
+		struct falcon_lease *lease, char *why, size_t whylen)
 {
 	size_t i, missing = 0;
 
 	why[0] = '\0';
-	for (i = 0; i < lease->n; i++) {
-		struct fp_dev *d = &lease->devs[i];
+	for (i = 0; i < lease->ndevs; i++) {
+		struct falcon_lease_dev *d = &lease->devs[i];
 		char what[256];
 		size_t l = strlen(why);
 
@@ -118,7 +118,7 @@ int fp_match_in(const struct falcon_topo *t, const struct falcon_host_conf *host
 	return missing == 0 ? 1 : 0;
 }
 
-int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
+int fp_match(const char *root, const struct falcon_host_conf *host, struct falcon_lease *lease,
 	     char *why, size_t whylen)
 {
 	struct falcon_topo *t = NULL;
@@ -151,7 +151,7 @@ static int int_cmp(const void *a, const void *b)
 /* acs_path - warn (into res->warning, FP_MAX_WARNINGS kept) of every port on
  * the path from device x up to its root port whose ACS Control has P2P
  * Request or Completion Redirect set (PCIe r4.0 sec 7.7.7.3). */
-static void acs_path(const struct falcon_topo *t, int x, const struct fp_dev *d,
+static void acs_path(const struct falcon_topo *t, int x, const struct falcon_lease_dev *d,
 		     struct fp_topo_result *res)
 {
 	int p;
@@ -181,7 +181,7 @@ static void acs_path(const struct falcon_topo *t, int x, const struct fp_dev *d,
  * every BAR its config space implements got an address; ACS redirect on
  * its path is only warned of.  FALCON_ERR_PCI with what to do. */
 static falcon_err_t hotplug_checks(const char *root, const struct falcon_topo *t, int x,
-				   const struct fp_dev *d, struct fp_topo_result *res)
+				   const struct falcon_lease_dev *d, struct fp_topo_result *res)
 {
 	if (t->devs[x].all_ones)
 		return falcon_err_set(FALCON_ERR_PCI, "%s (%s) at %s fell off the bus: its "
@@ -278,7 +278,7 @@ const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falco
 
 falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
 			       const struct falcon_host_conf *host,
-			       const struct fp_lease *lease, int want_local,
+			       const struct falcon_lease *lease, int want_local,
 			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
 			       size_t nclaimed, struct fp_topo_result *res)
 {
@@ -334,8 +334,8 @@ falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
 	res->local_gpus = (int)ngpu;
 	for (i = 0; i < ngpu && i < FP_MAX_GPUS; i++)
 		falcon_strlcpy(res->local_bdfs[res->nlocal++], t->devs[gpus[i]].bdf, FALCON_BDF_LEN);
-	for (i = 0; lease != NULL && i < lease->n; i++) {
-		const struct fp_dev *d = &lease->devs[i];
+	for (i = 0; lease != NULL && i < lease->ndevs; i++) {
+		const struct falcon_lease_dev *d = &lease->devs[i];
 		int x = find_bdf(t, d->bdf);
 
 		if (x < 0) {
@@ -409,8 +409,9 @@ fail:
 	return rv;
 }
 
-size_t fp_dev_holders(const char *root, const char *proc, uint32_t job, const struct fp_dev *d,
-		      char *held, size_t hn, char *reason, size_t n)
+size_t fp_dev_holders(const char *root, const char *proc, uint32_t job,
+		      const struct falcon_lease_dev *d, char *held, size_t hn, char *reason,
+		      size_t n)
 {
 	struct falcon_holder *h = NULL;
 	char *nodes[8];

@@ -49,10 +49,11 @@ falcon_err_t fp_scan(const char *root, const struct falcon_host_conf *host,
 /*
  * fp_match_in - fp_match() on a scan the caller made (fp_scan()): 1 when
  * every lease device is identified in t, 0 when some are not (why says
- * which, as fp_match()).  No scan, no error return; t is borrowed.
+ * which, as fp_match()); fills devs[].bdf as fp_match().  No scan, no
+ * error return; t is borrowed, why (whylen bytes) the caller's.
  */
 int fp_match_in(const struct falcon_topo *t, const struct falcon_host_conf *host,
-		struct fp_lease *lease, char *why, size_t whylen);
+		struct falcon_lease *lease, char *why, size_t whylen);
 
 /*
  * fp_match - find each lease device on the bus under root by where it is
@@ -69,7 +70,7 @@ int fp_match_in(const struct falcon_topo *t, const struct falcon_host_conf *host
  * empty"); a device without a slot number or a port without an adapter
  * is never identified.
  */
-int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_lease *lease,
+int fp_match(const char *root, const struct falcon_host_conf *host, struct falcon_lease *lease,
 	     char *why, size_t whylen);
 
 /*
@@ -78,12 +79,17 @@ int fp_match(const char *root, const struct falcon_host_conf *host, struct fp_le
  * in: one scan per run), or, bus NULL, from a scan made here: the job's
  * GPUs are the lease's plus want_local local NVIDIA GPUs (the SLURM_JOB_GPUS
  * indices among the host's local GPUs by BDF when given, else the first
- * unclaimed ones by BDF).  FALCON_ERR_NORESOURCE when fewer local GPUs are
- * there than asked.  *res is filled (res->topology owned by the caller).
+ * unclaimed ones by BDF; claimed: nclaimed BDFs other jobs hold, borrowed).
+ * FALCON_ERR_NORESOURCE when fewer local GPUs are there than asked (or
+ * SLURM_JOB_GPUS names one the node lacks); FALCON_ERR_PCI when a lease
+ * device is gone from the bus or fails the hot-plug checks (config space
+ * all-ones, a BAR without an address); the scan's and falcon_topo_to_json()'s
+ * errors; detail set.  *res is filled (res->topology a new object the caller
+ * puts, NULL on an error).
  */
 falcon_err_t fp_build_topology(const char *root, const struct falcon_topo *bus,
 			       const struct falcon_host_conf *host,
-			       const struct fp_lease *lease, int want_local,
+			       const struct falcon_lease *lease, int want_local,
 			       const char *job_gpus, char (*claimed)[FALCON_BDF_LEN],
 			       size_t nclaimed, struct fp_topo_result *res);
 /*
@@ -108,8 +114,9 @@ const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falco
  * driver's remove waits for the last close: a held GPU's remove blocks).
  * Returns how many hold it; errors reading /proc are logged, never fatal.
  */
-size_t fp_dev_holders(const char *root, const char *proc, uint32_t job, const struct fp_dev *d,
-		      char *held, size_t hn, char *reason, size_t n);
+size_t fp_dev_holders(const char *root, const char *proc, uint32_t job,
+		      const struct falcon_lease_dev *d, char *held, size_t hn, char *reason,
+		      size_t n);
 /* fp_scan_us - time spent in libpci scans so far (bench breakdown). */
 extern long long fp_scan_us;
 

@@ -25,6 +25,17 @@ endif
 # falcon-epilog.8: a .so link to falcon-prolog.8, which describes both
 dist_man_MANS += doc/falcon-prolog.8 doc/falcon-epilog.8
 
+if HAVE_CHECK
+# lease.json and topology.json's "lease" from falcond's answer, pinned
+check_PROGRAMS += tests/unit/test_fp_lease
+TESTS += tests/unit/test_fp_lease
+tests_unit_test_fp_lease_SOURCES = tests/unit/test_fp_lease.c tests/unit/testutil.h \
+	prolog/fp_common.c prolog/fp_common.h
+tests_unit_test_fp_lease_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/prolog
+tests_unit_test_fp_lease_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) \
+	$(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)
+endif
+
 PROLOG_ITESTS = tests/integration/prolog-direct.sh tests/integration/prolog-slurm.sh \
 	tests/integration/prolog-node2.sh tests/integration/prolog-lib.sh \
 	tests/integration/prolog-identity.sh tests/integration/prolog-hotplug.sh \

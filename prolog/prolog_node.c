@@ -43,7 +43,7 @@ struct node_run {
 	char root[PATH_MAX];
 	char dir[PATH_MAX - 256];
 	long long deadline;        /* falcon_now_ms() */
-	struct fp_lease lease;
+	struct falcon_lease lease;
 	bool composed;
 	struct falcon_topo *bus;   /* the scan the lease was found in (wait_found()) */
 	struct fp_topo_result topo;
@@ -71,7 +71,7 @@ static size_t remove_devices(struct node_run *r)
 	 * wait watches them go */
 	int lock = fp_lock(r->conf);
 
-	for (i = 0; i < r->lease.n; i++)
+	for (i = 0; i < r->lease.ndevs; i++)
 		if (r->lease.devs[i].bdf[0] != '\0') {
 			if (falcon_hp_remove(r->root, r->lease.devs[i].bdf) != FALCON_OK)
 				falcon_warn("rollback: %s", falcon_errmsg());
@@ -79,12 +79,12 @@ static size_t remove_devices(struct node_run *r)
 		}
 	if (n > 0 && falcon_hp_wait_gone(r->root, bdfs, n, 5000) != FALCON_OK)
 		falcon_warn("rollback: %s", falcon_errmsg());
-	for (i = 0; i < r->lease.n; i++)
+	for (i = 0; i < r->lease.ndevs; i++)
 		present[i] = r->lease.devs[i].bdf[0] != '\0' &&
 			     falcon_hp_present(r->root, r->lease.devs[i].bdf);
 	fp_unlock(lock);
-	for (i = 0; i < r->lease.n; i++) {
-		const struct fp_dev *d = &r->lease.devs[i];
+	for (i = 0; i < r->lease.ndevs; i++) {
+		const struct falcon_lease_dev *d = &r->lease.devs[i];
 		char why[300];
 
 		if (!present[i])
@@ -302,7 +302,7 @@ static void run_check(struct node_run *r)
 }
 
 /* on_fault - a degraded link or failed check, by the partition's CheckAction. */
-static int on_fault(struct node_run *r, const char *what, const struct fp_dev *dev)
+static int on_fault(struct node_run *r, const char *what, const struct falcon_lease_dev *dev)
 {
 	char reason[300];
 
@@ -321,11 +321,11 @@ static int on_fault(struct node_run *r, const char *what, const struct fp_dev *d
 	}
 }
 
-static const struct fp_dev *dev_at(const struct node_run *r, const char *bdf_prefix)
+static const struct falcon_lease_dev *dev_at(const struct node_run *r, const char *bdf_prefix)
 {
 	size_t i;
 
-	for (i = 0; i < r->lease.n; i++)
+	for (i = 0; i < r->lease.ndevs; i++)
 		if (r->lease.devs[i].bdf[0] && strncmp(bdf_prefix, r->lease.devs[i].bdf, 12) == 0)
 			return &r->lease.devs[i];
 	return NULL;

@@ -70,7 +70,7 @@ static void ctld_rollback(const struct ctld_run *c)
  * waiting until c->deadline; the exit code for Slurm. */
 static int ctld_compose(struct ctld_run *c)
 {
-	struct fp_lease lease;
+	struct falcon_lease lease;
 	char detail[400], tag[128];
 	bool job_err = false;
 	falcon_err_t rv;
@@ -88,7 +88,7 @@ static int ctld_compose(struct ctld_run *c)
 		if (rv == FALCON_OK) {
 			falcon_strlcpy(c->lease[i], lease.id, sizeof(c->lease[i]));
 			falcon_info("job %u: lease %s on %s (%zu device(s))", c->job->id, lease.id,
-				    c->nodes[i], lease.n);
+				    c->nodes[i], lease.ndevs);
 			continue;
 		}
 		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());

@@ -14,6 +14,7 @@
  * A lease: {"id","job_id","uid","host","partition","place","state",
  *           "created","devices":[{"chassis","id","port","drawer","slot","type",
  *           "vendor_id","device_id","serial"}]}; times in ms since the epoch.
+ *           A device's phys_slot and bdf (the host's) are not sent.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -70,14 +71,26 @@ struct falcon_device_req {
 	char reason[256];                  /* quarantine only; "" allowed */
 };
 
+/*
+ * One device of a lease: the one record of a device from falcond's answer
+ * to the prolog's lease.json and topology.json.  The fields up to serial
+ * are falcond's (the wire and the ledger); phys_slot and bdf are the
+ * host's, filled by falcon-prolog (prolog/fp_common.h fp_lease_on_host(),
+ * fp_match()) and never on falcond's wire: falcon_proto_lease_json() does
+ * not write them and falcon_proto_lease_from_json() leaves them 0 and "".
+ */
 struct falcon_lease_dev {
 	char chassis[FALCON_NAME_LEN];
 	char id[FALCON_NAME_LEN];          /* "drawer1_slot3" */
 	char port[FALCON_NAME_LEN];        /* host port it is attached to ("H1") */
 	int drawer, slot;
 	falcon_dev_type_t type;
-	char vendor_id[8], device_id[8];
+	char vendor_id[8], device_id[8];   /* "10de", "" = not given */
 	char serial[64];
+	/* the host's, not on falcond's wire */
+	int phys_slot;                     /* PCIe Physical Slot Number the host sees
+					    * (falcon_pcicfg_phys_slot()), 0 = unknown */
+	char bdf[FALCON_BDF_LEN];          /* "0000:3d:00.0", "" = not found on the bus (yet) */
 };
 
 struct falcon_lease {

@@ -60,8 +60,9 @@ struct falcon_cg_rules {
  * caller as such when *guessed is set).  guessed NULL: no guess, a GPU
  * without "minor" or a usable "dev" is left out (for rules written into
  * other jobs' cgroups, where a wrong minor would close a device that is
- * theirs).  where names the file for
- * messages.  FALCON_ERR_PARSE naming where and the field when "gpus" is not
+ * theirs).  where names the file for messages.  minors (the caller's,
+ * FALCON_CG_GPU_MINORS entries) is only set, never cleared; topology is
+ * borrowed.  FALCON_ERR_PARSE naming where and the field when "gpus" is not
  * an array of objects or a GPU's minor cannot be told; minors is then
  * partly filled.
  */
@@ -98,9 +99,11 @@ falcon_err_t falcon_cg_gpu_rules(const bool deny[FALCON_CG_GPU_MINORS], struct f
  *  - both: the composed NVMe ("nvme_devices") of the other jobs.
  * Another job's topology.json that cannot be read or parsed is skipped with
  * a warning (it is that job's problem).  *guessed as falcon_cg_gpu_minors for
- * the job's own file.  FALCON_ERR_PARSE/IO for the job's own topology.json;
- * FALCON_ERR_IO when rundir cannot be listed (a missing rundir is no
- * error: no job has devices).
+ * the job's own file.  The rules are appended to rules (not cleared first).
+ * FALCON_ERR_PARSE/IO/NOMEM for the job's own topology.json; FALCON_ERR_IO
+ * when rundir cannot be listed (a missing rundir is no error: no job has
+ * devices); FALCON_ERR_INVAL when RUNDIR/<jobid>/topology.json is longer
+ * than 4095 bytes; FALCON_ERR_NORESOURCE when rules is full.
  */
 falcon_err_t falcon_cg_job_rules(const char *rundir, uint32_t jobid, struct falcon_cg_rules *rules,
 			      bool *guessed);
@@ -108,9 +111,10 @@ falcon_err_t falcon_cg_job_rules(const char *rundir, uint32_t jobid, struct falc
 /*
  * falcon_cg_devices_root - the mount point of the cgroup v1 devices
  * controller, from /proc/self/mountinfo (the env FALCON_CGROUP_DEVICES
- * overrides it: tests).  Copies it into buf (len bytes).
- * FALCON_ERR_NOTFOUND when no cgroup v1 hierarchy has the devices
- * controller (cgroup v2 only, or none).
+ * overrides it: tests).  Copies it into buf (len bytes, the caller's;
+ * truncated to len - 1 bytes when longer).  FALCON_ERR_NOTFOUND when no
+ * cgroup v1 hierarchy has the devices controller (cgroup v2 only, or
+ * none); FALCON_ERR_IO when /proc/self/mountinfo cannot be read.
  */
 falcon_err_t falcon_cg_devices_root(char *buf, size_t len);
 
@@ -121,7 +125,7 @@ falcon_err_t falcon_cg_devices_root(char *buf, size_t len);
  * *ndirs (may be NULL) gets how many job cgroups were written.
  * FALCON_ERR_NOTFOUND when the job has no cgroup there (task/cgroup or
  * ConstrainDevices not configured); FALCON_ERR_IO naming the file on a
- * failed write.
+ * failed write; FALCON_ERR_INVAL when a cgroup path is over 4095 bytes.
  */
 falcon_err_t falcon_cg_deny_job(const char *root, uint32_t jobid, const struct falcon_cg_rules *rules,
 			     unsigned *ndirs);
@@ -132,7 +136,8 @@ falcon_err_t falcon_cg_deny_job(const char *root, uint32_t jobid, const struct f
  * just composed for except_jobid are closed to the jobs already running.
  * *njobs (may be NULL) gets how many cgroups were written.  A job cgroup
  * that vanishes meanwhile is no error; FALCON_ERR_IO on another failed
- * write (the others are still written).
+ * write (the others are still written); FALCON_ERR_INVAL when root is over
+ * 4095 bytes.
  */
 falcon_err_t falcon_cg_deny_others(const char *root, uint32_t except_jobid,
 				const struct falcon_cg_rules *rules, unsigned *njobs);
@@ -143,7 +148,9 @@ falcon_err_t falcon_cg_deny_others(const char *root, uint32_t except_jobid,
  * falcon_only, no guess) and composed NVMe (falcon_cg_nvme_rules) denied in every other job cgroup of this
  * host (falcon_cg_deny_others).  FALCON_OK without doing anything when there
  * is no cgroup v1 devices controller or no falcon device.  *njobs as in
- * falcon_cg_deny_others (may be NULL).
+ * falcon_cg_deny_others (may be NULL); topology is borrowed.  Errors:
+ * FALCON_ERR_NOMEM, and those of falcon_cg_gpu_minors,
+ * falcon_cg_nvme_rules and falcon_cg_deny_others (detail set).
  */
 falcon_err_t falcon_cg_propagate(json_object *topology, uint32_t jobid, unsigned *njobs);
 
@@ -157,7 +164,9 @@ void falcon_cg_prolog(json_object *topology, uint32_t jobid);
 /*
  * falcon_cg_propagate_file - falcon_cg_propagate with RUNDIR/<jobid>/topology.json
  * (spank_falcon, for a prolog that did not propagate).  FALCON_OK when the
- * file does not exist; its read and parse errors otherwise.
+ * file does not exist; its read and parse errors otherwise (FALCON_ERR_IO,
+ * PARSE, NOMEM), FALCON_ERR_INVAL when its path is over 4095 bytes, then
+ * falcon_cg_propagate's.
  */
 falcon_err_t falcon_cg_propagate_file(const char *rundir, uint32_t jobid, unsigned *njobs);
 
@@ -170,7 +179,7 @@ falcon_err_t falcon_cg_propagate_file(const char *rundir, uint32_t jobid, unsign
  * rules).  Raw bpf(2), no libbpf.  The program stays attached until the
  * cgroup is removed; a cgroup holds at most 64 programs
  * (BPF_CGROUP_MAX_PROGS), so attach once per cgroup.  FALCON_OK with
- * nothing done for no rules; FALCON_ERR_UNSUPPORTED when the kernel
+ * nothing done for no rules; FALCON_ERR_NOMEM; FALCON_ERR_UNSUPPORTED when the kernel
  * refuses the program (no CONFIG_CGROUP_BPF, not CAP_SYS_ADMIN),
  * FALCON_ERR_NOTFOUND when cgdir does not exist, FALCON_ERR_IO when the
  * attach fails; each names the call and errno.
@@ -182,8 +191,10 @@ falcon_err_t falcon_cg_bpf_deny(const char *cgdir, const struct falcon_cg_rules 
  * mount point from /proc/self/mountinfo + the "0::" path of
  * /proc/self/cgroup), when that path is inside job jobid's cgroup
  * (".../job_<jobid>/...": Slurm's cgroup/v2 task cgroup), into buf (len
- * bytes).  FALCON_ERR_NOTFOUND when no cgroup2 is mounted or the process
- * is not in the job's cgroup.
+ * bytes, the caller's).  FALCON_ERR_NOTFOUND when no cgroup2 is mounted or
+ * the process is not in the job's cgroup; FALCON_ERR_IO when
+ * /proc/self/mountinfo or /proc/self/cgroup cannot be read;
+ * FALCON_ERR_INVAL when the path does not fit in len bytes.
  */
 falcon_err_t falcon_cg_v2_own(uint32_t jobid, char *buf, size_t len);
 

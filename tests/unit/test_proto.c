@@ -217,6 +217,40 @@ START_TEST(lease_devices_bound)
 }
 END_TEST
 
+/* A device's host fields (phys_slot, bdf: falcon-prolog's) are never on
+ * falcond's wire, and the ledger's lease as falcond wrote it before the
+ * fields existed still parses, with them 0 and "". */
+START_TEST(lease_host_fields_not_sent)
+{
+	static const char ledger[] =
+		"{\"id\":\"L-4\",\"job_id\":104,\"uid\":1001,\"host\":\"node1\","
+		"\"partition\":\"\",\"place\":\"pack\",\"state\":\"active\","
+		"\"created\":1700000000000,\"devices\":[{\"chassis\":\"c1\","
+		"\"id\":\"drawer2_slot5\",\"port\":\"H2\",\"drawer\":2,\"slot\":5,"
+		"\"type\":\"NVMe\",\"vendor_id\":\"8086\",\"device_id\":\"0a54\","
+		"\"serial\":\"SN5\"}]}";
+	struct falcon_lease l;
+	json_object *o, *d;
+
+	o = json_tokener_parse(ledger);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l), FALCON_OK);
+	json_object_put(o);
+	ck_assert_uint_eq(l.ndevs, 1);
+	ck_assert_int_eq(l.devs[0].phys_slot, 0);
+	ck_assert_str_eq(l.devs[0].bdf, "");
+	ck_assert_int_eq(l.devs[0].type, FALCON_DEV_NVME);
+	l.devs[0].phys_slot = 13;
+	strcpy(l.devs[0].bdf, "0000:b5:00.0");
+	o = falcon_proto_lease_json(&l);
+	ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), ledger);
+	d = json_object_array_get_idx(json_object_object_get(o, "devices"), 0);
+	ck_assert(!json_object_object_get_ex(d, "bdf", NULL));
+	ck_assert(!json_object_object_get_ex(d, "phys_slot", NULL));
+	json_object_put(o);
+}
+END_TEST
+
 START_TEST(sha256_vector)
 {
 	char h[FALCON_SHA256_HEX_LEN];
@@ -424,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, device_unquarantine_no_reason);
 	tcase_add_test(tc, lease_round_trip);
 	tcase_add_test(tc, lease_devices_bound);
+	tcase_add_test(tc, lease_host_fields_not_sent);
 	tcase_add_test(tc, err_names);
 	tcase_add_test(tc, place_words);
 	tcase_add_test(tc, client_url_list);
