@@ -572,6 +572,18 @@ static struct json_object *port_switches(const struct sim_config *cfg, int p)
 	return a;
 }
 
+/* switches - the drawers' switches collection. */
+static struct json_object *switches(void)
+{
+	struct json_object *m = json_object_new_array();
+	int d;
+
+	for (d = 1; d <= SIM_DRAWERS; d++)
+		json_object_array_add(m, jlink(RF "/Fabrics/PCIe/Switches/drawer%d", d));
+	return collection("#SwitchCollection.SwitchCollection", "PCIe Switch Collection",
+			  RF "/Fabrics/PCIe/Switches", m);
+}
+
 /* pcie_switch - drawer d's PCIe switch (1-based), with the host ports
  * cabled to it as its upstream ports' endpoints. */
 static struct json_object *pcie_switch(struct sim_server *srv, int d)
@@ -1228,12 +1240,7 @@ static struct json_object *render(struct sim_server *srv, const struct route *r)
 		return collection("#ZoneCollection.ZoneCollection", "PCIe Zone Collection",
 				  RF "/Fabrics/PCIe/Zones", m);
 	case K_ZONE: return zone(srv, r->p);
-	case K_SW_COLL:
-		m = json_object_new_array();
-		for (p = 1; p <= SIM_DRAWERS; p++)
-			json_object_array_add(m, jlink(RF "/Fabrics/PCIe/Switches/drawer%d", p));
-		return collection("#SwitchCollection.SwitchCollection", "PCIe Switch Collection",
-				  RF "/Fabrics/PCIe/Switches", m);
+	case K_SW_COLL: return switches();
 	case K_SW: return pcie_switch(srv, r->d);
 	case K_COMP: return composition_service();
 	case K_RB_COLL:
