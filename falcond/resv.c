@@ -33,6 +33,8 @@
 #endif
 
 #include "resv.h"
+#include "balance.h"
+#include "slurmcheck.h"
 #include "history.h"
 #include "core/log.h"
 #include "core/policy.h"
@@ -430,6 +432,8 @@ static void *resv_thread(void *arg)
 		g_chassis_ok = false;
 		pthread_mutex_unlock(&g_lock);
 		resv_sync(g_st);
+		falcond_slurm_check_once(g_st);
+		falcond_balance_run(g_st);
 		if (heal) {
 			resume_drains(g_st);
 			release_jobs(g_st);

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +255,254 @@ falcon_err_t falcon_fleet_licenses(const struct falcon_conf *conf, const char *o
 	if (changed != NULL)
 		*changed = any;
 	return FALCON_OK;
+}
+
+/* list_has - does the ','-list s hold word w? */
+static bool list_has(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	while (s != NULL && *s != '\0') {
+		size_t len = strcspn(s, ",");
+
+		if (len == n && strncmp(s, w, n) == 0)
+			return true;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return false;
+}
+
+/* lic_total - the count of license name in Licenses= s ("a:8,b"; a bare
+ * name counts 1); -1 when absent. */
+static long lic_total(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (s != NULL && *s != '\0') {
+		size_t len = strcspn(s, ",;");
+
+		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':' || s[n] == '='))
+			return len == n ? 1 : strtol(s + n + 1, NULL, 10);
+		s += len;
+		if (*s != '\0')
+			s++;
+	}
+	return -1;
+}
+
+/* gres_count - the count of GRES name in a node's Gres ("a:8,b:type:2(S:0)"), -1 absent. */
+static long gres_count(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (s != NULL && *s != '\0') {
+		size_t len = strcspn(s, ",");
+		const char *colon;
+
+		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':')) {
+			if (len == n)
+				return 1;
+			colon = s + n;
+			while (memchr(colon + 1, ':', len - (size_t)(colon + 1 - s)) != NULL)
+				colon = memchr(colon + 1, ':', len - (size_t)(colon + 1 - s));
+			return strtol(colon + 1, NULL, 10);
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return -1;
+}
+
+static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	(*n)++;
+	if (problem != NULL)
+		problem(msg, arg);
+}
+
+/* check_licenses - the per-chassis licenses of falcon_slurm_check(). */
+static void check_licenses(const struct falcon_conf *conf, const struct falcon_slurm_view *v,
+			   const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
+			   void *arg, size_t *n)
+{
+	char name[FALCON_NAME_LEN + 8];
+	const long *want;
+	long have;
+	size_t c;
+	int t;
+
+	for (c = 0; c < conf->nchassis; c++) {
+		const char *cn = conf->chassis[c].name;
+
+		if (lic_total(v->licenses, cn) >= 0)
+			problemf(problem, arg, n, "Licenses= has %s, the single license of both types "
+				 "of earlier releases: use %s_gpu and %s_nvme", cn, cn, cn);
+		for (t = 0; t < 2 && !v->hres; t++) {
+			falcon_dev_type_t type = t == 0 ? FALCON_DEV_GPU : FALCON_DEV_NVME;
+
+			want = t == 0 ? gpus : nvme;
+			if (falcon_license_name(cn, type, name, sizeof(name)) != FALCON_OK)
+				continue;
+			have = lic_total(v->licenses, name);
+			if (have < 0 && (want == NULL || want[c] != 0))
+				problemf(problem, arg, n, "chassis %s has no license %s in slurm.conf "
+					 "Licenses= (falconctl slurm-conf)", cn, name);
+			else if (have >= 0 && want != NULL && want[c] >= 0 && have != want[c])
+				problemf(problem, arg, n, "Licenses=%s:%ld but chassis %s has %ld %s",
+					 name, have, cn, want[c], t == 0 ? "GPUs" : "NVMe");
+		}
+	}
+}
+
+size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_slurm_view *v,
+			  const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
+			  void *arg)
+{
+	char feat[FALCON_NAME_LEN + 16];
+	size_t n = 0, h, i, c;
+
+	check_licenses(conf, v, gpus, nvme, problem, arg, &n);
+	for (h = 0; h < conf->nhosts; h++) {
+		const struct falcon_host_conf *hc = &conf->hosts[h];
+
+		for (i = 0; i < v->nnodes && strcmp(v->node[i], hc->name) != 0; i++)
+			;
+		if (i == v->nnodes) {
+			problemf(problem, arg, &n, "HostName=%s (chassis %s) is not a node of "
+				 "slurm.conf", hc->name, hc->chassis);
+			continue;
+		}
+		if (gres_count(v->gres ? v->gres[i] : NULL, "falcon_gpu") < 0)
+			problemf(problem, arg, &n, "node %s has no Gres=falcon_gpu:N", hc->name);
+		snprintf(feat, sizeof(feat), "%s%s", FALCON_FLEET_FEATURE_PREFIX, hc->chassis);
+		if (conf->nchassis > 1 && !v->hres &&
+		    !list_has(v->features ? v->features[i] : NULL, feat))
+			problemf(problem, arg, &n, "node %s is cabled to chassis %s (falcon.conf) but "
+				 "lacks Features=%s", hc->name, hc->chassis, feat);
+	}
+	for (i = 0; i < v->nnodes; i++)
+		for (c = 0; c < conf->nchassis; c++) {
+			const struct falcon_host_conf *hc = falcon_conf_host(conf, v->node[i]);
+
+			snprintf(feat, sizeof(feat), "%s%s", FALCON_FLEET_FEATURE_PREFIX,
+				 conf->chassis[c].name);
+			if (list_has(v->features ? v->features[i] : NULL, feat) &&
+			    (hc == NULL || strcmp(hc->chassis, conf->chassis[c].name) != 0))
+				problemf(problem, arg, &n, "node %s has Features=%s but falcon.conf "
+					 "cables it to %s", v->node[i], feat,
+					 hc ? hc->chassis : "no chassis");
+		}
+	return n;
+}
+
+/* count_str - "8" or "COUNT" (unknown: counted in *unknown). */
+static const char *count_str(const long *v, size_t c, char *buf, size_t n, size_t *unknown)
+{
+	if (v == NULL || v[c] < 0) {
+		(*unknown)++;
+		return "COUNT";
+	}
+	snprintf(buf, n, "%ld", v[c]);
+	return buf;
+}
+
+/* hosts_of - the HostName= list of chassis c (NULL = all), ','-joined. */
+static void hosts_of(const struct falcon_conf *conf, const char *chassis, char *buf, size_t n)
+{
+	size_t h, off = 0;
+
+	buf[0] = '\0';
+	for (h = 0; h < conf->nhosts && off < n; h++)
+		if (chassis == NULL || strcmp(conf->hosts[h].chassis, chassis) == 0)
+			off += (size_t)snprintf(buf + off, n - off, "%s%s", off ? "," : "",
+						conf->hosts[h].name);
+}
+
+/* write_hres - resources.yaml of falcon_slurm_conf_write(). */
+static void write_hres(const struct falcon_conf *conf, const long *gpus, const long *nvme,
+		       FILE *f, size_t *unknown)
+{
+	char hosts[4096], b[32];
+	size_t c;
+	int t;
+
+	fprintf(f, "# --- resources.yaml (beside slurm.conf; HRES, Slurm 25.11+ MODE_3: a job's\n"
+		   "# per-node count is taken from each of its nodes' own chassis)\n---\n");
+	for (t = 0; t < 2; t++) {
+		fprintf(f, "- resource: %s\n  mode: MODE_3\n  layers:\n",
+			t == 0 ? FALCON_HRES_GPU : FALCON_HRES_NVME);
+		if (conf->nchassis > 1) {
+			hosts_of(conf, NULL, hosts, sizeof(hosts));
+			fprintf(f, "    - nodes: [\"%s\"]   # every cabled node (the root)\n"
+				   "      count: -1\n", hosts);
+		}
+		for (c = 0; c < conf->nchassis; c++) {
+			hosts_of(conf, conf->chassis[c].name, hosts, sizeof(hosts));
+			fprintf(f, "    - nodes: [\"%s\"]   # chassis %s\n      count: %s\n", hosts,
+				conf->chassis[c].name,
+				count_str(t == 0 ? gpus : nvme, c, b, sizeof(b), unknown));
+		}
+	}
+}
+
+size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
+			       const long *nvme, int major, int minor, FILE *f)
+{
+	bool hres = major > 25 || (major == 25 && minor >= 11);
+	char b1[32], b2[32];
+	size_t unknown = 0, c, h, off;
+
+	fprintf(f, "# falconctl slurm-conf: %zu chassis, %zu hosts of %s, for Slurm %d.%02d\n",
+		conf->nchassis, conf->nhosts, conf->path ? conf->path : "falcon.conf", major, minor);
+	fprintf(f, "# --- slurm.conf\nGresTypes=falcon_gpu,falcon_nvme\nJobSubmitPlugins=falcon\n");
+	if (!hres && conf->nchassis > 0) {
+		fprintf(f, "Licenses=");
+		for (c = 0, off = 0; c < conf->nchassis; c++)
+			fprintf(f, "%s%s_gpu:%s,%s_nvme:%s", c ? "," : "", conf->chassis[c].name,
+				count_str(gpus, c, b1, sizeof(b1), &unknown), conf->chassis[c].name,
+				count_str(nvme, c, b2, sizeof(b2), &unknown));
+		fprintf(f, "\n");
+		(void)off;
+	}
+	fprintf(f, "# each host's NodeName= line gets these (merge them into yours):\n");
+	for (h = 0; h < conf->nhosts; h++) {
+		for (c = 0; c < conf->nchassis; c++)
+			if (strcmp(conf->chassis[c].name, conf->hosts[h].chassis) == 0)
+				break;
+		if (c == conf->nchassis)
+			continue;
+		fprintf(f, "NodeName=%s Gres=falcon_gpu:%s,falcon_nvme:%s", conf->hosts[h].name,
+			count_str(gpus, c, b1, sizeof(b1), &unknown),
+			count_str(nvme, c, b2, sizeof(b2), &unknown));
+		if (conf->nchassis > 1 && !hres)
+			fprintf(f, " Features=%s%s", FALCON_FLEET_FEATURE_PREFIX,
+				conf->chassis[c].name);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "# --- gres.conf\n");
+	for (h = 0; h < conf->nhosts; h++) {
+		for (c = 0; c < conf->nchassis; c++)
+			if (strcmp(conf->chassis[c].name, conf->hosts[h].chassis) == 0)
+				break;
+		if (c == conf->nchassis)
+			continue;
+		fprintf(f, "NodeName=%s Name=falcon_gpu Count=%s Flags=CountOnly\n"
+			   "NodeName=%s Name=falcon_nvme Count=%s Flags=CountOnly\n",
+			conf->hosts[h].name, count_str(gpus, c, b1, sizeof(b1), &unknown),
+			conf->hosts[h].name, count_str(nvme, c, b2, sizeof(b2), &unknown));
+	}
+	if (hres)
+		write_hres(conf, gpus, nvme, f, &unknown);
+	return unknown;
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/conf.h"
 #include "core/falcon_err.h"
@@ -105,5 +106,58 @@ falcon_err_t falcon_fleet_constraint(const struct falcon_conf *conf, const char 
 falcon_err_t falcon_fleet_licenses(const struct falcon_conf *conf, const char *old,
 				   const struct falcon_fleet_pick *pick, int gpus, int nvme,
 				   char **out, bool *changed);
+
+/* The HRES resources (Slurm 25.11+, resources.yaml(5) MODE_3) that count a
+ * fleet's devices: one per device type, a layer per chassis. */
+#define FALCON_HRES_GPU "falcon_pool_gpu"
+#define FALCON_HRES_NVME "falcon_pool_nvme"
+
+/* What Slurm says of itself, for falcon_slurm_check(): the caller's
+ * strings (slurm_load_ctl_conf(), slurm_load_node()). */
+struct falcon_slurm_view {
+	const char *licenses;        /* slurm.conf Licenses= ("c1_gpu:8,c1_nvme:1"), NULL = none */
+	size_t nnodes;
+	const char *const *node;     /* node names */
+	const char *const *features; /* each node's features ("a,b"), NULL = none */
+	const char *const *gres;     /* each node's Gres ("falcon_gpu:16,falcon_nvme:2"), NULL = none */
+	bool hres;                   /* FALCON_HRES_GPU is a resource of slurmctld (25.11+) */
+};
+
+/* falcon_slurm_problem_fn - one disagreement, a sentence without newline. */
+typedef void (*falcon_slurm_problem_fn)(const char *msg, void *arg);
+
+/*
+ * falcon_slurm_check - slurm.conf against falcon.conf and the chassis'
+ * device counts (gpus[c], nvme[c] per conf->chassis[c]; NULL or < 0 =
+ * unknown): every chassis C has licenses C_gpu and C_nvme of its counts
+ * (unless v->hres), and no license of the bare name C (earlier releases'
+ * single license); every HostName= is a Slurm node with a falcon_gpu GRES;
+ * with several chassis, each such node has the feature falcon_<its
+ * chassis> and no other chassis' feature (unless v->hres), and no node
+ * carries the feature of a chassis falcon.conf does not cable it to.
+ * Each disagreement goes to problem (e.g. "Licenses=c1_gpu:4 but chassis
+ * c1 has 8 GPUs").  Returns their number.  Sources: job_submit_falcon(8),
+ * falcon.conf(5) SLURM; Slurm 22.05+ slurm.conf(5) Licenses=, Features=.
+ */
+size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_slurm_view *v,
+			  const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
+			  void *arg);
+
+/*
+ * falcon_slurm_conf_write - the Slurm side of conf, for Slurm release
+ * major.minor (22.05 on), to f: slurm.conf (GresTypes, JobSubmitPlugins,
+ * Licenses= per chassis and device type, each HostName='s Gres= and, with
+ * several chassis, Features=falcon_<C>), gres.conf (CountOnly lines), and
+ * from 25.11 on a resources.yaml (HRES MODE_3: resource FALCON_HRES_GPU /
+ * FALCON_HRES_NVME, a root layer of every cabled node with count -1 and a
+ * layer per chassis of its nodes with its count; MODE_3 counts a job's
+ * request per node on each node's own chassis) in place of the licenses
+ * and features.  gpus[c], nvme[c]: the chassis' devices (< 0 = unknown:
+ * written as COUNT for the admin to fill).  Returns the number of unknown
+ * counts written.  Sources: Slurm 25.11+ resources.yaml(5) (MODE_3 first
+ * in 25.11: licenses.c HRES_MODE_3), slurm.conf(5), gres.conf(5).
+ */
+size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
+			       const long *nvme, int major, int minor, FILE *f);
 
 #endif /* FALCON_FLEET_H */

@@ -49,6 +49,7 @@ ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/ Backend=redfish-fabric Mode=st
 ChassisName=c2 Url=http://127.0.0.1:$SIM_PORT_c2/ Backend=redfish-fabric Mode=standard Timeout=5
 HostName=$FP_HOST Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
 HostName=node2 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+ReconcileInterval=5
 PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
 EOC
 fd_start_falcond
@@ -72,6 +73,27 @@ ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falc
 sed -e "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
 	-e "s|^RunDir=.*|RunDir=$t_tmp/run2|" "$FALCON_CONF" >"$conf2"
 echo "FalcondUrl=http://10.77.$ns.1:$FD_PORT" >>"$conf2"
+# falcond asking this cluster's slurmctld: its re-pin of pending jobs
+fp_falcond_with_slurm
+
+# -- slurm.conf as falconctl slurm-conf writes it; falcond and falconctl
+# status find that it agrees, and say where a falcon.conf disagrees
+"$FALCONCTL" slurm-conf >"$t_tmp/slurm-conf.out" || t_fail "falconctl slurm-conf failed"
+grep -qx "Licenses=c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1" "$t_tmp/slurm-conf.out" &&
+	grep -qx "NodeName=node2 Gres=falcon_gpu:8,falcon_nvme:1 Features=falcon_c2" "$t_tmp/slurm-conf.out" ||
+	t_fail "falconctl slurm-conf: $(cat "$t_tmp/slurm-conf.out")"
+wait_for 30 "falcond's slurm.conf check" grep -q \
+	"slurm.conf agrees with falcon.conf (2 chassis, 2 hosts)" "$t_tmp/falcond.log" ||
+	t_fail "falcond: $(grep slurm.conf "$t_tmp/falcond.log")"
+"$FALCONCTL" status >"$t_tmp/status.out" 2>&1 || t_fail "falconctl status: $(cat "$t_tmp/status.out")"
+grep -qx "slurm.conf agrees with falcon.conf" "$t_tmp/status.out" ||
+	t_fail "falconctl status: $(tail -5 "$t_tmp/status.out")"
+sed 's/^HostName=node2 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0/HostName=node2 Chassis=c1 Port=H3 Adapter=0000:3b:00.0/' \
+	"$FALCON_CONF" >"$t_tmp/moved.conf"
+"$FALCONCTL" status --config "$t_tmp/moved.conf" >"$t_tmp/status.out" 2>&1 || true
+grep -q "slurm.conf: node node2 has Features=falcon_c2 but falcon.conf cables it to c1" "$t_tmp/status.out" ||
+	t_fail "falconctl status with node2 moved: $(tail -5 "$t_tmp/status.out")"
+t_ok "falconctl slurm-conf wrote this slurm.conf; falcond and falconctl status check it"
 
 # present C - the GPUs of chassis C on a host's bus
 present() {
@@ -111,9 +133,30 @@ lic=$(jf "$jc" Licenses); feat=$(jf "$jc" Features)
 [ "$(squeue -h -j "$jc" -o %r)" = Licenses ] || t_fail "job $jc pends for $(squeue -h -j "$jc" -o %r)"
 t_ok "job $jc (-N 2) pends for licenses: $lic, $feat"
 
-scancel "$ja" "$jb"
-s_wait_done "$ja"
+# -- both chassis full; a one-node job is pinned to c1 (the first that can
+# ever hold it) and pends; once c2 frees, falcond clears the pin and
+# job_submit_falcon picks c2: it starts before c1 frees
+je=$(sbatch --parsable -w node2 --gres=falcon_gpu:6 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$je" RUNNING
+jd=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+sleep 2
+[ "$(s_job_state "$jd")" = PENDING ] && [ "$(jf "$jd" Features)" = falcon_c1 ] ||
+	t_fail "job $jd: $(s_job_state "$jd"), constraint $(jf "$jd" Features)"
+scancel "$jb" "$je"
 s_wait_done "$jb"
+s_wait_done "$je"
+wait_for 60 "job $jd to run" s_in_state "$jd" RUNNING ||
+	{ tail -5 "$t_tmp/falcond.log" >&2; t_fail "job $jd: $s_st, constraint $(jf "$jd" Features)"; }
+[ "$(jf "$jd" NodeList)" = node2 ] && [ "$(jf "$jd" Licenses)" = c2_gpu:2 ] ||
+	t_fail "job $jd: on $(jf "$jd" NodeList), licenses $(jf "$jd" Licenses)"
+grep -q "job $jd: pending for licenses of chassis c1 while c2" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not log the re-pin of job $jd"
+[ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc") while c1 is full"
+t_ok "job $jd re-pinned by falcond from c1 (full) to c2 once c2 freed: runs on node2"
+
+scancel "$ja" "$jd"
+s_wait_done "$ja"
+s_wait_done "$jd"
 wait_for 120 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED NODE_FAIL ||
 	{ prolog_logs; t_fail "job $jc: $s_st"; }
 [ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $jc: $s_st"; }

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +170,89 @@ START_TEST(test_constraint_licenses)
 }
 END_TEST
 
+
+static void collect(const char *msg, void *arg)
+{
+	char *buf = arg;
+
+	strncat(buf, msg, 4095 - strlen(buf));
+	strncat(buf, "\n", 4095 - strlen(buf));
+}
+
+START_TEST(test_slurm_check)
+{
+	struct falcon_conf *c = load();
+	const char *node[] = { "n1", "n2", "n3", "x" };
+	const char *feat[] = { "falcon_c1,ib", "falcon_c1", NULL, "falcon_c3" };
+	const char *gres[] = { "falcon_gpu:8,falcon_nvme:1", "falcon_gpu:8", "gpu:tesla:2", NULL };
+	struct falcon_slurm_view v = { "c1_gpu:8,c1_nvme:1,c2_gpu:4,c2_nvme:1,c3",
+				       4, node, feat, gres, false };
+	long gpus[3] = { 8, 8, -1 }, nvme[3] = { 1, 1, 0 };
+	char buf[4096] = "";
+	size_t n;
+
+	n = falcon_slurm_check(c, &v, gpus, nvme, collect, buf);
+	ck_assert_msg(strstr(buf, "Licenses=c2_gpu:4 but chassis c2 has 8 GPUs") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "Licenses= has c3, the single license") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "chassis c3 has no license c3_gpu") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "no license c3_nvme") == NULL, "%s", buf); /* c3 has no NVMe */
+	ck_assert_msg(strstr(buf, "node n2 is cabled to chassis c2 (falcon.conf) but lacks "
+				  "Features=falcon_c2") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "node n2 has Features=falcon_c1 but falcon.conf cables it to c2")
+		      != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "node n3 has no Gres=falcon_gpu") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "node x has Features=falcon_c3 but falcon.conf cables it to no "
+				  "chassis") != NULL, "%s", buf);
+	ck_assert_int_eq(n, 8);
+
+	/* what slurm-conf writes passes the check */
+	{
+		const char *f2[] = { "falcon_c1", "falcon_c2", "falcon_c3" };
+		const char *g2[] = { "falcon_gpu:8", "falcon_gpu:8", "falcon_gpu:8" };
+		struct falcon_slurm_view ok = { "c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1,c3_gpu:8",
+						3, node, f2, g2, false };
+		long g[3] = { 8, 8, 8 };
+
+		ck_assert_int_eq(falcon_slurm_check(c, &ok, g, nvme, NULL, NULL), 0);
+	}
+	falcon_conf_free(c);
+}
+END_TEST
+
+START_TEST(test_slurm_conf_write)
+{
+	struct falcon_conf *c = load();
+	long gpus[3] = { 8, 4, -1 }, nvme[3] = { 1, 0, 0 };
+	char *text = NULL;
+	size_t len = 0, unknown;
+	FILE *f = open_memstream(&text, &len);
+
+	unknown = falcon_slurm_conf_write(c, gpus, nvme, 22, 5, f);
+	fclose(f);
+	ck_assert_int_eq(unknown, 3); /* c3's GPUs: Licenses=, Gres=, gres.conf */
+	ck_assert_msg(strstr(text, "Licenses=c1_gpu:8,c1_nvme:1,c2_gpu:4,c2_nvme:0,"
+				   "c3_gpu:COUNT,c3_nvme:0\n") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "NodeName=n2 Gres=falcon_gpu:4,falcon_nvme:0 Features=falcon_c2\n")
+		      != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "NodeName=n1 Name=falcon_gpu Count=8 Flags=CountOnly\n") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "resources.yaml") == NULL, "%s", text);
+	free(text);
+
+	f = open_memstream(&text, &len);
+	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "Licenses=") == NULL && strstr(text, "Features=") == NULL, "%s",
+		      text);
+	ck_assert_msg(strstr(text, "- resource: falcon_pool_gpu\n  mode: MODE_3\n  layers:\n"
+				   "    - nodes: [\"n1,n2,n3\"]   # every cabled node (the root)\n"
+				   "      count: -1\n    - nodes: [\"n1\"]   # chassis c1\n"
+				   "      count: 8\n") != NULL, "%s", text);
+	free(text);
+	falcon_conf_free(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fleet");
@@ -177,6 +261,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_place, 0, ARRAY_SIZE(place_cases));
 	tcase_add_loop_test(tc, test_pin, 0, ARRAY_SIZE(pin_cases));
 	tcase_add_test(tc, test_constraint_licenses);
+	tcase_add_test(tc, test_slurm_check);
+	tcase_add_test(tc, test_slurm_conf_write);
 	suite_add_tcase(s, tc);
 	return s;
 }
