@@ -1,7 +1,7 @@
 /*
  * slurm_compat.h - one spelling of the libslurm API for falcond,
  * falconctl report and falcon-prolog/epilog across the Slurm releases they
- * build against (22.05 to 24.11 and on).  Header only, no object: which
+ * build against (22.05 to 26.05).  Header only, no object: which
  * spelling a release has is decided by configure's feature tests
  * (m4/x_ac_slurm_api.m4), never by SLURM_VERSION_NUMBER.
  *
@@ -12,6 +12,11 @@
  *                        typedefs and 24.05 removed List/ListIterator
  *                        (the pointer typedefs of 22.05); here both are
  *                        the same struct xlist / struct listIterator.
+ *   falcon_slurm_job(id) the job argument of slurm_load_job(),
+ *                        slurm_kill_job(), slurm_requeue() and
+ *                        slurm_notify_job(): a slurm_step_id_t of the whole
+ *                        job (SLURM_STEP_ID_INITIALIZER, job_id = id) where
+ *                        they take one (26.05), else the uint32_t id.
  *   slurm_get_errno()    the error of the last failed libslurm call
  *                        (a SLURM_* / ESLURM_* / errno value, for
  *                        slurm_strerror()).  Removed in 24.05, where
@@ -23,6 +28,7 @@
 #define FALCON_SLURM_COMPAT_H
 
 #include <errno.h>
+#include <stdint.h>
 
 #ifndef HAVE_SLURM_LIST_T
 typedef struct xlist list_t;
@@ -31,6 +37,18 @@ typedef struct listIterator list_itr_t;
 
 #if defined(HAVE_DECL_SLURM_GET_ERRNO) && !HAVE_DECL_SLURM_GET_ERRNO
 #define slurm_get_errno() (errno)
+#endif
+
+#ifdef HAVE_SLURM_STEP_ID_JOB_API
+static inline slurm_step_id_t falcon_slurm_job(uint32_t id)
+{
+	slurm_step_id_t s = SLURM_STEP_ID_INITIALIZER;
+
+	s.job_id = id;
+	return s;
+}
+#else
+#define falcon_slurm_job(id) ((uint32_t)(id))
 #endif
 
 #endif /* FALCON_SLURM_COMPAT_H */

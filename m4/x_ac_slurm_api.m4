@@ -10,6 +10,11 @@
 #                                     ListIterator)
 #   HAVE_DECL_SLURM_GET_ERRNO         slurm_get_errno() (gone in 24.05:
 #                                     libslurm sets errno itself)
+#   HAVE_SLURM_STEP_ID_JOB_API        slurm_load_job(), slurm_kill_job(),
+#                                     slurm_requeue(), slurm_notify_job()
+#                                     take a slurm_step_id_t, not a
+#                                     uint32_t job id (26.05; the uint32_t
+#                                     forms only with SLURM_BACKWARD_COMPAT)
 # Run after X_AC_SLURM; does nothing without libslurm.
 AC_DEFUN([X_AC_SLURM_API], [
   AS_IF([test "x$x_ac_slurm" = xyes], [
@@ -25,5 +30,13 @@ AC_DEFUN([X_AC_SLURM_API], [
                  [Define to 1 if slurm/slurm.h has the list_t and list_itr_t typedefs.])])
     AC_CHECK_DECLS([slurm_get_errno], [], [], [[#include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>]])
+    AC_CACHE_CHECK([whether slurm_load_job takes a slurm_step_id_t], [x_ac_cv_slurm_step_id_job],
+      [AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>]],
+          [[slurm_step_id_t s = SLURM_STEP_ID_INITIALIZER; job_info_msg_t *m = NULL;
+            return slurm_load_job(&m, s, 0);]])],
+        [x_ac_cv_slurm_step_id_job=yes], [x_ac_cv_slurm_step_id_job=no])])
+    AS_IF([test "x$x_ac_cv_slurm_step_id_job" = xyes],
+      [AC_DEFINE([HAVE_SLURM_STEP_ID_JOB_API], [1],
+                 [Define to 1 if slurm_load_job and slurm_kill_job take a slurm_step_id_t.])])
     CPPFLAGS=$x_ac_slurm_api_save_CPPFLAGS])
 ])

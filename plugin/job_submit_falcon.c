@@ -244,6 +244,15 @@ static const char *pool_of(const struct falcon_conf *fconf, const struct cand_ho
 	return pool;
 }
 
+/* lic_validate - license_validate() of every release: 25.05 added its hres
+ * and fuzzy_match arguments (FALCON_LICENSE_VALIDATE_HRES from configure). */
+#ifdef FALCON_LICENSE_VALIDATE_HRES
+#define lic_validate(spec, cfg, exist, valid) \
+	license_validate((spec), (cfg), (exist), false, NULL, (valid), NULL)
+#else
+#define lic_validate(spec, cfg, exist, valid) license_validate((spec), (cfg), (exist), NULL, (valid))
+#endif
+
 /*
  * lic_fits - does slurmctld's license name (slurm.conf(5) Licenses=) have a
  * configured total of at least count?  With count 0, *exists (optional)
@@ -255,9 +264,9 @@ static bool lic_fits(const char *name, long count, bool *exists)
 {
 	char *spec = xstrdup_printf("%s:%ld", name, count > 0 ? count : 1);
 	bool valid = true;
-	__typeof__(license_validate(NULL, false, false, NULL, NULL)) l;
+	__typeof__(lic_validate(NULL, false, false, NULL)) l;
 
-	l = license_validate(spec, count > 0, true, NULL, &valid);
+	l = lic_validate(spec, count > 0, true, &valid);
 	FREE_NULL_LIST(l);
 	xfree(spec);
 	if (exists != NULL)
@@ -311,7 +320,7 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 {
 	const struct falcon_conf *fconf = arg;
 	char gname[FALCON_NAME_LEN + 8], nname[FALCON_NAME_LEN + 8], *spec = NULL;
-	__typeof__(license_validate(NULL, false, false, NULL, NULL)) l;
+	__typeof__(lic_validate(NULL, false, false, NULL)) l;
 	job_record_t stub;
 	bool valid = true, ok;
 
@@ -329,7 +338,7 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 		xstrfmtcat(spec, "%s%s:%ld", spec ? "," : "", nname, nvme);
 	if (spec == NULL)
 		return true;
-	l = license_validate(spec, true, true, NULL, &valid);
+	l = lic_validate(spec, true, true, &valid);
 	xfree(spec);
 	if (!valid || l == NULL) {
 		FREE_NULL_LIST(l);
@@ -459,6 +468,39 @@ out:
 }
 
 /*
+ * hres_judge - the licenses of a job where slurmctld has the HRES resource
+ * FALCON_HRES_GPU (Slurm 25.11+ resources.yaml(5), MODE_3, as falconctl
+ * slurm-conf writes it): FALCON_HRES_GPU and FALCON_HRES_NVME set to the
+ * job's per-node counts (MODE_3 takes a job's count on each of its nodes
+ * from the layer of that node's chassis: licenses.c _foreach_hres_job_get),
+ * every per-chassis license removed; no chassis pin, Slurm places the job.
+ * *licenses (xmalloc'd, NULL = unchanged).  Called with g.lock held.
+ */
+static void hres_judge(const struct falcon_conf *fconf, const struct falcon_job_req *req,
+		       const char *old_licenses, uint32_t uid, char **licenses)
+{
+	struct falcon_fleet_pick none = { 0 };
+	char *a = NULL, *b = NULL, *c = NULL;
+	bool ch1 = false, ch2 = false, ch3 = false;
+
+	if (falcon_fleet_licenses(fconf, old_licenses, &none, 0, 0, &a, &ch1) != FALCON_OK ||
+	    falcon_license_merge(a, FALCON_HRES_GPU, req->falcon_gpus, &b, &ch2) != FALCON_OK ||
+	    falcon_license_merge(b, FALCON_HRES_NVME, req->falcon_nvme, &c, &ch3) != FALCON_OK) {
+		falcon_error("HRES licenses: %s", falcon_errmsg());
+		goto out;
+	}
+	if (ch1 || ch2 || ch3) {
+		*licenses = xstrdup(c ? c : "");
+		falcon_info("uid %u: HRES %s: licenses '%s' -> '%s'", uid, FALCON_HRES_GPU,
+			    old_licenses ? old_licenses : "", c ? c : "");
+	}
+out:
+	free(a);
+	free(b);
+	free(c);
+}
+
+/*
  * judge - the policy of every partition the job names (a comma list: each
  * must accept it, since Slurm may start it in any), then the pool
  * license.  partitions NULL = the default partition.  On refusal returns an
@@ -471,6 +513,7 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 		 char **licenses, char **features_out)
 {
 	struct cand_hosts *ch = NULL;
+	bool hres = false;
 	struct falcon_job_req req = { 0, 0, 0 };
 	char *list = NULL, *save = NULL, *part, *merged = NULL;
 	const char *pool, *first = NULL;
@@ -526,6 +569,11 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 		: min_nodes != NO_VAL && min_nodes != 0 ? min_nodes : 1;
 	if (nodes > 1024)
 		nodes = 1024;
+	lic_fits(FALCON_HRES_GPU, 0, &hres);
+	if (hres) {
+		hres_judge(g.conf, &req, old_licenses, uid, licenses);
+		goto out;
+	}
 	ch = xmalloc(sizeof(*ch));
 	cand_collect(g.conf, req_nodes, first, ch);
 	if (g.conf->nchassis > 1 && ch->nchassis > 1) {

@@ -81,7 +81,7 @@ falcon_err_t fp_slurm_job(struct fp_job *job)
 	if (job->no_slurm)
 		return job_from_env(job);
 	init_once();
-	if (slurm_load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (slurm_load_job(&msg, falcon_slurm_job(job->id), SHOW_DETAIL) != SLURM_SUCCESS) {
 		rv = serr("slurm_load_job", job->id);
 		goto fail;
 	}
@@ -123,7 +123,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 		return FALCON_OK;
 	}
 	init_once();
-	if (slurm_load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (slurm_load_job(&msg, falcon_slurm_job(job->id), SHOW_DETAIL) != SLURM_SUCCESS) {
 		rv = serr("slurm_load_job", job->id);
 		goto fail;
 	}
@@ -202,14 +202,14 @@ falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why)
 	if (job->no_slurm)
 		return FALCON_OK;
 	init_once();
-	if (slurm_requeue(job->id, 0) == SLURM_SUCCESS)
+	if (slurm_requeue(falcon_slurm_job(job->id), 0) == SLURM_SUCCESS)
 		return FALCON_OK;
 	falcon_warn("slurm_requeue job %u: %s; cancelling it", job->id,
 		    slurm_strerror(slurm_get_errno()));
 	/* salloc/srun: tell the user why before the cancel */
 	snprintf(msg, sizeof(msg), "falcon: job %u cancelled, its devices could not be "
 		 "composed (not a node problem; submit again): %s", job->id, why);
-	if (slurm_notify_job(job->id, msg) != SLURM_SUCCESS)
+	if (slurm_notify_job(falcon_slurm_job(job->id), msg) != SLURM_SUCCESS)
 		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
 	return fp_slurm_cancel(job);
 }
@@ -251,7 +251,7 @@ falcon_err_t fp_slurm_cancel(const struct fp_job *job)
 	if (job->no_slurm)
 		return FALCON_OK;
 	init_once();
-	if (slurm_kill_job(job->id, SIGKILL, KILL_FULL_JOB) != SLURM_SUCCESS)
+	if (slurm_kill_job(falcon_slurm_job(job->id), SIGKILL, KILL_FULL_JOB) != SLURM_SUCCESS)
 		return serr("slurm_kill_job", job->id);
 	return FALCON_OK;
 }
