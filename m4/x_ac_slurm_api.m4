@@ -1,7 +1,7 @@
 # X_AC_SLURM_API
 # --------------
 # The differences of libslurm's public API (slurm/slurm.h) between the
-# Slurm releases falcon-slurm builds against (22.05 to 24.11 and on), each
+# Slurm releases falcon-slurm builds against (22.05 to 26.05), each
 # decided by a feature test against the headers found by X_AC_SLURM (never
 # by SLURM_VERSION_NUMBER).  lib/slurm_compat.h turns the results into one
 # spelling for the code:

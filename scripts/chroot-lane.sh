@@ -173,6 +173,10 @@ else
 	say "reusing the $suite chroot $root (made $(cat "$stamp"))"
 fi
 
+# A mirror may serve a snapshot whose Release files have passed their
+# Valid-Until (sid's is a week): apt in the chroot accepts them.
+mkdir -p "$root/etc/apt/apt.conf.d"
+echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99falcon-snapshot"
 [ "$mode" != make ] || exit 0
 
 # 2. the run, in a mount namespace of its own; the namespace goes with its
