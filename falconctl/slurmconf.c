@@ -148,12 +148,12 @@ out:
 	return ec;
 }
 
+#ifdef HAVE_SLURM
 static void print_problem(const char *msg, void *arg)
 {
 	fprintf(arg, "slurm.conf: %s\n", msg);
 }
 
-#ifdef HAVE_SLURM
 /* check_running - falcon_slurm_check() over the running slurmctld's view. */
 static size_t check_running(const struct falcon_conf *conf, const long *gpus, const long *nvme,
 			    FILE *f, bool *asked)

@@ -309,16 +309,70 @@ static char *pool_refuse(const char *pool, falcon_dev_type_t type, int per_node,
 			      gres, per_node);
 }
 
+/* What fleet_fits() needs: the configuration and the job judged (not
+ * counted among the pending claims; 0 = a new job). */
+struct fleet_arg {
+	const struct falcon_conf *conf;
+	uint32_t job_id;
+};
+
+/* A pending claim on one license: its name, the job not counted, the sum. */
+struct claim {
+	const char *name;
+	uint32_t exclude;
+	long sum;
+};
+
+/* claim_add - list_for_each() over slurmctld's job_list: a pending job's
+ * count of license c->name (job_record_t licenses, "a:2,b:1"). */
+static int claim_add(void *x, void *arg)
+{
+	job_record_t *j = x;
+	struct claim *c = arg;
+	size_t n = strlen(c->name);
+	const char *p;
+
+	if (!IS_JOB_PENDING(j) || j->job_id == c->exclude || j->licenses == NULL)
+		return 0;
+	for (p = j->licenses; *p != '\0';) {
+		if (strncmp(p, c->name, n) == 0 && (p[n] == ':' || p[n] == ',' || p[n] == '\0'))
+			c->sum += p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1;
+		p += strcspn(p, ",;");
+		if (*p != '\0')
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * pending_claims - what pending jobs already ask of license name (those
+ * this plugin pinned to its chassis and that wait to start): counted as
+ * taken, so that jobs submitted in a burst, before the first starts, are
+ * spread over the chassis instead of all pinned to the first.  slurmctld
+ * calls job_submit and job_modify with at least the job read lock, which
+ * job_list needs.
+ */
+static long pending_claims(const char *name, uint32_t exclude)
+{
+	struct claim c = { name, exclude, 0 };
+
+	if (job_list != NULL)
+		list_for_each(job_list, claim_add, &c);
+	return c.sum;
+}
+
 /*
  * fleet_fits - falcon_fleet_fits_fn over slurmctld's licenses: ever, the
  * configured totals (lic_fits()); else what is free now, reservations
- * (falcond's quarantine) counted as used: license_job_test() of a stub
- * job holding only these licenses (it takes the license mutex itself; the
- * stub has no reservation and no time limit).
+ * (falcond's quarantine) and pending jobs' claims (pending_claims())
+ * counted as used: license_job_test() of a stub job holding only these
+ * licenses (it takes the license mutex itself; the stub has no
+ * reservation and no time limit).
  */
 static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 {
-	const struct falcon_conf *fconf = arg;
+	const struct fleet_arg *fa = arg;
+	const struct falcon_conf *fconf = fa->conf;
 	char gname[FALCON_NAME_LEN + 8], nname[FALCON_NAME_LEN + 8], *spec = NULL;
 	__typeof__(lic_validate(NULL, false, false, NULL)) l;
 	job_record_t stub;
@@ -333,9 +387,10 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 		return (gpus <= 0 || lic_fits(gname, gpus, NULL)) &&
 		       (nvme <= 0 || lic_fits(nname, nvme, NULL));
 	if (gpus > 0)
-		xstrfmtcat(spec, "%s:%ld", gname, gpus);
+		xstrfmtcat(spec, "%s:%ld", gname, gpus + pending_claims(gname, fa->job_id));
 	if (nvme > 0)
-		xstrfmtcat(spec, "%s%s:%ld", spec ? "," : "", nname, nvme);
+		xstrfmtcat(spec, "%s%s:%ld", spec ? "," : "", nname,
+			   nvme + pending_claims(nname, fa->job_id));
 	if (spec == NULL)
 		return true;
 	l = lic_validate(spec, true, true, &valid);
@@ -373,7 +428,8 @@ static bool fixed_pick(const struct falcon_conf *fconf, const struct cand_hosts 
 }
 
 /*
- * fleet_judge - the licenses and chassis pin of a job with falcon devices
+ * fleet_judge - the licenses and chassis pin of a job (job_id, 0 = a new
+ * one) with falcon devices
  * whose candidate hosts span several chassis (job_submit_falcon(8),
  * SEVERAL CHASSIS).  A pin already in its constraint (features: one
  * falcon_<C>, or a split as falcon_fleet_constraint() writes it; the
@@ -384,9 +440,10 @@ static bool fixed_pick(const struct falcon_conf *fconf, const struct cand_hosts 
  */
 static int fleet_judge(const struct falcon_conf *fconf, const struct cand_hosts *ch,
 		       const struct falcon_job_req *req, uint32_t nodes, const char *features,
-		       const char *old_licenses, uint32_t uid, char **why, char **licenses,
-		       char **features_out)
+		       const char *old_licenses, uint32_t job_id, uint32_t uid, char **why,
+		       char **licenses, char **features_out)
 {
+	struct fleet_arg fa = { fconf, job_id };
 	struct falcon_fleet_pick pick;
 	char *rest = NULL, *cons = NULL, *merged = NULL;
 	bool changed = false, known;
@@ -421,8 +478,7 @@ static int fleet_judge(const struct falcon_conf *fconf, const struct cand_hosts 
 			pick.nodes[0] = nodes;
 		if (pick.n == 0 &&
 		    falcon_fleet_place(ch->cand, ch->nchassis, nodes, req->falcon_gpus,
-				       req->falcon_nvme, fleet_fits, (void *)fconf,
-				       &pick) != FALCON_OK) {
+				       req->falcon_nvme, fleet_fits, &fa, &pick) != FALCON_OK) {
 			*why = xstrdup_printf("falcon: %s", falcon_errmsg());
 			rv = ESLURM_INVALID_LICENSES;
 			goto out;
@@ -505,12 +561,14 @@ out:
  * must accept it, since Slurm may start it in any), then the pool
  * license.  partitions NULL = the default partition.  On refusal returns an
  * ESLURM code with the message in *why (xmalloc'd).  *licenses (xmalloc'd,
- * NULL = unchanged) gets the job's new license string.
+ * NULL = unchanged) gets the job's new license string, *features_out
+ * (xmalloc'd, NULL = unchanged) its new constraint; job_id: the job
+ * modified (0 at submit), whose own pending licenses are not counted.
  */
 static int judge(const char *partitions, const char *tres, char **env, uint32_t nenv,
 		 const char *old_licenses, const char *req_nodes, const char *features,
-		 uint32_t min_nodes, uint32_t max_nodes, uint32_t uid, char **why,
-		 char **licenses, char **features_out)
+		 uint32_t min_nodes, uint32_t max_nodes, uint32_t job_id, uint32_t uid,
+		 char **why, char **licenses, char **features_out)
 {
 	struct cand_hosts *ch = NULL;
 	bool hres = false;
@@ -577,8 +635,8 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 	ch = xmalloc(sizeof(*ch));
 	cand_collect(g.conf, req_nodes, first, ch);
 	if (g.conf->nchassis > 1 && ch->nchassis > 1) {
-		rv = fleet_judge(g.conf, ch, &req, nodes, features, old_licenses, uid, why,
-				 licenses, features_out);
+		rv = fleet_judge(g.conf, ch, &req, nodes, features, old_licenses, job_id, uid,
+				 why, licenses, features_out);
 		goto out;
 	}
 	pool = pool_of(g.conf, ch);
@@ -621,8 +679,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 
 	rv = judge(job_desc->partition, job_desc->tres_per_node, job_desc->spank_job_env,
 		   job_desc->spank_job_env_size, job_desc->licenses, job_desc->req_nodes,
-		   job_desc->features, job_desc->min_nodes, job_desc->max_nodes, submit_uid, &why,
-		   &lic, &feat);
+		   job_desc->features, job_desc->min_nodes, job_desc->max_nodes, 0, submit_uid,
+		   &why, &lic, &feat);
 	if (rv != SLURM_SUCCESS) {
 		if (err_msg != NULL && why != NULL) {
 			xfree(*err_msg);
@@ -688,8 +746,8 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 	    job_desc->max_nodes == NO_VAL && job_desc->spank_job_env == NULL &&
 	    job_desc->features == NULL && job_desc->req_nodes == NULL)
 		return SLURM_SUCCESS;
-	rv = judge(part, tres, env, nenv, old, req_nodes, features, minn, maxn, submit_uid,
-		   &why, &lic, &feat);
+	rv = judge(part, tres, env, nenv, old, req_nodes, features, minn, maxn, job_ptr->job_id,
+		   submit_uid, &why, &lic, &feat);
 	if (rv != SLURM_SUCCESS) {
 		falcon_info("job %u: modify refused: %s", job_ptr->job_id, why ? why : "");
 #ifdef FALCON_MODIFY_ERR_MSG

@@ -44,6 +44,9 @@
 #                        list of NODE=FEAT[,FEAT...] (e.g. the chassis
 #                        features of job_submit_falcon(8): "vm=falcon_c1
 #                        node2=falcon_c2"); "" = none
+#   --hres FILE          resources.yaml (Slurm 25.11+ HRES; falconctl
+#                        slurm-conf writes one) copied beside slurm.conf;
+#                        "" = none
 #
 # Devices: proctrack/cgroup, task/cgroup and STATE_DIR/etc/cgroup.conf
 # (examples/cgroup.conf: cgroup/v1, ConstrainDevices=yes; spank_falcon's
@@ -109,7 +112,7 @@ pidfile_of() {
 load_saved() {
 	[ -f "$state/options" ] && . "$state/options"
 	[ -f "$state/ports" ] && . "$state/ports"
-	: "${node:=$(hostname -s)}" "${node2:=}" "${NETNS_INDEX:=}" "${nodes:=}" "${features:=}"
+	: "${node:=$(hostname -s)}" "${node2:=}" "${NETNS_INDEX:=}" "${nodes:=}" "${features:=}" "${hres:=}"
 	extras=$(extra_nodes)
 	return 0
 }
@@ -479,6 +482,7 @@ cmd_start() {
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""
 	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""; nodes=""; features=""
+	hres=""
 	job_submit=""; falcon_conf=""
 	load_saved
 	got_licenses=no
@@ -507,6 +511,7 @@ cmd_start() {
 		--nodes) printf '%s\n' "$2" | grep -Eqx '[1-9][0-9]*' || die "--nodes $2: expected a count >= 1"
 			nodes=$2; node2="" ;;
 		--features) features=$2 ;;
+		--hres) hres=$2 ;;
 		--gpus) printf '%s\n' "$2" | grep -Eqx '[0-9]+' || die "--gpus $2: expected a count"
 			gpus=$2 ;;
 		*) die "unknown option $1" ;;
@@ -518,12 +523,12 @@ cmd_start() {
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in cgroup.conf; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
-	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf"; do
+	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf" "$hres"; do
 		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_ctld prolog_timeout licenses spank \
-			spank_args examples node2 gpus job_submit falcon_conf nodes features; do
+			spank_args examples node2 gpus job_submit falcon_conf nodes features hres; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -593,6 +598,11 @@ cmd_start() {
 	(umask 077; fill "$examples/slurmdbd.conf.in" "$etc/slurmdbd.conf")
 	chmod 0600 "$etc/slurmdbd.conf"
 	cp "$examples/gres.conf" "$etc/gres.conf"
+	if [ -n "$hres" ]; then
+		cp "$hres" "$etc/resources.yaml" && chmod 0644 "$etc/resources.yaml"
+	else
+		rm -f "$etc/resources.yaml"
+	fi
 	[ "$gpus" = 0 ] || gpu_standins
 	chmod 0644 "$slurm_conf" "$etc/plugstack.conf" "$etc/gres.conf"
 	conf_changed=no
