@@ -114,7 +114,7 @@ static bool repin(const struct falcon_conf *conf, const slurm_job_info_t *j, siz
 	if (falcon_fleet_pin_parse(conf, j->features, &pick, &rest) != FALCON_OK)
 		return false;
 	slurm_init_job_desc_msg(&d);
-	d.job_id = j->job_id;
+	falcon_job_desc_set_job(&d, j->job_id);
 	d.features = rest != NULL ? rest : empty;
 	ok = slurm_update_job(&d) == SLURM_SUCCESS;
 	if (ok)

@@ -106,7 +106,7 @@ static void note_job(struct falcond_state *st, const struct holder *h, const cha
 			return;
 		}
 		slurm_init_job_desc_msg(&d);
-		d.job_id = h->job_id;
+		falcon_job_desc_set_job(&d, h->job_id);
 		d.admin_comment = merged;
 		if (slurm_update_job(&d) != SLURM_SUCCESS)
 			falcon_warn("events: job %u not told (slurm_update_job: %s): %s", h->job_id,

@@ -407,7 +407,7 @@ static void release_jobs(struct falcond_state *st)
 		/* scontrol release: priority INFINITE (Slurm 22.05
 		 * src/scontrol/update_job.c scontrol_hold) */
 		slurm_init_job_desc_msg(&d);
-		d.job_id = j->job_id;
+		falcon_job_desc_set_job(&d, j->job_id);
 		d.priority = INFINITE;
 		if (slurm_update_job(&d) != SLURM_SUCCESS)
 			falcon_warn("job %u: release: %s", j->job_id, slurm_strerror(slurm_get_errno()));

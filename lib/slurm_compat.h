@@ -17,6 +17,9 @@
  *                        slurm_notify_job(): a slurm_step_id_t of the whole
  *                        job (SLURM_STEP_ID_INITIALIZER, job_id = id) where
  *                        they take one (26.05), else the uint32_t id.
+ *   falcon_job_desc_set_job(d, id)
+ *                        the job a job_desc_msg_t for slurm_update_job()
+ *                        names: its job_id, or (26.05) its step_id.job_id.
  *   slurm_get_errno()    the error of the last failed libslurm call
  *                        (a SLURM_* / ESLURM_* / errno value, for
  *                        slurm_strerror()).  Removed in 24.05, where
@@ -49,6 +52,12 @@ static inline slurm_step_id_t falcon_slurm_job(uint32_t id)
 }
 #else
 #define falcon_slurm_job(id) ((uint32_t)(id))
+#endif
+
+#ifdef HAVE_JOB_DESC_MSG_T_JOB_ID
+#define falcon_job_desc_set_job(d, id) ((d)->job_id = (uint32_t)(id))
+#else
+#define falcon_job_desc_set_job(d, id) ((d)->step_id.job_id = (uint32_t)(id))
 #endif
 
 #endif /* FALCON_SLURM_COMPAT_H */

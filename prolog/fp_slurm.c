@@ -131,7 +131,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 				   tag, &merged)) != FALCON_OK)
 		goto fail;
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job->id;
+	falcon_job_desc_set_job(&d, job->id);
 	d.admin_comment = merged;
 	if (slurm_update_job(&d) != SLURM_SUCCESS) {
 		rv = serr("slurm_update_job admin_comment", job->id);
@@ -187,7 +187,9 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason)
 	m.node_names = node;
 	m.node_state = NODE_STATE_DRAIN;
 	m.reason = why;
-	m.reason_uid = getuid();
+#ifdef HAVE_UPDATE_NODE_MSG_T_REASON_UID
+	m.reason_uid = getuid(); /* 26.05 has no such field: slurmctld takes the caller's */
+#endif
 	if (slurm_update_node(&m) != SLURM_SUCCESS)
 		return falcon_err_set(FALCON_ERR_SLURM, "slurm_update_node %s DRAIN: %s", node,
 				      slurm_strerror(slurm_get_errno()));

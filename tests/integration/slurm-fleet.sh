@@ -147,8 +147,10 @@ s_wait_done "$jb"
 s_wait_done "$je"
 wait_for 60 "job $jd to run" s_in_state "$jd" RUNNING ||
 	{ tail -5 "$t_tmp/falcond.log" >&2; t_fail "job $jd: $s_st, constraint $(jf "$jd" Features)"; }
-[ "$(jf "$jd" NodeList)" = node2 ] && [ "$(jf "$jd" Licenses)" = c2_gpu:2 ] ||
-	t_fail "job $jd: on $(jf "$jd" NodeList), licenses $(jf "$jd" Licenses)"
+[ "$(jf "$jd" NodeList)" = node2 ] && [ "$(jf "$jd" Licenses)" = c2_gpu:2 ] || {
+	grep -h "job_submit_falcon\|JobId=$ja \|JobId=$jd " "$s_state/log/slurmctld.log" | tail -20 >&2
+	grep "re-pin\|pin cleared" "$t_tmp/falcond.log" >&2
+	t_fail "job $jd: on $(jf "$jd" NodeList), licenses $(jf "$jd" Licenses)"; }
 grep -q "job $jd: pending for licenses of chassis c1 while c2" "$t_tmp/falcond.log" ||
 	t_fail "falcond did not log the re-pin of job $jd"
 [ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc") while c1 is full"
