@@ -20,6 +20,8 @@
  *   falcon_job_desc_set_job(d, id)
  *                        the job a job_desc_msg_t for slurm_update_job()
  *                        names: its job_id, or (26.05) its step_id.job_id.
+ *   slurm_free_ctl_conf() frees what slurm_load_ctl_conf() gave (26.05
+ *                        renamed it slurm_free_conf()).
  *   slurm_get_errno()    the error of the last failed libslurm call
  *                        (a SLURM_* / ESLURM_* / errno value, for
  *                        slurm_strerror()).  Removed in 24.05, where
@@ -36,6 +38,10 @@
 #ifndef HAVE_SLURM_LIST_T
 typedef struct xlist list_t;
 typedef struct listIterator list_itr_t;
+#endif
+
+#if defined(HAVE_DECL_SLURM_FREE_CTL_CONF) && !HAVE_DECL_SLURM_FREE_CTL_CONF
+#define slurm_free_ctl_conf(c) slurm_free_conf(c)
 #endif
 
 #if defined(HAVE_DECL_SLURM_GET_ERRNO) && !HAVE_DECL_SLURM_GET_ERRNO

@@ -15,6 +15,8 @@
 #                                     take a slurm_step_id_t, not a
 #                                     uint32_t job id (26.05; the uint32_t
 #                                     forms only with SLURM_BACKWARD_COMPAT)
+#   HAVE_DECL_SLURM_FREE_CTL_CONF     slurm_free_ctl_conf() (26.05:
+#                                     slurm_free_conf())
 #   HAVE_JOB_DESC_MSG_T_JOB_ID        job_desc_msg_t names the job to update
 #                                     by job_id (26.05: step_id.job_id)
 #   HAVE_UPDATE_NODE_MSG_T_REASON_UID update_node_msg_t has reason_uid (gone
@@ -32,7 +34,7 @@ AC_DEFUN([X_AC_SLURM_API], [
     AS_IF([test "x$x_ac_cv_slurm_list_t" = xyes],
       [AC_DEFINE([HAVE_SLURM_LIST_T], [1],
                  [Define to 1 if slurm/slurm.h has the list_t and list_itr_t typedefs.])])
-    AC_CHECK_DECLS([slurm_get_errno], [], [], [[#include <slurm/slurm.h>
+    AC_CHECK_DECLS([slurm_get_errno, slurm_free_ctl_conf], [], [], [[#include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>]])
     AC_CACHE_CHECK([whether slurm_load_job takes a slurm_step_id_t], [x_ac_cv_slurm_step_id_job],
       [AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>]],
