@@ -7,11 +7,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
@@ -27,6 +29,9 @@
 #include "core/fleet.h"
 #include "core/log.h"
 #include "core/util.h"
+
+/* Where libslurm reads slurm.conf without SLURM_CONF (Debian's Slurm). */
+#define FALCON_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
 
 /* counts_of - each chassis' GPUs and NVMe in falcond's status (devices[]). */
 static void counts_of(const struct falcon_conf *conf, json_object *status, long *gpus, long *nvme)
@@ -163,10 +168,21 @@ static size_t check_running(const struct falcon_conf *conf, const long *gpus, co
 	license_info_msg_t *li = NULL;
 	struct falcon_slurm_view v = { 0 };
 	const char **name = NULL, **feat = NULL, **gres = NULL;
+	const char *conf_path;
 	size_t n = 0;
 	uint32_t i;
 
 	*asked = false;
+	/* libslurm exits (fatal) when it finds no configuration: ask it only
+	 * where a slurm.conf is there to read */
+	conf_path = getenv("SLURM_CONF");
+	if (conf_path == NULL || conf_path[0] == '\0')
+		conf_path = FALCON_SLURM_CONF_DEFAULT;
+	if (access(conf_path, R_OK) != 0) {
+		fprintf(f, "slurm.conf not checked: %s: %s (SLURM_CONF)\n", conf_path,
+			strerror(errno));
+		return 0;
+	}
 	slurm_init(NULL);
 	if (slurm_load_ctl_conf(0, &ctl) != SLURM_SUCCESS ||
 	    slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {

@@ -32,7 +32,8 @@ int falconctl_slurm_conf(int argc, char **argv);
  * config_path (NULL = FALCON_CONF or the default) and the device counts of
  * status (falcond's GET /v1/status; NULL = unknown): each disagreement one
  * line "slurm.conf: ..." on f, under a "SLURM" header; one line saying so
- * when Slurm cannot be asked.  Returns the number of disagreements.
+ * when Slurm cannot be asked (no readable $SLURM_CONF or
+ * /etc/slurm/slurm.conf: libslurm would exit; slurmctld not answering).  Returns the number of disagreements.
  */
 size_t falconctl_slurm_disagree(const char *config_path, json_object *status, FILE *f);
 
