@@ -262,7 +262,7 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 			falcon_info("reservation %s created: holds %s", w->name, w->licenses);
 			resv_ok();
 		}
-		free(made);
+		falcon_slurm_free_resv_name(made);
 	}
 }
 

@@ -22,6 +22,14 @@
  *                        names: its job_id, or (26.05) its step_id.job_id.
  *   slurm_free_ctl_conf() frees what slurm_load_ctl_conf() gave (26.05
  *                        renamed it slurm_free_conf()).
+ *   falcon_slurm_free_resv_name(p)
+ *                        frees slurm_create_reservation()'s answer: a
+ *                        malloc'd string to 25.11, an xmalloc'd one from
+ *                        26.05.0 on (SchedMD commit "Return xstring from
+ *                        slurm_create_reservation()"; libslurm's
+ *                        slurm_xfree_ptr(), exported by every release but
+ *                        declared in none).  The one difference decided by
+ *                        SLURM_VERSION_NUMBER: the type did not change.
  *   slurm_get_errno()    the error of the last failed libslurm call
  *                        (a SLURM_* / ESLURM_* / errno value, for
  *                        slurm_strerror()).  Removed in 24.05, where
@@ -64,6 +72,15 @@ static inline slurm_step_id_t falcon_slurm_job(uint32_t id)
 #define falcon_job_desc_set_job(d, id) ((d)->job_id = (uint32_t)(id))
 #else
 #define falcon_job_desc_set_job(d, id) ((d)->step_id.job_id = (uint32_t)(id))
+#endif
+
+#include <slurm/slurm_version.h>
+#include <stdlib.h>
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+extern void slurm_xfree_ptr(void *);
+#define falcon_slurm_free_resv_name(p) slurm_xfree_ptr(p)
+#else
+#define falcon_slurm_free_resv_name(p) free(p)
 #endif
 
 #endif /* FALCON_SLURM_COMPAT_H */

@@ -13,10 +13,11 @@
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 s_need_slurm
-ver=$(sinfo --version | sed -n 's/^slurm[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+# the installed Slurm (slurmctld -V needs no slurm.conf; sinfo does from 26.05)
+ver=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 set -- $ver
 [ -n "${1:-}" ] && { [ "$1" -gt 25 ] || { [ "$1" = 25 ] && [ "$2" -ge 11 ]; }; } ||
-	t_skip "Slurm $(sinfo --version): HRES MODE_3 needs 25.11 or later"
+	t_skip "Slurm $(slurmctld -V 2>&1): HRES MODE_3 needs 25.11 or later"
 for b in ip unshare nsenter; do
 	command -v $b >/dev/null 2>&1 || t_skip "$b not installed"
 done
