@@ -6,7 +6,7 @@
 
 bin_PROGRAMS += falconctl/falconctl
 falconctl_falconctl_SOURCES = \
-	falconctl/falconctl.c falconctl/falconctl.h \
+	falconctl/falconctl.c falconctl/exitcode.h \
 	falconctl/topo.c falconctl/topo.h \
 	falconctl/inventory.c falconctl/inventory.h \
 	falconctl/falcond_cmds.c falconctl/falcond_cmds.h \
