@@ -53,7 +53,7 @@ configure)
 		-e "s|@STATE_DIR@/etc/plugstack.conf|/etc/slurm/plugstack.conf|; s|@STATE_DIR@|$st|g" \
 		-e 's|@MUNGE_SOCKET@|/run/munge/munge.socket.2|g; s|@PROLOG_TIMEOUT@|120|g' \
 		-e 's|@PROCTRACK_TYPE@|proctrack/linuxproc|; s|@TASK_PLUGIN@|task/none|' \
-		-e 's|@NODE_GRES@|falcon_gpu:16,falcon_nvme:2|; s|@NODE2_LINE@||' \
+		-e 's|@NODE_GRES@|falcon_gpu:16,falcon_nvme:2|; s|@NODE2_LINE@||; s|@NODE_FEATURES@||' \
 		-e 's|@PROLOG_LINE@|Prolog=/usr/sbin/falcon-prolog|' \
 		-e 's|@EPILOG_LINE@|Epilog=/usr/sbin/falcon-epilog|' \
 		-e 's|@PROLOG_SLURMCTLD_LINE@||; s|@PLUGINDIR_LINE@||; s|@LICENSE_TRES@||' \
