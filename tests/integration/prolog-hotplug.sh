@@ -46,7 +46,7 @@ p_drained() {
 	_k=0
 	until sinfo -h -R -o '%E' | grep -q "^falcon: job $1: .*$2"; do
 		_k=$((_k + 1))
-		[ $_k -lt 300 ] || { tail -n 20 "$t_tmp/slurm-prolog.log" "$t_tmp/slurm-epilog.log" >&2
+		[ $_k -lt 300 ] || { tail -20 "$t_tmp/slurm-prolog.log" "$t_tmp/slurm-epilog.log" >&2
 			t_fail "node not drained with '$2': $(sinfo -h -R -o '%E')"; }
 		sleep 0.2
 	done

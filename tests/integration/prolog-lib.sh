@@ -173,7 +173,7 @@ fp_completed() {
 		wait_for 240 "job $_j to complete" s_in_state "$_j" COMPLETED FAILED CANCELLED \
 			NODE_FAIL TIMEOUT || { s_logs; t_fail "job $_j: '$s_st' after 240 s"; }
 		[ "$s_st" = COMPLETED ] || {
-			tail -n 20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2 || true
+			tail -20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2 || true
 			t_fail "job $_j: $s_st"; }
 	done
 }
