@@ -58,7 +58,9 @@ trixie_lane() {
 	scripts/chroot-lane.sh --test 2>&1 | sed -u 's/^/trixie| /' | tee "$out" || true
 	line=$(sed -n 's/^trixie| \(test-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/\1/p' \
 		"$out" | tail -n 1)
+	tfailed=$(sed -n 's/^trixie| test-all: failed in the host lane ([a-z]*)://p' "$out" | tail -n 1)
 	rm -f "$out"
+	[ -z "$tfailed" ] || echo "test-all: failed in the trixie lane:$tfailed"
 	if [ -z "$line" ]; then
 		echo "test-all: the trixie lane gave no closing line: counted as failed" >&2
 		sum_fail=$((sum_fail + 1)); status=1
@@ -94,7 +96,17 @@ tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
 	s=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
 	sum_pass=$((sum_pass + ${p:-0})); sum_fail=$((sum_fail + ${f:-0} + ${e:-0}))
 	sum_skip=$((sum_skip + ${s:-0}))
+	# the failed tests by name, and the tail of each one's log: CI keeps
+	# only the end of what we print, so they are said again at the end
+	for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$log" | sort -u); do
+		failed="$failed $1/$t"
+		{ echo "---- $1/$t.log (last 40 lines) ----"; tail -n 40 "$1/$t.log" 2>/dev/null
+		} >>"$failed_logs"
+	done
 }
+failed=""
+failed_logs=$(mktemp)
+trap 'rm -f "$failed_logs"' EXIT
 
 # Slurm's source of the installed version (cached in /var/cache/falcon-slurm)
 # for job_submit_falcon.so; without it the build goes on without the plugin.
@@ -126,7 +138,7 @@ tally build-asan
 
 echo "==== test-all: 3/4 make distcheck ===="
 (cd build && make -j"$jobs" distcheck >distcheck.out 2>&1 && tail -5 distcheck.out ||
-	{ tail -80 distcheck.out; exit 1; }) || status=1
+	{ tail -80 distcheck.out; exit 1; }) || { status=1; failed="$failed distcheck"; }
 
 echo "==== test-all: 4/4 packages: the .debs installed, run, upgraded, removed in a clean chroot ===="
 t0=$(date +%s)
@@ -135,11 +147,15 @@ tests/integration/packages.sh || prc=$?
 case $prc in
 0) sum_pass=$((sum_pass + 1)) ;;
 77) sum_skip=$((sum_skip + 1)) ;;
-*) sum_fail=$((sum_fail + 1)); status=1 ;;
+*) sum_fail=$((sum_fail + 1)); status=1; failed="$failed packages" ;;
 esac
 echo "test-all: packages: exit status $prc in $(($(date +%s) - t0)) s"
 
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
+if [ -n "$failed" ]; then
+	cat "$failed_logs"
+	echo "test-all: failed in the host lane ($host_name):$failed"
+fi
 echo "test-all: host lane ($host_name): $sum_pass passed, $sum_fail failed, $sum_skip skipped" \
 	"in $(($(date +%s) - t_start)) s"
 [ "$lane" = host ] || trixie_lane

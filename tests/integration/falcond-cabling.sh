@@ -77,9 +77,9 @@ first=$(patches)
 # the set to the right port
 [ "$first" = 3 ] || t_fail "job 1 sent $first PATCHes, expected 3 (the set refused, one device refused, the set on the other port)"
 grep -q 'attach drawer[12]_slot[1-8] and the others of c1 to H[12]: .*HTTP 409.*: one by one' "$t_tmp/falcond.log" ||
-	t_fail "the refused set was not tried device by device: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "the refused set was not tried device by device: $(tail -n 5 "$t_tmp/falcond.log")"
 grep -q 'refused a free device of drawer [12]: not cabled' "$t_tmp/falcond.log" ||
-	t_fail "the port refused was not learnt as not cabled: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "the port refused was not learnt as not cabled: $(tail -n 5 "$t_tmp/falcond.log")"
 [ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 0 ] ||
 	t_fail "a device quarantined for a port that does not reach it: $(cat "$t_tmp/out")"
 fd_invariants || t_fail "after job 1"

@@ -34,7 +34,7 @@ restart() {
 }
 
 # ---- 1. the first start reads everything and keeps it ---------------------
-[ -s "$DESC" ] || t_fail "$DESC not written: $(tail -3 "$t_tmp/falcond.log")"
+[ -s "$DESC" ] || t_fail "$DESC not written: $(tail -n 3 "$t_tmp/falcond.log")"
 [ "$(ndesc)" -eq 13 ] || t_fail "$DESC: $(ndesc) descriptions, expected the 9 devices and 4 host ports"
 count_on
 "$FALCONCTL" reconcile >/dev/null || t_fail "falconctl reconcile failed"
@@ -47,7 +47,7 @@ restart
 n=$(gets)
 [ "$n" -le 12 ] || t_fail "the restarted falcond's start-up reconcile read $n resources, expected <= 12 (zones and collections; a full read is $full)"
 grep -q 'chassis c1: 13 device description(s) from' "$t_tmp/falcond.log" ||
-	t_fail "the descriptions were not taken from $DESC: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "the descriptions were not taken from $DESC: $(tail -n 3 "$t_tmp/falcond.log")"
 t_ok "restart: $n GETs instead of $full"
 # the reconcile a prolog asks for when a device is missing from its slot
 # ({"reread": false}, falcon-prolog(8)) reads as much, not everything
@@ -83,7 +83,7 @@ t_ok "6 GPUs on 2 zones: $n PATCHes to compose, $n2 to release"
 fd_sim c1 POST /admin/faults '{"rules":[{"action":"error","status":503,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/H1","count":1},{"action":"latency","ms":500,"path":"/redfish/v1/*"}]}' >/dev/null
 "$FALCONCTL" detach --job 6 > "$t_tmp/d6" || t_fail "release of job 6: $(cat "$t_tmp/d6")"
 grep -q "detach of 4 devices from H1 during released: .*; one by one" "$t_tmp/falcond.log" ||
-	t_fail "the failed release PATCH is not logged: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "the failed release PATCH is not logged: $(tail -n 3 "$t_tmp/falcond.log")"
 fd_sim c1 DELETE /admin/faults >/dev/null
 [ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 0 ] ||
 	t_fail "devices quarantined after a failed release PATCH: $(cat "$t_tmp/out")"

@@ -53,7 +53,7 @@ ev_listening() {
 
 fd_start_falcond
 wait_for 20 "falcond to listen to c1's events" ev_listening 1 ||
-	t_fail "no listener: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "no listener: $(tail -n 5 "$t_tmp/falcond.log")"
 t_ok "falcond listens on c1's ServerSentEventUri with its credentials"
 
 "$FALCONCTL" attach --job 5 --host node2 --gpus 2 --json >"$t_tmp/lease5" || t_fail "attach job 5"
@@ -63,7 +63,7 @@ dev=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d.get
 t0=$(date +%s%N)
 ev_health "$dev" '"health":"Critical"'
 wait_for 10 "$dev quarantined by the event" ev_quarantined "$dev" 'ResourceEvent\.1\.4\.ResourceStatusChangedCritical' ||
-	t_fail "$dev not quarantined: $(cat "$t_tmp/out"); log: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "$dev not quarantined: $(cat "$t_tmp/out"); log: $(tail -n 5 "$t_tmp/falcond.log")"
 t1=$(date +%s%N)
 t_ok "Critical on leased $dev: quarantined with the event as reason in $(( (t1 - t0) / 1000000 )) ms"
 

@@ -91,7 +91,7 @@ wait $j2
 # job 3's compose got the port after job 2's PATCH (3 s), 2 s past its budget
 wait_for 10 "job 3's compose to be refused" \
 	grep -q "compose: job 3 on node2: the caller's budget passed" "$t_tmp/falcond.log" ||
-	t_fail "job 3's compose was not refused for its budget: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "job 3's compose was not refused for its budget: $(tail -n 3 "$t_tmp/falcond.log")"
 [ "$(fd_call GET /v1/status '')" = 200 ] || t_fail "status: $(cat "$t_tmp/out")"
 [ "$(fd_json 'len([l for l in j["leases"] if l["job_id"] == 3])')" = 0 ] ||
 	t_fail "job 3 got a lease nobody waited for: $(cat "$t_tmp/out")"
@@ -125,7 +125,7 @@ compose_bg 5 node3 & p5=$!
 wait $p4 $p5
 both=$(ms_since $t0)
 for j in 4 5; do
-	[ "$(cat "$t_tmp/j$j.code")" = 200 ] || t_fail "job $j: $(cat "$t_tmp/j$j.code") $(cat "$t_tmp/j$j.out"); $(tail -12 "$t_tmp/falcond.log")"
+	[ "$(cat "$t_tmp/j$j.code")" = 200 ] || t_fail "job $j: $(cat "$t_tmp/j$j.code") $(cat "$t_tmp/j$j.out"); $(tail -n 12 "$t_tmp/falcond.log")"
 done
 echo "two composes on two ports, 3 s per PATCH: ${both} ms"
 [ "$both" -lt 5500 ] ||

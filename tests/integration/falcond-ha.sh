@@ -40,7 +40,7 @@ fd_start_falcond
 PID_A=$FD_PID
 start_b
 wait_for -p $PID_B 20 "the backup to answer" sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$FD_PORT_B/v1/health)\" = 503 ]" ||
-	t_fail "backup falcond: no 503 on /v1/health: $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "backup falcond: no 503 on /v1/health: $(tail -n 3 "$t_tmp/falcond-b.log")"
 code $FD_PORT_B /v1/health >/dev/null
 [ "$(fd_json 'j["error"]')" = "standby, active is http://127.0.0.1:$FD_PORT_A" ] ||
 	t_fail "standby answer does not name the active falcond: $(cat "$t_tmp/out")"
@@ -67,7 +67,7 @@ t0=$(now_ms)
 kill -KILL $PID_A
 wait $PID_A 2>/dev/null || true
 wait_for -p $PID_B 30 "the backup to take over" sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$FD_PORT_B/v1/health)\" = 200 ]" ||
-	t_fail "backup did not take over: $(tail -5 "$t_tmp/falcond-b.log")"
+	t_fail "backup did not take over: $(tail -n 5 "$t_tmp/falcond-b.log")"
 t1=$(now_ms)
 wait_for -p $PID_B 60 "the backup's start-up reconcile" \
 	sh -c "! curl -s http://127.0.0.1:$FD_PORT_B/v1/health | grep -q reconciling" ||
@@ -126,7 +126,7 @@ fd_start_falcond_standby() {
 fd_start_falcond_standby
 wait_for -p $FD_PID 20 "the old primary to stand by" \
 	sh -c "curl -s http://127.0.0.1:$FD_PORT_A/v1/health | grep -q 'standby, active is http:.*:$FD_PORT_B'" ||
-	t_fail "old primary does not stand by: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "old primary does not stand by: $(tail -n 3 "$t_tmp/falcond.log")"
 t_ok "the old primary, started again, stands by"
 # the holder's lock taken by another (as when an NFS server drops the lock
 # of a host cut off longer than its lease and a backup takes it): the
@@ -136,10 +136,10 @@ printf '{"host":"elsewhere","pid":1,"url":"http://elsewhere:6830","since":1}\n' 
 wait_for 30 "the backup (pid $PID_B) to stop" fd_exited $PID_B ||
 	t_fail "falcond whose holder record names another kept running"
 grep -q 'the holder record names another falcond.*stopping' "$t_tmp/falcond-b.log" ||
-	t_fail "no reason logged: $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "no reason logged: $(tail -n 3 "$t_tmp/falcond-b.log")"
 wait_for -p $FD_PID 30 "the first falcond to take over again" \
 	sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$FD_PORT_A/v1/health)\" = 200 ]" ||
-	t_fail "first falcond did not take over: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "first falcond did not take over: $(tail -n 3 "$t_tmp/falcond.log")"
 t_ok "a holder whose record names another falcond stops; the standby takes over"
 "$FALCONCTL" detach --job 10 > "$t_tmp/d.10" 2>&1 || t_fail "detach job 10: $(cat "$t_tmp/d.10")"
 inv=$(fd_invariants) || { echo "$inv"; t_fail "ledger vs chassis at the end"; }

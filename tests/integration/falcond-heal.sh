@@ -33,7 +33,7 @@ h_runs() {
 h_two_passes() {
 	h_n=$(($(h_runs) + 2))
 	wait_for 30 "two reconcile passes" sh -c "[ \$(curl -s 'http://127.0.0.1:$FD_PORT/metrics' | sed -n 's/^falcond_reconcile_runs_total //p') -ge $h_n ]" ||
-		t_fail "reconcile does not run: $(tail -3 "$t_tmp/falcond.log")"
+		t_fail "reconcile does not run: $(tail -n 3 "$t_tmp/falcond.log")"
 }
 
 # -- a lease whose device will not come off
@@ -68,7 +68,7 @@ t_ok "while the chassis refuses the detach, both stay quarantined; falconctl sta
 # -- the chassis lets go: reconcile detaches it and clears the quarantine
 fd_sim c1 POST /admin/faults '{}' >/dev/null
 wait_for 30 "reconcile to clear $dev" h_quar_is "$other" ||
-	t_fail "quarantine '$(h_quar)'; falcond: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "quarantine '$(h_quar)'; falcond: $(tail -n 5 "$t_tmp/falcond.log")"
 grep -q "reconcile: c1/$dev detached and healthy: quarantine cleared" "$t_tmp/falcond.log" ||
 	t_fail "falcond log: $(grep reconcile "$t_tmp/falcond.log" | tail -5)"
 h_hist() { grep "\"device\":\"$dev\"" "$hist" 2>/dev/null | grep -q '"auto-cleared: detach from '; }

@@ -113,13 +113,13 @@ fd_start_falcond() {
 	echo $FD_PID > "$t_tmp/falcond.pid"
 	if ! wait_for -p $FD_PID 20 "falcond to answer on http://127.0.0.1:$FD_PORT/v1/health" \
 		curl -s -o /dev/null "http://127.0.0.1:$FD_PORT/v1/health"; then
-		kill -0 $FD_PID 2>/dev/null || t_fail "falcond exited: $(tail -5 "$t_tmp/falcond.log")"
+		kill -0 $FD_PID 2>/dev/null || t_fail "falcond exited: $(tail -n 5 "$t_tmp/falcond.log")"
 		t_fail "falcond did not answer"
 	fi
 	# it answers while its start-up reconcile runs: wait for the end of it
 	wait_for -p $FD_PID 60 "falcond's start-up reconcile to end" \
 		sh -c "! curl -s 'http://127.0.0.1:$FD_PORT/v1/health' | grep -q reconciling" ||
-		t_fail "falcond still reconciling: $(tail -3 "$t_tmp/falcond.log")"
+		t_fail "falcond still reconciling: $(tail -n 3 "$t_tmp/falcond.log")"
 }
 t_on_exit "kill \$(cat '$t_tmp/falcond.pid' 2>/dev/null) 2>/dev/null || true"
 

@@ -50,7 +50,7 @@ while [ $r -lt $RELOADS ]; do
 	kill -HUP $FD_PID
 	wait_for -p $FD_PID 60 "reload $r" \
 		sh -c "[ \$(grep -c 'SIGHUP: reloaded' '$t_tmp/falcond.log') -ge $r ]" ||
-		t_fail "reload $r not logged: $(tail -3 "$t_tmp/falcond.log")"
+		t_fail "reload $r not logged: $(tail -n 3 "$t_tmp/falcond.log")"
 done
 touch "$t_tmp/stop"
 wait $C1 $C2 $C3 $C4
@@ -70,6 +70,6 @@ rc=0; wait $FD_PID || rc=$?
 if grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$t_tmp/falcond.log"; then
 	t_fail "sanitizer report in falcond's log"
 fi
-[ $rc = 0 ] || t_fail "falcond exited with $rc after SIGTERM: $(tail -5 "$t_tmp/falcond.log")"
+[ $rc = 0 ] || t_fail "falcond exited with $rc after SIGTERM: $(tail -n 5 "$t_tmp/falcond.log")"
 t_ok "SIGHUP under concurrent requests: served, old confs freed, clean exit"
 exit 0

@@ -45,7 +45,7 @@ fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":5000,"count":1,
 cpid=$!
 # the chassis holds the PATCH once the rule has matched it
 wait_for 20 "the attach PATCH to reach the chassis" rule_spent ||
-	t_fail "falcond sent no PATCH: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "falcond sent no PATCH: $(tail -n 3 "$t_tmp/falcond.log")"
 fd_stop_falcond -KILL
 wait $cpid 2>/dev/null && t_fail "the compose was acknowledged by a killed falcond: $(cat "$t_tmp/a1")"
 fd_start_falcond
@@ -53,12 +53,12 @@ fd_start_falcond
 # chassis took it, which was before the kill: after the start-up reconcile
 sleep 6
 wait_for 30 "no device attached without a lease" settled || {
-	fd_invariants; fd_sim c1 GET /admin/state; tail -20 "$t_tmp/falcond.log"
+	fd_invariants; fd_sim c1 GET /admin/state; tail -n 20 "$t_tmp/falcond.log"
 	t_fail "the late PATCH of the killed falcond left a device attached without a lease"; }
 wait_for 30 "drawer1_slot1 free" is_free drawer1_slot1 ||
 	t_fail "drawer1_slot1 still attached to $(owner drawer1_slot1)"
 grep -Eq 'drawer1_slot1 (attached to H1 late|attached to H1 without a lease)' "$t_tmp/falcond.log" ||
-	t_fail "the late attach was not caught: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "the late attach was not caught: $(tail -n 5 "$t_tmp/falcond.log")"
 # the intent settles: rolled back once SettleTime passed with nothing attached
 no_lease() { python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["leases"]) != 0)' "$t_tmp/state/ledger.json"; }
 wait_for 60 "lease L-1 to settle" no_lease || t_fail "lease L-1 not settled: $(cat "$t_tmp/state/ledger.json")"

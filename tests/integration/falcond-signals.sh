@@ -20,8 +20,8 @@ fd_start_falcond
 hup_logged() {
 	wait_for 10 "SIGHUP number $1 to be handled" \
 		sh -c "[ \$(grep -c 'SIGHUP: reconcile' '$t_tmp/falcond.log') -ge $1 ]" ||
-		t_fail "SIGHUP $1 not handled: $(tail -3 "$t_tmp/falcond.log")"
-	grep -q "$2" "$t_tmp/falcond.log" || t_fail "SIGHUP $1: no '$2' in the log: $(tail -3 "$t_tmp/falcond.log")"
+		t_fail "SIGHUP $1 not handled: $(tail -n 3 "$t_tmp/falcond.log")"
+	grep -q "$2" "$t_tmp/falcond.log" || t_fail "SIGHUP $1: no '$2' in the log: $(tail -n 3 "$t_tmp/falcond.log")"
 }
 
 # --- SIGHUP: a broken falcon.conf is logged and the running one kept
@@ -54,7 +54,7 @@ t_ok "SIGHUP with a restart-only change: logged, nothing reloaded"
 
 # --- SIGTERM: stops within the guard, event listener and all
 wait_for 10 "the event stream to open" grep -q "events: chassis c1: listening on" "$t_tmp/falcond.log" ||
-	t_fail "event stream not opened: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "event stream not opened: $(tail -n 3 "$t_tmp/falcond.log")"
 fd_expect 200 POST /v1/compose '{"job_id":1,"host":"node1","gpus":1}'
 # an idle client: a connection open, half a request sent
 python3 -c "

@@ -74,7 +74,7 @@ dev=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d.get
 t0=$(date +%s%N)
 sub_health "$dev" '"health":"Critical"'
 wait_for 15 "$dev quarantined by the subscribed event" sub_quarantined "$dev" 'ResourceStatusChangedCritical' ||
-	t_fail "$dev not quarantined; falcond: $(grep events: "$t_tmp/falcond.log" | tail -3); sim: $(tail -3 "$t_tmp/sim-c1/log")"
+	t_fail "$dev not quarantined; falcond: $(grep events: "$t_tmp/falcond.log" | tail -3); sim: $(tail -n 3 "$t_tmp/sim-c1/log")"
 t1=$(date +%s%N)
 grep -q "job 5 not told through Slurm (--no-slurm): falcon-event=c1/$dev:Critical" "$t_tmp/falcond.log" ||
 	t_fail "the job's notice is not logged"

@@ -107,12 +107,12 @@ start)
 		--credentials /etc/falcon/falcon1.credentials \
 		--port-file /var/lib/falcon-sim/port </dev/null >$st/log/falcon-sim.log 2>&1 &
 	echo $! >$st/run/falcon-sim.pid
-	wait_for 20 falcon-sim test -s /var/lib/falcon-sim/port || die "falcon-sim: $(tail -3 $st/log/falcon-sim.log)"
+	wait_for 20 falcon-sim test -s /var/lib/falcon-sim/port || die "falcon-sim: $(tail -n 3 $st/log/falcon-sim.log)"
 	"$0" start-falcond
-	slurmctld || die "slurmctld: $(tail -5 $st/log/slurmctld.log)"
-	slurmd || die "slurmd: $(tail -5 $st/log/slurmd-*.log)"
+	slurmctld || die "slurmctld: $(tail -n 5 $st/log/slurmctld.log)"
+	slurmd || die "slurmd: $(tail -n 5 $st/log/slurmd-*.log)"
 	wait_for 60 "node idle" sh -c "sinfo -h -n $node -o %t | grep -q idle" ||
-		die "node not idle: $(sinfo -h -o '%n %t %E'; tail -5 $st/log/slurmctld.log)"
+		die "node not idle: $(sinfo -h -o '%n %t %E'; tail -n 5 $st/log/slurmctld.log)"
 	say "munged, falcon-sim, falcond (user slurm), slurmctld, slurmd running; node $node idle"
 	;;
 start-falcond)
@@ -124,7 +124,7 @@ start-falcond)
 		</dev/null >>$st/log/falcond.log 2>&1 &
 	echo $! >$st/run/falcond.pid
 	wait_for 30 falcond sh -c 'falconctl status' ||
-		die "falcond does not answer: $(tail -5 $st/log/falcond.log)"
+		die "falcond does not answer: $(tail -n 5 $st/log/falcond.log)"
 	;;
 restart-falcond)
 	kill "$(cat $st/run/falcond.pid)" 2>/dev/null || true
@@ -140,7 +140,7 @@ job)
 	say "job $id submitted: $(scontrol show job "$id" | grep -o 'Licenses=[^ ]*' || true)"
 	wait_for 240 "job $id" sh -c "[ \"\$(scontrol show job $id | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')\" = COMPLETED ]" || {
 		scontrol show job "$id" | head -20
-		tail -20 $st/log/slurmctld.log $st/log/slurmd-*.log $st/jobs/train-"$id".out 2>/dev/null
+		tail -n 20 $st/log/slurmctld.log $st/log/slurmd-*.log $st/jobs/train-"$id".out 2>/dev/null
 		die "job $id: $(job_state "$id"), not COMPLETED"
 	}
 	grep -q '^FALCON_TOPOLOGY=falconGPUs' $st/jobs/train-"$id".out ||

@@ -46,8 +46,10 @@ p_drained() {
 	_k=0
 	until sinfo -h -R -o '%E' | grep -q "^falcon: job $1: .*$2"; do
 		_k=$((_k + 1))
-		[ $_k -lt 300 ] || { tail -20 "$t_tmp/slurm-prolog.log" "$t_tmp/slurm-epilog.log" >&2
-			t_fail "node not drained with '$2': $(sinfo -h -R -o '%E')"; }
+		[ $_k -lt 300 ] || { tail -n 20 "$t_tmp/slurm-prolog.log" "$t_tmp/slurm-epilog.log" >&2
+			squeue -h -j "$1" -o '%i %T %r %N' >&2; s_logs
+			t_fail "node not drained with '$2' after 60 s (job $1 $(s_job_state "$1")):" \
+				"$(sinfo -h -R -o '%E')"; }
 		sleep 0.2
 	done
 	sinfo -h -R -o '%E' | head -1
@@ -109,7 +111,7 @@ fd_sim c1 POST /admin/faults "{\"acs_redirect\": $GPU_SLOTS}" >/dev/null
 jid=$(p_job 1)
 s_wait_done "$jid"
 [ "$(s_job_state "$jid")" = COMPLETED ] ||
-	{ tail -20 "$t_tmp/slurm-prolog.log" >&2; t_fail "ACS: job $jid: $(s_job_state "$jid")"; }
+	{ tail -n 20 "$t_tmp/slurm-prolog.log" >&2; t_fail "ACS: job $jid: $(s_job_state "$jid")"; }
 w=$(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["warnings"]))' \
 	"$t_tmp/topo-$jid.json")
 case $w in

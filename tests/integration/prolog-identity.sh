@@ -38,7 +38,7 @@ p_run() {
 			env | grep ^CUDA_VISIBLE_DEVICES=")
 	s_wait_done "$_j"
 	[ "$(s_job_state "$_j")" = COMPLETED ] || {
-		tail -20 "$t_tmp/slurm-prolog.log" >&2
+		tail -n 20 "$t_tmp/slurm-prolog.log" >&2
 		t_fail "job $_j: $(s_job_state "$_j"): $(sinfo -h -R -o '%E')"
 	}
 	echo "$_j"
@@ -98,8 +98,8 @@ while [ -e "$DEVS/$want" ]; do
 	sleep 0.2
 done
 [ -e "$DEVS/$orphan/config" ] ||
-	t_fail "job $jid's epilog removed the orphan $orphan: $(tail -5 "$t_tmp/slurm-epilog.log")"
-[ ! -e "$t_tmp/run/$jid" ] || t_fail "RunDir/$jid left: $(tail -5 "$t_tmp/slurm-epilog.log")"
+	t_fail "job $jid's epilog removed the orphan $orphan: $(tail -n 5 "$t_tmp/slurm-epilog.log")"
+[ ! -e "$t_tmp/run/$jid" ] || t_fail "RunDir/$jid left: $(tail -n 5 "$t_tmp/slurm-epilog.log")"
 t_ok "job $jid's epilog removed $want only; the orphan $orphan stays"
 # -- an epilog whose lease.json names the orphan's BDF (as a prolog that
 # matched by IDs wrote it) removes what its slot holds, not the orphan
@@ -116,14 +116,14 @@ s_wait_done "$jid"
 k=0
 while [ -e "$t_tmp/run/$jid" ]; do
 	k=$((k + 1))
-	[ $k -lt 150 ] || t_fail "job $jid's epilog did not finish: $(tail -5 "$t_tmp/slurm-epilog.log")"
+	[ $k -lt 150 ] || t_fail "job $jid's epilog did not finish: $(tail -n 5 "$t_tmp/slurm-epilog.log")"
 	sleep 0.2
 done
 [ -e "$DEVS/$orphan/config" ] ||
 	t_fail "job $jid's epilog removed the orphan $orphan named in its lease.json"
 [ ! -e "$DEVS/$own" ] || t_fail "job $jid's epilog left its own $own on the bus"
 grep -q "job $jid: .*lease.json has $orphan, its slot [0-9]* holds $own; $orphan stays" \
-	"$t_tmp/slurm-epilog.log" || t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
+	"$t_tmp/slurm-epilog.log" || t_fail "epilog log: $(tail -n 5 "$t_tmp/slurm-epilog.log")"
 t_ok "job $jid's lease.json naming the orphan: its epilog removed its own $own, not $orphan"
 # the admin takes the orphan back
 echo 1 > "$DEVS/$orphan/remove"
@@ -152,7 +152,7 @@ dev=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lease"]["
 [ "$dev" = drawer1_slot1 ] || t_fail "job $jid was leased $dev, not drawer1_slot1"
 [ ! -e "$t_tmp/run/999999" ] || t_fail "the stale RunDir/999999 is still there"
 grep -q "run/999999/lease.json names drawer1_slot1, which falcond leased to job $jid" \
-	"$t_tmp/slurm-prolog.log" || t_fail "prolog log: $(tail -5 "$t_tmp/slurm-prolog.log")"
+	"$t_tmp/slurm-prolog.log" || t_fail "prolog log: $(tail -n 5 "$t_tmp/slurm-prolog.log")"
 k=0
 until (fp_pool_clean) 2>/dev/null; do
 	k=$((k + 1))

@@ -27,10 +27,10 @@ jobs() {
 		t0=$(now_ms)
 		fp_prolog $j "gres/falcon_gpu:2"
 		t1=$(now_ms)
-		[ $FP_RC = 0 ] || t_fail "prolog job $j: rc $FP_RC: $(tail -3 "$t_tmp/prolog-$j.log")"
+		[ $FP_RC = 0 ] || t_fail "prolog job $j: rc $FP_RC: $(tail -n 3 "$t_tmp/prolog-$j.log")"
 		echo $((t1 - t0)) >> "$2"
 		fp_epilog $j
-		[ $FP_RC = 0 ] || t_fail "epilog job $j: rc $FP_RC: $(tail -3 "$t_tmp/epilog-$j.log")"
+		[ $FP_RC = 0 ] || t_fail "epilog job $j: rc $FP_RC: $(tail -n 3 "$t_tmp/epilog-$j.log")"
 		j=$((j + 1))
 	done
 }

@@ -140,7 +140,7 @@ EOP
 fp_pool_clean_try() { (fp_pool_clean) 2>/dev/null; }
 fp_wait_pool_clean() {
 	wait_for "${1:-60}" "the pool to be clean" fp_pool_clean_try ||
-		{ tail -20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
+		{ tail -n 20 "$t_tmp/slurm-epilog.log" >&2; fp_pool_clean; }
 }
 
 # fp_slurmctld_wrapper - $t_tmp/prolog-slurmctld.sh, falcon-prolog
@@ -173,7 +173,7 @@ fp_completed() {
 		wait_for 240 "job $_j to complete" s_in_state "$_j" COMPLETED FAILED CANCELLED \
 			NODE_FAIL TIMEOUT || { s_logs; t_fail "job $_j: '$s_st' after 240 s"; }
 		[ "$s_st" = COMPLETED ] || {
-			tail -20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2 || true
+			tail -n 20 "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2 || true
 			t_fail "job $_j: $s_st"; }
 	done
 }

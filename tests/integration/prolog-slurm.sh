@@ -166,18 +166,18 @@ jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null \
 s_wait_state "$jid" RUNNING
 fd_wait_file "$t_tmp/reconcile-started"
 "$FALCONCTL" attach --job "$done_jid" --host "$FP_HOST" --gpus 2 >"$t_tmp/attach.out" ||
-	t_fail "falconctl attach for ended job $done_jid: $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "falconctl attach for ended job $done_jid: $(tail -n 3 "$t_tmp/falcond.log")"
 [ "$(fd_sim c1 GET /admin/state | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin)["devices"] if d["owner"]))')" = 4 ] ||
 	t_fail "4 devices expected attached before reconcile"
 "$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
 [ "$(fd_json 'j["slurm_checked"]')" = True ] ||
-	t_fail "reconcile did not ask Slurm: $(cat "$t_tmp/out"; tail -5 "$t_tmp/falcond.log")"
+	t_fail "reconcile did not ask Slurm: $(cat "$t_tmp/out"; tail -n 5 "$t_tmp/falcond.log")"
 [ "$(fd_json 'j["closed_job_ended"]')" = 1 ] || t_fail "reconcile: $(cat "$t_tmp/out")"
 fd_sim c1 GET /admin/state >"$t_tmp/simstate.json"
 [ "$(python3 -c 'import json,sys; print(sum(1 for d in json.load(open(sys.argv[1]))["devices"] if d["owner"]))' "$t_tmp/simstate.json")" = 2 ] ||
 	t_fail "the running job $jid should keep its 2 devices: $(cat "$t_tmp/simstate.json")"
 grep -q "job $done_jid is not running; devices reclaimed" "$t_tmp/falcond.log" ||
-	t_fail "falcond log: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "falcond log: $(tail -n 5 "$t_tmp/falcond.log")"
 scancel "$jid"
 s_wait_done "$jid"
 fp_wait_pool_clean 30

@@ -62,7 +62,7 @@ p_slow() {
 	jid=$(sbatch --parsable --gres=falcon_gpu:2 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
 	: >"$st_file"
 	wait_for 400 "job $jid to end" p_watch ||
-		{ s_logs; t_fail "job $jid: $(tail -3 "$st_file")"; }
+		{ s_logs; t_fail "job $jid: $(tail -n 3 "$st_file")"; }
 	fd_sim c1 POST /admin/faults '{}' >/dev/null
 	grep -q '^drained' "$st_file" && t_fail "node drained while the chassis was slow"
 	grep -q 'CONFIGURING.*falcon:waiting=compose' "$st_file" ||
@@ -72,7 +72,7 @@ p_slow() {
 	# the figures for the README: when CF began and ended, RUNNING seen
 	cf=$(awk '$2 == "CONFIGURING" { if (!a) a = $1; b = $1 } END { print a "-" b }' "$st_file")
 	run=$(awk '$2 == "RUNNING" { if (!a) a = $1; b = $1 } END { print a "-" b }' "$st_file")
-	t_ok "slow chassis ($1 ms per PATCH): job $jid CONFIGURING ${cf} s after submit, RUNNING ${run} s, COMPLETED by $(tail -1 "$st_file" | cut -d' ' -f1) s, node never drained; $(grep -c 'requeue\|[Tt]imeout\|BatchStart' "$s_state/log/slurmctld.log") requeue/timeout lines in slurmctld.log"
+	t_ok "slow chassis ($1 ms per PATCH): job $jid CONFIGURING ${cf} s after submit, RUNNING ${run} s, COMPLETED by $(tail -n 1 "$st_file" | cut -d' ' -f1) s, node never drained; $(grep -c 'requeue\|[Tt]imeout\|BatchStart' "$s_state/log/slurmctld.log") requeue/timeout lines in slurmctld.log"
 	fp_wait_pool_clean
 }
 p_watch() {
@@ -96,10 +96,10 @@ wait_for 120 "job $jid to end" s_in_state "$jid" CANCELLED COMPLETED FAILED ||
 	t_fail "job $jid: $s_st"
 p_idle() { sinfo -h -n "$FP_HOST" -o %T | grep -qx idle; }
 wait_for 120 "node $FP_HOST to be idle" p_idle ||
-	{ tail -20 "$t_tmp/slurm-epilog.log" >&2; t_fail "node: $(sinfo -h -n "$FP_HOST" -o %T) $(sinfo -h -R)"; }
+	{ tail -n 20 "$t_tmp/slurm-epilog.log" >&2; t_fail "node: $(sinfo -h -n "$FP_HOST" -o %T) $(sinfo -h -R)"; }
 fp_not_drained
 grep -q "decompose: .*left to falcond's reconcile" "$t_tmp/slurm-epilog.log" ||
-	t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
+	t_fail "epilog log: $(tail -n 5 "$t_tmp/slurm-epilog.log")"
 if ls "$SYSFS/node1/bus/pci/devices/" | grep -qE '^0000:(3[d-f]|4[0-4]|b[1-8]):'; then
 	t_fail "devices left on the bus: $(ls "$SYSFS/node1/bus/pci/devices/")"
 fi
@@ -122,7 +122,7 @@ rm -f "$SYSFS/node1/bus/pci/devices/$bdf/remove"
 mkdir "$SYSFS/node1/bus/pci/devices/$bdf/remove"
 scancel "$jid"
 wait_for 120 "the epilog to find $bdf stuck" grep -q "already has the reason 'admin: DIMM test'" \
-	"$t_tmp/slurm-epilog.log" || t_fail "epilog log: $(tail -5 "$t_tmp/slurm-epilog.log")"
+	"$t_tmp/slurm-epilog.log" || t_fail "epilog log: $(tail -n 5 "$t_tmp/slurm-epilog.log")"
 reason=$(sinfo -h -R -n "$FP_HOST" -o %E)
 [ "$reason" = "admin: DIMM test" ] || t_fail "drain reason now '$reason'"
 t_ok "a stuck device at epilog kept the admin's reason '$reason'"

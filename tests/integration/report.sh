@@ -34,7 +34,7 @@ sub() {
 	# every job runs to its end; regression: a falconNVMe job FAILED, as
 	# spank_falcon refused falcon-sim's NVMe (no driver: no /dev path)
 	case $(s_job_state "$_j") in COMPLETED) ;; *)
-		tail -20 "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $_j ($*): $(s_job_state "$_j")";;
+		tail -n 20 "$t_tmp/slurm-prolog.log" >&2; s_logs; t_fail "job $_j ($*): $(s_job_state "$_j")";;
 	esac
 }
 sub -J resnet --gres=gpu:2 --wrap 'sleep 1'

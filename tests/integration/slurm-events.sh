@@ -25,7 +25,7 @@ ev_listening() {
 	grep -q 'events: chassis c1: listening on /redfish/v1/EventService/SSE' "$t_tmp/falcond.log"
 }
 wait_for 20 "falcond to listen to c1's events" ev_listening ||
-	t_fail "no listener: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "no listener: $(tail -n 5 "$t_tmp/falcond.log")"
 
 # ev_owned - the chassis devices attached to a host port (falcon-sim's
 # /admin/state; one job runs at a time here), one per line, sorted.
@@ -98,7 +98,7 @@ t_ok "$dev quarantined ('$reason'), in the history with job $jid"
 scancel "$jid"
 s_wait_done "$jid"
 wait_for 30 "job $jid's lease to be given back" ev_no_lease ||
-	{ tail -20 "$t_tmp/slurm-epilog.log" >&2; t_fail "leases: $(cat "$t_tmp/status.json")"; }
+	{ tail -n 20 "$t_tmp/slurm-epilog.log" >&2; t_fail "leases: $(cat "$t_tmp/status.json")"; }
 [ "$(ev_status "[q['device'] for q in j['quarantine']]")" = "['$dev']" ] ||
 	t_fail "quarantine after the epilog: $(cat "$t_tmp/status.json")"
 fd_sim c1 GET /admin/state >"$t_tmp/simstate.json"

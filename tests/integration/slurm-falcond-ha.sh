@@ -64,7 +64,7 @@ t_on_exit "kill \$(cat '$t_tmp/falcond-b.pid' 2>/dev/null) 2>/dev/null || true"
 start_falcond "$CONF_B" "$t_tmp/falcond-b.log" "$t_tmp/falcond-b.pid"
 PID_B=$(cat "$t_tmp/falcond-b.pid")
 wait_for -p $PID_B 30 "the backup to stand by" is_standby $FD_PORT_B "$URL_A" ||
-	t_fail "backup falcond: $(cat "$t_tmp/health" 2>/dev/null); $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "backup falcond: $(cat "$t_tmp/health" 2>/dev/null); $(tail -n 3 "$t_tmp/falcond-b.log")"
 t_ok "two falcond on $t_tmp/state: active $URL_A (pid $PID_A), standby $URL_B (pid $PID_B)"
 
 submit() { sbatch --parsable --gres=falcon_gpu:$1 -o "$t_tmp/job-%j.out" --wrap 'echo ran'; }
@@ -85,14 +85,14 @@ fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/
 j1=$(submit 1); j2=$(submit 2); j3=$(submit 1)
 wait_for 120 "a compose in flight (composing in the ledger)" \
 	grep -q '"composing"' "$t_tmp/state/ledger.json" ||
-	{ tail -5 "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "no compose in flight"; }
+	{ tail -n 5 "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "no compose in flight"; }
 inflight=$(grep -o '"composing"' "$t_tmp/state/ledger.json" | wc -l)
 t0=$(now_ms)
 kill -KILL $PID_A
 wait $PID_A 2>/dev/null || true
 wait_for -p $PID_B 60 "the backup to answer /v1/health 200" \
 	sh -c "[ \"\$(curl -s -m 5 -o /dev/null -w '%{http_code}' $URL_B/v1/health)\" = 200 ]" ||
-	t_fail "backup did not take over: $(tail -5 "$t_tmp/falcond-b.log")"
+	t_fail "backup did not take over: $(tail -n 5 "$t_tmp/falcond-b.log")"
 t1=$(now_ms)
 echo "takeover: $inflight compose(s) in flight at the SIGKILL; backup answered /v1/health 200 after $(( (t1 - t0) / 1000 )).$(( (t1 - t0) % 1000 / 100 )) s"
 FD_PORT=$FD_PORT_B FD_PID=$PID_B
@@ -119,7 +119,7 @@ t_ok "after the jobs and a reconcile: 0 leases ($URL_B /v1/status), 0 devices at
 start_falcond "$FALCON_CONF" "$t_tmp/falcond.log" "$t_tmp/falcond.pid"
 PID_A=$(cat "$t_tmp/falcond.pid")
 wait_for -p $PID_A 30 "the killed falcond, started again, to stand by" is_standby $FD_PORT_A "$URL_B" ||
-	t_fail "old active does not stand by: $(cat "$t_tmp/health" 2>/dev/null); $(tail -3 "$t_tmp/falcond.log")"
+	t_fail "old active does not stand by: $(cat "$t_tmp/health" 2>/dev/null); $(tail -n 3 "$t_tmp/falcond.log")"
 "$FALCONCTL" status >"$t_tmp/status" 2>&1 || t_fail "falconctl status: $(cat "$t_tmp/status")"
 t_ok "the killed falcond stands by: $(cat "$t_tmp/health" 2>/dev/null); falconctl status: $(head -1 "$t_tmp/status")"
 
@@ -157,12 +157,12 @@ bad_line=$(wc -l <"$CONF_B")
 kill -HUP $PID_B
 wait_for -p $PID_B 30 "the broken file to be logged" \
 	grep -q "SIGHUP: $CONF_B:$bad_line: .*Bogus.*keeping the configuration" "$t_tmp/falcond-b.log" ||
-	t_fail "no FILE:LINE in the log: $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "no FILE:LINE in the log: $(tail -n 3 "$t_tmp/falcond-b.log")"
 t_ok "SIGHUP: $(grep "SIGHUP: $CONF_B:$bad_line" "$t_tmp/falcond-b.log" | tail -1)"
 timed_job 2
 fp_not_drained
 kill -0 $PID_B 2>/dev/null ||
-	t_fail "the active falcond (pid $PID_B) exited after the broken reload: $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "the active falcond (pid $PID_B) exited after the broken reload: $(tail -n 3 "$t_tmp/falcond-b.log")"
 is_active $FD_PORT_B ||
 	t_fail "the active falcond after the broken reload: $(cat "$t_tmp/health" 2>/dev/null)"
 fp_pool_clean
@@ -171,7 +171,7 @@ cp "$t_tmp/good-b.conf" "$CONF_B"
 kill -HUP $PID_B
 wait_for -p $PID_B 30 "the restored file to be reloaded" \
 	grep -q "SIGHUP: reloaded $CONF_B" "$t_tmp/falcond-b.log" ||
-	t_fail "restored falcon.conf not reloaded: $(tail -3 "$t_tmp/falcond-b.log")"
+	t_fail "restored falcon.conf not reloaded: $(tail -n 3 "$t_tmp/falcond-b.log")"
 is_standby $FD_PORT_A "$URL_B" || t_fail "the standby: $(cat "$t_tmp/health" 2>/dev/null)"
 t_ok "falcon.conf restored and reloaded; $URL_A still stands by"
 exit 0

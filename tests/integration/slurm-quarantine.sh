@@ -37,7 +37,7 @@ q_resumed() { ! q_drained; }
 q_runs() {
 	q_n=$(($(curl -s "http://127.0.0.1:$FD_PORT/metrics" | sed -n 's/^falcond_reconcile_runs_total //p') + 2))
 	wait_for 30 "two reconcile passes" sh -c "[ \$(curl -s 'http://127.0.0.1:$FD_PORT/metrics' | sed -n 's/^falcond_reconcile_runs_total //p') -ge $q_n ]" ||
-		t_fail "reconcile does not run: $(tail -3 "$t_tmp/falcond.log")"
+		t_fail "reconcile does not run: $(tail -n 3 "$t_tmp/falcond.log")"
 }
 q_reason() { squeue -h -j "$1" -o %r; }
 q_has_reason() { [ -n "$(q_reason "$1")" ] && [ "$(q_reason "$1")" != None ]; }
@@ -50,7 +50,7 @@ print(sorted(d["id"] for d in json.load(sys.stdin)["devices"] if d.get("type", "
 # -- quarantine: the reservation holds it, a whole-pool job pends
 "$FALCONCTL" quarantine c1 "$dev" --reason "admin: test" >/dev/null || t_fail "quarantine $dev"
 wait_for 30 "reservation $resv to hold c1_gpu:1" q_resv_is c1_gpu:1 ||
-	t_fail "reservation: '$(q_resv)'; $(scontrol show res 2>&1); falcond: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "reservation: '$(q_resv)'; $(scontrol show res 2>&1); falcond: $(tail -n 5 "$t_tmp/falcond.log")"
 scontrol show reservation "$resv" | grep -q 'Flags=.*ANY_NODES' || t_fail "$(scontrol show res $resv)"
 t_ok "$dev quarantined: $(scontrol show reservation "$resv" | tr '\n' ' ' | tr -s ' ')"
 jid=$(sbatch --parsable -L c1_gpu:8 --time=2 -o /dev/null --wrap true)
@@ -64,7 +64,7 @@ t_ok "job $jid (-L c1_gpu:8) pends: Reason=$why; node $FP_HOST not drained"
 # -- an admin deletes the reservation: reconcile makes it again
 scontrol delete reservation="$resv" || t_fail "scontrol delete reservation"
 wait_for 30 "reservation $resv made again" q_resv_is c1_gpu:1 ||
-	t_fail "reservation: '$(q_resv)'; falcond: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "reservation: '$(q_resv)'; falcond: $(tail -n 5 "$t_tmp/falcond.log")"
 [ "$(s_job_state "$jid")" = PENDING ] || t_fail "job $jid is $(s_job_state "$jid")"
 t_ok "reservation deleted by hand is made again while $dev stays quarantined"
 
@@ -80,8 +80,8 @@ scontrol update nodename="$FP_HOST" state=drain \
 	reason="falcon: job 99: compose: connection failed: falcond unreachable" ||
 	t_fail "scontrol drain"
 wait_for 30 "reconcile to resume $FP_HOST" q_resumed ||
-	t_fail "node: $(sinfo -R); falcond: $(tail -5 "$t_tmp/falcond.log")"
-grep -q "node $FP_HOST resumed" "$t_tmp/falcond.log" || t_fail "falcond log: $(tail -5 "$t_tmp/falcond.log")"
+	t_fail "node: $(sinfo -R); falcond: $(tail -n 5 "$t_tmp/falcond.log")"
+grep -q "node $FP_HOST resumed" "$t_tmp/falcond.log" || t_fail "falcond log: $(tail -n 5 "$t_tmp/falcond.log")"
 scontrol update nodename="$FP_HOST" state=drain reason="admin: disk" || t_fail "scontrol drain"
 q_runs
 q_drained || t_fail "the admin's drain was undone: $(sinfo -R)"
@@ -98,7 +98,7 @@ fd_stop_falcond
 jid=$(sbatch --parsable -L c1_gpu:1 --gres=falcon_gpu:1 --time=2 -o /dev/null --wrap true)
 q_requeued() { scontrol show job "$jid" | grep -q 'AdminComment=.*falcon:requeued='; }
 wait_for 120 "job $jid requeued after its prolog found no falcond" q_requeued ||
-	t_fail "job $jid: $(scontrol show job "$jid"); $(sinfo -R); $(tail -5 "$t_tmp/slurm-prolog.log")"
+	t_fail "job $jid: $(scontrol show job "$jid"); $(sinfo -R); $(tail -n 5 "$t_tmp/slurm-prolog.log")"
 q_drained && t_fail "the prolog drained the node: $(sinfo -R)"
 q_held() { squeue -h -j "$jid" -o %r | grep -qi 'held'; }
 q_held && t_fail "job $jid held: $(scontrol show job "$jid")"
@@ -111,5 +111,5 @@ FD_NO_SLURM= fd_start_falcond
 q_done() { s_in_state "$jid" COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL; }
 wait_for 300 "job $jid to run after its BeginTime" q_done ||
 	t_fail "job $jid: $(scontrol show job "$jid")"
-[ "$s_st" = COMPLETED ] || t_fail "job $jid: $s_st; $(tail -5 "$t_tmp/slurm-prolog.log")"
+[ "$s_st" = COMPLETED ] || t_fail "job $jid: $s_st; $(tail -n 5 "$t_tmp/slurm-prolog.log")"
 t_ok "job $jid ran ($s_st)"
