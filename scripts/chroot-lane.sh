@@ -90,7 +90,7 @@ if [ "$mode" = inside ]; then
 	what=$1
 	cleanup() {
 		stop_chroot_pids
-		for m in src/shared run dev sys proc; do
+		for m in tmp/falcon-cluster-tests.lock src/shared run dev sys proc; do
 			mountpoint -q "$root/$m" && umount -R -l "$root/$m" 2>/dev/null || true
 		done
 		mountpoint -q "$root" && umount -l "$root" 2>/dev/null || true
@@ -110,6 +110,12 @@ if [ "$mode" = inside ]; then
 	tar -C "$top" -cf - --exclude=./build --exclude=./build-asan \
 		--exclude='./falcon-slurm-*' --exclude=./.git . |
 		tar -C "$root/src/falcon-slurm" -xf -
+	# The test clusters' lock (tests/integration/slurm-lib.sh) is the
+	# machine's: a cluster in here and one outside never run at once (both
+	# name their node after this host and number jobs from 1, so they would
+	# share cgroup job directories).
+	touch /tmp/falcon-cluster-tests.lock "$root/tmp/falcon-cluster-tests.lock"
+	mount --bind /tmp/falcon-cluster-tests.lock "$root/tmp/falcon-cluster-tests.lock"
 	shared=
 	if [ -n "${FALCON_SHARED:-}" ] && [ -d "$FALCON_SHARED" ]; then
 		mount --bind -o ro "$FALCON_SHARED" "$root/src/shared"
