@@ -59,17 +59,73 @@ static bool g_active;
  * The HTTP front's limits (doc/falcond.8, LIMITS).  Idle connections cost
  * a socket and a few hundred bytes in the event loop, not a thread: the
  * connection limit is well above the 2,000 idle connections of issue 12,
- * bounded by RLIMIT_NOFILE (raised to its hard limit at start); one
- * address holds at most PER_IP of them; a connection idle IDLE_S seconds
- * (headers sent byte by byte included: libmicrohttpd counts from the last
- * byte received) is closed.  At most WORKERS_MAX authenticated requests
- * run at a time (a thread each); more are answered 503 with Retry-After.
+ * bounded by RLIMIT_NOFILE (raised to its hard limit at start).  At most
+ * WORKERS_MAX authenticated requests run at a time (a thread each); more
+ * are answered 503 with Retry-After.
+ *
+ * Incomplete connections (issue 32: 1,500 connections trickling header
+ * bytes from the clients' own address took all 64 per-address slots of
+ * libmicrohttpd's MHD_OPTION_PER_IP_CONNECTION_LIMIT, which refuses the
+ * new connection, so root's falconctl status waited 40 s).  falcond keeps
+ * its own table of the connections that wait for a complete request
+ * (hc_*, below; libmicrohttpd 0.9.75 has no request-header deadline: its
+ * MHD_OPTION_CONNECTION_TIMEOUT restarts at every byte received):
+ *  - HTTP_REQUEST_S: a new connection must have sent a complete request
+ *    (headers and body: the access handler's last call) within this many
+ *    seconds of its accept, else it is closed, however slowly it trickles;
+ *  - HTTP_IDLE_S: after an answer, a kept-alive connection's next request
+ *    must be complete within this many seconds of that answer, and within
+ *    HTTP_REQUEST_S of its request line (MHD_OPTION_URI_LOG_CALLBACK is
+ *    called when the request line is complete); libmicrohttpd's own
+ *    inactivity timeout (MHD_OPTION_CONNECTION_TIMEOUT) stays HTTP_IDLE_S;
+ *  - HTTP_PER_IP: at most this many incomplete connections per address;
+ *    a new one beyond it drops the oldest incomplete one of that address
+ *    (the new one is accepted, never refused);
+ *  - a quarter of the connection limit is kept for connections with a
+ *    complete request (authenticated work: a worker, a suspended compose,
+ *    its answer): once the incomplete ones fill the other three quarters,
+ *    a new connection drops the oldest incomplete one of any address.
+ * A connection is dropped by shutdown(2) of its descriptor
+ * (MHD_CONNECTION_INFO_CONNECTION_FD); libmicrohttpd then reads the end
+ * of the stream and closes it.  The descriptor is only touched under
+ * g_hc.lock while the connection is in the table, which its
+ * MHD_CONNECTION_NOTIFY_CLOSED leaves before libmicrohttpd closes the
+ * descriptor (daemon.c: MHD_cleanup_connections, internal_add_connection;
+ * read in 0.9.75), so a reused descriptor is never shut down.
  */
 #define HTTP_POOL_THREADS 4u
 #define HTTP_CONN_LIMIT 16384u
 #define HTTP_PER_IP 64u
 #define HTTP_IDLE_S 10u
+#define HTTP_REQUEST_S 5u
+#define HTTP_REAP_MS 200
+#define HTTP_DROP_LOG_S 10
 #define WORKERS_MAX 256
+
+/* A connection as the incomplete-connection table sees it
+ * (MHD_CONNECTION_INFO_SOCKET_CONTEXT), made at its accept, freed at its
+ * close. */
+struct hconn {
+	struct hconn *prev, *next;  /* g_hc's list, oldest deadline start first */
+	int fd;                     /* libmicrohttpd's; shut down, never closed here */
+	int family;
+	unsigned char addr[16];     /* the peer's address (port left out) */
+	long long deadline_ms;      /* falcon_now_ms() by which the request is complete */
+	bool waiting;               /* in the list: no complete request yet */
+	bool dropped;               /* shut down by falcond */
+};
+
+/* the incomplete connections (g_hc.lock) */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct hconn *head, *tail;
+	size_t n, cap;              /* in the list; at most (cap: 3/4 of the limit) */
+	bool stop;
+	bool reaping;               /* the reaper thread runs */
+	pthread_t reaper;
+	unsigned long long late, per_ip, full;   /* dropped: deadline, address, limit */
+} g_hc = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
 
 /* An answer built away from its connection (worker threads), queued by
  * queue_ans(). */
@@ -590,6 +646,228 @@ static bool start_worker(struct MHD_Connection *c, struct req *rq)
 	return ok;
 }
 
+/* hc_of - c's entry in the incomplete-connection table (NULL before its
+ * MHD_CONNECTION_NOTIFY_STARTED or when it could not be made). */
+static struct hconn *hc_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* hc_unlink - h out of the list (g_hc.lock held). */
+static void hc_unlink(struct hconn *h)
+{
+	if (!h->waiting)
+		return;
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		g_hc.head = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	else
+		g_hc.tail = h->prev;
+	h->prev = h->next = NULL;
+	h->waiting = false;
+	g_hc.n--;
+}
+
+/* hc_wait - h waits for a complete request until now + secs, at the end
+ * of the list (g_hc.lock held; a dropped connection is left out). */
+static void hc_wait(struct hconn *h, unsigned secs)
+{
+	if (h->dropped)
+		return;
+	hc_unlink(h);
+	h->deadline_ms = falcon_now_ms() + 1000LL * secs;
+	h->prev = g_hc.tail;
+	if (g_hc.tail)
+		g_hc.tail->next = h;
+	else
+		g_hc.head = h;
+	g_hc.tail = h;
+	h->waiting = true;
+	g_hc.n++;
+}
+
+/* hc_drop - shut h's connection down (g_hc.lock held): libmicrohttpd
+ * reads the end of the stream and closes it, then frees h (hc_notify). */
+static void hc_drop(struct hconn *h, unsigned long long *counter)
+{
+	hc_unlink(h);
+	h->dropped = true;
+	(*counter)++;
+	if (h->fd >= 0)
+		shutdown(h->fd, SHUT_RDWR);
+}
+
+/* hc_make_room - before h joins the list (g_hc.lock held): the oldest
+ * incomplete connection of h's address when HTTP_PER_IP of them wait,
+ * the oldest of all when the list is full (g_hc.cap), is dropped. */
+static void hc_make_room(const struct hconn *h)
+{
+	struct hconn *p, *oldest = NULL;
+	unsigned same = 0;
+
+	for (p = g_hc.head; p != NULL; p = p->next)
+		if (p->family == h->family && memcmp(p->addr, h->addr, sizeof(p->addr)) == 0 &&
+		    same++ == 0)
+			oldest = p;
+	if (same >= HTTP_PER_IP && oldest != NULL)
+		hc_drop(oldest, &g_hc.per_ip);
+	if (g_hc.n >= g_hc.cap && g_hc.head != NULL)
+		hc_drop(g_hc.head, &g_hc.full);
+}
+
+/*
+ * hc_notify - MHD_OPTION_NOTIFY_CONNECTION: at the accept an entry (its
+ * descriptor, its peer's address; *socket_context) joins the list with a
+ * deadline HTTP_REQUEST_S from now, room made for it first; at the close
+ * it leaves and is freed.  A connection whose entry cannot be allocated is
+ * served without one (never dropped).
+ */
+static void hc_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+		      enum MHD_ConnectionNotificationCode code)
+{
+	struct hconn *h = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (h == NULL)
+			return;
+		pthread_mutex_lock(&g_hc.lock);
+		hc_unlink(h);
+		pthread_mutex_unlock(&g_hc.lock);
+		free(h);
+		*socket_context = NULL;
+		return;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	h->fd = ci != NULL ? ci->connect_fd : -1;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci != NULL && ci->client_addr != NULL) {
+		h->family = ci->client_addr->sa_family;
+		if (h->family == AF_INET)
+			memcpy(h->addr, &((const struct sockaddr_in *)(const void *)ci->client_addr)
+					 ->sin_addr, 4);
+		else if (h->family == AF_INET6)
+			memcpy(h->addr, &((const struct sockaddr_in6 *)(const void *)ci->client_addr)
+					 ->sin6_addr, 16);
+	}
+	pthread_mutex_lock(&g_hc.lock);
+	hc_make_room(h);
+	hc_wait(h, HTTP_REQUEST_S);
+	pthread_mutex_unlock(&g_hc.lock);
+	*socket_context = h;
+}
+
+/* hc_request_line - MHD_OPTION_URI_LOG_CALLBACK (called once a request
+ * line is complete): a kept-alive connection's deadline becomes at most
+ * HTTP_REQUEST_S from now.  Returns NULL, the request's first con_cls. */
+static void *hc_request_line(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct hconn *h = hc_of(c);
+	long long dl = falcon_now_ms() + 1000LL * HTTP_REQUEST_S;
+
+	(void)cls;
+	(void)uri;
+	if (h != NULL) {
+		pthread_mutex_lock(&g_hc.lock);
+		if (h->waiting && h->deadline_ms > dl)
+			h->deadline_ms = dl;
+		pthread_mutex_unlock(&g_hc.lock);
+	}
+	return NULL;
+}
+
+/* hc_set - c has a complete request (complete true: out of the list) or
+ * waits for its next one after an answer (HTTP_IDLE_S). */
+static void hc_set(struct MHD_Connection *c, bool complete)
+{
+	struct hconn *h = hc_of(c);
+
+	if (h == NULL)
+		return;
+	pthread_mutex_lock(&g_hc.lock);
+	if (complete)
+		hc_unlink(h);
+	else
+		hc_wait(h, HTTP_IDLE_S);
+	pthread_mutex_unlock(&g_hc.lock);
+}
+
+/*
+ * hc_reaper - every HTTP_REAP_MS: the connections past their deadline are
+ * dropped (the list is kept in deadline start order, but a request line
+ * shortens a deadline: the whole list is read); what was dropped is
+ * logged at most every HTTP_DROP_LOG_S seconds.  Until falcond_http_stop.
+ */
+static void *hc_reaper(void *arg)
+{
+	unsigned long long logged = 0;
+	long long last_log = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&g_hc.lock);
+	while (!g_hc.stop) {
+		struct timespec ts;
+		long long now = falcon_now_ms();
+		struct hconn *p, *next;
+		unsigned long long all;
+
+		for (p = g_hc.head; p != NULL; p = next) {
+			next = p->next;
+			if (p->deadline_ms <= now)
+				hc_drop(p, &g_hc.late);
+		}
+		all = g_hc.late + g_hc.per_ip + g_hc.full;
+		if (all != logged && now - last_log >= 1000LL * HTTP_DROP_LOG_S) {
+			falcon_warn("http: %llu more connection(s) without a complete request "
+				    "dropped (in all: %llu past their deadline, %llu over %u per "
+				    "address, %llu over the limit)", all - logged, g_hc.late,
+				    g_hc.per_ip, HTTP_PER_IP, g_hc.full);
+			logged = all;
+			last_log = now;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += HTTP_REAP_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&g_hc.wake, &g_hc.lock, &ts);
+	}
+	if (g_hc.late + g_hc.per_ip + g_hc.full != 0)
+		falcon_info("http: %llu connection(s) without a complete request dropped in all "
+			    "(%llu past their deadline, %llu over %u per address, %llu over the "
+			    "limit)", g_hc.late + g_hc.per_ip + g_hc.full, g_hc.late, g_hc.per_ip,
+			    HTTP_PER_IP, g_hc.full);
+	pthread_mutex_unlock(&g_hc.lock);
+	return NULL;
+}
+
+/* hc_reaper_stop - end the reaper thread (when it runs; errno kept). */
+static void hc_reaper_stop(void)
+{
+	int e = errno;
+
+	if (!g_hc.reaping)
+		return;
+	pthread_mutex_lock(&g_hc.lock);
+	g_hc.stop = true;
+	pthread_cond_signal(&g_hc.wake);
+	pthread_mutex_unlock(&g_hc.lock);
+	pthread_join(g_hc.reaper, NULL);
+	g_hc.reaping = false;
+	errno = e;
+}
+
 /* wait_workers - until no worker runs (before MHD_stop_daemon: a suspended
  * connection must be resumed first). */
 static void wait_workers(void)
@@ -627,6 +905,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	hc_set(c, true); /* the request is complete: no deadline while it is served */
 	if (!__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
 		answer_standby(&rq->a, false);
 		return queue_ans(c, &rq->a);
@@ -667,6 +946,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct req *rq = *con_cls;
 
+	(void)cls;
+	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		hc_set(c, false); /* kept alive: its next request within HTTP_IDLE_S */
 	if (rq != NULL) {
 		free(rq->body);
 		free(rq->auth);
@@ -710,32 +992,48 @@ static unsigned raise_nofile(void)
 	return rl.rlim_cur > 512 ? (unsigned)(rl.rlim_cur - 256) : 256;
 }
 
-/* HTTP_POOL_THREADS, HTTP_CONN_LIMIT, HTTP_PER_IP, HTTP_IDLE_S: the
- * limits above; the flags and options exist in libmicrohttpd 0.9.75
- * (Debian 12) and 1.0.x (Debian 13). */
+/* HTTP_POOL_THREADS, HTTP_CONN_LIMIT, HTTP_PER_IP, HTTP_IDLE_S,
+ * HTTP_REQUEST_S: the limits above; the flags and options (the connection
+ * notifier, the request-line callback, MHD_CONNECTION_INFO_CONNECTION_FD
+ * and _SOCKET_CONTEXT included) exist in libmicrohttpd 0.9.75 (Debian 12)
+ * and 1.0.x (Debian 13).  libmicrohttpd's own per-address limit is not
+ * set: it refuses the new connection (issue 32); hc_make_room drops the
+ * oldest incomplete one instead. */
 struct MHD_Daemon *falcond_http_start(struct falcond_state *st, const struct sockaddr_storage *ss)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			 MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 	unsigned limit = raise_nofile();
+	struct MHD_Daemon *d;
 
 	g_st = st;
+	g_hc.cap = limit - limit / 4;
+	g_hc.stop = false;
 	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
 		flags |= MHD_USE_EPOLL;
 	else if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
 		flags |= MHD_USE_POLL;
-	falcon_verbose("http: %u pool threads, %s, at most %u connections (%u per address), "
-		       "idle ones closed after %u s", HTTP_POOL_THREADS,
-		       flags & MHD_USE_EPOLL ? "epoll" : "poll", limit, HTTP_PER_IP, HTTP_IDLE_S);
-	return MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-				MHD_OPTION_THREAD_POOL_SIZE, HTTP_POOL_THREADS,
-				MHD_OPTION_CONNECTION_LIMIT, limit,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP,
-				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S,
-				MHD_OPTION_END);
+	falcon_verbose("http: %u pool threads, %s, at most %u connections (%zu without a "
+		       "complete request, %u of those per address), a request complete within "
+		       "%u s, idle ones closed after %u s", HTTP_POOL_THREADS,
+		       flags & MHD_USE_EPOLL ? "epoll" : "poll", limit, g_hc.cap, HTTP_PER_IP,
+		       HTTP_REQUEST_S, HTTP_IDLE_S);
+	if (pthread_create(&g_hc.reaper, NULL, hc_reaper, NULL) != 0)
+		return NULL;
+	g_hc.reaping = true;
+	d = MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+			     MHD_OPTION_NOTIFY_CONNECTION, hc_notify, NULL,
+			     MHD_OPTION_URI_LOG_CALLBACK, hc_request_line, NULL,
+			     MHD_OPTION_THREAD_POOL_SIZE, HTTP_POOL_THREADS,
+			     MHD_OPTION_CONNECTION_LIMIT, limit,
+			     MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S,
+			     MHD_OPTION_END);
+	if (d == NULL)
+		hc_reaper_stop();
+	return d;
 }
 
 void falcond_http_active(bool reconciling)
@@ -754,4 +1052,5 @@ void falcond_http_stop(struct MHD_Daemon *d)
 	wait_workers();
 	if (d)
 		MHD_stop_daemon(d);
+	hc_reaper_stop();
 }

@@ -66,7 +66,7 @@ FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-cras
 	tests/integration/falcond-idle.sh tests/integration/falcond-reload.sh \
 	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
 	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh \
-	tests/integration/falcond-fleet.sh
+	tests/integration/falcond-fleet.sh tests/integration/falcond-starve.sh
 if INTEGRATION_TESTS
 TESTS += $(FALCOND_ITESTS)
 endif
@@ -104,12 +104,18 @@ tests_bench_bench_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFAL
 	$(JSON_LIBS) $(PTHREAD_LIBS)
 EXTRA_DIST += tests/bench/falcond
 # Bench (by hand): p50/p99 of /v1/health and compose (falcon_client) with
-# and without 2,000 idle + slowloris connections, the ratio printed.
+# and without 2,000 idle + slowloris connections from other addresses, the
+# ratio printed; then falconctl status and compose, quiet vs 2,000
+# header-trickling connections from the clients' own address (issue 32),
+# the ratio printed.
 BENCH_TARGETS += bench-falcond-idle
-bench-falcond-idle: falcond/falcond falconctl/falconctl
+bench-falcond-idle: falcond/falcond falconctl/falconctl sim/falcon-sim
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  FALCOND_IDLE_ROUNDS=$${BENCH_ROUNDS:-100} \
 	  $(SHELL) $(srcdir)/tests/integration/falcond-idle.sh
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  FALCOND_STARVE_ROUNDS=$${BENCH_ROUNDS:-20} \
+	  $(SHELL) $(srcdir)/tests/integration/falcond-starve.sh
 # Bench (by hand): a restart's start-up reconcile and a compose under a slow
 # chassis, device descriptions kept vs every device read; the ratios printed.
 BENCH_TARGETS += bench-falcond-restart

@@ -81,7 +81,8 @@ print("p99 under the attack from %s address(es) / without: health %.2fx, compose
       % (sys.argv[3], a[0] / b[0], a[1] / b[1]))' "$t_tmp/p99.base" "$t_tmp/p99.$1" "$1"
 }
 t_on_exit "touch '$t_tmp/stop'"
-# one address: the per-address limit (64) turns the rest away
+# one address: beyond 64 incomplete connections of one address falcond
+# closes the oldest (falcond(8), LIMITS)
 attack 1
 # 32 addresses, under 64 each: the event loop holds them all
 attack 32
