@@ -102,6 +102,12 @@ static bool g_active;
 #define HTTP_DROP_LOG_S 10
 #define WORKERS_MAX 256
 
+/* Seconds a compose refused by a stopping falcond is asked to wait. */
+#define STOPPING_RETRY_AFTER "1"
+
+/* true from falcond_http_stopping() on: composes are answered 503 */
+static bool g_stopping;
+
 /* A connection as the incomplete-connection table sees it
  * (MHD_CONNECTION_INFO_SOCKET_CONTEXT), made at its accept, freed at its
  * close. */
@@ -399,6 +405,23 @@ static void answer_standby(struct ans *a, bool busy)
 	a->retry_after = "1";
 }
 
+/*
+ * answer_stopping - 503 with Retry-After (STOPPING_RETRY_AFTER) to a
+ * compose that reaches a stopping falcond (falcond_http_stopping): the
+ * client moves on to another falcond (a standby takes over once this one
+ * has gone) or retries; nothing is attached for it.
+ */
+static void answer_stopping(struct ans *a, const char *url)
+{
+	char detail[200];
+
+	snprintf(detail, sizeof(detail), "%s: falcond is stopping; retry in "
+		 STOPPING_RETRY_AFTER " s (another falcond, or this one once restarted)", url);
+	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, falcon_proto_error_json(FALCON_ERR_SERVER,
+									     detail));
+	a->retry_after = STOPPING_RETRY_AFTER;
+}
+
 static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route *rt,
 		     const struct req *rq, uid_t uid, const char *addr)
 {
@@ -413,6 +436,12 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 	    !(rt->id == R_COMPOSE && compose_ready(st, rq)) &&
 	    !(rt->id == R_DECOMPOSE && decompose_ready(st, rq))) {
 		answer_reconciling(a, rt->path);
+		return;
+	}
+	/* a compose that waited for its worker while the stop began: refused
+	 * like one that arrives after it (handler) */
+	if (rt->id == R_COMPOSE && __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE)) {
+		answer_stopping(a, rt->path);
 		return;
 	}
 	switch (rt->id) {
@@ -926,6 +955,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	} else if (rq->too_big) {
 		answer_json(&rq->a, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
 								 "body larger than 64 KiB"));
+	} else if (rt->id == R_COMPOSE && __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE)) {
+		answer_stopping(&rq->a, rt->path);
 	} else if (rt->auth == OPEN) {
 		/* health and metrics: short, on the event loop's thread */
 		unsigned gen = falcond_conf_hold();
@@ -1047,8 +1078,14 @@ void falcond_http_reconciled(void)
 	__atomic_store_n(&g_reconciling, false, __ATOMIC_RELEASE);
 }
 
+void falcond_http_stopping(void)
+{
+	__atomic_store_n(&g_stopping, true, __ATOMIC_RELEASE);
+}
+
 void falcond_http_stop(struct MHD_Daemon *d)
 {
+	falcond_http_stopping();
 	wait_workers();
 	if (d)
 		MHD_stop_daemon(d);

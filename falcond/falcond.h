@@ -32,7 +32,17 @@ void falcond_http_active(bool reconciling);
 /* falcond_http_reconciled - the start-up reconcile ended: changes are served. */
 void falcond_http_reconciled(void);
 
-/* falcond_http_stop - wait for the worker threads, then stop d (may be NULL). */
+/*
+ * falcond_http_stopping - the stop has begun (SIGTERM, SIGINT, the lock
+ * lost): from now on every new compose is answered 503 with Retry-After
+ * (doc/falcond.8, SIGNALS); composes already past that check run to their
+ * end (their budget, the chassis' Timeout=).  Other requests are served
+ * as before.  Idempotent; safe from any thread.
+ */
+void falcond_http_stopping(void);
+
+/* falcond_http_stop - refuse new composes (falcond_http_stopping), wait
+ * for the worker threads, then stop d (may be NULL). */
 void falcond_http_stop(struct MHD_Daemon *d);
 
 #endif /* FALCOND_FALCOND_H */

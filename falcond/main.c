@@ -379,9 +379,12 @@ int main(int argc, char **argv)
 		falcond_reconcile(&g_st, NULL);
 	}
 stop:
-	falcon_info("signal %d: stopping", sig);
+	/* before the line: a compose that arrives after it is refused (503) */
+	falcond_http_stopping();
+	falcon_info("signal %d: stopping (new composes are answered 503)", sig);
 	rc = 0;
 out:
+	falcond_http_stopping();
 	falcond_events_stop();
 	if (reconciling) {
 		falcond_reconciler_stop(&g_st);
