@@ -56,9 +56,25 @@ static long lic_free(const license_info_msg_t *li, const char *name)
 	return -1;
 }
 
-/* other_has_room - another chassis than c has gpus and nvme free now. */
+/* claims - what the pending jobs other than job ask of license name: what
+ * job_submit_falcon counts as taken when it picks (its pending_claims()). */
+static long claims(const job_info_msg_t *jobs, uint32_t job, const char *name)
+{
+	long sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < jobs->record_count; i++)
+		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING &&
+		    jobs->job_array[i].job_id != job)
+			sum += lic_count(jobs->job_array[i].licenses, name);
+	return sum;
+}
+
+/* other_has_room - another chassis than c has gpus and nvme free now, less
+ * the other pending jobs' claims (as job_submit_falcon will count them). */
 static bool other_has_room(const struct falcon_conf *conf, const license_info_msg_t *li,
-			   size_t c, long gpus, long nvme, size_t *other)
+			   const job_info_msg_t *jobs, uint32_t job, size_t c, long gpus,
+			   long nvme, size_t *other)
 {
 	char g[FALCON_NAME_LEN + 8], n[FALCON_NAME_LEN + 8];
 	size_t d;
@@ -69,7 +85,8 @@ static bool other_has_room(const struct falcon_conf *conf, const license_info_ms
 		    falcon_license_name(conf->chassis[d].name, FALCON_DEV_NVME, n,
 					sizeof(n)) != FALCON_OK)
 			continue;
-		if ((gpus == 0 || lic_free(li, g) >= gpus) && (nvme == 0 || lic_free(li, n) >= nvme)) {
+		if ((gpus == 0 || lic_free(li, g) - claims(jobs, job, g) >= gpus) &&
+		    (nvme == 0 || lic_free(li, n) - claims(jobs, job, n) >= nvme)) {
 			*other = d;
 			return true;
 		}
@@ -164,8 +181,8 @@ size_t falcond_balance_run(struct falcond_state *st)
 		    falcon_license_name(conf->chassis[c].name, FALCON_DEV_NVME, n, sizeof(n)) !=
 			    FALCON_OK)
 			continue;
-		if (!other_has_room(conf, li, c, lic_count(j->licenses, g), lic_count(j->licenses, n),
-				    &other) ||
+		if (!other_has_room(conf, li, jobs, j->job_id, c, lic_count(j->licenses, g),
+				    lic_count(j->licenses, n), &other) ||
 		    tried_lately(j->job_id, now))
 			continue;
 		if (repin(conf, j, c, other))

@@ -31,7 +31,8 @@
  * slurm_load_licenses: Slurm 22.05+): a job pending for licenses (Reason
  * WAIT_LICENSES) whose constraint pins one chassis C of st->conf
  * ("falcon_C", as job_submit_falcon writes it), and whose licenses of C
- * another chassis D has free now (total - in use - reserved, per type), gets
+ * another chassis D has free now (total - in use - reserved - what the other
+ * pending jobs ask of D, per type: as job_submit_falcon counts), gets
  * its pin cleared by slurm_update_job (features = the user's own part, or
  * ""); each such update is logged.  Nothing with fewer than two chassis, or
  * without Slurm (st->use_slurm false).  Jobs split over several chassis are
