@@ -366,8 +366,8 @@ start_slurmd() {
 }
 
 # The other nodes' networks: node X in namespace falcon-nsN, veth falconNa
-# (here, 10.77.N.1) <-> falconNb (there, 10.77.N.2, default route via
-# .1, so every namespace reaches slurmctld on the first one's address).
+# (here, 10.77.N.1) <-> falconNb (there, 10.77.N.2, a host route via .1
+# to the first one's address, where slurmctld listens).
 # N is picked free at the first start and kept in STATE_DIR/ports
 # (NETNS_INDEX for the first, NETNS_INDEX_<node> for the others).
 netns_index() {
@@ -392,6 +392,18 @@ netns_pick() {
 	die "no free 10.77.N.0/24 for another node"
 }
 
+# netns_route_ctld NS I - a host route to slurmctld's address (the first
+# namespace's 10.77.F.1) via this namespace's own veth peer, where that
+# address is not on its link.  Not a default route: with one, a name
+# lookup in the namespace (slurmd and slurmstepd resolve node names) goes
+# to resolv.conf's servers through a host that does not forward and waits
+# out the resolver's timeouts, and Slurm 24.11's slurmctld gave up on the
+# node (its messages timed out, jobs stayed COMPLETING).
+netns_route_ctld() {
+	[ "$2" = "$NETNS_INDEX" ] && return 0
+	ip netns exec "$1" ip route add "10.77.$NETNS_INDEX.1/32" via "10.77.$2.1"
+}
+
 netns_up() {
 	i=$(netns_index "$1")
 	ns=falcon-ns$i
@@ -404,7 +416,7 @@ netns_up() {
 	ip netns exec "$ns" ip addr add "10.77.$i.2/24" dev "falcon${i}b" &&
 	ip netns exec "$ns" ip link set "falcon${i}b" up &&
 	ip netns exec "$ns" ip link set lo up &&
-	ip netns exec "$ns" ip route add default via "10.77.$i.1" ||
+	netns_route_ctld "$ns" "$i" ||
 		{ netns_down "$1"; die "cannot set up the veth pair of $ns"; }
 }
 
