@@ -29,6 +29,9 @@
 #include "core/fleet.h"
 #include "core/log.h"
 #include "core/util.h"
+#ifdef HAVE_SLURM
+#include "slurm_view.h"
+#endif
 
 /* Where libslurm reads slurm.conf without SLURM_CONF (Debian's Slurm). */
 #define FALCON_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
@@ -163,14 +166,9 @@ static void print_problem(const char *msg, void *arg)
 static size_t check_running(const struct falcon_conf *conf, const long *gpus, const long *nvme,
 			    FILE *f, bool *asked)
 {
-	slurm_conf_t *ctl = NULL;
-	node_info_msg_t *nodes = NULL;
-	license_info_msg_t *li = NULL;
-	struct falcon_slurm_view v = { 0 };
-	const char **name = NULL, **feat = NULL, **gres = NULL;
+	struct falcon_slurm_loaded s;
 	const char *conf_path;
 	size_t n = 0;
-	uint32_t i;
 
 	*asked = false;
 	/* libslurm exits (fatal) when it finds no configuration: ask it only
@@ -184,43 +182,15 @@ static size_t check_running(const struct falcon_conf *conf, const long *gpus, co
 		return 0;
 	}
 	slurm_init(NULL);
-	if (slurm_load_ctl_conf(0, &ctl) != SLURM_SUCCESS ||
-	    slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
+	if (falcon_slurm_view_load(&s) != 0) {
 		fprintf(f, "slurm.conf not checked: slurmctld: %s\n",
-			slurm_strerror(slurm_get_errno()));
-		goto out;
+			s.ctl == NULL || s.nodes == NULL ? slurm_strerror(slurm_get_errno())
+							 : strerror(ENOMEM));
+	} else {
+		*asked = true;
+		n = falcon_slurm_check(conf, &s.v, gpus, nvme, print_problem, f);
 	}
-	name = calloc(nodes->record_count + 1, sizeof(*name));
-	feat = calloc(nodes->record_count + 1, sizeof(*feat));
-	gres = calloc(nodes->record_count + 1, sizeof(*gres));
-	if (name == NULL || feat == NULL || gres == NULL)
-		goto out;
-	for (i = 0; i < nodes->record_count; i++) {
-		name[i] = nodes->node_array[i].name ? nodes->node_array[i].name : "";
-		feat[i] = nodes->node_array[i].features;
-		gres[i] = nodes->node_array[i].gres;
-	}
-	v.licenses = ctl->licenses;
-	v.nnodes = nodes->record_count;
-	v.node = name;
-	v.features = feat;
-	v.gres = gres;
-	/* HRES (25.11+): its resources are listed as licenses by slurmctld */
-	if (slurm_load_licenses(0, &li, 0) == SLURM_SUCCESS)
-		for (i = 0; i < li->num_lic; i++)
-			v.hres = v.hres || strcmp(li->lic_array[i].name, FALCON_HRES_GPU) == 0;
-	*asked = true;
-	n = falcon_slurm_check(conf, &v, gpus, nvme, print_problem, f);
-out:
-	free(name);
-	free(feat);
-	free(gres);
-	if (li != NULL)
-		slurm_free_license_info_msg(li);
-	if (nodes != NULL)
-		slurm_free_node_info_msg(nodes);
-	if (ctl != NULL)
-		slurm_free_ctl_conf(ctl);
+	falcon_slurm_view_free(&s);
 	return n;
 }
 #endif

@@ -18,6 +18,9 @@
 
 #include "slurmcheck.h"
 #include "core/fleet.h"
+#ifdef HAVE_SLURM
+#include "slurm_view.h"
+#endif
 #include "core/log.h"
 
 #ifdef HAVE_SLURM
@@ -58,61 +61,32 @@ static void inventory_counts(struct falcond_state *st, long *gpus, long *nvme)
 size_t falcond_slurm_check_once(struct falcond_state *st)
 {
 	static bool done;
-	slurm_conf_t *ctl = NULL;
-	node_info_msg_t *nodes = NULL;
-	license_info_msg_t *li = NULL;
-	struct falcon_slurm_view v = { 0 };
-	const char **name = NULL, **feat = NULL, **gres = NULL;
+	struct falcon_slurm_loaded s;
 	long *gpus = NULL, *nvme = NULL;
 	size_t n = 0;
-	uint32_t i;
 
 	if (done || !st->use_slurm || st->conf == NULL)
 		return 0;
 	done = true;
-	if (slurm_load_ctl_conf(0, &ctl) != SLURM_SUCCESS ||
-	    slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
+	if (falcon_slurm_view_load(&s) != 0) {
 		falcon_warn("slurm.conf not checked against falcon.conf: %s",
-			    slurm_strerror(slurm_get_errno()));
+			    s.ctl == NULL || s.nodes == NULL ? slurm_strerror(slurm_get_errno())
+							     : "out of memory");
 		goto out;
 	}
-	name = calloc(nodes->record_count + 1, sizeof(*name));
-	feat = calloc(nodes->record_count + 1, sizeof(*feat));
-	gres = calloc(nodes->record_count + 1, sizeof(*gres));
 	gpus = calloc(st->conf->nchassis + 1, sizeof(*gpus));
 	nvme = calloc(st->conf->nchassis + 1, sizeof(*nvme));
-	if (name == NULL || feat == NULL || gres == NULL || gpus == NULL || nvme == NULL)
+	if (gpus == NULL || nvme == NULL)
 		goto out;
-	for (i = 0; i < nodes->record_count; i++) {
-		name[i] = nodes->node_array[i].name ? nodes->node_array[i].name : "";
-		feat[i] = nodes->node_array[i].features;
-		gres[i] = nodes->node_array[i].gres;
-	}
-	v.licenses = ctl->licenses;
-	v.nnodes = nodes->record_count;
-	v.node = name;
-	v.features = feat;
-	v.gres = gres;
-	if (slurm_load_licenses(0, &li, 0) == SLURM_SUCCESS)
-		for (i = 0; i < li->num_lic; i++)
-			v.hres = v.hres || strcmp(li->lic_array[i].name, FALCON_HRES_GPU) == 0;
 	inventory_counts(st, gpus, nvme);
-	n = falcon_slurm_check(st->conf, &v, gpus, nvme, log_problem, NULL);
+	n = falcon_slurm_check(st->conf, &s.v, gpus, nvme, log_problem, NULL);
 	if (n == 0)
 		falcon_info("slurm.conf agrees with falcon.conf (%zu chassis, %zu hosts)",
 			    st->conf->nchassis, st->conf->nhosts);
 out:
-	free(name);
-	free(feat);
-	free(gres);
 	free(gpus);
 	free(nvme);
-	if (li != NULL)
-		slurm_free_license_info_msg(li);
-	if (nodes != NULL)
-		slurm_free_node_info_msg(nodes);
-	if (ctl != NULL)
-		slurm_free_ctl_conf(ctl);
+	falcon_slurm_view_free(&s);
 	return n;
 }
 

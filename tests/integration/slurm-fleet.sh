@@ -19,12 +19,7 @@ plugin_dir=$top_builddir/plugin/.libs
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
-for b in ip unshare nsenter; do
-	command -v $b >/dev/null 2>&1 || t_skip "$b not installed"
-done
-probe=falcon-probe-$$
-ip netns add "$probe" 2>/dev/null || t_skip "cannot create a network namespace here"
-ip netns del "$probe"
+s_need_netns
 
 fd_start_munged
 fd_start_sim c1

@@ -18,12 +18,7 @@ ver=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9]*\)\.\([0-9]*\).*
 set -- $ver
 [ -n "${1:-}" ] && { [ "$1" -gt 25 ] || { [ "$1" = 25 ] && [ "$2" -ge 11 ]; }; } ||
 	t_skip "Slurm $(slurmctld -V 2>&1): HRES MODE_3 needs 25.11 or later"
-for b in ip unshare nsenter; do
-	command -v $b >/dev/null 2>&1 || t_skip "$b not installed"
-done
-probe=falcon-probe-$$
-ip netns add "$probe" 2>/dev/null || t_skip "cannot create a network namespace here"
-ip netns del "$probe"
+s_need_netns
 host=$(hostname -s)
 plugin_dir=$top_builddir/plugin/.libs
 FALCON_CONF=$t_tmp/falcon.conf
