@@ -32,3 +32,12 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh \
 	tests/integration/slurm-fleet.sh tests/integration/slurm-fleet8.sh \
 	tests/integration/slurm-hres.sh
+EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet
+# Bench (by hand, root, about 30 min at the default 300 jobs): the fleet of
+# 8 nodes and 4 chassis at 0-3 s per request, a chassis stopped 60 s, a
+# partition per chassis vs one chassis-aware partition (issue 26).
+BENCH_TARGETS += bench-fleet
+bench-fleet: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/fleet
+.PHONY: bench-fleet
