@@ -15,6 +15,7 @@
 #include "falcond_cmds.h"
 #include "inventory.h"
 #include "report_cmd.h"
+#include "slurmconf.h"
 #include "topo.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -33,6 +34,7 @@ static const struct {
 	{ "quarantine",   falconctl_quarantine,   "take a device out of service (falcond)" },
 	{ "unquarantine", falconctl_unquarantine, "put a quarantined device back (falcond)" },
 	{ "report",       falconctl_report,       "accounting per topology (slurmdbd, falcond)" },
+	{ "slurm-conf",   falconctl_slurm_conf,   "slurm.conf/gres.conf/resources.yaml lines from falcon.conf" },
 };
 
 static void usage(FILE *f)

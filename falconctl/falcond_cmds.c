@@ -17,6 +17,7 @@
 #include "falcond_cmds.h"
 #include "again.h"
 #include "exitcode.h"
+#include "slurmconf.h"
 #include "core/conf.h"
 #include "api/falcond_client.h"
 #include "core/log.h"
@@ -31,6 +32,9 @@ struct opts {
 	bool place_set;
 	falcon_place_t place;
 };
+
+/* --config of this run (for the status' slurm.conf check) */
+static const char *g_config;
 
 static int exit_for(falcon_err_t e)
 {
@@ -80,12 +84,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->uid = -1;
+	g_config = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:jh", lo, NULL)) != -1) {
 		falcon_err_t rv = FALCON_OK;
 
 		switch (c) {
-		case 'c': o->config = optarg; break;
+		case 'c': o->config = g_config = optarg; break;
 		case 'j': o->json = true; break;
 		case 'J': rv = falcon_strtol(optarg, 10, 1, UINT32_MAX - 1, &o->job); break;
 		case 'H': o->host = optarg; break;
@@ -258,9 +263,17 @@ static int ask_and_print(int argc, char **argv,
 	return FALCONCTL_EXIT_OK;
 }
 
+/* print_status_check - the status table, then slurm.conf's disagreements
+ * with falcon.conf (falconctl_slurm_disagree). */
+static void print_status_check(json_object *st)
+{
+	print_status(st);
+	falconctl_slurm_disagree(g_config, st, stdout);
+}
+
 int falconctl_status(int argc, char **argv)
 {
-	return ask_and_print(argc, argv, falcon_client_status, print_status);
+	return ask_and_print(argc, argv, falcon_client_status, print_status_check);
 }
 
 int falconctl_attach(int argc, char **argv)

@@ -12,6 +12,7 @@ falconctl_falconctl_SOURCES = \
 	falconctl/falcond_cmds.c falconctl/falcond_cmds.h \
 	falconctl/again.c falconctl/again.h \
 	falconctl/report_cmd.c falconctl/report_cmd.h \
+	falconctl/slurmconf.c falconctl/slurmconf.h \
 	falconctl/report.c falconctl/report.h
 falconctl_falconctl_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \
 	$(MUNGE_CFLAGS) $(SLURM_CFLAGS)

@@ -55,6 +55,7 @@ struct compose_ctx {
 	size_t picks[FALCON_PROTO_MAX_DEVS];
 	struct falcon_lease l;            /* the lease being made */
 	bool sent[FALCON_PROTO_MAX_DEVS]; /* l.devs[i] may be attached: a rollback detaches it */
+	long long t0_ms;                  /* falcon_now_ms() when the attempt began */
 };
 
 /* compose_resolve - host, policy, place and chassis of the request (no lock). */
@@ -400,8 +401,9 @@ static falcon_err_t compose_activate(struct compose_ctx *x)
 	if (rv != FALCON_OK)
 		return rv;
 	x->recorded = false; /* durable: nothing to roll back */
-	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s)", x->l.id, x->l.job_id,
-		    x->l.host, x->l.ndevs, x->ch->cc->name, falcon_place_str(x->place));
+	falcon_info("lease %s: job %u on %s: %zu device(s) on %s (%s) in %.2f s", x->l.id,
+		    x->l.job_id, x->l.host, x->l.ndevs, x->ch->cc->name, falcon_place_str(x->place),
+		    (double)(falcon_now_ms() - x->t0_ms) / 1000.0);
 	return FALCON_OK;
 }
 
@@ -463,7 +465,7 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 				 struct falcon_lease *out, bool *retry)
 {
 	struct compose_ctx x = { .st = st, .r = r, .out = out, .retry = retry,
-				 .inv = { .devs = NULL } };
+				 .inv = { .devs = NULL }, .t0_ms = falcon_now_ms() };
 	falcon_err_t rv;
 
 	if ((rv = compose_resolve(&x)) == FALCON_OK &&

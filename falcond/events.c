@@ -100,7 +100,7 @@ static void note_job(struct falcond_state *st, const struct holder *h, const cha
 		const char *old;
 		char *merged = NULL;
 
-		if (slurm_load_job(&msg, h->job_id, SHOW_DETAIL) != SLURM_SUCCESS ||
+		if (slurm_load_job(&msg, falcon_slurm_job(h->job_id), SHOW_DETAIL) != SLURM_SUCCESS ||
 		    msg->record_count == 0) {
 			falcon_warn("events: job %u not told (slurm_load_job: %s): %s", h->job_id,
 				    slurm_strerror(slurm_get_errno()), note);
@@ -120,7 +120,7 @@ static void note_job(struct falcond_state *st, const struct holder *h, const cha
 			return;
 		}
 		slurm_init_job_desc_msg(&d);
-		d.job_id = h->job_id;
+		falcon_job_desc_set_job(&d, h->job_id);
 		d.admin_comment = merged;
 		if (slurm_update_job(&d) != SLURM_SUCCESS)
 			falcon_warn("events: job %u not told (slurm_update_job: %s): %s", h->job_id,

@@ -15,7 +15,8 @@ tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCO
 check_PROGRAMS += tests/unit/test_falcond_resv
 TESTS += tests/unit/test_falcond_resv
 tests_unit_test_falcond_resv_SOURCES = tests/unit/test_falcond_resv.c tests/unit/testutil.h \
-	falcond/state.c falcond/state.h falcond/resv.c falcond/resv.h falcond/ledger.c falcond/ledger.h \
+	falcond/state.c falcond/state.h falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
+	falcond/slurmcheck.c falcond/slurmcheck.h falcond/ledger.c falcond/ledger.h \
 	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
 tests_unit_test_falcond_resv_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_falcond_resv_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
@@ -47,6 +48,7 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/compose.c falcond/compose.h falcond/decompose.c falcond/decompose.h \
 	falcond/reconcile.c falcond/reconcile.h falcond/quarantine.c falcond/quarantine.h \
 	falcond/status.c falcond/status.h falcond/resv.c falcond/resv.h \
+	falcond/balance.c falcond/balance.h falcond/slurmcheck.c falcond/slurmcheck.h \
 	falcond/detach.c falcond/detach.h falcond/inventory.c falcond/inventory.h \
 	falcond/desc.c falcond/desc.h falcond/state.c falcond/state.h \
 	falcond/history.c falcond/history.h falcond/place.c falcond/place.h \

@@ -33,6 +33,8 @@
 #endif
 
 #include "resv.h"
+#include "balance.h"
+#include "slurmcheck.h"
 #include "history.h"
 #include "core/log.h"
 #include "core/policy.h"
@@ -261,7 +263,7 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 			falcon_info("reservation %s created: holds %s", w->name, w->licenses);
 			resv_ok();
 		}
-		free(made);
+		falcon_slurm_free_resv_name(made);
 	}
 }
 
@@ -406,7 +408,7 @@ static void release_jobs(struct falcond_state *st)
 		/* scontrol release: priority INFINITE (Slurm 22.05
 		 * src/scontrol/update_job.c scontrol_hold) */
 		slurm_init_job_desc_msg(&d);
-		d.job_id = j->job_id;
+		falcon_job_desc_set_job(&d, j->job_id);
 		d.priority = INFINITE;
 		if (slurm_update_job(&d) != SLURM_SUCCESS)
 			falcon_warn("job %u: release: %s", j->job_id, slurm_strerror(slurm_get_errno()));
@@ -431,6 +433,8 @@ static void *resv_thread(void *arg)
 		g_chassis_ok = false;
 		pthread_mutex_unlock(&g_lock);
 		resv_sync(g_st);
+		falcond_slurm_check_once(g_st);
+		falcond_balance_run(g_st);
 		if (heal) {
 			resume_drains(g_st);
 			release_jobs(g_st);

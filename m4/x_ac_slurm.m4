@@ -2,7 +2,8 @@
 # ----------
 # Find libslurm and its headers (slurm/slurm.h, slurm/spank.h): pkg-config
 # "slurm" first (Debian ships no .pc file), then a link test of
-# slurm_load_job() against -lslurm.  --with-slurm=DIR names a prefix.
+# slurm_load_jobs() against -lslurm (one signature from 22.05 to 26.05;
+# slurm_load_job()'s changed in 26.05).  --with-slurm=DIR names a prefix.
 # Sets SLURM_CFLAGS, SLURM_LIBS, SLURM_PLUGINDIR and the conditional
 # HAVE_SLURM; without libslurm the Slurm glue (spank_falcon, falcon-prolog)
 # is left out and configure says so.
@@ -20,9 +21,9 @@ AC_DEFUN([X_AC_SLURM], [
     AS_IF([test "x$x_ac_slurm" != xyes], [
       x_ac_slurm_save_CPPFLAGS=$CPPFLAGS; x_ac_slurm_save_LIBS=$LIBS
       CPPFLAGS="$CPPFLAGS $SLURM_CFLAGS"; LIBS="$SLURM_LIBS $LIBS"
-      AC_MSG_CHECKING([for slurm_load_job in libslurm])
+      AC_MSG_CHECKING([for slurm_load_jobs in libslurm])
       AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>
-#include <slurm/spank.h>]], [[job_info_msg_t *m = NULL; return slurm_load_job(&m, 1, 0);]])],
+#include <slurm/spank.h>]], [[job_info_msg_t *m = NULL; return slurm_load_jobs(0, &m, 0);]])],
         [x_ac_slurm=yes], [x_ac_slurm=no])
       AC_MSG_RESULT([$x_ac_slurm])
       CPPFLAGS=$x_ac_slurm_save_CPPFLAGS; LIBS=$x_ac_slurm_save_LIBS])

@@ -8,6 +8,11 @@
 # command line, plugin/job_submit.mk):
 #   -DFALCON_HOSTLIST_IS_STRUCT  hostlist_t is the struct itself, used as
 #                                hostlist_t * (23.11 on); else the pointer
+#   -DFALCON_LICENSE_VALIDATE_HRES license_validate() takes (licenses,
+#                                validate_configured, validate_existing, hres,
+#                                tres_req_cnt, valid, fuzzy_match): Slurm
+#                                25.05+ (HRES); before, without hres and
+#                                fuzzy_match
 #   -DFALCON_MODIFY_ERR_MSG      the plugins' job_modify() takes a fourth
 #                                argument, char **err_msg (23.02 on), as
 #                                slurmctld's job_submit_g_modify() in
@@ -50,6 +55,14 @@ extern int job_submit_plugin_modify(job_desc_msg_t *, job_record_t *, uint32_t, 
     AS_IF([test $x_ac_ssa_em = yes],
       [JOB_SUBMIT_DEFS="$JOB_SUBMIT_DEFS -DFALCON_MODIFY_ERR_MSG=1"])
     AC_MSG_RESULT([$x_ac_ssa_em])
+    AC_MSG_CHECKING([whether license_validate takes hres and fuzzy_match (Slurm source)])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[$x_ac_ssa_prologue
+#include "src/slurmctld/licenses.h"]],
+        [[bool v, f; list_t *l = license_validate(NULL, false, false, false, NULL, &v, &f);
+          (void)l;]])],
+      [x_ac_ssa_lv=yes; JOB_SUBMIT_DEFS="$JOB_SUBMIT_DEFS -DFALCON_LICENSE_VALIDATE_HRES=1"],
+      [x_ac_ssa_lv=no])
+    AC_MSG_RESULT([$x_ac_ssa_lv])
     CPPFLAGS=$x_ac_ssa_save_CPPFLAGS])
   AC_SUBST([JOB_SUBMIT_DEFS])
   AC_SUBST([JOB_SUBMIT_CPPFLAGS])

@@ -47,6 +47,7 @@
 #include "core/falcon_err.h"
 #include "core/jobtag.h"
 #include "core/log.h"
+#include "core/fleet.h"
 #include "core/policy.h"
 
 const char plugin_name[] = "falcon-slurm partition policies and chassis pool licenses";
@@ -170,39 +171,87 @@ static bool part_known(const char *name)
 	return find_part_record((char *)name) != NULL;
 }
 
-/* pool_of - the chassis pool of a job in partition part (NULL = none known). */
-static const char *pool_of(const struct falcon_conf *fconf, const char *req_nodes,
-			   const char *part)
+/* The hosts a job may run on, as falcon.conf maps them to chassis. */
+struct cand_hosts {
+	size_t n;                   /* hosts looked at */
+	char *names[MAX_HOSTS];     /* malloc'd by hostlist_shift() */
+	bool fixed;                 /* from the job's -w list */
+	size_t nchassis;            /* distinct chassis among the known hosts */
+	struct falcon_fleet_cand cand[FALCON_FLEET_MAX];
+};
+
+static void cand_free(struct cand_hosts *ch)
 {
-	const char *hosts[MAX_HOSTS], *pool = NULL;
-	char *names[MAX_HOSTS];
+	size_t i;
+
+	for (i = 0; i < ch->n; i++)
+		free(ch->names[i]);
+	ch->n = 0;
+}
+
+/*
+ * cand_collect - the job's candidate hosts (its -w list, else its
+ * partition's nodes) and, per chassis of falcon.conf, how many of them are
+ * cabled to it (ch->cand, conf order).
+ */
+static void cand_collect(const struct falcon_conf *fconf, const char *req_nodes,
+			 const char *part, struct cand_hosts *ch)
+{
 	part_record_t *p = NULL;
 	falcon_hostlist_t hl = NULL;
-	size_t n = 0, i;
-	char *h;
+	const struct falcon_host_conf *h;
+	size_t i, c;
+	char *name;
 
-	if (fconf->nchassis != 1) {
-		if (req_nodes != NULL && req_nodes[0] != '\0')
-			hl = hostlist_create(req_nodes);
-		else if (part != NULL && (p = find_part_record((char *)part)) != NULL &&
-			 p->nodes != NULL)
-			hl = hostlist_create(p->nodes);
-		while (hl != NULL && n < MAX_HOSTS && (h = hostlist_shift(hl)) != NULL) {
-			names[n] = h;
-			hosts[n] = h;
-			n++;
-		}
+	memset(ch, 0, sizeof(*ch));
+	if (req_nodes != NULL && req_nodes[0] != '\0') {
+		hl = hostlist_create(req_nodes);
+		ch->fixed = true;
+	} else if (part != NULL && (p = find_part_record((char *)part)) != NULL &&
+		   p->nodes != NULL) {
+		hl = hostlist_create(p->nodes);
 	}
-	if (falcon_policy_pool(fconf, hosts, n, &pool) != FALCON_OK) {
+	while (hl != NULL && ch->n < MAX_HOSTS && (name = hostlist_shift(hl)) != NULL)
+		ch->names[ch->n++] = name;
+	if (hl != NULL)
+		hostlist_destroy(hl);
+	for (c = 0; c < fconf->nchassis && ch->nchassis < FALCON_FLEET_MAX; c++) {
+		uint32_t k = 0;
+
+		for (i = 0; i < ch->n; i++)
+			if ((h = falcon_conf_host(fconf, ch->names[i])) != NULL &&
+			    strcmp(h->chassis, fconf->chassis[c].name) == 0)
+				k++;
+		if (k == 0)
+			continue;
+		ch->cand[ch->nchassis].chassis = c;
+		ch->cand[ch->nchassis].nhosts = k;
+		ch->nchassis++;
+	}
+}
+
+/* pool_of - the chassis pool of a job whose candidate hosts are on at most
+ * one chassis (NULL = none known). */
+static const char *pool_of(const struct falcon_conf *fconf, const struct cand_hosts *ch)
+{
+	const char *pool = NULL;
+
+	if (falcon_policy_pool(fconf, (const char *const *)ch->names,
+			       fconf->nchassis == 1 ? 0 : ch->n, &pool) != FALCON_OK) {
 		falcon_info("no chassis pool license added: %s", falcon_errmsg());
 		pool = NULL;
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	if (hl != NULL)
-		hostlist_destroy(hl);
 	return pool;
 }
+
+/* lic_validate - license_validate() of every release: 25.05 added its hres
+ * and fuzzy_match arguments (FALCON_LICENSE_VALIDATE_HRES from configure). */
+#ifdef FALCON_LICENSE_VALIDATE_HRES
+#define lic_validate(spec, cfg, exist, valid) \
+	license_validate((spec), (cfg), (exist), false, NULL, (valid), NULL)
+#else
+#define lic_validate(spec, cfg, exist, valid) license_validate((spec), (cfg), (exist), NULL, (valid))
+#endif
 
 /*
  * lic_fits - does slurmctld's license name (slurm.conf(5) Licenses=) have a
@@ -215,9 +264,9 @@ static bool lic_fits(const char *name, long count, bool *exists)
 {
 	char *spec = xstrdup_printf("%s:%ld", name, count > 0 ? count : 1);
 	bool valid = true;
-	__typeof__(license_validate(NULL, false, false, NULL, NULL)) l;
+	__typeof__(lic_validate(NULL, false, false, NULL)) l;
 
-	l = license_validate(spec, count > 0, true, NULL, &valid);
+	l = lic_validate(spec, count > 0, true, &valid);
 	FREE_NULL_LIST(l);
 	xfree(spec);
 	if (exists != NULL)
@@ -260,17 +309,269 @@ static char *pool_refuse(const char *pool, falcon_dev_type_t type, int per_node,
 			      gres, per_node);
 }
 
+/* What fleet_fits() needs: the configuration and the job judged (not
+ * counted among the pending claims; 0 = a new job). */
+struct fleet_arg {
+	const struct falcon_conf *conf;
+	uint32_t job_id;
+};
+
+/* A pending claim on one license: its name, the job not counted, the sum. */
+struct claim {
+	const char *name;
+	uint32_t exclude;
+	long sum;
+};
+
+/* claim_add - list_for_each() over slurmctld's job_list: a pending job's
+ * count of license c->name (job_record_t licenses, "a:2,b:1"). */
+static int claim_add(void *x, void *arg)
+{
+	job_record_t *j = x;
+	struct claim *c = arg;
+	size_t n = strlen(c->name);
+	const char *p;
+
+	if (!IS_JOB_PENDING(j) || j->job_id == c->exclude || j->licenses == NULL)
+		return 0;
+	for (p = j->licenses; *p != '\0';) {
+		if (strncmp(p, c->name, n) == 0 && (p[n] == ':' || p[n] == ',' || p[n] == '\0'))
+			c->sum += p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1;
+		p += strcspn(p, ",;");
+		if (*p != '\0')
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * pending_claims - what pending jobs already ask of license name (those
+ * this plugin pinned to its chassis and that wait to start): counted as
+ * taken, so that jobs submitted in a burst, before the first starts, are
+ * spread over the chassis instead of all pinned to the first.  slurmctld
+ * calls job_submit and job_modify with at least the job read lock, which
+ * job_list needs.
+ */
+static long pending_claims(const char *name, uint32_t exclude)
+{
+	struct claim c = { name, exclude, 0 };
+
+	if (job_list != NULL)
+		list_for_each(job_list, claim_add, &c);
+	return c.sum;
+}
+
+/*
+ * fleet_fits - falcon_fleet_fits_fn over slurmctld's licenses: ever, the
+ * configured totals (lic_fits()); else what is free now, reservations
+ * (falcond's quarantine) and pending jobs' claims (pending_claims())
+ * counted as used: license_job_test() of a stub job holding only these
+ * licenses (it takes the license mutex itself; the stub has no
+ * reservation and no time limit).
+ */
+static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
+{
+	const struct fleet_arg *fa = arg;
+	const struct falcon_conf *fconf = fa->conf;
+	char gname[FALCON_NAME_LEN + 8], nname[FALCON_NAME_LEN + 8], *spec = NULL;
+	__typeof__(lic_validate(NULL, false, false, NULL)) l;
+	job_record_t stub;
+	bool valid = true, ok;
+
+	if (falcon_license_name(fconf->chassis[c].name, FALCON_DEV_GPU, gname,
+				sizeof(gname)) != FALCON_OK ||
+	    falcon_license_name(fconf->chassis[c].name, FALCON_DEV_NVME, nname,
+				sizeof(nname)) != FALCON_OK)
+		return false;
+	if (ever)
+		return (gpus <= 0 || lic_fits(gname, gpus, NULL)) &&
+		       (nvme <= 0 || lic_fits(nname, nvme, NULL));
+	if (gpus > 0)
+		xstrfmtcat(spec, "%s:%ld", gname, gpus + pending_claims(gname, fa->job_id));
+	if (nvme > 0)
+		xstrfmtcat(spec, "%s%s:%ld", spec ? "," : "", nname,
+			   nvme + pending_claims(nname, fa->job_id));
+	if (spec == NULL)
+		return true;
+	l = lic_validate(spec, true, true, &valid);
+	xfree(spec);
+	if (!valid || l == NULL) {
+		FREE_NULL_LIST(l);
+		return false;
+	}
+	memset(&stub, 0, sizeof(stub));
+	stub.license_list = l;
+	stub.time_limit = INFINITE;
+	ok = license_job_test(&stub, time(NULL), false) == SLURM_SUCCESS;
+	FREE_NULL_LIST(l);
+	return ok;
+}
+
+/* fixed_pick - the pick of a job whose -w list names hosts on several
+ * chassis: its nodes per chassis as listed; false when it asks for more
+ * nodes than it names of falcon.conf's hosts. */
+static bool fixed_pick(const struct falcon_conf *fconf, const struct cand_hosts *ch,
+		       uint32_t nodes, struct falcon_fleet_pick *pick)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	memset(pick, 0, sizeof(*pick));
+	for (i = 0; i < ch->nchassis; i++) {
+		pick->chassis[i] = ch->cand[i].chassis;
+		pick->nodes[i] = ch->cand[i].nhosts;
+		sum += ch->cand[i].nhosts;
+	}
+	pick->n = ch->nchassis;
+	(void)fconf;
+	return sum == nodes;
+}
+
+/*
+ * fleet_judge - the licenses and chassis pin of a job (job_id, 0 = a new
+ * one) with falcon devices
+ * whose candidate hosts span several chassis (job_submit_falcon(8),
+ * SEVERAL CHASSIS).  A pin already in its constraint (features: one
+ * falcon_<C>, or a split as falcon_fleet_constraint() writes it; the
+ * user's -C or an earlier decision) is kept; otherwise falcon_fleet_place()
+ * picks over what is free now.  On success *licenses and *features
+ * (xmalloc'd; NULL = unchanged) are the job's new values; on refusal an
+ * ESLURM code and *why (xmalloc'd).  Called with g.lock held.
+ */
+static int fleet_judge(const struct falcon_conf *fconf, const struct cand_hosts *ch,
+		       const struct falcon_job_req *req, uint32_t nodes, const char *features,
+		       const char *old_licenses, uint32_t job_id, uint32_t uid, char **why,
+		       char **licenses, char **features_out)
+{
+	struct fleet_arg fa = { fconf, job_id };
+	struct falcon_fleet_pick pick;
+	char *rest = NULL, *cons = NULL, *merged = NULL;
+	bool changed = false, known;
+	size_t i, j;
+	int rv = SLURM_SUCCESS;
+
+	if (ch->fixed) {
+		if (!fixed_pick(fconf, ch, nodes, &pick)) {
+			*why = xstrdup_printf("falcon: the job's -w list spans several chassis and "
+					      "names fewer falcon.conf hosts than its %u nodes: name "
+					      "them all, or none", nodes);
+			rv = ESLURM_INVALID_LICENSES;
+			goto out;
+		}
+	} else {
+		if (falcon_fleet_pin_parse(fconf, features, &pick, &rest) != FALCON_OK)
+			goto out;
+		for (i = 0; i < pick.n; i++) { /* a pin must name a chassis of the job's nodes */
+			for (known = false, j = 0; j < ch->nchassis; j++)
+				known = known || ch->cand[j].chassis == pick.chassis[i];
+			if (!known) {
+				*why = xstrdup_printf("falcon: constraint %s%s: no node of the job's "
+						      "partition is cabled to chassis %s",
+						      FALCON_FLEET_FEATURE_PREFIX,
+						      fconf->chassis[pick.chassis[i]].name,
+						      fconf->chassis[pick.chassis[i]].name);
+				rv = ESLURM_INVALID_FEATURE;
+				goto out;
+			}
+		}
+		if (pick.n == 1 && pick.nodes[0] == 0)
+			pick.nodes[0] = nodes;
+		if (pick.n == 0 &&
+		    falcon_fleet_place(ch->cand, ch->nchassis, nodes, req->falcon_gpus,
+				       req->falcon_nvme, fleet_fits, &fa, &pick) != FALCON_OK) {
+			*why = xstrdup_printf("falcon: %s", falcon_errmsg());
+			rv = ESLURM_INVALID_LICENSES;
+			goto out;
+		}
+		if (falcon_fleet_constraint(fconf, rest, &pick, &cons) != FALCON_OK) {
+			*why = xstrdup_printf("falcon: %s", falcon_errmsg());
+			rv = ESLURM_INVALID_FEATURE;
+			goto out;
+		}
+	}
+	for (i = 0; i < pick.n && *why == NULL; i++) {
+		*why = pool_refuse(fconf->chassis[pick.chassis[i]].name, FALCON_DEV_GPU,
+				   req->falcon_gpus, pick.nodes[i]);
+		if (*why == NULL)
+			*why = pool_refuse(fconf->chassis[pick.chassis[i]].name, FALCON_DEV_NVME,
+					   req->falcon_nvme, pick.nodes[i]);
+	}
+	if (*why != NULL) {
+		rv = ESLURM_INVALID_LICENSES;
+		goto out;
+	}
+	if (falcon_fleet_licenses(fconf, old_licenses, &pick, req->falcon_gpus, req->falcon_nvme,
+				  &merged, &changed) != FALCON_OK) {
+		falcon_error("licenses of a fleet job: %s", falcon_errmsg());
+		goto out;
+	}
+	if (changed)
+		*licenses = xstrdup(merged ? merged : "");
+	if (cons != NULL && (features == NULL || strcmp(cons, features) != 0))
+		*features_out = xstrdup(cons);
+	falcon_info("uid %u: %u node%s on %zu chassis (%s): licenses '%s' -> '%s', constraint "
+		    "'%s' -> '%s'", uid, nodes, nodes == 1 ? "" : "s", pick.n,
+		    ch->fixed ? "its -w list" : pick.now ? "free now" : "pends for licenses",
+		    old_licenses ? old_licenses : "", merged ? merged : "",
+		    features ? features : "", cons ? cons : (features ? features : ""));
+out:
+	if (rv != SLURM_SUCCESS)
+		falcon_info("uid %u: refused: %s", uid, *why ? *why : "");
+	free(rest);
+	free(cons);
+	free(merged);
+	return rv;
+}
+
+/*
+ * hres_judge - the licenses of a job where slurmctld has the HRES resource
+ * FALCON_HRES_GPU (Slurm 25.11+ resources.yaml(5), MODE_3, as falconctl
+ * slurm-conf writes it): FALCON_HRES_GPU and FALCON_HRES_NVME set to the
+ * job's per-node counts (MODE_3 takes a job's count on each of its nodes
+ * from the layer of that node's chassis: licenses.c _foreach_hres_job_get),
+ * every per-chassis license removed; no chassis pin, Slurm places the job.
+ * *licenses (xmalloc'd, NULL = unchanged).  Called with g.lock held.
+ */
+static void hres_judge(const struct falcon_conf *fconf, const struct falcon_job_req *req,
+		       const char *old_licenses, uint32_t uid, char **licenses)
+{
+	struct falcon_fleet_pick none = { 0 };
+	char *a = NULL, *b = NULL, *c = NULL;
+	bool ch1 = false, ch2 = false, ch3 = false;
+
+	if (falcon_fleet_licenses(fconf, old_licenses, &none, 0, 0, &a, &ch1) != FALCON_OK ||
+	    falcon_license_merge(a, FALCON_HRES_GPU, req->falcon_gpus, &b, &ch2) != FALCON_OK ||
+	    falcon_license_merge(b, FALCON_HRES_NVME, req->falcon_nvme, &c, &ch3) != FALCON_OK) {
+		falcon_error("HRES licenses: %s", falcon_errmsg());
+		goto out;
+	}
+	if (ch1 || ch2 || ch3) {
+		*licenses = xstrdup(c ? c : "");
+		falcon_info("uid %u: HRES %s: licenses '%s' -> '%s'", uid, FALCON_HRES_GPU,
+			    old_licenses ? old_licenses : "", c ? c : "");
+	}
+out:
+	free(a);
+	free(b);
+	free(c);
+}
+
 /*
  * judge - the policy of every partition the job names (a comma list: each
  * must accept it, since Slurm may start it in any), then the pool
  * license.  partitions NULL = the default partition.  On refusal returns an
  * ESLURM code with the message in *why (xmalloc'd).  *licenses (xmalloc'd,
- * NULL = unchanged) gets the job's new license string.
+ * NULL = unchanged) gets the job's new license string, *features_out
+ * (xmalloc'd, NULL = unchanged) its new constraint; job_id: the job
+ * modified (0 at submit), whose own pending licenses are not counted.
  */
 static int judge(const char *partitions, const char *tres, char **env, uint32_t nenv,
-		 const char *old_licenses, const char *req_nodes, uint32_t min_nodes,
-		 uint32_t max_nodes, uint32_t uid, char **why, char **licenses)
+		 const char *old_licenses, const char *req_nodes, const char *features,
+		 uint32_t min_nodes, uint32_t max_nodes, uint32_t job_id, uint32_t uid,
+		 char **why, char **licenses, char **features_out)
 {
+	struct cand_hosts *ch = NULL;
+	bool hres = false;
 	struct falcon_job_req req = { 0, 0, 0 };
 	char *list = NULL, *save = NULL, *part, *merged = NULL;
 	const char *pool, *first = NULL;
@@ -281,6 +582,7 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 
 	*why = NULL;
 	*licenses = NULL;
+	*features_out = NULL;
 	pthread_mutex_lock(&g.lock);
 	conf_refresh();
 	if (g.conf == NULL) {
@@ -319,15 +621,27 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 		}
 	if (req.falcon_gpus + req.falcon_nvme == 0)
 		goto out;
-	pool = pool_of(g.conf, req_nodes, first);
-	if (pool == NULL)
-		goto out;
 	/* a node range is counted at its most: the pool must never promise
 	 * more devices than it holds */
 	nodes = max_nodes != NO_VAL && max_nodes != 0 && max_nodes != INFINITE ? max_nodes
 		: min_nodes != NO_VAL && min_nodes != 0 ? min_nodes : 1;
 	if (nodes > 1024)
 		nodes = 1024;
+	lic_fits(FALCON_HRES_GPU, 0, &hres);
+	if (hres) {
+		hres_judge(g.conf, &req, old_licenses, uid, licenses);
+		goto out;
+	}
+	ch = xmalloc(sizeof(*ch));
+	cand_collect(g.conf, req_nodes, first, ch);
+	if (g.conf->nchassis > 1 && ch->nchassis > 1) {
+		rv = fleet_judge(g.conf, ch, &req, nodes, features, old_licenses, job_id, uid,
+				 why, licenses, features_out);
+		goto out;
+	}
+	pool = pool_of(g.conf, ch);
+	if (pool == NULL)
+		goto out;
 	*why = pool_refuse(pool, FALCON_DEV_GPU, req.falcon_gpus, nodes);
 	if (*why == NULL)
 		*why = pool_refuse(pool, FALCON_DEV_NVME, req.falcon_nvme, nodes);
@@ -349,6 +663,10 @@ static int judge(const char *partitions, const char *tres, char **env, uint32_t 
 	}
 out:
 	pthread_mutex_unlock(&g.lock);
+	if (ch != NULL) {
+		cand_free(ch);
+		xfree(ch);
+	}
 	free(merged);
 	xfree(list);
 	return rv;
@@ -356,12 +674,13 @@ out:
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-	char *why = NULL, *lic = NULL;
+	char *why = NULL, *lic = NULL, *feat = NULL;
 	int rv;
 
 	rv = judge(job_desc->partition, job_desc->tres_per_node, job_desc->spank_job_env,
 		   job_desc->spank_job_env_size, job_desc->licenses, job_desc->req_nodes,
-		   job_desc->min_nodes, job_desc->max_nodes, submit_uid, &why, &lic);
+		   job_desc->features, job_desc->min_nodes, job_desc->max_nodes, 0, submit_uid,
+		   &why, &lic, &feat);
 	if (rv != SLURM_SUCCESS) {
 		if (err_msg != NULL && why != NULL) {
 			xfree(*err_msg);
@@ -376,9 +695,15 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		if (job_desc->licenses != NULL)
 			lic = NULL;
 	}
+	if (feat != NULL) {
+		xfree(job_desc->features);
+		job_desc->features = feat;
+		feat = NULL;
+	}
 out:
 	xfree(why);
 	xfree(lic);
+	xfree(feat);
 	return rv;
 }
 
@@ -396,7 +721,7 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
 #endif
 {
-	char *why = NULL, *lic = NULL;
+	char *why = NULL, *lic = NULL, *feat = NULL;
 	const char *tres = job_desc->tres_per_node ? job_desc->tres_per_node
 						   : job_ptr->tres_per_node;
 	const char *part = job_desc->partition ? job_desc->partition : job_ptr->partition;
@@ -408,15 +733,21 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 	char **env = job_desc->spank_job_env ? job_desc->spank_job_env : job_ptr->spank_job_env;
 	uint32_t nenv = job_desc->spank_job_env ? job_desc->spank_job_env_size
 						: job_ptr->spank_job_env_size;
+	/* a constraint set to "" clears it (falcond's re-pin asks for a new pick) */
+	const char *features = job_desc->features ? job_desc->features
+		: job_ptr->details ? job_ptr->details->features : NULL;
+	const char *req_nodes = job_desc->req_nodes ? job_desc->req_nodes
+		: job_ptr->details ? job_ptr->details->req_nodes : NULL;
 	int rv;
 
 	/* nothing falcon judges changed: leave the job alone */
 	if (job_desc->tres_per_node == NULL && job_desc->partition == NULL &&
 	    job_desc->licenses == NULL && job_desc->min_nodes == NO_VAL &&
-	    job_desc->max_nodes == NO_VAL && job_desc->spank_job_env == NULL)
+	    job_desc->max_nodes == NO_VAL && job_desc->spank_job_env == NULL &&
+	    job_desc->features == NULL && job_desc->req_nodes == NULL)
 		return SLURM_SUCCESS;
-	rv = judge(part, tres, env, nenv, old, job_desc->req_nodes, minn, maxn, submit_uid,
-		   &why, &lic);
+	rv = judge(part, tres, env, nenv, old, req_nodes, features, minn, maxn, job_ptr->job_id,
+		   submit_uid, &why, &lic, &feat);
 	if (rv != SLURM_SUCCESS) {
 		falcon_info("job %u: modify refused: %s", job_ptr->job_id, why ? why : "");
 #ifdef FALCON_MODIFY_ERR_MSG
@@ -433,8 +764,14 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 		job_desc->licenses = lic;
 		lic = NULL;
 	}
+	if (feat != NULL && IS_JOB_PENDING(job_ptr)) {
+		xfree(job_desc->features);
+		job_desc->features = feat;
+		feat = NULL;
+	}
 out:
 	xfree(why);
 	xfree(lic);
+	xfree(feat);
 	return rv;
 }

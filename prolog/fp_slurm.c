@@ -82,7 +82,7 @@ falcon_err_t fp_slurm_job(struct fp_job *job)
 	if (job->no_slurm)
 		return job_from_env(job);
 	init_once();
-	if (slurm_load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (slurm_load_job(&msg, falcon_slurm_job(job->id), SHOW_DETAIL) != SLURM_SUCCESS) {
 		rv = serr("slurm_load_job", job->id);
 		goto fail;
 	}
@@ -124,7 +124,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 		return FALCON_OK;
 	}
 	init_once();
-	if (slurm_load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (slurm_load_job(&msg, falcon_slurm_job(job->id), SHOW_DETAIL) != SLURM_SUCCESS) {
 		rv = serr("slurm_load_job", job->id);
 		goto fail;
 	}
@@ -132,7 +132,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 				   tag, &merged)) != FALCON_OK)
 		goto fail;
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job->id;
+	falcon_job_desc_set_job(&d, job->id);
 	d.admin_comment = merged;
 	if (slurm_update_job(&d) != SLURM_SUCCESS) {
 		rv = serr("slurm_update_job admin_comment", job->id);
@@ -188,7 +188,9 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason)
 	m.node_names = node;
 	m.node_state = NODE_STATE_DRAIN;
 	m.reason = why;
-	m.reason_uid = getuid();
+#ifdef HAVE_UPDATE_NODE_MSG_T_REASON_UID
+	m.reason_uid = getuid(); /* 26.05 has no such field: slurmctld takes the caller's */
+#endif
 	if (slurm_update_node(&m) != SLURM_SUCCESS)
 		return falcon_err_set(FALCON_ERR_SLURM, "slurm_update_node %s DRAIN: %s", node,
 				      slurm_strerror(slurm_get_errno()));
@@ -203,14 +205,14 @@ falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why)
 	if (job->no_slurm)
 		return FALCON_OK;
 	init_once();
-	if (slurm_requeue(job->id, 0) == SLURM_SUCCESS)
+	if (slurm_requeue(falcon_slurm_job(job->id), 0) == SLURM_SUCCESS)
 		return FALCON_OK;
 	falcon_warn("slurm_requeue job %u: %s; cancelling it", job->id,
 		    slurm_strerror(slurm_get_errno()));
 	/* salloc/srun: tell the user why before the cancel */
 	snprintf(msg, sizeof(msg), "falcon: job %u cancelled, its devices could not be "
 		 "composed (not a node problem; submit again): %s", job->id, why);
-	if (slurm_notify_job(job->id, msg) != SLURM_SUCCESS)
+	if (slurm_notify_job(falcon_slurm_job(job->id), msg) != SLURM_SUCCESS)
 		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
 	return fp_slurm_cancel(job);
 }
@@ -252,7 +254,7 @@ falcon_err_t fp_slurm_cancel(const struct fp_job *job)
 	if (job->no_slurm)
 		return FALCON_OK;
 	init_once();
-	if (slurm_kill_job(job->id, SIGKILL, KILL_FULL_JOB) != SLURM_SUCCESS)
+	if (slurm_kill_job(falcon_slurm_job(job->id), SIGKILL, KILL_FULL_JOB) != SLURM_SUCCESS)
 		return serr("slurm_kill_job", job->id);
 	return FALCON_OK;
 }

@@ -1,8 +1,12 @@
 #!/bin/sh
 # scripts/chroot-lane.sh - run falcon-slurm's tests (or the demo, or a
-# shell) in a Debian 13 (trixie) chroot, against trixie's Slurm 24.11, on
-# a Debian 12 machine: the second lane of scripts/test-all.sh.
+# shell) in a Debian 13 (trixie) chroot, against trixie's Slurm 24.11, or
+# a Debian sid chroot (Slurm 26.05), on a Debian 12 machine: the second
+# and third lanes of scripts/test-all.sh.
 #
+#   chroot-lane.sh [--suite=trixie|sid] [MODE]
+#                             the suite (or FALCON_CHROOT_SUITE; default
+#                             trixie), then one of:
 #   chroot-lane.sh [--test]   scripts/test-all.sh --lane=host in the chroot:
 #                             every test tier against Slurm 24.11; its last
 #                             line is test-all's closing line
@@ -16,12 +20,13 @@
 #                             (scripts/packages.sh --trixie copies them out)
 #   chroot-lane.sh --shell    an interactive shell in the chroot (the tree in
 #                             /src/falcon-slurm)
+#   chroot-lane.sh --make     only make (or find) the chroot
 #   chroot-lane.sh --help     this text
 #
 # The chroot is made once with `debootstrap --variant=minbase` from
 # Debian's packages ($FALCON_DEBIAN_MIRROR, default
 # http://deb.debian.org/debian) into $FALCON_CHROOT_CACHE (default
-# /var/cache/falcon-slurm/trixie, about 2 GB once scripts/install-deps.sh
+# /var/cache/falcon-slurm/SUITE, about 2 GB once scripts/install-deps.sh
 # has run in it) and reused by later runs (a stamp file marks a finished
 # one; remove the directory to start afresh).  Each run copies the working
 # tree (without build directories) to /src/falcon-slurm inside, and
@@ -45,7 +50,9 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 
 cd "$(dirname "$0")/.."
 top=$(pwd)
-suite=trixie
+suite=${FALCON_CHROOT_SUITE:-trixie}
+case ${1:-} in --suite=*) suite=${1#--suite=}; shift ;; esac
+case $suite in trixie|sid) ;; *) die "--suite=$suite: trixie or sid" ;; esac
 root=${FALCON_CHROOT_CACHE:-/var/cache/falcon-slurm/$suite}
 mirror=${FALCON_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 stamp=$root/.falcon-slurm-debootstrapped
@@ -56,6 +63,7 @@ case ${1:-} in
 --quickstart) mode=quickstart ;;
 --packages) mode=packages ;;
 --shell) mode=shell ;;
+--make) mode=make ;;
 --inside) mode=inside ;;
 -h|--help) sed -n '2,/^# Copyright/{/^# Copyright/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
 *) die "unknown argument $1 (--help)" ;;
@@ -181,6 +189,12 @@ if [ ! -f "$stamp" ]; then
 else
 	say "reusing the $suite chroot $root (made $(cat "$stamp"))"
 fi
+
+# A mirror may serve a snapshot whose Release files have passed their
+# Valid-Until (sid's is a week): apt in the chroot accepts them.
+mkdir -p "$root/etc/apt/apt.conf.d"
+echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99falcon-snapshot"
+[ "$mode" != make ] || exit 0
 
 # 2. the run, in a mount namespace of its own; the namespace goes with its
 # last process, and the inside cleanup (umount, stop) runs on any exit.

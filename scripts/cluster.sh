@@ -37,6 +37,16 @@
 #   --node2 NAME         a second slurmd, node NAME, in its own network
 #                        namespace (ip netns, a veth pair 10.77.N.1/.2) and
 #                        UTS namespace (hostname NAME); "" = none
+#   --nodes N            N nodes in all: this host's node and node2..nodeN,
+#                        each of those in its own network and UTS namespace
+#                        as --node2's (replaces --node2; default 1)
+#   --features SPEC      node features (slurm.conf Features=), SPEC a space
+#                        list of NODE=FEAT[,FEAT...] (e.g. the chassis
+#                        features of job_submit_falcon(8): "vm=falcon_c1
+#                        node2=falcon_c2"); "" = none
+#   --hres FILE          resources.yaml (Slurm 25.11+ HRES; falconctl
+#                        slurm-conf writes one) copied beside slurm.conf;
+#                        "" = none
 #
 # Devices: proctrack/cgroup, task/cgroup and STATE_DIR/etc/cgroup.conf
 # (examples/cgroup.conf: cgroup/v1, ConstrainDevices=yes; spank_falcon's
@@ -95,23 +105,34 @@ pidfile_of() {
 	slurmdbd) echo "$run/slurmdbd.pid" ;;
 	slurmctld) echo "$run/slurmctld.pid" ;;
 	slurmd) echo "$run/slurmd-$node.pid" ;;
-	slurmd2) echo "$run/slurmd-$node2.pid" ;;
+	slurmd:*) echo "$run/slurmd-${1#slurmd:}.pid" ;;
 	esac
 }
 
 load_saved() {
 	[ -f "$state/options" ] && . "$state/options"
 	[ -f "$state/ports" ] && . "$state/ports"
-	: "${node:=$(hostname -s)}" "${node2:=}" "${NETNS_INDEX:=}"
+	: "${node:=$(hostname -s)}" "${node2:=}" "${NETNS_INDEX:=}" "${nodes:=}" "${features:=}" "${hres:=}"
+	extras=$(extra_nodes)
 	return 0
+}
+
+# extra_nodes - the nodes beside this host's, each in its own namespaces:
+# node2..nodeN for --nodes N, else --node2's name (or none).
+extra_nodes() {
+	if [ -n "$nodes" ] && [ "$nodes" -gt 1 ]; then
+		seq -f 'node%g' 2 "$nodes" | tr '\n' ' '
+	else
+		echo "$node2"
+	fi
 }
 
 cmd_stop() {
 	load_saved
-	if [ -n "$node2" ]; then
-		stop_pid slurmd "$(pidfile_of slurmd2)"
-		netns_down
-	fi
+	for x in $extras; do
+		stop_pid slurmd "$(pidfile_of "slurmd:$x")"
+		netns_down "$x"
+	done
 	for d in $daemons; do
 		stop_pid "$d" "$(pidfile_of $d)"
 	done
@@ -128,13 +149,13 @@ cmd_status() {
 			echo "$d stopped"; rc=1
 		fi
 	done
-	if [ -n "$node2" ]; then
-		if pid_alive slurmd "$(pidfile_of slurmd2)"; then
-			echo "slurmd $node2 running (pid $(head -n1 "$(pidfile_of slurmd2)"), netns $(netns_name))"
+	for x in $extras; do
+		if pid_alive slurmd "$(pidfile_of "slurmd:$x")"; then
+			echo "slurmd $x running (pid $(head -n1 "$(pidfile_of "slurmd:$x")"), netns $(netns_name "$x"))"
 		else
-			echo "slurmd $node2 stopped"; rc=1
+			echo "slurmd $x stopped"; rc=1
 		fi
-	fi
+	done
 	return $rc
 }
 
@@ -143,12 +164,13 @@ cmd_status() {
 fill() {
 	sedscript=$state/.fill.sed
 	: >"$sedscript"
-	for v in CLUSTER NODE NODE_GRES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+	for v in CLUSTER NODE NODE_GRES NODE_FEATURES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		PROCTRACK_TYPE TASK_PLUGIN \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
 		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE; do
 		eval "val=\${t_$v}"
-		esc=$(printf '%s' "$val" | sed -e 's/[\\|&]/\\&/g')
+		# (several lines: joined by sed's \n)
+		esc=$(printf '%s' "$val" | sed -e 's/[\\|&]/\\&/g' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g')
 		printf 's|@%s@|%s|g\n' "$v" "$esc" >>"$sedscript"
 	done
 	sed -f "$sedscript" "$1" >"$2.tmp"
@@ -195,7 +217,7 @@ cgroup_setup() {
 		cp "$examples/cgroup.conf" "$etc/cgroup.conf"
 		chmod 0644 "$etc/cgroup.conf"
 		cgroup_clean_node "$node"
-		[ -z "$node2" ] || cgroup_clean_node "$node2"
+		for x in $extras; do cgroup_clean_node "$x"; done
 	else
 		t_PROCTRACK_TYPE=proctrack/linuxproc
 		t_TASK_PLUGIN=task/none
@@ -343,63 +365,104 @@ start_slurmd() {
 	say "slurmd running, node $node $st"
 }
 
-# The second node's network: namespace falcon-nsN, veth falconNa (here,
-# 10.77.N.1) <-> falconNb (there, 10.77.N.2).  N is picked free at the
-# first start and kept in STATE_DIR/ports.
-netns_name() { echo "falcon-ns$NETNS_INDEX"; }
+# The other nodes' networks: node X in namespace falcon-nsN, veth falconNa
+# (here, 10.77.N.1) <-> falconNb (there, 10.77.N.2, a host route via .1
+# to the first one's address, where slurmctld listens).
+# N is picked free at the first start and kept in STATE_DIR/ports
+# (NETNS_INDEX for the first, NETNS_INDEX_<node> for the others).
+netns_index() {
+	if [ "$1" = "$(echo $extras | cut -d' ' -f1)" ]; then
+		echo "$NETNS_INDEX"
+	else
+		eval "echo \${NETNS_INDEX_$(echo "$1" | tr -c 'A-Za-z0-9_\n' _):-}"
+	fi
+}
+netns_name() { echo "falcon-ns$(netns_index "$1")"; }
 
 netns_pick() {
 	n=1
 	while [ $n -lt 250 ]; do
 		if ! ip netns list 2>/dev/null | grep -q "^falcon-ns$n\b" &&
-			! ip -o addr show 2>/dev/null | grep -q " 10\.77\.$n\."; then
+			! ip -o addr show 2>/dev/null | grep -q " 10\.77\.$n\." &&
+			! grep -q "^NETNS_INDEX[A-Za-z0-9_]*=$n\$" "$state/ports" 2>/dev/null; then
 			echo $n; return 0
 		fi
 		n=$((n + 1))
 	done
-	die "no free 10.77.N.0/24 for the second node"
+	die "no free 10.77.N.0/24 for another node"
+}
+
+# netns_route_ctld NS I - a host route to slurmctld's address (the first
+# namespace's 10.77.F.1) via this namespace's own veth peer, where that
+# address is not on its link.  Not a default route: with one, a name
+# lookup in the namespace (slurmd and slurmstepd resolve node names) goes
+# to resolv.conf's servers through a host that does not forward and waits
+# out the resolver's timeouts, and Slurm 24.11's slurmctld gave up on the
+# node (its messages timed out, jobs stayed COMPLETING).
+netns_route_ctld() {
+	[ "$2" = "$NETNS_INDEX" ] && return 0
+	ip netns exec "$1" ip route add "10.77.$NETNS_INDEX.1/32" via "10.77.$2.1"
 }
 
 netns_up() {
-	ns=$(netns_name)
+	i=$(netns_index "$1")
+	ns=falcon-ns$i
 	ip netns list 2>/dev/null | grep -q "^$ns\b" && return 0
 	ip netns add "$ns" || die "ip netns add $ns failed"
-	ip link add "falcon${NETNS_INDEX}a" type veth peer name "falcon${NETNS_INDEX}b" &&
-	ip link set "falcon${NETNS_INDEX}b" netns "$ns" &&
-	ip addr add "10.77.$NETNS_INDEX.1/24" dev "falcon${NETNS_INDEX}a" &&
-	ip link set "falcon${NETNS_INDEX}a" up &&
-	ip netns exec "$ns" ip addr add "10.77.$NETNS_INDEX.2/24" dev "falcon${NETNS_INDEX}b" &&
-	ip netns exec "$ns" ip link set "falcon${NETNS_INDEX}b" up &&
-	ip netns exec "$ns" ip link set lo up ||
-		{ netns_down; die "cannot set up the veth pair of $ns"; }
+	ip link add "falcon${i}a" type veth peer name "falcon${i}b" &&
+	ip link set "falcon${i}b" netns "$ns" &&
+	ip addr add "10.77.$i.1/24" dev "falcon${i}a" &&
+	ip link set "falcon${i}a" up &&
+	ip netns exec "$ns" ip addr add "10.77.$i.2/24" dev "falcon${i}b" &&
+	ip netns exec "$ns" ip link set "falcon${i}b" up &&
+	ip netns exec "$ns" ip link set lo up &&
+	netns_route_ctld "$ns" "$i" ||
+		{ netns_down "$1"; die "cannot set up the veth pair of $ns"; }
 }
 
 netns_down() {
-	[ -n "$NETNS_INDEX" ] || return 0
-	ns=$(netns_name)
+	i=$(netns_index "$1")
+	[ -n "$i" ] || return 0
+	ns=falcon-ns$i
 	ip netns list 2>/dev/null | grep -q "^$ns\b" || return 0
-	ip link del "falcon${NETNS_INDEX}a" 2>/dev/null || true
+	ip link del "falcon${i}a" 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
 }
 
-node2_idle() {
-	[ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$node2" -o %t 2>/dev/null)" = idle ]
+extra_idle() {
+	[ "$(SLURM_CONF=$slurm_conf sinfo -h -n "$1" -o %t 2>/dev/null)" = idle ]
 }
 
-start_slurmd2() {
-	f=$(pidfile_of slurmd2)
-	netns_up
+# start_extra NODE - its namespaces and its slurmd (not waited for).
+start_extra() {
+	f=$(pidfile_of "slurmd:$1")
+	netns_up "$1"
 	if ! pid_alive slurmd "$f"; then
-		mkdir -p "$state/spool/$node2"
+		mkdir -p "$state/spool/$1"
 		# nsenter, not "ip netns exec": that remounts /sys, hiding
 		# /sys/fs/cgroup, and slurmd then fails to start.
-		nsenter --net="/run/netns/$(netns_name)" unshare --uts sh -c \
-			'hostname "$1" && SLURM_CONF="$2" exec slurmd -N "$1"' sh "$node2" "$slurm_conf" ||
-			die "slurmd $node2 failed, see $log/slurmd-$node2.log"
+		nsenter --net="/run/netns/$(netns_name "$1")" unshare --uts sh -c \
+			'hostname "$1" && SLURM_CONF="$2" exec slurmd -N "$1"' sh "$1" "$slurm_conf" ||
+			die "slurmd $1 failed, see $log/slurmd-$1.log"
 	fi
-	wait_for 60 "node $node2 to be idle" node2_idle ||
-		die "node $node2 not idle after 60 s; see $log/slurmd-$node2.log"
-	say "slurmd $node2 running in netns $(netns_name), node $node2 idle"
+}
+
+# start_extras - every other node's slurmd, then wait for all to be idle.
+start_extras() {
+	for x in $extras; do start_extra "$x"; done
+	for x in $extras; do
+		wait_for 60 "node $x to be idle" extra_idle "$x" ||
+			die "node $x not idle after 60 s; see $log/slurmd-$x.log"
+		say "slurmd $x running in netns $(netns_name "$x"), node $x idle"
+	done
+}
+
+# features_of NODE - " Features=..." of NODE in --features, or nothing.
+features_of() {
+	for fs in $features; do
+		[ "${fs%%=*}" = "$1" ] && { printf ' Features=%s' "${fs#*=}"; return 0; }
+	done
+	return 0
 }
 
 # gpu_standins - the node's own GPUs (--gpus) as gres.conf File= lines.
@@ -430,7 +493,8 @@ cmd_start() {
 	mkdir -p "$state"
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""
-	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""
+	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""; nodes=""; features=""
+	hres=""
 	job_submit=""; falcon_conf=""
 	load_saved
 	got_licenses=no
@@ -455,7 +519,11 @@ cmd_start() {
 		--job-submit) job_submit=$2 ;;
 		--falcon-conf) falcon_conf=$2 ;;
 		--examples) examples=$2 ;;
-		--node2) node2=$2 ;;
+		--node2) node2=$2; nodes="" ;;
+		--nodes) printf '%s\n' "$2" | grep -Eqx '[1-9][0-9]*' || die "--nodes $2: expected a count >= 1"
+			nodes=$2; node2="" ;;
+		--features) features=$2 ;;
+		--hres) hres=$2 ;;
 		--gpus) printf '%s\n' "$2" | grep -Eqx '[0-9]+' || die "--gpus $2: expected a count"
 			gpus=$2 ;;
 		*) die "unknown option $1" ;;
@@ -467,12 +535,12 @@ cmd_start() {
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in cgroup.conf; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
-	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf"; do
+	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf" "$hres"; do
 		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_ctld prolog_timeout licenses spank \
-			spank_args examples node2 gpus job_submit falcon_conf; do
+			spank_args examples node2 gpus job_submit falcon_conf nodes features hres; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -485,13 +553,20 @@ cmd_start() {
 		} >"$state/ports"
 	fi
 	. "$state/ports"
-	if [ -n "$node2" ] && [ -z "${NETNS_INDEX:-}" ]; then
+	extras=$(extra_nodes)
+	for x in $extras; do
+		[ -z "$(netns_index "$x")" ] || continue
 		command -v ip >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 &&
 			command -v nsenter >/dev/null 2>&1 ||
-			die "--node2 needs ip (iproute2), unshare and nsenter (util-linux)"
-		NETNS_INDEX=$(netns_pick)
-		echo "NETNS_INDEX=$NETNS_INDEX" >>"$state/ports"
-	fi
+			die "--node2/--nodes need ip (iproute2), unshare and nsenter (util-linux)"
+		if [ -z "${NETNS_INDEX:-}" ]; then
+			NETNS_INDEX=$(netns_pick)
+			echo "NETNS_INDEX=$NETNS_INDEX" >>"$state/ports"
+		else
+			echo "NETNS_INDEX_$(echo "$x" | tr -c 'A-Za-z0-9_\n' _)=$(netns_pick)" >>"$state/ports"
+		fi
+		. "$state/ports"
+	done
 
 	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool/$node"
 	t_CLUSTER=$cluster; t_NODE=$node; t_CTLD_PORT=$CTLD_PORT
@@ -501,9 +576,12 @@ cmd_start() {
 	# veth address (it listens on all addresses); else on loopback.
 	t_CTLD_ADDR=127.0.0.1
 	t_NODE2_LINE="# (none)"
-	if [ -n "$node2" ]; then
+	t_NODE_FEATURES=$(features_of "$node")
+	if [ -n "$extras" ]; then
 		t_CTLD_ADDR=10.77.$NETNS_INDEX.1
-		t_NODE2_LINE="NodeName=$node2 NodeAddr=10.77.$NETNS_INDEX.2 CPUs=$cpus RealMemory=1024 Gres=falcon_gpu:16,falcon_nvme:2 State=UNKNOWN"
+		t_NODE2_LINE=$(for x in $extras; do
+			echo "NodeName=$x NodeAddr=10.77.$(netns_index "$x").2 CPUs=$cpus RealMemory=1024 Gres=falcon_gpu:16,falcon_nvme:2$(features_of "$x") State=UNKNOWN"
+		done)
 	fi
 	t_SLURMD_PORT=$SLURMD_PORT; t_DBD_PORT=$DBD_PORT; t_DB_PORT=$DB_PORT
 	t_DB_PASS=$DB_PASS; t_MUNGE_SOCKET=$munge_dir/munge.sock; t_STATE_DIR=$state
@@ -532,6 +610,11 @@ cmd_start() {
 	(umask 077; fill "$examples/slurmdbd.conf.in" "$etc/slurmdbd.conf")
 	chmod 0600 "$etc/slurmdbd.conf"
 	cp "$examples/gres.conf" "$etc/gres.conf"
+	if [ -n "$hres" ]; then
+		cp "$hres" "$etc/resources.yaml" && chmod 0644 "$etc/resources.yaml"
+	else
+		rm -f "$etc/resources.yaml"
+	fi
 	[ "$gpus" = 0 ] || gpu_standins
 	chmod 0644 "$slurm_conf" "$etc/plugstack.conf" "$etc/gres.conf"
 	conf_changed=no
@@ -540,10 +623,10 @@ cmd_start() {
 	start_munged
 	start_mariadb
 	start_slurmdbd
-	[ -z "$node2" ] || netns_up
+	for x in $extras; do netns_up "$x"; done
 	start_slurmctld
 	start_slurmd
-	[ -z "$node2" ] || start_slurmd2
+	[ -z "$extras" ] || start_extras
 	echo "SLURM_CONF=$slurm_conf" >"$state/env"
 	say "cluster $cluster up; SLURM_CONF=$slurm_conf"
 }

@@ -152,10 +152,13 @@ find_slurm_source() {
 configure_build() {
 	if [ ! -f "$build/config.status" ] ||
 		! grep -qF -- "'--prefix=$prefix'" "$build/config.status" ||
-		! grep -qF -- "'--with-slurm-source=$slurm_src'" "$build/config.status"; then
+		{ [ -n "$slurm_src" ] &&
+			! grep -qF -- "'--with-slurm-source=$slurm_src'" "$build/config.status"; }; then
+		# no source (apt-get source failed): no --with-slurm-source at all,
+		# which configure would refuse empty
 		(cd "$build" && "$top/configure" --prefix="$prefix" \
 			--with-slurm-plugindir="$prefix/lib/slurm" \
-			--with-slurm-source="$slurm_src") >"$log/configure.log" 2>&1 ||
+			${slurm_src:+--with-slurm-source="$slurm_src"}) >"$log/configure.log" 2>&1 ||
 			fail "configure" "$log/configure.log"
 	fi
 }

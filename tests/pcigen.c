@@ -175,7 +175,7 @@ static void add(struct gen *g, const char *bdf, uint16_t vendor, uint16_t device
 #define USP FALCON_PCIE_UPSTREAM
 #define DSP FALCON_PCIE_DOWNSTREAM
 #define EP FALCON_PCIE_ENDPOINT
-#define BDF(buf, bus, dev) snprintf(buf, sizeof(buf), "0000:%02x:%02x.0", (unsigned)(bus), (unsigned)(dev))
+#define BDF(buf, bus, dev) snprintf(buf, sizeof(buf), "0000:%02x:%02x.0", (unsigned char)(bus), (unsigned char)(dev))
 
 /* A root port at rbus:rdev.0 with a switch (upstream port on sec, its
  * downstream ports on sec+1) and n endpoints of vendor:device, one per

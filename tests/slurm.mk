@@ -16,6 +16,12 @@ TESTS += tests/integration/slurm-cgroup.sh
 TESTS += tests/integration/slurm-falcond-ha.sh
 # a long node prolog across a node registration: no NODE_FAIL (#11's soak)
 TESTS += tests/integration/slurm-batchstart.sh
+# a partition over two chassis: placement by chassis, two-node jobs (#26)
+TESTS += tests/integration/slurm-fleet.sh
+# 8 nodes, 4 chassis, one partition over all (#26)
+TESTS += tests/integration/slurm-fleet8.sh
+# Slurm 25.11+: HRES MODE_3 from falconctl slurm-conf (#26)
+TESTS += tests/integration/slurm-hres.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
@@ -23,4 +29,15 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-submit.sh tests/integration/slurm-events.sh \
 	tests/integration/slurm-quarantine.sh \
 	tests/integration/slurm-cgroup.sh \
-	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh
+	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh \
+	tests/integration/slurm-fleet.sh tests/integration/slurm-fleet8.sh \
+	tests/integration/slurm-hres.sh
+EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet
+# Bench (by hand, root, about 30 min at the default 300 jobs): the fleet of
+# 8 nodes and 4 chassis at 0-3 s per request, a chassis stopped 60 s, a
+# partition per chassis vs one chassis-aware partition (issue 26).
+BENCH_TARGETS += bench-fleet
+bench-fleet: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/fleet
+.PHONY: bench-fleet

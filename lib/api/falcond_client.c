@@ -196,10 +196,10 @@ fail:
 	return rv;
 }
 
-/* call_once - one signed request (falcon_client_call); *retry_after_s gets
+/* client_call_once - one signed request (falcon_client_call); *retry_after_s gets
  * the answer's Retry-After in seconds, -1 when none (libcurl
  * CURLINFO_RETRY_AFTER: delta-seconds or an HTTP date). */
-static falcon_err_t call_once(struct falcon_client *cl, const char *method, const char *path,
+static falcon_err_t client_call_once(struct falcon_client *cl, const char *method, const char *path,
 			      json_object *body, long *http, json_object **resp,
 			      long long *retry_after_s, long timeout_ms, bool *standby)
 {
@@ -313,7 +313,7 @@ falcon_err_t falcon_client_call(struct falcon_client *cl, const char *method,
 	cl->retry_after_s = -1;
 	for (;;) {
 		left = deadline - falcon_now_ms();
-		rv = call_once(cl, method, path, body, http, resp, &ra, left > 1 ? (long)left : 1L,
+		rv = client_call_once(cl, method, path, body, http, resp, &ra, left > 1 ? (long)left : 1L,
 			       &standby);
 		if (rv == FALCON_OK) {
 			remember_good(cl);

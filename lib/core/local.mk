@@ -5,17 +5,17 @@
 
 noinst_LTLIBRARIES += lib/core/libfalcon_core.la
 CORE_SRCS = lib/core/falcon_err.c lib/core/log.c lib/core/util.c lib/core/device.c \
-	lib/core/conf.c lib/core/conf_lex.c lib/core/jobtag.c lib/core/policy.c
+	lib/core/conf.c lib/core/conf_lex.c lib/core/jobtag.c lib/core/policy.c lib/core/fleet.c
 lib_core_libfalcon_core_la_SOURCES = $(CORE_SRCS) \
 	lib/core/falcon_err.h lib/core/log.h lib/core/util.h lib/core/device.h \
-	lib/core/conf.h lib/core/conf_lex.h lib/core/jobtag.h lib/core/policy.h
+	lib/core/conf.h lib/core/conf_lex.h lib/core/jobtag.h lib/core/policy.h lib/core/fleet.h
 lib_core_libfalcon_core_la_LIBADD = -lm
 
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_core tests/unit/test_conf tests/unit/test_policy \
-	tests/unit/test_jobtag
+	tests/unit/test_jobtag tests/unit/test_fleet
 TESTS += tests/unit/test_core tests/unit/test_conf tests/unit/test_policy \
-	tests/unit/test_jobtag
+	tests/unit/test_jobtag tests/unit/test_fleet
 tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/testutil.h
 tests_unit_test_core_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_core_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS)
@@ -28,6 +28,9 @@ tests_unit_test_policy_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS)
 tests_unit_test_jobtag_SOURCES = tests/unit/test_jobtag.c tests/unit/testutil.h
 tests_unit_test_jobtag_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_jobtag_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS)
+tests_unit_test_fleet_SOURCES = tests/unit/test_fleet.c tests/unit/testutil.h
+tests_unit_test_fleet_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_fleet_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS)
 endif
 
 dist_man_MANS += doc/falcon.conf.5

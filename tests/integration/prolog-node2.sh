@@ -13,12 +13,7 @@
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 s_need_slurm
 fp_need
-for b in ip unshare nsenter; do
-	command -v $b >/dev/null 2>&1 || t_skip "$b not installed"
-done
-probe=falcon-probe-$$
-ip netns add "$probe" 2>/dev/null || t_skip "cannot create a network namespace here"
-ip netns del "$probe"
+s_need_netns
 plugin=$top_builddir/plugin/.libs/spank_falcon.so
 [ -f "$plugin" ] || t_skip "spank_falcon.so not built"
 FP_HOST=$(hostname -s)

@@ -27,6 +27,16 @@ s_need_slurm() {
 	done
 }
 
+# s_need_netns - skip unless the extra nodes of cluster.sh --node2/--nodes
+# can be made here: ip, unshare, nsenter, and a network namespace.
+s_need_netns() {
+	for b in ip unshare nsenter; do
+		command -v $b >/dev/null 2>&1 || t_skip "$b not installed"
+	done
+	ip netns add "falcon-probe-$$" 2>/dev/null || t_skip "cannot create a network namespace here"
+	ip netns del "falcon-probe-$$"
+}
+
 # s_start [cluster.sh start options] - start the cluster in $t_tmp/cluster,
 # export SLURM_CONF, and stop it (by pid files) when the test exits.
 s_state=$t_tmp/cluster

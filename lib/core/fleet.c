@@ -1,0 +1,508 @@
+/*
+ * fleet.c - placing a job's falcon devices on the chassis of a fleet: the
+ * pick, the chassis pin in a Slurm constraint, and the per-chassis licenses
+ * (see fleet.h).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fleet.h"
+#include "core/policy.h"
+
+/* place_one - rule 1/3: the first chassis with nodes candidate nodes whose
+ * pool holds the whole job. */
+static bool place_one(const struct falcon_fleet_cand *cand, size_t ncand, uint32_t nodes,
+		      int gpus, int nvme, falcon_fleet_fits_fn fits, void *arg, bool ever,
+		      struct falcon_fleet_pick *pick)
+{
+	size_t i;
+
+	for (i = 0; i < ncand; i++) {
+		if (cand[i].nhosts < nodes ||
+		    !fits(cand[i].chassis, (long)gpus * nodes, (long)nvme * nodes, ever, arg))
+			continue;
+		pick->n = 1;
+		pick->chassis[0] = cand[i].chassis;
+		pick->nodes[0] = nodes;
+		pick->now = !ever;
+		return true;
+	}
+	return false;
+}
+
+/* place_split - rule 2/4: greedy over the chassis in conf order, each
+ * taking the most of the remaining nodes its pool and its nodes allow. */
+static bool place_split(const struct falcon_fleet_cand *cand, size_t ncand, uint32_t nodes,
+			int gpus, int nvme, falcon_fleet_fits_fn fits, void *arg, bool ever,
+			struct falcon_fleet_pick *pick)
+{
+	uint32_t left = nodes, k;
+	size_t i;
+
+	pick->n = 0;
+	for (i = 0; i < ncand && left > 0 && pick->n < FALCON_FLEET_MAX; i++) {
+		k = cand[i].nhosts < left ? cand[i].nhosts : left;
+		while (k > 0 && !fits(cand[i].chassis, (long)gpus * k, (long)nvme * k, ever, arg))
+			k--;
+		if (k == 0)
+			continue;
+		pick->chassis[pick->n] = cand[i].chassis;
+		pick->nodes[pick->n] = k;
+		pick->n++;
+		left -= k;
+	}
+	pick->now = !ever;
+	return left == 0;
+}
+
+falcon_err_t falcon_fleet_place(const struct falcon_fleet_cand *cand, size_t ncand,
+				uint32_t nodes, int gpus, int nvme, falcon_fleet_fits_fn fits,
+				void *arg, struct falcon_fleet_pick *pick)
+{
+	memset(pick, 0, sizeof(*pick));
+	if (cand == NULL || ncand == 0 || fits == NULL || nodes == 0 || gpus < 0 || nvme < 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "fleet placement: %zu chassis, %u nodes, "
+				      "%d GPUs, %d NVMe per node", ncand, nodes, gpus, nvme);
+	if (place_one(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick) ||
+	    (nodes > 1 && place_split(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick)) ||
+	    place_one(cand, ncand, nodes, gpus, nvme, fits, arg, true, pick) ||
+	    (nodes > 1 && place_split(cand, ncand, nodes, gpus, nvme, fits, arg, true, pick)))
+		return FALCON_OK;
+	memset(pick, 0, sizeof(*pick));
+	return falcon_err_set(FALCON_ERR_POLICY, "no chassis of the job's nodes can ever hold "
+			      "%d falcon_gpu and %d falcon_nvme per node on %u node%s (the pools' "
+			      "Licenses= totals and the nodes cabled to each)", gpus, nvme, nodes,
+			      nodes == 1 ? "" : "s");
+}
+
+/* chassis_of_term - the conf index of the chassis a constraint term
+ * t[0..len) pins ("falcon_C" or "falcon_C*N"), with N in *count (0 when
+ * bare); -1 when it is not such a term. */
+static long chassis_of_term(const struct falcon_conf *conf, const char *t, size_t len,
+			    uint32_t *count)
+{
+	size_t plen = strlen(FALCON_FLEET_FEATURE_PREFIX), nlen = len, i;
+	const char *star = memchr(t, '*', len);
+	char *end;
+	unsigned long v = 0;
+
+	*count = 0;
+	if (len <= plen || strncmp(t, FALCON_FLEET_FEATURE_PREFIX, plen) != 0)
+		return -1;
+	if (star != NULL) {
+		nlen = (size_t)(star - t);
+		v = strtoul(star + 1, &end, 10);
+		if (end != t + len || v == 0 || v > UINT32_MAX)
+			return -1;
+	}
+	for (i = 0; i < conf->nchassis; i++)
+		if (strlen(conf->chassis[i].name) == nlen - plen &&
+		    strncmp(conf->chassis[i].name, t + plen, nlen - plen) == 0) {
+			*count = (uint32_t)v;
+			return (long)i;
+		}
+	return -1;
+}
+
+falcon_err_t falcon_fleet_pin_parse(const struct falcon_conf *conf, const char *features,
+				    struct falcon_fleet_pick *pick, char **rest)
+{
+	const char *s = features ? features : "", *p = s, *e;
+	size_t cap = strlen(s) + 1, used = 0, len;
+	char *r = NULL;
+	bool bracket;
+	uint32_t cnt;
+	long c;
+
+	memset(pick, 0, sizeof(*pick));
+	if (rest != NULL) {
+		*rest = NULL;
+		if ((r = malloc(cap)) == NULL)
+			return falcon_err_set(FALCON_ERR_NOMEM, "constraint of %zu bytes", cap);
+		r[0] = '\0';
+	}
+	/* a split is one bracket of pin terms: "[falcon_a*1&falcon_b*2]" */
+	bracket = s[0] == '[';
+	if (bracket && (e = strchr(s, ']')) != NULL) {
+		const char *q = s + 1;
+		struct falcon_fleet_pick tmp = { 0 };
+		bool all = true;
+
+		while (q < e && tmp.n < FALCON_FLEET_MAX) {
+			const char *amp = memchr(q, '&', (size_t)(e - q));
+
+			len = (size_t)((amp ? amp : e) - q);
+			c = chassis_of_term(conf, q, len, &cnt);
+			if (c < 0 || cnt == 0) {
+				all = false;
+				break;
+			}
+			tmp.chassis[tmp.n] = (size_t)c;
+			tmp.nodes[tmp.n++] = cnt;
+			q = amp ? amp + 1 : e;
+		}
+		if (all && tmp.n > 0) {
+			*pick = tmp;
+			p = e + 1;
+			if (*p == '&')
+				p++;
+		}
+	}
+	/* else AND-ed single terms: "falcon_c2&ib" */
+	while (*p != '\0') {
+		e = p + strcspn(p, "&");
+		len = (size_t)(e - p);
+		c = pick->n == 0 ? chassis_of_term(conf, p, len, &cnt) : -1;
+		if (c >= 0 && cnt == 0) {
+			pick->chassis[0] = (size_t)c;
+			pick->nodes[0] = 0;
+			pick->n = 1;
+		} else if (r != NULL && len > 0) {
+			if (used > 0)
+				r[used++] = '&';
+			memcpy(r + used, p, len);
+			used += len;
+			r[used] = '\0';
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (r != NULL && used > 0)
+		*rest = r;
+	else
+		free(r);
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_fleet_constraint(const struct falcon_conf *conf, const char *user,
+				     const struct falcon_fleet_pick *pick, char **out)
+{
+	bool has_user = user != NULL && user[0] != '\0';
+	size_t cap, used = 0, i;
+	char *s;
+
+	*out = NULL;
+	if (pick->n == 0 || pick->n > FALCON_FLEET_MAX)
+		return falcon_err_set(FALCON_ERR_INVAL, "constraint of a pick of %zu chassis", pick->n);
+	if (has_user && (pick->n > 1 || strpbrk(user, "|[]()*") != NULL))
+		return falcon_err_set(FALCON_ERR_POLICY, "the job's nodes span several chassis and "
+				      "its constraint '%s' cannot be combined with a chassis pin; "
+				      "name the nodes (-w), a chassis (-C %sNAME) or a partition "
+				      "of one chassis", user, FALCON_FLEET_FEATURE_PREFIX);
+	cap = (has_user ? strlen(user) : 0) + 4 + pick->n * (FALCON_NAME_LEN + 24);
+	if ((s = malloc(cap)) == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "constraint of %zu bytes", cap);
+	if (pick->n == 1) {
+		used = (size_t)snprintf(s, cap, "%s%s", FALCON_FLEET_FEATURE_PREFIX,
+					conf->chassis[pick->chassis[0]].name);
+	} else {
+		s[used++] = '[';
+		for (i = 0; i < pick->n; i++)
+			used += (size_t)snprintf(s + used, cap - used, "%s%s%s*%u", i ? "&" : "",
+						 FALCON_FLEET_FEATURE_PREFIX,
+						 conf->chassis[pick->chassis[i]].name, pick->nodes[i]);
+		s[used++] = ']';
+		s[used] = '\0';
+	}
+	if (has_user)
+		snprintf(s + used, cap - used, "&%s", user);
+	*out = s;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_fleet_licenses(const struct falcon_conf *conf, const char *old,
+				   const struct falcon_fleet_pick *pick, int gpus, int nvme,
+				   char **out, bool *changed)
+{
+	char *cur = NULL, *next = NULL;
+	bool any = false, ch;
+	falcon_err_t rv = FALCON_OK;
+	size_t c, i;
+	long nodes;
+
+	*out = NULL;
+	if (old != NULL && (cur = strdup(old)) == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "license string");
+	for (c = 0; c < conf->nchassis; c++) {
+		nodes = 0;
+		for (i = 0; i < pick->n; i++)
+			if (pick->chassis[i] == c)
+				nodes += pick->nodes[i];
+		if (nodes * (gpus > nvme ? gpus : nvme) > 1000000) {
+			rv = falcon_err_set(FALCON_ERR_INVAL, "license counts too large");
+			break;
+		}
+		ch = false;
+		rv = falcon_pool_licenses(cur, conf->chassis[c].name, (int)(nodes * gpus),
+					  (int)(nodes * nvme), &next, &ch);
+		if (rv != FALCON_OK)
+			break;
+		free(cur);
+		cur = next;
+		next = NULL;
+		any = any || ch;
+	}
+	if (rv != FALCON_OK) {
+		free(cur);
+		return rv;
+	}
+	*out = cur;
+	if (changed != NULL)
+		*changed = any;
+	return FALCON_OK;
+}
+
+/* list_has - does the ','-list s hold word w? */
+static bool list_has(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	while (s != NULL && *s != '\0') {
+		size_t len = strcspn(s, ",");
+
+		if (len == n && strncmp(s, w, n) == 0)
+			return true;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return false;
+}
+
+/* lic_total - the count of license name in Licenses= s ("a:8,b"; a bare
+ * name counts 1); -1 when absent. */
+static long lic_total(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (s != NULL && *s != '\0') {
+		size_t len = strcspn(s, ",;");
+
+		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':' || s[n] == '='))
+			return len == n ? 1 : strtol(s + n + 1, NULL, 10);
+		s += len;
+		if (*s != '\0')
+			s++;
+	}
+	return -1;
+}
+
+/* gres_count - the count of GRES name in a node's Gres ("a:8,b:type:2(S:0)"), -1 absent. */
+static long gres_count(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (s != NULL && *s != '\0') {
+		size_t len = strcspn(s, ",");
+		const char *colon;
+
+		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':')) {
+			if (len == n)
+				return 1;
+			colon = s + n;
+			while (memchr(colon + 1, ':', len - (size_t)(colon + 1 - s)) != NULL)
+				colon = memchr(colon + 1, ':', len - (size_t)(colon + 1 - s));
+			return strtol(colon + 1, NULL, 10);
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return -1;
+}
+
+static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	(*n)++;
+	if (problem != NULL)
+		problem(msg, arg);
+}
+
+/* check_licenses - the per-chassis licenses of falcon_slurm_check(). */
+static void check_licenses(const struct falcon_conf *conf, const struct falcon_slurm_view *v,
+			   const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
+			   void *arg, size_t *n)
+{
+	char name[FALCON_NAME_LEN + 8];
+	const long *want;
+	long have;
+	size_t c;
+	int t;
+
+	for (c = 0; c < conf->nchassis; c++) {
+		const char *cn = conf->chassis[c].name;
+
+		if (lic_total(v->licenses, cn) >= 0)
+			problemf(problem, arg, n, "Licenses= has %s, the single license of both types "
+				 "of earlier releases: use %s_gpu and %s_nvme", cn, cn, cn);
+		for (t = 0; t < 2 && !v->hres; t++) {
+			falcon_dev_type_t type = t == 0 ? FALCON_DEV_GPU : FALCON_DEV_NVME;
+
+			want = t == 0 ? gpus : nvme;
+			if (falcon_license_name(cn, type, name, sizeof(name)) != FALCON_OK)
+				continue;
+			have = lic_total(v->licenses, name);
+			if (have < 0 && (want == NULL || want[c] != 0))
+				problemf(problem, arg, n, "chassis %s has no license %s in slurm.conf "
+					 "Licenses= (falconctl slurm-conf)", cn, name);
+			else if (have >= 0 && want != NULL && want[c] >= 0 && have != want[c])
+				problemf(problem, arg, n, "Licenses=%s:%ld but chassis %s has %ld %s",
+					 name, have, cn, want[c], t == 0 ? "GPUs" : "NVMe");
+		}
+	}
+}
+
+size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_slurm_view *v,
+			  const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
+			  void *arg)
+{
+	char feat[FALCON_NAME_LEN + 16];
+	size_t n = 0, h, i, c;
+
+	check_licenses(conf, v, gpus, nvme, problem, arg, &n);
+	for (h = 0; h < conf->nhosts; h++) {
+		const struct falcon_host_conf *hc = &conf->hosts[h];
+
+		for (i = 0; i < v->nnodes && strcmp(v->node[i], hc->name) != 0; i++)
+			;
+		if (i == v->nnodes) {
+			problemf(problem, arg, &n, "HostName=%s (chassis %s) is not a node of "
+				 "slurm.conf", hc->name, hc->chassis);
+			continue;
+		}
+		if (gres_count(v->gres ? v->gres[i] : NULL, "falcon_gpu") < 0)
+			problemf(problem, arg, &n, "node %s has no Gres=falcon_gpu:N", hc->name);
+		snprintf(feat, sizeof(feat), "%s%s", FALCON_FLEET_FEATURE_PREFIX, hc->chassis);
+		if (conf->nchassis > 1 && !v->hres &&
+		    !list_has(v->features ? v->features[i] : NULL, feat))
+			problemf(problem, arg, &n, "node %s is cabled to chassis %s (falcon.conf) but "
+				 "lacks Features=%s", hc->name, hc->chassis, feat);
+	}
+	for (i = 0; i < v->nnodes; i++)
+		for (c = 0; c < conf->nchassis; c++) {
+			const struct falcon_host_conf *hc = falcon_conf_host(conf, v->node[i]);
+
+			snprintf(feat, sizeof(feat), "%s%s", FALCON_FLEET_FEATURE_PREFIX,
+				 conf->chassis[c].name);
+			if (list_has(v->features ? v->features[i] : NULL, feat) &&
+			    (hc == NULL || strcmp(hc->chassis, conf->chassis[c].name) != 0))
+				problemf(problem, arg, &n, "node %s has Features=%s but falcon.conf "
+					 "cables it to %s", v->node[i], feat,
+					 hc ? hc->chassis : "no chassis");
+		}
+	return n;
+}
+
+/* count_str - "8" or "COUNT" (unknown: counted in *unknown). */
+static const char *count_str(const long *v, size_t c, char *buf, size_t n, size_t *unknown)
+{
+	if (v == NULL || v[c] < 0) {
+		(*unknown)++;
+		return "COUNT";
+	}
+	snprintf(buf, n, "%ld", v[c]);
+	return buf;
+}
+
+/* hosts_of - the HostName= list of chassis c (NULL = all), ','-joined. */
+static void hosts_of(const struct falcon_conf *conf, const char *chassis, char *buf, size_t n)
+{
+	size_t h, off = 0;
+
+	buf[0] = '\0';
+	for (h = 0; h < conf->nhosts && off < n; h++)
+		if (chassis == NULL || strcmp(conf->hosts[h].chassis, chassis) == 0)
+			off += (size_t)snprintf(buf + off, n - off, "%s%s", off ? "," : "",
+						conf->hosts[h].name);
+}
+
+/* write_hres - resources.yaml of falcon_slurm_conf_write(). */
+static void write_hres(const struct falcon_conf *conf, const long *gpus, const long *nvme,
+		       FILE *f, size_t *unknown)
+{
+	char hosts[4096], b[32];
+	size_t c;
+	int t;
+
+	fprintf(f, "# --- resources.yaml (beside slurm.conf; HRES, Slurm 25.11+ MODE_3: a job's\n"
+		   "# per-node count is taken from each of its nodes' own chassis)\n---\n");
+	for (t = 0; t < 2; t++) {
+		fprintf(f, "- resource: %s\n  mode: MODE_3\n  layers:\n",
+			t == 0 ? FALCON_HRES_GPU : FALCON_HRES_NVME);
+		if (conf->nchassis > 1) {
+			hosts_of(conf, NULL, hosts, sizeof(hosts));
+			fprintf(f, "    - nodes: [\"%s\"]   # every cabled node (the root)\n"
+				   "      count: -1\n", hosts);
+		}
+		for (c = 0; c < conf->nchassis; c++) {
+			hosts_of(conf, conf->chassis[c].name, hosts, sizeof(hosts));
+			fprintf(f, "    - nodes: [\"%s\"]   # chassis %s\n      count: %s\n", hosts,
+				conf->chassis[c].name,
+				count_str(t == 0 ? gpus : nvme, c, b, sizeof(b), unknown));
+		}
+	}
+}
+
+size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
+			       const long *nvme, int major, int minor, FILE *f)
+{
+	bool hres = major > 25 || (major == 25 && minor >= 11);
+	char b1[32], b2[32];
+	size_t unknown = 0, c, h, off;
+
+	fprintf(f, "# falconctl slurm-conf: %zu chassis, %zu hosts of %s, for Slurm %d.%02d\n",
+		conf->nchassis, conf->nhosts, conf->path ? conf->path : "falcon.conf", major, minor);
+	fprintf(f, "# --- slurm.conf\nGresTypes=falcon_gpu,falcon_nvme\nJobSubmitPlugins=falcon\n");
+	if (!hres && conf->nchassis > 0) {
+		fprintf(f, "Licenses=");
+		for (c = 0, off = 0; c < conf->nchassis; c++)
+			fprintf(f, "%s%s_gpu:%s,%s_nvme:%s", c ? "," : "", conf->chassis[c].name,
+				count_str(gpus, c, b1, sizeof(b1), &unknown), conf->chassis[c].name,
+				count_str(nvme, c, b2, sizeof(b2), &unknown));
+		fprintf(f, "\n");
+		(void)off;
+	}
+	fprintf(f, "# each host's NodeName= line gets these (merge them into yours):\n");
+	for (h = 0; h < conf->nhosts; h++) {
+		for (c = 0; c < conf->nchassis; c++)
+			if (strcmp(conf->chassis[c].name, conf->hosts[h].chassis) == 0)
+				break;
+		if (c == conf->nchassis)
+			continue;
+		fprintf(f, "NodeName=%s Gres=falcon_gpu:%s,falcon_nvme:%s", conf->hosts[h].name,
+			count_str(gpus, c, b1, sizeof(b1), &unknown),
+			count_str(nvme, c, b2, sizeof(b2), &unknown));
+		if (conf->nchassis > 1 && !hres)
+			fprintf(f, " Features=%s%s", FALCON_FLEET_FEATURE_PREFIX,
+				conf->chassis[c].name);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "# --- gres.conf\n");
+	for (h = 0; h < conf->nhosts; h++) {
+		for (c = 0; c < conf->nchassis; c++)
+			if (strcmp(conf->chassis[c].name, conf->hosts[h].chassis) == 0)
+				break;
+		if (c == conf->nchassis)
+			continue;
+		fprintf(f, "NodeName=%s Name=falcon_gpu Count=%s Flags=CountOnly\n"
+			   "NodeName=%s Name=falcon_nvme Count=%s Flags=CountOnly\n",
+			conf->hosts[h].name, count_str(gpus, c, b1, sizeof(b1), &unknown),
+			conf->hosts[h].name, count_str(nvme, c, b2, sizeof(b2), &unknown));
+	}
+	if (hres)
+		write_hres(conf, gpus, nvme, f, &unknown);
+	return unknown;
+}

@@ -1,0 +1,163 @@
+/*
+ * fleet.h - a job's falcon devices placed on the chassis of a fleet (several
+ * ChassisName= of falcon.conf(5)) as Slurm 22.05 to 25.05 can be told it:
+ * a chassis feature per node (slurm.conf NodeName=... Features=falcon_<C>)
+ * and the per-chassis pool licenses (<C>_gpu, <C>_nvme) of
+ * job_submit_falcon(8).  A job whose candidate nodes span chassis is pinned
+ * to one chassis ("falcon_c2" in its constraint, c2_gpu:N in its licenses),
+ * or, when no one chassis can hold it, split over several with Slurm's
+ * multiple-count constraint ("[falcon_c1*1&falcon_c2*1]", sbatch(1)
+ * --constraint) and each part's licenses: each node's devices are counted on
+ * its own chassis.
+ *
+ * Pure functions: no Slurm, no I/O.  What is free now is asked through a
+ * callback (job_submit_falcon: slurmctld's license_job_test()).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCON_FLEET_H
+#define FALCON_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/conf.h"
+#include "core/falcon_err.h"
+
+/* The node feature prefix: chassis C is the feature "falcon_C". */
+#define FALCON_FLEET_FEATURE_PREFIX "falcon_"
+/* Chassis a job may be split over (and in one pin) at most. */
+#define FALCON_FLEET_MAX 16
+
+/* One chassis a job could draw from: its conf index and how many of the
+ * job's candidate nodes are cabled to it. */
+struct falcon_fleet_cand {
+	size_t chassis;   /* index into conf->chassis */
+	uint32_t nhosts;  /* candidate nodes on it */
+};
+
+/* Where a job's nodes are: part[i] nodes of the job on chassis
+ * conf->chassis[chassis[i]]. */
+struct falcon_fleet_pick {
+	size_t n;
+	size_t chassis[FALCON_FLEET_MAX];
+	uint32_t nodes[FALCON_FLEET_MAX];
+	bool now;         /* fits what is free now (false: the job pends, Reason=Licenses) */
+};
+
+/*
+ * falcon_fleet_fits_fn - can chassis conf->chassis[chassis] give gpus GPUs
+ * and nvme NVMe (whole-job counts) now (ever == false: free now, reserved
+ * ones counted as used) or at all (ever == true: its configured totals)?
+ */
+typedef bool (*falcon_fleet_fits_fn)(size_t chassis, long gpus, long nvme, bool ever, void *arg);
+
+/*
+ * falcon_fleet_place - where a job of nodes nodes, each asking gpus falcon_gpu
+ * and nvme falcon_nvme, goes among the candidate chassis cand[0..ncand)
+ * (conf order).  In this order, the first that works wins:
+ *   1. one chassis with enough candidate nodes whose free pool holds the job
+ *      (the first in conf order: a job packs onto one chassis);
+ *   2. a split over several (nodes > 1): each chassis in conf order takes as
+ *      many of the remaining nodes as its free pool and its nodes allow;
+ *   3. and 4. the same against configured totals (the job pends with
+ *      Reason=Licenses; falcond(8)'s re-pin may move it later: pick->now false).
+ * FALCON_ERR_POLICY when no placement can ever hold the job (message names
+ * the counts), FALCON_ERR_INVAL for bad arguments.  *pick is the caller's.
+ */
+falcon_err_t falcon_fleet_place(const struct falcon_fleet_cand *cand, size_t ncand,
+				uint32_t nodes, int gpus, int nvme, falcon_fleet_fits_fn fits,
+				void *arg, struct falcon_fleet_pick *pick);
+
+/*
+ * falcon_fleet_pin_parse - the chassis pin in a Slurm constraint string
+ * (job_desc features; NULL = none): the "falcon_<C>" or "falcon_<C>*N" terms
+ * naming a ChassisName of conf, as falcon_fleet_constraint() writes them.
+ * *pick gets them (nodes 0 = "all the job's nodes" for a bare single term);
+ * *rest (optional; a new string, free(), NULL when empty) the constraint
+ * with the pin taken out (the user's own part).  Returns FALCON_OK with
+ * pick->n == 0 when there is no pin; FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcon_fleet_pin_parse(const struct falcon_conf *conf, const char *features,
+				    struct falcon_fleet_pick *pick, char **rest);
+
+/*
+ * falcon_fleet_constraint - the job's new constraint: user (its own part,
+ * NULL or "" = none) with the pin of pick: "falcon_C" for one chassis,
+ * "[falcon_A*a&falcon_B*b]" for a split.  A user constraint is kept with
+ * '&' when it is a plain AND list; a split beside any user constraint, or a
+ * pin beside one that uses '|', '[', '(' or counts, is refused
+ * (FALCON_ERR_POLICY with the falcon message: Slurm's constraint grammar
+ * has no way to say both).  *out a new string (free()).
+ */
+falcon_err_t falcon_fleet_constraint(const struct falcon_conf *conf, const char *user,
+				     const struct falcon_fleet_pick *pick, char **out);
+
+/*
+ * falcon_fleet_licenses - the job's license string old (Slurm's
+ * "NAME[:COUNT]" list, NULL = none) with every chassis pool of conf set to
+ * what pick draws: <C>_gpu = nodes on C x gpus, <C>_nvme = nodes x nvme, and
+ * the pools of the chassis not in pick removed (a re-pin moves them).  *out
+ * a new string (free(); NULL when nothing is left); *changed (optional) as
+ * falcon_license_merge() (policy.h).  FALCON_ERR_INVAL, FALCON_ERR_NOMEM.
+ */
+falcon_err_t falcon_fleet_licenses(const struct falcon_conf *conf, const char *old,
+				   const struct falcon_fleet_pick *pick, int gpus, int nvme,
+				   char **out, bool *changed);
+
+/* The HRES resources (Slurm 25.11+, resources.yaml(5) MODE_3) that count a
+ * fleet's devices: one per device type, a layer per chassis. */
+#define FALCON_HRES_GPU "falcon_pool_gpu"
+#define FALCON_HRES_NVME "falcon_pool_nvme"
+
+/* What Slurm says of itself, for falcon_slurm_check(): the caller's
+ * strings (slurm_load_ctl_conf(), slurm_load_node()). */
+struct falcon_slurm_view {
+	const char *licenses;        /* slurm.conf Licenses= ("c1_gpu:8,c1_nvme:1"), NULL = none */
+	size_t nnodes;
+	const char *const *node;     /* node names */
+	const char *const *features; /* each node's features ("a,b"), NULL = none */
+	const char *const *gres;     /* each node's Gres ("falcon_gpu:16,falcon_nvme:2"), NULL = none */
+	bool hres;                   /* FALCON_HRES_GPU is a resource of slurmctld (25.11+) */
+};
+
+/* falcon_slurm_problem_fn - one disagreement, a sentence without newline. */
+typedef void (*falcon_slurm_problem_fn)(const char *msg, void *arg);
+
+/*
+ * falcon_slurm_check - slurm.conf against falcon.conf and the chassis'
+ * device counts (gpus[c], nvme[c] per conf->chassis[c]; NULL or < 0 =
+ * unknown): every chassis C has licenses C_gpu and C_nvme of its counts
+ * (unless v->hres), and no license of the bare name C (earlier releases'
+ * single license); every HostName= is a Slurm node with a falcon_gpu GRES;
+ * with several chassis, each such node has the feature falcon_<its
+ * chassis> and no other chassis' feature (unless v->hres), and no node
+ * carries the feature of a chassis falcon.conf does not cable it to.
+ * Each disagreement goes to problem (e.g. "Licenses=c1_gpu:4 but chassis
+ * c1 has 8 GPUs").  Returns their number.  Sources: job_submit_falcon(8),
+ * falcon.conf(5) SLURM; Slurm 22.05+ slurm.conf(5) Licenses=, Features=.
+ */
+size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_slurm_view *v,
+			  const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
+			  void *arg);
+
+/*
+ * falcon_slurm_conf_write - the Slurm side of conf, for Slurm release
+ * major.minor (22.05 on), to f: slurm.conf (GresTypes, JobSubmitPlugins,
+ * Licenses= per chassis and device type, each HostName='s Gres= and, with
+ * several chassis, Features=falcon_<C>), gres.conf (CountOnly lines), and
+ * from 25.11 on a resources.yaml (HRES MODE_3: resource FALCON_HRES_GPU /
+ * FALCON_HRES_NVME, a root layer of every cabled node with count -1 and a
+ * layer per chassis of its nodes with its count; MODE_3 counts a job's
+ * request per node on each node's own chassis) in place of the licenses
+ * and features.  gpus[c], nvme[c]: the chassis' devices (< 0 = unknown:
+ * written as COUNT for the admin to fill).  Returns the number of unknown
+ * counts written.  Sources: Slurm 25.11+ resources.yaml(5) (MODE_3 first
+ * in 25.11: licenses.c HRES_MODE_3), slurm.conf(5), gres.conf(5).
+ */
+size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
+			       const long *nvme, int major, int minor, FILE *f);
+
+#endif /* FALCON_FLEET_H */

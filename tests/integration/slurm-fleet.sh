@@ -1,0 +1,181 @@
+#!/bin/sh
+# slurm-fleet.sh - one partition over two chassis (job_submit_falcon(8),
+# SEVERAL CHASSIS): the host's node on chassis c1, "node2" (its own network
+# and UTS namespace) on chassis c2, each a falcon-sim, one falcond, the
+# chassis features (Features=falcon_c1, falcon_c2) and per-chassis
+# licenses in slurm.conf, job_submit_falcon and falcon-prolog/epilog on
+# both nodes.  With c1 full (a job holds all its GPUs), a job of the
+# partition starts on node2 with c2's GPUs, with no requeue; a two-node
+# job pends for licenses meanwhile (it is never started on a full
+# chassis), then runs with each node's GPUs from its own chassis, counted
+# on each.  Skips where namespaces cannot be made or the plugin is not
+# built.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+plugin_dir=$top_builddir/plugin/.libs
+[ -f "$plugin_dir/job_submit_falcon.so" ] ||
+	t_skip "job_submit_falcon.so not built (configure --with-slurm-source)"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+. "$top_srcdir/tests/integration/prolog-lib.sh"
+fp_slurm_node
+s_need_netns
+
+fd_start_munged
+fd_start_sim c1
+fd_start_sim c2
+FD_PORT=$(free_port)
+mkdir -p "$t_tmp/state" "$t_tmp/run" "$t_tmp/run2" && chmod 700 "$t_tmp/state"
+FALCON_CONF=$t_tmp/falcon.conf
+export FALCON_CONF
+# each node plays the sim's node1 (ports H1, H2) of its own chassis
+cat >"$FALCON_CONF" <<EOC
+StateDir=$t_tmp/state
+RunDir=$t_tmp/run
+SysfsRoot=$t_tmp/sim-c1/sysfs/node1
+ListenAddress=0.0.0.0:$FD_PORT
+MungeSocket=$MUNGE_SOCK
+SlurmUser=root
+PrologTimeout=60
+RescanTimeout=10
+ChassisRetries=2
+NcclCheck=/nonexistent/falcon-ncclcheck
+ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/ Backend=redfish-fabric Mode=standard Timeout=5
+ChassisName=c2 Url=http://127.0.0.1:$SIM_PORT_c2/ Backend=redfish-fabric Mode=standard Timeout=5
+HostName=$FP_HOST Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+HostName=node2 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+ReconcileInterval=5
+PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
+EOC
+fd_start_falcond
+
+conf2=$t_tmp/falcon-node2.conf
+for p in prolog epilog; do
+	cat >"$t_tmp/$p.sh" <<EOS
+#!/bin/sh
+c="$FALCON_CONF"
+[ "\$SLURMD_NODENAME" = node2 ] && c="$conf2"
+exec "$top_builddir/prolog/falcon-$p" -c "\$c" -v 2>>"$t_tmp/slurm-$p-\$SLURMD_NODENAME.log"
+EOS
+	chmod 0755 "$t_tmp/$p.sh"
+done
+s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
+	--license c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1 \
+	--features "$FP_HOST=falcon_c1 node2=falcon_c2" \
+	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
+ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
+[ -n "$ns" ] || t_fail "no namespace index for node2"
+sed -e "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
+	-e "s|^RunDir=.*|RunDir=$t_tmp/run2|" "$FALCON_CONF" >"$conf2"
+echo "FalcondUrl=http://10.77.$ns.1:$FD_PORT" >>"$conf2"
+# falcond asking this cluster's slurmctld: its re-pin of pending jobs
+fp_falcond_with_slurm
+
+# -- slurm.conf as falconctl slurm-conf writes it; falcond and falconctl
+# status find that it agrees, and say where a falcon.conf disagrees
+"$FALCONCTL" slurm-conf >"$t_tmp/slurm-conf.out" || t_fail "falconctl slurm-conf failed"
+grep -qx "Licenses=c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1" "$t_tmp/slurm-conf.out" &&
+	grep -qx "NodeName=node2 Gres=falcon_gpu:8,falcon_nvme:1 Features=falcon_c2" "$t_tmp/slurm-conf.out" ||
+	t_fail "falconctl slurm-conf: $(cat "$t_tmp/slurm-conf.out")"
+wait_for 30 "falcond's slurm.conf check" grep -q \
+	"slurm.conf agrees with falcon.conf (2 chassis, 2 hosts)" "$t_tmp/falcond.log" ||
+	t_fail "falcond: $(grep slurm.conf "$t_tmp/falcond.log")"
+"$FALCONCTL" status >"$t_tmp/status.out" 2>&1 || t_fail "falconctl status: $(cat "$t_tmp/status.out")"
+grep -qx "slurm.conf agrees with falcon.conf" "$t_tmp/status.out" ||
+	t_fail "falconctl status: $(tail -5 "$t_tmp/status.out")"
+sed 's/^HostName=node2 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0/HostName=node2 Chassis=c1 Port=H3 Adapter=0000:3b:00.0/' \
+	"$FALCON_CONF" >"$t_tmp/moved.conf"
+"$FALCONCTL" status --config "$t_tmp/moved.conf" >"$t_tmp/status.out" 2>&1 || true
+grep -q "slurm.conf: node node2 has Features=falcon_c2 but falcon.conf cables it to c1" "$t_tmp/status.out" ||
+	t_fail "falconctl status with node2 moved: $(tail -5 "$t_tmp/status.out")"
+t_ok "falconctl slurm-conf wrote this slurm.conf; falcond and falconctl status check it"
+
+# present C - the GPUs of chassis C on a host's bus
+present() {
+	fd_sim "$1" GET /admin/state | python3 -c 'import json,sys
+print(sum(1 for d in json.load(sys.stdin)["devices"] if d["present"] and d["type"] == "GPU"))'
+}
+jf() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+prolog_logs() { tail -n 20 "$t_tmp"/slurm-prolog-*.log "$t_tmp/falcond.log" >&2 2>/dev/null || true; }
+
+# -- c1 full: a job holds its 8 GPUs
+ja=$(sbatch --parsable -w "$FP_HOST" --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$ja" RUNNING
+k=0; until [ "$(present c1)" = 8 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "job $ja: $(present c1) of c1's GPUs on the bus"; }; sleep 0.2; done
+[ "$(jf "$ja" Licenses)" = c1_gpu:8 ] || t_fail "job $ja licenses: $(jf "$ja" Licenses)"
+t_ok "job $ja holds c1's 8 GPUs (Licenses=c1_gpu:8)"
+
+# -- a job of the partition: node2, c2's GPUs, no requeue
+jb=$(sbatch --parsable --gres=falcon_gpu:2 -o "$t_tmp/out.%j" \
+	--wrap 'echo "host=$(hostname)"; sleep 300')
+s_wait_state "$jb" RUNNING
+[ "$(jf "$jb" NodeList)" = node2 ] || t_fail "job $jb on $(jf "$jb" NodeList), not node2"
+[ "$(jf "$jb" Licenses)" = c2_gpu:2 ] || t_fail "job $jb licenses: $(jf "$jb" Licenses)"
+[ "$(jf "$jb" Features)" = falcon_c2 ] || t_fail "job $jb constraint: $(jf "$jb" Features)"
+k=0; until [ "$(present c2)" = 2 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "job $jb: $(present c2) of c2's GPUs on the bus"; }; sleep 0.2; done
+sleep 2
+[ "$(s_job_state "$jb")" = RUNNING ] && [ "$(jf "$jb" Restarts)" = 0 ] ||
+	{ prolog_logs; t_fail "job $jb: $(s_job_state "$jb"), Restarts=$(jf "$jb" Restarts)"; }
+t_ok "c1 full: job $jb started on node2 with c2's 2 GPUs, Restarts=0"
+
+# -- two nodes, 2 GPUs each: c1 has none free, so it waits for licenses
+jc=$(sbatch --parsable -N 2 --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 2')
+sleep 3
+[ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc"), expected PENDING"
+lic=$(jf "$jc" Licenses); feat=$(jf "$jc" Features)
+[ "$lic" = "c1_gpu:2,c2_gpu:2" ] || t_fail "job $jc licenses: $lic"
+[ "$feat" = "[falcon_c1*1&falcon_c2*1]" ] || t_fail "job $jc constraint: $feat"
+[ "$(squeue -h -j "$jc" -o %r)" = Licenses ] || t_fail "job $jc pends for $(squeue -h -j "$jc" -o %r)"
+t_ok "job $jc (-N 2) pends for licenses: $lic, $feat"
+
+# -- both chassis full; a one-node job is pinned to c1 (the first that can
+# ever hold it) and pends; once c2 frees, falcond clears the pin and
+# job_submit_falcon picks c2: it starts before c1 frees
+je=$(sbatch --parsable -w node2 --gres=falcon_gpu:6 -o /dev/null --wrap 'sleep 300')
+s_wait_state "$je" RUNNING
+jd=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+sleep 2
+[ "$(s_job_state "$jd")" = PENDING ] && [ "$(jf "$jd" Features)" = falcon_c1 ] ||
+	t_fail "job $jd: $(s_job_state "$jd"), constraint $(jf "$jd" Features)"
+scancel "$jb" "$je"
+s_wait_done "$jb"
+s_wait_done "$je"
+wait_for 60 "job $jd to run" s_in_state "$jd" RUNNING ||
+	{ tail -5 "$t_tmp/falcond.log" >&2; t_fail "job $jd: $s_st, constraint $(jf "$jd" Features)"; }
+[ "$(jf "$jd" NodeList)" = node2 ] && [ "$(jf "$jd" Licenses)" = c2_gpu:2 ] || {
+	grep -h "job_submit_falcon\|JobId=$ja \|JobId=$jd " "$s_state/log/slurmctld.log" | tail -20 >&2
+	grep "re-pin\|pin cleared" "$t_tmp/falcond.log" >&2
+	t_fail "job $jd: on $(jf "$jd" NodeList), licenses $(jf "$jd" Licenses)"; }
+grep -q "job $jd: pending for licenses of chassis c1 while c2" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not log the re-pin of job $jd"
+[ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc") while c1 is full"
+t_ok "job $jd re-pinned by falcond from c1 (full) to c2 once c2 freed: runs on node2"
+
+scancel "$ja" "$jd"
+s_wait_done "$ja"
+s_wait_done "$jd"
+wait_for 120 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED NODE_FAIL ||
+	{ prolog_logs; t_fail "job $jc: $s_st"; }
+[ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $jc: $s_st"; }
+[ "$(sacct -n -X -P -j "$jc" -o NodeList)" = "$FP_HOST,node2" ] ||
+	[ "$(sacct -n -X -P -j "$jc" -o NodeList)" = "node2,$FP_HOST" ] ||
+	t_fail "job $jc ran on $(sacct -n -X -P -j "$jc" -o NodeList)"
+
+k=0
+until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 0 ]; do
+	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "devices left"; }
+	sleep 0.2
+done
+t_ok "everything back in both pools"
+python3 - "$t_tmp/state/history.jsonl" "$jc" <<'EOP' || { prolog_logs; t_fail "job $jc's leases"; }
+import json, sys
+seen = {}
+for line in open(sys.argv[1]):
+    h = json.loads(line)
+    if h.get("job_id") == int(sys.argv[2]):
+        seen.setdefault(h.get("chassis"), set()).add(h.get("device"))
+ok = sorted(seen) == ["c1", "c2"] and all(len(v) == 2 for v in seen.values())
+print("job leases per chassis:", {k: sorted(v) for k, v in seen.items()}, file=sys.stderr)
+sys.exit(0 if ok else 1)
+EOP
+t_ok "job $jc ran on both nodes, 2 GPUs from each node's own chassis (history.jsonl)"

@@ -1,0 +1,273 @@
+/*
+ * test_fleet.c - lib/core/fleet.c table driven: where a job goes among the
+ * chassis of a fleet (free pools given by a table), the chassis pin in a
+ * constraint both ways, and the per-chassis licenses of a pick.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fleet.h"
+#include "core/policy.h"
+#include "core/util.h"
+#include "testutil.h"
+
+static const char conf_text[] =
+	"ChassisName=c1 Url=http://127.0.0.1:1/\n"
+	"ChassisName=c2 Url=http://127.0.0.1:2/\n"
+	"ChassisName=c3 Url=http://127.0.0.1:3/\n"
+	"HostName=n1 Chassis=c1 Port=H1 Adapter=0000:3b:00.0\n"
+	"HostName=n2 Chassis=c2 Port=H1 Adapter=0000:3b:00.0\n"
+	"HostName=n3 Chassis=c3 Port=H1 Adapter=0000:3b:00.0\n";
+
+static struct falcon_conf *load(void)
+{
+	struct falcon_conf *c = NULL;
+
+	ck_assert_msg(falcon_conf_parse("test.conf", conf_text, &c) == FALCON_OK, "%s",
+		      falcon_errmsg());
+	return c;
+}
+
+/* free and total GPUs per chassis (NVMe: 1 free, 1 total each) */
+struct pools {
+	long free[3], total[3];
+};
+
+static bool fits(size_t c, long gpus, long nvme, bool ever, void *arg)
+{
+	const struct pools *p = arg;
+
+	return gpus <= (ever ? p->total[c] : p->free[c]) && nvme <= 1;
+}
+
+static const struct {
+	long free[3];
+	uint32_t hosts[3];    /* candidate nodes per chassis */
+	uint32_t nodes;
+	int gpus;
+	const char *want;     /* "c2:1 c3:1 now" or NULL = refused */
+} place_cases[] = {
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 1, 4, "c1:1 now" },       /* packs onto the first */
+	{ { 0, 8, 8 }, { 1, 1, 1 }, 1, 4, "c2:1 now" },       /* first chassis full */
+	{ { 2, 1, 8 }, { 1, 1, 1 }, 1, 4, "c3:1 now" },
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 1, 4, "c1:1 later" },     /* pends on the first that can */
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 2, 2, "c1:1 c2:1 now" },  /* one node per chassis */
+	{ { 8, 0, 8 }, { 1, 1, 1 }, 2, 2, "c1:1 c3:1 now" },
+	{ { 8, 8, 8 }, { 2, 1, 1 }, 2, 2, "c1:2 now" },
+	{ { 3, 8, 8 }, { 2, 1, 1 }, 2, 2, "c1:1 c2:1 now" },  /* c1 has the nodes, not the GPUs */
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 3, 8, "c1:1 c2:1 c3:1 later" },
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 4, 1, NULL },             /* 4 nodes, 3 cabled */
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 1, 9, NULL },             /* more than a chassis has */
+};
+
+START_TEST(test_place)
+{
+	struct pools p = { { 0 }, { 8, 8, 8 } };
+	struct falcon_fleet_cand cand[3];
+	struct falcon_fleet_pick pick;
+	char got[128] = "";
+	size_t i, n = 0;
+	falcon_err_t rv;
+
+	memcpy(p.free, place_cases[_i].free, sizeof(p.free));
+	for (i = 0; i < 3; i++) {
+		cand[i].chassis = i;
+		cand[i].nhosts = place_cases[_i].hosts[i];
+	}
+	rv = falcon_fleet_place(cand, 3, place_cases[_i].nodes, place_cases[_i].gpus, 0, fits,
+				&p, &pick);
+	if (place_cases[_i].want == NULL) {
+		ck_assert_int_eq(rv, FALCON_ERR_POLICY);
+		ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "can ever hold"));
+		return;
+	}
+	ck_assert_msg(rv == FALCON_OK, "%s", falcon_errmsg());
+	for (i = 0; i < pick.n; i++)
+		n += (size_t)snprintf(got + n, sizeof(got) - n, "c%zu:%u ", pick.chassis[i] + 1,
+				      pick.nodes[i]);
+	snprintf(got + n, sizeof(got) - n, "%s", pick.now ? "now" : "later");
+	ck_assert_str_eq(got, place_cases[_i].want);
+}
+END_TEST
+
+static const struct {
+	const char *features;
+	const char *pin;      /* "c2:0" etc. */
+	const char *rest;     /* NULL = none */
+} pin_cases[] = {
+	{ NULL, "", NULL },
+	{ "ib", "", "ib" },
+	{ "falcon_c2", "c2:0", NULL },
+	{ "falcon_c2&ib&big", "c2:0", "ib&big" },
+	{ "ib&falcon_c3", "c3:0", "ib" },
+	{ "[falcon_c1*1&falcon_c3*2]", "c1:1 c3:2", NULL },
+	{ "falcon_c9", "", "falcon_c9" },                 /* not a chassis of falcon.conf */
+	{ "[falcon_c1*1&ib*1]", "", "[falcon_c1*1&ib*1]" }, /* not ours: left alone */
+};
+
+START_TEST(test_pin)
+{
+	struct falcon_conf *c = load();
+	struct falcon_fleet_pick pick;
+	char got[128] = "", *rest = NULL;
+	size_t i, n = 0;
+
+	ck_assert_int_eq(falcon_fleet_pin_parse(c, pin_cases[_i].features, &pick, &rest),
+			 FALCON_OK);
+	for (i = 0; i < pick.n; i++)
+		n += (size_t)snprintf(got + n, sizeof(got) - n, "%sc%zu:%u", i ? " " : "",
+				      pick.chassis[i] + 1, pick.nodes[i]);
+	ck_assert_str_eq(got, pin_cases[_i].pin);
+	if (pin_cases[_i].rest == NULL)
+		ck_assert_ptr_null(rest);
+	else
+		ck_assert_str_eq(rest, pin_cases[_i].rest);
+	free(rest);
+	falcon_conf_free(c);
+}
+END_TEST
+
+START_TEST(test_constraint_licenses)
+{
+	struct falcon_conf *c = load();
+	struct falcon_fleet_pick one = { 1, { 1 }, { 1 }, true };
+	struct falcon_fleet_pick two = { 2, { 0, 2 }, { 1, 2 }, true };
+	struct falcon_fleet_pick back;
+	char *s = NULL;
+	bool changed = false;
+
+	ck_assert_int_eq(falcon_fleet_constraint(c, NULL, &one, &s), FALCON_OK);
+	ck_assert_str_eq(s, "falcon_c2");
+	free(s);
+	ck_assert_int_eq(falcon_fleet_constraint(c, "ib", &one, &s), FALCON_OK);
+	ck_assert_str_eq(s, "falcon_c2&ib");
+	free(s);
+	ck_assert_int_eq(falcon_fleet_constraint(c, NULL, &two, &s), FALCON_OK);
+	ck_assert_str_eq(s, "[falcon_c1*1&falcon_c3*2]");
+	/* what it writes, it reads back */
+	ck_assert_int_eq(falcon_fleet_pin_parse(c, s, &back, NULL), FALCON_OK);
+	ck_assert_int_eq(back.n, 2);
+	ck_assert_int_eq(back.nodes[1], 2);
+	free(s);
+	ck_assert_int_eq(falcon_fleet_constraint(c, "ib", &two, &s), FALCON_ERR_POLICY);
+	ck_assert_int_eq(falcon_fleet_constraint(c, "a|b", &one, &s), FALCON_ERR_POLICY);
+
+	/* a re-pin from c1 to c2 moves the licenses; the user's others stay */
+	ck_assert_int_eq(falcon_fleet_licenses(c, "matlab:1,c1_gpu:4,c1_nvme:1", &one, 4, 0, &s,
+					       &changed), FALCON_OK);
+	ck_assert_str_eq(s, "matlab:1,c2_gpu:4");
+	ck_assert(changed);
+	free(s);
+	ck_assert_int_eq(falcon_fleet_licenses(c, NULL, &two, 2, 1, &s, NULL), FALCON_OK);
+	ck_assert_str_eq(s, "c1_gpu:2,c1_nvme:1,c3_gpu:4,c3_nvme:2");
+	free(s);
+	falcon_conf_free(c);
+}
+END_TEST
+
+
+static void collect(const char *msg, void *arg)
+{
+	char *buf = arg;
+
+	strncat(buf, msg, 4095 - strlen(buf));
+	strncat(buf, "\n", 4095 - strlen(buf));
+}
+
+START_TEST(test_slurm_check)
+{
+	struct falcon_conf *c = load();
+	const char *node[] = { "n1", "n2", "n3", "x" };
+	const char *feat[] = { "falcon_c1,ib", "falcon_c1", NULL, "falcon_c3" };
+	const char *gres[] = { "falcon_gpu:8,falcon_nvme:1", "falcon_gpu:8", "gpu:tesla:2", NULL };
+	struct falcon_slurm_view v = { "c1_gpu:8,c1_nvme:1,c2_gpu:4,c2_nvme:1,c3",
+				       4, node, feat, gres, false };
+	long gpus[3] = { 8, 8, -1 }, nvme[3] = { 1, 1, 0 };
+	char buf[4096] = "";
+	size_t n;
+
+	n = falcon_slurm_check(c, &v, gpus, nvme, collect, buf);
+	ck_assert_msg(strstr(buf, "Licenses=c2_gpu:4 but chassis c2 has 8 GPUs") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "Licenses= has c3, the single license") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "chassis c3 has no license c3_gpu") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "no license c3_nvme") == NULL, "%s", buf); /* c3 has no NVMe */
+	ck_assert_msg(strstr(buf, "node n2 is cabled to chassis c2 (falcon.conf) but lacks "
+				  "Features=falcon_c2") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "node n2 has Features=falcon_c1 but falcon.conf cables it to c2")
+		      != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "node n3 has no Gres=falcon_gpu") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "node x has Features=falcon_c3 but falcon.conf cables it to no "
+				  "chassis") != NULL, "%s", buf);
+	ck_assert_int_eq(n, 8);
+
+	/* what slurm-conf writes passes the check */
+	{
+		const char *f2[] = { "falcon_c1", "falcon_c2", "falcon_c3" };
+		const char *g2[] = { "falcon_gpu:8", "falcon_gpu:8", "falcon_gpu:8" };
+		struct falcon_slurm_view ok = { "c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1,c3_gpu:8",
+						3, node, f2, g2, false };
+		long g[3] = { 8, 8, 8 };
+
+		ck_assert_int_eq(falcon_slurm_check(c, &ok, g, nvme, NULL, NULL), 0);
+	}
+	falcon_conf_free(c);
+}
+END_TEST
+
+START_TEST(test_slurm_conf_write)
+{
+	struct falcon_conf *c = load();
+	long gpus[3] = { 8, 4, -1 }, nvme[3] = { 1, 0, 0 };
+	char *text = NULL;
+	size_t len = 0, unknown;
+	FILE *f = open_memstream(&text, &len);
+
+	unknown = falcon_slurm_conf_write(c, gpus, nvme, 22, 5, f);
+	fclose(f);
+	ck_assert_int_eq(unknown, 3); /* c3's GPUs: Licenses=, Gres=, gres.conf */
+	ck_assert_msg(strstr(text, "Licenses=c1_gpu:8,c1_nvme:1,c2_gpu:4,c2_nvme:0,"
+				   "c3_gpu:COUNT,c3_nvme:0\n") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "NodeName=n2 Gres=falcon_gpu:4,falcon_nvme:0 Features=falcon_c2\n")
+		      != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "NodeName=n1 Name=falcon_gpu Count=8 Flags=CountOnly\n") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "resources.yaml") == NULL, "%s", text);
+	free(text);
+
+	f = open_memstream(&text, &len);
+	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "Licenses=") == NULL && strstr(text, "Features=") == NULL, "%s",
+		      text);
+	ck_assert_msg(strstr(text, "- resource: falcon_pool_gpu\n  mode: MODE_3\n  layers:\n"
+				   "    - nodes: [\"n1,n2,n3\"]   # every cabled node (the root)\n"
+				   "      count: -1\n    - nodes: [\"n1\"]   # chassis c1\n"
+				   "      count: 8\n") != NULL, "%s", text);
+	free(text);
+	falcon_conf_free(c);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("fleet");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_place, 0, ARRAY_SIZE(place_cases));
+	tcase_add_loop_test(tc, test_pin, 0, ARRAY_SIZE(pin_cases));
+	tcase_add_test(tc, test_constraint_licenses);
+	tcase_add_test(tc, test_slurm_check);
+	tcase_add_test(tc, test_slurm_conf_write);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}
