@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * Where ../shared lives: $FALCON_SHARED, else SRCDIR/../shared.  Tests that
@@ -43,7 +45,33 @@ static inline const char *fixture_path(const char *rel)
 	return buf;
 }
 
-/* make_tmpdir - a fresh directory under $TMPDIR; static buffer. */
+/* The directories make_tmpdir() made in this process, removed at its exit
+ * (check runs each test in a child that exits: its own are removed then). */
+#define TMPDIRS_MAX 32
+static char tmpdirs[TMPDIRS_MAX][4096];
+static pid_t tmpdir_pid[TMPDIRS_MAX]; /* the process that made it removes it */
+static int ntmpdirs;
+
+static inline int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)f;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static inline void rm_tmpdirs(void)
+{
+	while (ntmpdirs > 0)
+		if (tmpdir_pid[--ntmpdirs] == getpid())
+			nftw(tmpdirs[ntmpdirs], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* make_tmpdir - a fresh directory under $TMPDIR, removed with what it
+ * holds when the process exits; static buffer. */
 static inline const char *make_tmpdir(const char *tag)
 {
 	static char buf[4096];
@@ -51,6 +79,12 @@ static inline const char *make_tmpdir(const char *tag)
 
 	snprintf(buf, sizeof(buf), "%s/falcon-%s-XXXXXX", t ? t : "/tmp", tag);
 	ck_assert_ptr_nonnull(mkdtemp(buf));
+	if (ntmpdirs < TMPDIRS_MAX) {
+		if (ntmpdirs == 0)
+			atexit(rm_tmpdirs);
+		tmpdir_pid[ntmpdirs] = getpid();
+		snprintf(tmpdirs[ntmpdirs++], sizeof(tmpdirs[0]), "%s", buf);
+	}
 	return buf;
 }
 
