@@ -62,9 +62,9 @@ chroot_lane() {
 	scripts/chroot-lane.sh --suite="$cs" --test 2>&1 | sed -u "s/^/$cs| /" | tee "$out" || true
 	line=$(sed -n "s/^$cs| \(test-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped\)\$/\1/p" \
 		"$out" | tail -n 1)
-	tfailed=$(sed -n 's/^trixie| test-all: failed in the host lane ([a-z]*)://p' "$out" | tail -n 1)
+	tfailed=$(sed -n "s/^$cs| test-all: failed in the host lane ([a-z]*)://p" "$out" | tail -n 1)
 	rm -f "$out"
-	[ -z "$tfailed" ] || echo "test-all: failed in the trixie lane:$tfailed"
+	[ -z "$tfailed" ] || echo "test-all: failed in the $cs lane:$tfailed"
 	if [ -z "$line" ]; then
 		echo "test-all: the $cs lane gave no closing line: counted as failed" >&2
 		sum_fail=$((sum_fail + 1)); status=1
