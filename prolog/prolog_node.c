@@ -258,6 +258,11 @@ static void run_check(struct node_run *r)
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 
 		if (fd >= 0) {
+			/* the job's group reads it, as topology.json (issue 32:
+			 * the job's owner could not read its own check.log) */
+			if (fchown(fd, (uid_t)-1, r->job.gid) != 0)
+				falcon_warn("%s: chown :%u: %s", log, (unsigned)r->job.gid,
+					    strerror(errno));
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}

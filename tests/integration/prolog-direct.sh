@@ -232,10 +232,13 @@ fd_sim c1 POST /admin/faults '{}' >/dev/null
 fp_pool_clean
 t_ok "degraded link: warn tags, drain quarantines $qd and fails"
 
-# -- falcon-ncclcheck: its JSON merged, busbw in the tag, a fail drains
+# -- falcon-ncclcheck: its JSON merged, busbw in the tag, a fail drains;
+# its log readable by the job's group as topology.json is (issue 32)
 echo pass >"$t_tmp/check-mode"
-fp_prolog 115 "gres/falcon_gpu:2"
+fp_prolog 115 "gres/falcon_gpu:2" node1 SLURM_JOB_GID=4242
 [ $FP_RC = 0 ] || t_fail "check pass: $(cat "$t_tmp/prolog-115.log")"
+[ "$(stat -c %g "$t_tmp/run/115/check.log")" = 4242 ] ||
+	t_fail "check.log: group $(stat -c %g "$t_tmp/run/115/check.log"), the job's is 4242"
 grep -q 'falcon:topo=falconGPUs,f=2,check=pass,busbw=19.6' "$t_tmp/prolog-115.log" ||
 	t_fail "check tag: $(grep -i tag "$t_tmp/prolog-115.log")"
 [ "$(fp_topo 115 'j["check"]["status"]')" = pass ] || t_fail "check not merged"
