@@ -178,6 +178,7 @@ remove 0000:3d:00.0
 poll_for absent 0000:3d:00.0
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body)"
 expect 200 "detach after remove"
+sim_stop
 
 # The drivers' view (#14): the nvidia driver's information file and
 # /dev/nvidiaN of every NVIDIA GPU, lowest free minor first, freed at

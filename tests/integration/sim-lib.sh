@@ -14,8 +14,10 @@ SIM_PID=
 SIM_ROOT=$t_tmp/sysfs
 t_on_exit sim_stop
 
-# sim_start [falcon-sim options...] - start it and wait for its port file.
+# sim_start [falcon-sim options...] - start it and wait for its port file
+# (one still running is stopped first: never two, never one left behind).
 sim_start() {
+	sim_stop || t_fail "the previous falcon-sim did not stop cleanly"
 	mkdir -p "$SIM_ROOT"
 	rm -f "$t_tmp/port"
 	"$SIM" --listen 127.0.0.1:0 --sysfs-root "$SIM_ROOT" --port-file "$t_tmp/port" \
