@@ -134,7 +134,12 @@ tally build
 # a test that ends leaves nothing running (issue 32: a falcon-sim of
 # sim-host.sh outlived the run): what still runs from this build is
 # named, stopped and counted as a failure
-left=$(pgrep -a -f "$top/build/" 2>/dev/null || true)
+# (only processes under our own root: another lane's chroot has a tree at
+# the same path)
+myroot=$(readlink /proc/self/root)
+left=$(pgrep -a -f "$top/build/" 2>/dev/null | while read -r pid cmd; do
+	[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$myroot" ] && echo "$pid $cmd"
+done || true)
 if [ -n "$left" ]; then
 	echo "test-all: processes the tests left running:"; echo "$left"
 	echo "$left" | awk '{print $1}' | xargs -r kill 2>/dev/null || true
