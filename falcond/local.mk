@@ -21,6 +21,18 @@ tests_unit_test_falcond_resv_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_C
 tests_unit_test_falcond_resv_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
 
+# the gauges the alert rules use (examples/falcon-alerts.yml), the states
+# /v1/status and the status page show
+check_PROGRAMS += tests/unit/test_falcond_status
+TESTS += tests/unit/test_falcond_status
+tests_unit_test_falcond_status_SOURCES = tests/unit/test_falcond_status.c tests/unit/testutil.h \
+	falcond/status.c falcond/status.h falcond/state.c falcond/state.h \
+	falcond/resv.c falcond/resv.h falcond/ledger.c falcond/ledger.h \
+	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
+tests_unit_test_falcond_status_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_falcond_status_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS) -lm
+
 check_PROGRAMS += tests/unit/test_history
 TESTS += tests/unit/test_history
 tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/testutil.h \

@@ -29,9 +29,15 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all);
 /*
  * falcond_metrics_text - the counters, gauges and histograms of st in the
  * Prometheus text exposition format 0.0.4 (a new string, caller frees;
- * NULL when out of memory).  Takes st->lock.
+ * NULL when out of memory), falcond_active 1 among them.  Takes st->lock.
  */
 char *falcond_metrics_text(struct falcond_state *st);
+/*
+ * falcond_metrics_standby_text - what a standby falcond exports on
+ * /metrics: falcond_active 0 (a new string, caller frees; NULL when out of
+ * memory).  Reads no state: a standby has no ledger.
+ */
+char *falcond_metrics_standby_text(void);
 /*
  * falcond_observe - add one latency s (seconds) to histogram h: each bucket
  * whose bound is >= s, count and sum (Prometheus cumulative buckets).  The
