@@ -39,11 +39,19 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 	json_object *devs = json_object_new_array();
 	json_object *leases = json_object_new_array();
 	json_object *quar = json_object_new_array();
+	json_object *chs = json_object_new_array();
 	size_t c, i;
 
 	pthread_mutex_lock(&st->lock);
 	for (c = 0; c < st->nchassis; c++) {
 		const struct falcond_chassis *ch = &st->ch[c];
+		json_object *cj = json_object_new_object();
+
+		json_object_object_add(cj, "name", json_object_new_string(ch->cc->name));
+		json_object_object_add(cj, "reachable", json_object_new_boolean(ch->have_last && !ch->down));
+		json_object_object_add(cj, "read_age_ms", ch->have_last ? json_object_new_int64(
+			falcon_now_ms() - ch->last_ms) : NULL);
+		json_object_array_add(chs, cj);
 
 		for (i = 0; ch->have_last && i < ch->last.n; i++) {
 			const struct falcon_device *d = &ch->last.devs[i];
@@ -94,6 +102,7 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 		json_object_array_add(quar, j);
 	}
 	pthread_mutex_unlock(&st->lock);
+	json_object_object_add(o, "chassis", chs);
 	json_object_object_add(o, "devices", devs);
 	json_object_object_add(o, "leases", leases);
 	json_object_object_add(o, "quarantine", quar);

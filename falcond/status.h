@@ -20,10 +20,11 @@
 extern const double falcond_buckets[FALCOND_NBUCKETS];
 
 /*
- * falcond_status_json - pool (each device of each chassis' last inventory
- * with its state: free, attached, leased, quarantined), leases, quarantine
- * (a new object, caller puts); job, host, uid and partition only of uid's
- * leases unless all.  Takes st->lock.
+ * falcond_status_json - chassis (each with "reachable": its last read
+ * worked, and "read_age_ms": how long ago its inventory was read, ms), pool (each device of each
+ * chassis' last inventory with its state: free, attached, leased,
+ * quarantined), leases, quarantine (a new object, caller puts); job, host,
+ * uid and partition only of uid's leases unless all.  Takes st->lock.
  */
 json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all);
 /*

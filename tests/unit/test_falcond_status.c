@@ -135,6 +135,16 @@ START_TEST(states)
 	d = json_object_array_get_idx(devs, 0);
 	ck_assert_int_eq(json_object_get_int(json_object_object_get(d, "job_id")), 42);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(d, "host")), "node1");
+	/* each chassis' reachability: c1 read, c2 down and never read */
+	ck_assert(json_object_object_get_ex(o, "chassis", &devs));
+	ck_assert_uint_eq(json_object_array_length(devs), 2);
+	d = json_object_array_get_idx(devs, 0);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(d, "name")), "c1");
+	ck_assert(json_object_get_boolean(json_object_object_get(d, "reachable")));
+	ck_assert_ptr_nonnull(json_object_object_get(d, "read_age_ms"));
+	d = json_object_array_get_idx(devs, 1);
+	ck_assert(!json_object_get_boolean(json_object_object_get(d, "reachable")));
+	ck_assert_ptr_null(json_object_object_get(d, "read_age_ms"));
 	json_object_put(o);
 	fix_fini(&f);
 }
