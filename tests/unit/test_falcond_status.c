@@ -3,7 +3,9 @@
  * (examples/falcon-alerts.yml): falcond_active (1 from the active falcond,
  * 0 from a standby), falcond_chassis_up per chassis, the quarantines an
  * admin must clear, the oldest lease's age; and the states /v1/status
- * gives the devices (falcond_status_json).
+ * gives the devices (falcond_status_json); the status page drawn from
+ * such an object (falcond_statuspage_html): states (settling, absent),
+ * holders, reachability, every string escaped, a standby's page.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -13,6 +15,7 @@
 
 #include "testutil.h"
 #include "falcond/status.h"
+#include "falcond/statuspage.h"
 #include "core/util.h"
 
 struct fix {
@@ -150,6 +153,65 @@ START_TEST(states)
 }
 END_TEST
 
+/* a /v1/status object as the page reads it */
+static const char page_status[] =
+	"{\"chassis\":[{\"name\":\"c1\",\"reachable\":true,\"read_age_ms\":5},"
+	"{\"name\":\"c<2>\",\"reachable\":false,\"read_age_ms\":null}],"
+	"\"devices\":["
+	"{\"chassis\":\"c1\",\"id\":\"d1s1\",\"drawer\":1,\"slot\":1,\"type\":\"GPU\","
+	"\"model\":\"V100\",\"health\":\"OK\",\"state\":\"leased\",\"lease\":\"L-1\","
+	"\"job_id\":7,\"host\":\"node1\"},"
+	"{\"chassis\":\"c1\",\"id\":\"d1s3\",\"drawer\":1,\"slot\":3,\"type\":\"NVMe\","
+	"\"model\":\"<img src=x onerror=alert(1)>\",\"health\":\"OK\",\"state\":\"quarantined\","
+	"\"lease\":null,\"job_id\":null,\"host\":null},"
+	"{\"chassis\":\"c1\",\"id\":\"d2s1\",\"drawer\":2,\"slot\":1,\"type\":\"GPU\","
+	"\"model\":\"V100\",\"health\":\"OK\",\"state\":\"leased\",\"lease\":\"L-2\","
+	"\"job_id\":8,\"host\":\"node\\\"2\"}],"
+	"\"leases\":[{\"id\":\"L-1\",\"job_id\":7,\"uid\":0,\"host\":\"node1\",\"state\":\"settling\"},"
+	"{\"id\":\"L-2\",\"job_id\":8,\"uid\":0,\"host\":\"node\\\"2\",\"state\":\"active\"}],"
+	"\"quarantine\":[{\"chassis\":\"c1\",\"device\":\"d1s3\",\"reason\":\"admin: <script>x</script> & 'y'\"}]}";
+
+START_TEST(page)
+{
+	json_object *o = json_tokener_parse(page_status);
+	char *h, *frag;
+
+	ck_assert_ptr_nonnull(o);
+	h = falcond_statuspage_html(o, true);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_nonnull(strstr(h, "<!DOCTYPE html>"));
+	ck_assert_ptr_nonnull(strstr(h, "data-role=\"active\""));
+	/* an in-flight lease's device is settling, an active one's leased */
+	ck_assert_ptr_nonnull(strstr(h, "<tr class=\"dev\" data-chassis=\"c1\" data-device=\"d1s1\" "
+					"data-state=\"settling\" data-job=\"7\" data-user=\"root\" "
+					"data-host=\"node1\">"));
+	ck_assert_ptr_nonnull(strstr(h, "data-device=\"d2s1\" data-state=\"leased\" data-job=\"8\" "
+					"data-user=\"root\" data-host=\"node&quot;2\">"));
+	/* drawer 1 slot 2 has no device; drawer 2's slots 2 and 3 neither */
+	ck_assert_ptr_nonnull(strstr(h, "<title>empty slot: absent</title>"));
+	ck_assert_ptr_nonnull(strstr(h, "data-chassis=\"c&lt;2&gt;\" data-reachable=\"no\""));
+	ck_assert_ptr_nonnull(strstr(h, "data-chassis=\"c1\" data-reachable=\"yes\""));
+	/* nothing of the strings reaches the page raw */
+	ck_assert_ptr_nonnull(strstr(h, "admin: &lt;script&gt;x&lt;/script&gt; &amp; &#39;y&#39;"));
+	ck_assert_ptr_null(strstr(h, "<script>x"));
+	ck_assert_ptr_null(strstr(h, "<img"));
+	ck_assert_ptr_nonnull(strstr(h, "&lt;img src=x onerror=alert(1)&gt;"));
+	/* the /events fragment: the same body, no document around it */
+	frag = falcond_statuspage_html(o, false);
+	ck_assert_ptr_nonnull(frag);
+	ck_assert_ptr_null(strstr(frag, "<!DOCTYPE"));
+	ck_assert_ptr_nonnull(strstr(frag, "data-state=\"settling\""));
+	free(frag);
+	free(h);
+	json_object_put(o);
+	/* a standby: no state, its role */
+	h = falcond_statuspage_html(NULL, true);
+	ck_assert_ptr_nonnull(strstr(h, "data-role=\"standby\""));
+	ck_assert_ptr_null(strstr(h, "class=\"dev\""));
+	free(h);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("falcond_status");
@@ -158,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, gauges);
 	tcase_add_test(tc, standby);
 	tcase_add_test(tc, states);
+	tcase_add_test(tc, page);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
