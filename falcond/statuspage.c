@@ -557,7 +557,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	(void)cls;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	buf[strcspn(buf, "\n")] = '\0';
-	falcon_warn("status page: microhttpd: %s", buf);
+	/* a browser that leaves ends its /events stream this way: not a warning */
+	falcon_verbose("status page: microhttpd: %s", buf);
 }
 
 struct MHD_Daemon *falcond_statuspage_start(struct falcond_state *st,
