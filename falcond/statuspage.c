@@ -4,8 +4,9 @@
  * JavaScript for /events and a meta refresh where scripts do not run) and
  * GET /events (Server-Sent Events).  Both are drawn from
  * falcond_status_json(), the object GET /v1/status answers (status.c),
- * with every lease's job, uid and host (all = true); nothing else of the
- * state is read.  main.c starts it beside the API (falcond.c).
+ * with every lease's job, uid and host (all = true), and the latest device
+ * history entries the ledger keeps in memory (the history files are not
+ * read); nothing else of the state is read.  main.c starts it beside the API (falcond.c).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -306,8 +307,41 @@ static void table_slots(FILE *f, const struct slot *slots, size_t n)
 	fputs("</table>", f);
 }
 
+/* table_history - the latest device history entries, newest first (NULL: none). */
+static void table_history(FILE *f, json_object *h)
+{
+	size_t i;
+
+	if (h == NULL || json_object_array_length(h) == 0)
+		return;
+	fputs("<h2>Recent history</h2><table id=\"history\"><tr><th>when (UTC)</th>"
+	      "<th>chassis</th><th>device</th><th>job</th><th>node</th><th>lease</th>"
+	      "<th>event</th></tr>", f);
+	for (i = 0; i < json_object_array_length(h); i++) {
+		json_object *e = json_object_array_get_idx(h, i), *w;
+		char when[32] = "";
+		time_t t;
+		struct tm tm;
+
+		if (json_object_object_get_ex(e, "when", &w) && w != NULL) {
+			t = (time_t)(json_object_get_int64(w) / 1000);
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+		}
+		fputs("<tr class=\"hist\">", f);
+		td(f, when);
+		td(f, jstr(e, "chassis"));
+		td(f, jstr(e, "device"));
+		td(f, jstr(e, "job_id"));
+		td(f, jstr(e, "host"));
+		td(f, jstr(e, "lease"));
+		td(f, jstr(e, "event"));
+		fputs("</tr>", f);
+	}
+	fputs("</table>", f);
+}
+
 /* body - the fragment: role, each chassis (reachability, drawing), the
- * slot table. */
+ * slot table, the recent history (st's "history", when there). */
 static void body(FILE *f, json_object *st)
 {
 	json_object *chs = jarr(st, "chassis"), *devs = jarr(st, "devices");
@@ -349,6 +383,7 @@ static void body(FILE *f, json_object *st)
 	}
 	if (slots)
 		table_slots(f, slots, n);
+	table_history(f, jarr(st, "history"));
 	fputs("<p class=\"legend\">free: in the pool; leased: a job's; settling: a lease being "
 	      "composed, rolled back or released; attached: on a host with no lease; quarantined: "
 	      "out of the pool; absent: no device in the slot.</p>", f);
@@ -386,6 +421,60 @@ char *falcond_statuspage_html(json_object *status, bool with_head)
 	return p;
 }
 
+/* when_of - an entry's last change: its release, else its attach (ms since the epoch). */
+static long long when_of(const struct falcond_hist *h)
+{
+	return h->detached_ms ? h->detached_ms : h->attached_ms;
+}
+
+/*
+ * history_json - the FALCOND_STATUSPAGE_HISTORY latest device history
+ * entries the ledger keeps in memory (its last FALCOND_HIST_MAX per
+ * device; the files are not read), newest first: [{chassis, device,
+ * job_id, host, lease, when (ms since the epoch), event}] (a new array,
+ * caller puts).  Takes st->lock.
+ */
+static json_object *history_json(struct falcond_state *st)
+{
+	const struct falcond_hist *top[FALCOND_STATUSPAGE_HISTORY];
+	const struct falcond_devhist *dev[FALCOND_STATUSPAGE_HISTORY];
+	json_object *a = json_object_new_array();
+	size_t i, j, k, n = 0;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; st->ledger && i < st->ledger->nhist; i++)
+		for (j = 0; j < st->ledger->hist[i].n; j++) {
+			const struct falcond_hist *h = &st->ledger->hist[i].h[j];
+
+			/* insertion into top[], newest first */
+			for (k = n; k > 0 && when_of(top[k - 1]) < when_of(h); k--)
+				if (k < FALCOND_STATUSPAGE_HISTORY) {
+					top[k] = top[k - 1];
+					dev[k] = dev[k - 1];
+				}
+			if (k < FALCOND_STATUSPAGE_HISTORY) {
+				top[k] = h;
+				dev[k] = &st->ledger->hist[i];
+				n += n < FALCOND_STATUSPAGE_HISTORY;
+			}
+		}
+	for (i = 0; a && i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "chassis", json_object_new_string(dev[i]->chassis));
+		json_object_object_add(e, "device", json_object_new_string(dev[i]->device));
+		json_object_object_add(e, "job_id", json_object_new_int64(top[i]->job_id));
+		json_object_object_add(e, "host", json_object_new_string(top[i]->host));
+		json_object_object_add(e, "lease", json_object_new_string(top[i]->lease));
+		json_object_object_add(e, "when", json_object_new_int64(when_of(top[i])));
+		json_object_object_add(e, "event", json_object_new_string(
+			top[i]->detached_ms ? top[i]->result : "attached"));
+		json_object_array_add(a, e);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return a;
+}
+
 /* snapshot - the page (or its fragment) of the state now; NULL when out of memory. */
 static char *snapshot(bool with_head)
 {
@@ -393,8 +482,11 @@ static char *snapshot(bool with_head)
 	unsigned gen = falcond_conf_hold();
 	char *p;
 
-	if (__atomic_load_n(&g_active, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
 		o = falcond_status_json(g_st, 0, true);
+		if (o != NULL)
+			json_object_object_add(o, "history", history_json(g_st));
+	}
 	p = falcond_statuspage_html(o, with_head);
 	json_object_put(o);
 	falcond_conf_release(gen);

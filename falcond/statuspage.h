@@ -2,7 +2,7 @@
  * statuspage.h - falcond's read-only status page (statuspage.c): a second
  * libmicrohttpd daemon on falcon.conf's StatusListen= that answers GET /
  * (HTML: each chassis drawn as drawers and slots in inline SVG, a table of
- * every slot) and GET /events (Server-Sent Events, a fresh snapshot every
+ * every slot, the latest device history entries) and GET /events (Server-Sent Events, a fresh snapshot every
  * FALCOND_STATUSPAGE_PERIOD_S seconds), both built from
  * falcond_status_json() (status.h).  Every other method is 405, every other
  * path 404.  No credential is asked for or shown: bind it where only
@@ -24,6 +24,7 @@ struct MHD_Daemon;
 
 #define FALCOND_STATUSPAGE_PERIOD_S 2   /* seconds between two /events snapshots */
 #define FALCOND_STATUSPAGE_CONN_MAX 64u /* connections at once (a thread each) */
+#define FALCOND_STATUSPAGE_HISTORY 10   /* device history entries shown */
 
 /*
  * falcond_statuspage_start - listen on ss and serve the page of st (kept,
@@ -42,8 +43,10 @@ void falcond_statuspage_active(void);
 /*
  * falcond_statuspage_html - the whole page (with_head: an HTML document;
  * false: the fragment /events pushes) from status, a falcond_status_json()
- * object (NULL: a standby's page), every string escaped.  A new string,
- * caller frees; NULL when out of memory.
+ * object (NULL: a standby's page) with, when it has one, a "history" array
+ * ([{chassis, device, job_id, host, lease, when: ms since the epoch,
+ * event}], newest first), every string escaped.  A new string, caller
+ * frees; NULL when out of memory.
  */
 char *falcond_statuspage_html(json_object *status, bool with_head);
 

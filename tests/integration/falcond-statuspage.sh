@@ -4,7 +4,8 @@
 # device quarantined with a reason full of HTML's special characters; GET /
 # fetched between two GET /v1/status that agree, and every device's state,
 # job, user and node on the page (its slot table and its SVG) match
-# /v1/status at that moment; the reason escaped, never raw; chassis
+# /v1/status at that moment, the history shows the lease's attaches; the
+# reason escaped, never raw; chassis
 # reachability and the active role; non-GET methods 405, other paths 404;
 # GET /events pushes a snapshot every 2 s; a standby's page says standby
 # and names the active falcond; the DOM and a screenshot by
@@ -59,7 +60,7 @@ class P(HTMLParser):
     def __init__(self):
         super().__init__()
         self.rows, self.svg, self.chassis, self.role = {}, {}, {}, None
-        self.text = []
+        self.text, self.hist, self.cell = [], [], None
     def handle_starttag(self, tag, a):
         a = dict(a)
         if tag == "tr" and a.get("class") == "dev":
@@ -70,8 +71,21 @@ class P(HTMLParser):
             self.chassis[a["data-chassis"]] = a["data-reachable"]
         if tag == "span" and a.get("id") == "role":
             self.role = a["data-role"]
+        if tag == "tr" and a.get("class") == "hist":
+            self.hist.append([])
+            self.in_hist = True
+        if tag == "td" and getattr(self, "in_hist", False):
+            self.cell = ""
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.hist[-1].append(self.cell)
+            self.cell = None
+        if tag == "tr":
+            self.in_hist = False
     def handle_data(self, d):
         self.text.append(d)
+        if self.cell is not None:
+            self.cell += d
 
 p = P()
 p.feed(raw)
@@ -109,14 +123,20 @@ for d in st["devices"]:
         bad.append("%s: svg %r, status %r" % (d["id"], p.svg.get(d["id"]), want))
 if n_leased != 2:
     bad.append("%d leased devices, expected 2" % n_leased)
+# the history: each device of the lease attached for job 7 (when, chassis,
+# device, job, node, lease, event)
+for d in st["devices"]:
+    if d["state"] == "leased" and not any(h[2] == d["id"] and h[3] == "7" and h[4] == "node1"
+                                          and h[6] == "attached" for h in p.hist):
+        bad.append("history: no 'attached' entry of job 7 for %s: %s" % (d["id"], p.hist))
 if "<b>fan</b>" in raw:
     bad.append("the reason is not escaped")
 if reason not in "".join(p.text):
     bad.append("the reason is not shown as text")
 for b in bad:
     print("statuspage:", b, file=sys.stderr)
-print("statuspage: %d devices, %d leased, %d drawn, role %s" %
-      (len(st["devices"]), n_leased, len(p.svg), p.role))
+print("statuspage: %d devices, %d leased, %d drawn, %d history lines, role %s" %
+      (len(st["devices"]), n_leased, len(p.svg), len(p.hist), p.role))
 sys.exit(1 if bad else 0)
 EOP
 }

@@ -169,7 +169,11 @@ static const char page_status[] =
 	"\"job_id\":8,\"host\":\"node\\\"2\"}],"
 	"\"leases\":[{\"id\":\"L-1\",\"job_id\":7,\"uid\":0,\"host\":\"node1\",\"state\":\"settling\"},"
 	"{\"id\":\"L-2\",\"job_id\":8,\"uid\":0,\"host\":\"node\\\"2\",\"state\":\"active\"}],"
-	"\"quarantine\":[{\"chassis\":\"c1\",\"device\":\"d1s3\",\"reason\":\"admin: <script>x</script> & 'y'\"}]}";
+	"\"quarantine\":[{\"chassis\":\"c1\",\"device\":\"d1s3\",\"reason\":\"admin: <script>x</script> & 'y'\"}],"
+	"\"history\":[{\"chassis\":\"c1\",\"device\":\"d1s1\",\"job_id\":7,\"host\":\"node1\","
+	"\"lease\":\"L-1\",\"when\":1700000000000,\"event\":\"attached\"},"
+	"{\"chassis\":\"c1\",\"device\":\"d1s3\",\"job_id\":5,\"host\":\"node1\","
+	"\"lease\":\"L-0\",\"when\":1699999999000,\"event\":\"quarantined: <i>\"}]}";
 
 START_TEST(page)
 {
@@ -196,6 +200,11 @@ START_TEST(page)
 	ck_assert_ptr_null(strstr(h, "<script>x"));
 	ck_assert_ptr_null(strstr(h, "<img"));
 	ck_assert_ptr_nonnull(strstr(h, "&lt;img src=x onerror=alert(1)&gt;"));
+	/* the history, newest first, its times in UTC */
+	ck_assert_ptr_nonnull(strstr(h, "<tr class=\"hist\"><td>2023-11-14 22:13:20</td><td>c1</td>"
+					"<td>d1s1</td><td>7</td><td>node1</td><td>L-1</td>"
+					"<td>attached</td></tr><tr class=\"hist\"><td>2023-11-14 22:13:19</td>"));
+	ck_assert_ptr_nonnull(strstr(h, "<td>quarantined: &lt;i&gt;</td>"));
 	/* the /events fragment: the same body, no document around it */
 	frag = falcond_statuspage_html(o, false);
 	ck_assert_ptr_nonnull(frag);
