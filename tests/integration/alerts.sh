@@ -5,13 +5,13 @@
 # every falcond_* metric the rules name is exported by a real falcond's
 # GET /metrics (against falcon-sim), and a standby falcond on the same
 # StateDir exports falcond_active 0.  Skips (77) without promtool
-# (Debian's prometheus package).
+# (Debian 13's package promtool, Debian 12's prometheus).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 command -v promtool >/dev/null 2>&1 ||
-	t_skip "promtool not installed (Debian package prometheus; scripts/install-deps.sh)"
+	t_skip "promtool not installed (Debian 13: package promtool, Debian 12: prometheus; scripts/install-deps.sh)"
 RULES=$top_srcdir/examples/falcon-alerts.yml
 
 promtool check rules "$RULES" || t_fail "promtool check rules $RULES"
