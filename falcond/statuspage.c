@@ -121,14 +121,14 @@ static void slot_of(json_object *st, json_object *d, struct slot *s)
 	s->kind = jstr(d, "type");
 	s->model = jstr(d, "model");
 	s->health = jstr(d, "health");
-	s->state = jstr(d, "state");
+	s->state = jstr(d, "state") ? jstr(d, "state") : "unknown";
 	s->lease = jstr(d, "lease");
 	s->drawer = jint(d, "drawer", 0);
 	s->slot = jint(d, "slot", 0);
 	l = find(jarr(st, "leases"), "id", s->lease, NULL, NULL);
 	if (l != NULL) {
 		ls = jstr(l, "state");
-		if (s->state && strcmp(s->state, "leased") == 0 && ls && strcmp(ls, "active") != 0)
+		if (strcmp(s->state, "leased") == 0 && ls && strcmp(ls, "active") != 0)
 			s->state = "settling"; /* composing, settling or closing */
 		s->job = jstr(l, "job_id");
 		s->host = jstr(l, "host");
@@ -209,8 +209,10 @@ static void svg_chassis(FILE *f, const char *name, const struct slot *slots, siz
 	int maxd = 0, maxs = 0, d, k;
 	size_t i;
 
+	if (name == NULL)
+		return;
 	for (i = 0; i < n; i++)
-		if (strcmp(slots[i].chassis, name) == 0) {
+		if (slots[i].chassis && strcmp(slots[i].chassis, name) == 0) {
 			maxd = slots[i].drawer > maxd ? slots[i].drawer : maxd;
 			maxs = slots[i].slot > maxs ? slots[i].slot : maxs;
 		}
@@ -233,7 +235,8 @@ static void svg_chassis(FILE *f, const char *name, const struct slot *slots, siz
 			struct slot absent;
 
 			for (i = 0; s == NULL && i < n; i++)
-				if (strcmp(slots[i].chassis, name) == 0 && slots[i].drawer == d &&
+				if (slots[i].chassis && strcmp(slots[i].chassis, name) == 0 &&
+				    slots[i].drawer == d &&
 				    slots[i].slot == k)
 					s = &slots[i];
 			if (s == NULL) {

@@ -213,6 +213,16 @@ START_TEST(page)
 	free(frag);
 	free(h);
 	json_object_put(o);
+	/* a device with fields missing: drawn, not dereferenced */
+	o = json_tokener_parse("{\"chassis\":[{\"name\":\"c1\",\"reachable\":true},{}],"
+			       "\"devices\":[{\"id\":\"x\"},{\"chassis\":\"c1\",\"drawer\":1,"
+			       "\"slot\":2}],\"leases\":[],\"quarantine\":[]}");
+	ck_assert_ptr_nonnull(o);
+	h = falcond_statuspage_html(o, true);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_nonnull(strstr(h, "data-device=\"x\" data-state=\"unknown\""));
+	free(h);
+	json_object_put(o);
 	/* a standby: no state, its role */
 	h = falcond_statuspage_html(NULL, true);
 	ck_assert_ptr_nonnull(strstr(h, "data-role=\"standby\""));
