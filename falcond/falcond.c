@@ -936,7 +936,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	}
 	hc_set(c, true); /* the request is complete: no deadline while it is served */
 	if (!__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
-		answer_standby(&rq->a, false);
+		/* a standby's role is scraped too (no active falcond: an alert) */
+		if (strcmp(url, "/metrics") == 0 && strcmp(method, "GET") == 0)
+			answer_text(&rq->a, 200, falcond_metrics_standby_text(),
+				    "text/plain; version=0.0.4");
+		else
+			answer_standby(&rq->a, false);
 		return queue_ans(c, &rq->a);
 	}
 	addr_str(c, rq->addr, sizeof(rq->addr));

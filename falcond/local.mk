@@ -22,6 +22,21 @@ tests_unit_test_falcond_resv_CFLAGS = $(UNIT_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_C
 tests_unit_test_falcond_resv_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
 
+# the gauges the alert rules use (examples/falcon-alerts.yml), the states
+# /v1/status gives, the status page drawn from them (statuspage.c)
+check_PROGRAMS += tests/unit/test_falcond_status
+TESTS += tests/unit/test_falcond_status
+tests_unit_test_falcond_status_SOURCES = tests/unit/test_falcond_status.c tests/unit/testutil.h \
+	falcond/statuspage.c falcond/statuspage.h falcond/ha.c falcond/ha.h \
+	falcond/confgen.c falcond/confgen.h \
+	falcond/status.c falcond/status.h falcond/state.c falcond/state.h \
+	falcond/resv.c falcond/resv.h falcond/ledger.c falcond/ledger.h \
+	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
+tests_unit_test_falcond_status_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(SLURM_CFLAGS) \
+	$(PTHREAD_CFLAGS)
+tests_unit_test_falcond_status_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS) -lm
+
 check_PROGRAMS += tests/unit/test_history
 TESTS += tests/unit/test_history
 tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/testutil.h \
@@ -39,7 +54,8 @@ tests_unit_test_state_compat_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIB
 	$(CHECK_LIBS) $(PTHREAD_LIBS)
 endif
 
-# From the top down (doc/ARCHITECTURE.md): main, the HTTP front, events;
+# From the top down (doc/ARCHITECTURE.md): main, the HTTP front, the status
+# page, events;
 # compose, decompose, reconcile, quarantine, status; resv, detach;
 # inventory, desc; state; history; place; ledger; confgen, ha.
 sbin_PROGRAMS += falcond/falcond
@@ -47,7 +63,8 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/falcond.c falcond/falcond.h falcond/events.c falcond/events.h \
 	falcond/compose.c falcond/compose.h falcond/decompose.c falcond/decompose.h \
 	falcond/reconcile.c falcond/reconcile.h falcond/quarantine.c falcond/quarantine.h \
-	falcond/status.c falcond/status.h falcond/resv.c falcond/resv.h \
+	falcond/status.c falcond/status.h falcond/statuspage.c falcond/statuspage.h \
+	falcond/resv.c falcond/resv.h \
 	falcond/balance.c falcond/balance.h falcond/slurmcheck.c falcond/slurmcheck.h \
 	falcond/detach.c falcond/detach.h falcond/inventory.c falcond/inventory.h \
 	falcond/desc.c falcond/desc.h falcond/state.c falcond/state.h \
@@ -69,12 +86,16 @@ FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-cras
 	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
 	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh \
 	tests/integration/falcond-fleet.sh tests/integration/falcond-starve.sh \
-	tests/integration/falcond-stop.sh
+	tests/integration/falcond-stop.sh tests/integration/falcond-statuspage.sh
 if INTEGRATION_TESTS
 TESTS += $(FALCOND_ITESTS)
 endif
 EXTRA_DIST += $(FALCOND_ITESTS) tests/integration/falcond-lib.sh \
 	tests/integration/falcond-attack.py
+# falcond-statuspage.sh keeps the page, /v1/status, chromium's DOM and
+# screenshot here for a person to look at
+clean-local:
+	rm -rf tests/integration/falcond-statuspage.artefacts
 
 dist_man_MANS += doc/falcond.8
 EXTRA_DIST += examples/falcond.service.in \

@@ -30,6 +30,7 @@
 #include "ha.h"
 #include "history.h"
 #include "reconcile.h"
+#include "statuspage.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -46,8 +47,9 @@ static void ready(const char *role)
 #endif
 }
 
-/* listen_addr - ListenAddress host:port ([v6]:port too) into *ss. */
-static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *sl)
+/* listen_addr - the host:port ([v6]:port too) of falcon.conf key into *ss. */
+static falcon_err_t listen_addr(const char *key, const char *spec, struct sockaddr_storage *ss,
+				socklen_t *sl)
 {
 	char host[256];
 	const char *colon = strrchr(spec, ':');
@@ -58,19 +60,19 @@ static falcon_err_t listen_addr(const char *spec, struct sockaddr_storage *ss, s
 	int e;
 
 	if (colon == NULL || falcon_strtol(colon + 1, 10, 1, 65535, &port) != FALCON_OK)
-		return falcon_err_set(FALCON_ERR_CONFIG, "ListenAddress=%s: expected HOST:PORT", spec);
+		return falcon_err_set(FALCON_ERR_CONFIG, "%s=%s: expected HOST:PORT", key, spec);
 	hl = (size_t)(colon - spec);
 	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {
 		spec++;
 		hl -= 2;
 	}
 	if (hl == 0 || hl >= sizeof(host))
-		return falcon_err_set(FALCON_ERR_CONFIG, "ListenAddress=%s: expected HOST:PORT", spec);
+		return falcon_err_set(FALCON_ERR_CONFIG, "%s=%s: expected HOST:PORT", key, spec);
 	memcpy(host, spec, hl);
 	host[hl] = '\0';
 	e = getaddrinfo(host, colon + 1, &hints, &ai);
 	if (e != 0 || ai == NULL)
-		return falcon_err_set(FALCON_ERR_CONFIG, "ListenAddress=%s: %s", spec, gai_strerror(e));
+		return falcon_err_set(FALCON_ERR_CONFIG, "%s=%s: %s", key, spec, gai_strerror(e));
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
 	*sl = ai->ai_addrlen;
 	freeaddrinfo(ai);
@@ -84,7 +86,7 @@ static bool str_differs(const char *a, const char *b)
 
 /*
  * restart_only_change - the first setting that falcond reads only at start
- * and that n changes from o (NULL when none): StateDir, ListenAddress,
+ * and that n changes from o (NULL when none): StateDir, ListenAddress, StatusListen,
  * SlurmUser, the event receiver's keys, and the ChassisName and HostName lines (the chassis table,
  * the event listeners and the ledger's ports are built from them).
  */
@@ -97,6 +99,8 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
 		return "StateDir";
 	if (str_differs(o->listen_address, n->listen_address))
 		return "ListenAddress";
+	if (str_differs(o->status_listen, n->status_listen))
+		return "StatusListen";
 	if (str_differs(o->slurm_user, n->slurm_user))
 		return "SlurmUser";
 	if (str_differs(o->event_listen, n->event_listen) || str_differs(o->event_url, n->event_url) ||
@@ -261,6 +265,7 @@ static bool become_active(bool reconcile)
 	/* until the start-up reconcile ends, health and status answer
 	 * ("reconciling") and changes are 503 (falcond.c) */
 	falcond_http_active(reconcile);
+	falcond_statuspage_active();
 	falcon_info("active: holding %s/" FALCOND_HA_LOCK_FILE " (state %s, %zu chassis, "
 		    "%zu lease(s))", g_st.conf->state_dir, g_st.ledger->path, g_st.nchassis,
 		    g_st.ledger->nleases);
@@ -288,8 +293,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cfg = NULL;
-	struct MHD_Daemon *d = NULL;
-	struct sockaddr_storage ss;
+	struct MHD_Daemon *d = NULL, *page = NULL;
+	struct sockaddr_storage ss, ss_page;
 	socklen_t sl = 0;
 	pthread_t reconciler;
 	bool reconciling = false;
@@ -322,7 +327,9 @@ int main(int argc, char **argv)
 		falcon_error("out of memory");
 		goto out;
 	}
-	if (listen_addr(g_st.conf->listen_address, &ss, &sl) != FALCON_OK) {
+	if (listen_addr("ListenAddress", g_st.conf->listen_address, &ss, &sl) != FALCON_OK ||
+	    (g_st.conf->status_listen &&
+	     listen_addr("StatusListen", g_st.conf->status_listen, &ss_page, &sl) != FALCON_OK)) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
@@ -345,6 +352,16 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	falcon_info("listening on %s (%s)", g_st.conf->listen_address, url);
+	/* the read-only status page (StatusListen=): a standby's says so */
+	if (g_st.conf->status_listen) {
+		page = falcond_statuspage_start(&g_st, &ss_page);
+		if (page == NULL) {
+			falcon_error("cannot listen on StatusListen=%s: %s", g_st.conf->status_listen,
+				     strerror(errno));
+			goto out;
+		}
+		falcon_info("status page on http://%s/", g_st.conf->status_listen);
+	}
 	sig = stand_by(&set, cfg);
 	if (sig != 0)
 		goto stop;
@@ -390,6 +407,7 @@ out:
 		falcond_reconciler_stop(&g_st);
 		pthread_join(reconciler, NULL);
 	}
+	falcond_statuspage_stop(page);
 	falcond_http_stop(d);
 	if (g_st.ch)
 		falcond_state_fini(&g_st);

@@ -39,11 +39,19 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 	json_object *devs = json_object_new_array();
 	json_object *leases = json_object_new_array();
 	json_object *quar = json_object_new_array();
+	json_object *chs = json_object_new_array();
 	size_t c, i;
 
 	pthread_mutex_lock(&st->lock);
 	for (c = 0; c < st->nchassis; c++) {
 		const struct falcond_chassis *ch = &st->ch[c];
+		json_object *cj = json_object_new_object();
+
+		json_object_object_add(cj, "name", json_object_new_string(ch->cc->name));
+		json_object_object_add(cj, "reachable", json_object_new_boolean(ch->have_last && !ch->down));
+		json_object_object_add(cj, "read_age_ms", ch->have_last ? json_object_new_int64(
+			falcon_now_ms() - ch->last_ms) : NULL);
+		json_object_array_add(chs, cj);
 
 		for (i = 0; ch->have_last && i < ch->last.n; i++) {
 			const struct falcon_device *d = &ch->last.devs[i];
@@ -94,6 +102,7 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 		json_object_array_add(quar, j);
 	}
 	pthread_mutex_unlock(&st->lock);
+	json_object_object_add(o, "chassis", chs);
 	json_object_object_add(o, "devices", devs);
 	json_object_object_add(o, "leases", leases);
 	json_object_object_add(o, "quarantine", quar);
@@ -150,6 +159,47 @@ static void sb_hist(struct sbuf *b, const char *name, const char *help,
 			sb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, falcond_buckets[i], h->bucket[i]);
 	}
 	sb_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, h->sum, name, h->count);
+}
+
+/*
+ * metrics_alerting - the gauges examples/falcon-alerts.yml alerts on (the
+ * caller holds st->lock): the role, each chassis' reachability, the
+ * quarantines an admin must clear, the oldest lease's age.
+ */
+static void metrics_alerting(struct sbuf *b, struct falcond_state *st)
+{
+	unsigned long long admin = 0;
+	long long oldest = 0, now = falcond_now_ms();
+	size_t i;
+
+	sb_printf(b, "# HELP falcond_active 1: this falcond holds StateDir's lock and serves "
+		     "(a standby exports 0).\n# TYPE falcond_active gauge\nfalcond_active 1\n");
+	sb_printf(b, "# HELP falcond_chassis_up 1: the chassis' last read worked; 0: it failed "
+		     "or none has worked yet.\n# TYPE falcond_chassis_up gauge\n");
+	for (i = 0; i < st->nchassis; i++)
+		sb_printf(b, "falcond_chassis_up{chassis=\"%s\"} %d\n", st->ch[i].cc->name,
+			  st->ch[i].have_last && !st->ch[i].down);
+	for (i = 0; i < st->ledger->nquar; i++)
+		admin += !falcond_quarantine_healable(st->ledger->quar[i].reason);
+	sb_printf(b, "# HELP falcond_quarantine_needs_admin Quarantined devices whose reason does "
+		     "not heal by itself (falconctl unquarantine).\n"
+		     "# TYPE falcond_quarantine_needs_admin gauge\n"
+		     "falcond_quarantine_needs_admin %llu\n", admin);
+	for (i = 0; i < st->ledger->nleases; i++) {
+		long long age = now - st->ledger->leases[i].created_ms;
+
+		if (st->ledger->leases[i].created_ms > 0 && age > oldest)
+			oldest = age;
+	}
+	sb_printf(b, "# HELP falcond_lease_oldest_seconds Age of the oldest lease in the ledger "
+		     "(0: none).\n# TYPE falcond_lease_oldest_seconds gauge\n"
+		     "falcond_lease_oldest_seconds %.3f\n", (double)oldest / 1000.0);
+}
+
+char *falcond_metrics_standby_text(void)
+{
+	return strdup("# HELP falcond_active 1: this falcond holds StateDir's lock and serves "
+		      "(a standby exports 0).\n# TYPE falcond_active gauge\nfalcond_active 0\n");
 }
 
 char *falcond_metrics_text(struct falcond_state *st)
@@ -215,6 +265,7 @@ char *falcond_metrics_text(struct falcond_state *st)
 		      "falcond_reconcile_disagreements_total{kind=\"late_attach\"} %llu\n",
 		  st->disagree_orphan, st->disagree_gone, st->disagree_job, st->rolled_back,
 		  st->disagree_late);
+	metrics_alerting(&b, st);
 	sb_printf(&b, "# HELP falcond_reconcile_runs_total Reconcile passes.\n"
 		      "# TYPE falcond_reconcile_runs_total counter\nfalcond_reconcile_runs_total %llu\n",
 		  st->reconcile_runs);

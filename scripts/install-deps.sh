@@ -6,7 +6,10 @@
 #   --build   build dependencies only
 #   (default) build + test + demo: munge, Slurm daemons, MariaDB, clang for
 #             fuzzing (libclang-rt-dev: the default clang's runtime, named
-#             the same on both), xmllint (libxml2-utils) for the report test
+#             the same on both), xmllint (libxml2-utils) for the report test,
+#             promtool (Debian 13's package promtool, Debian 12's prometheus)
+#             for the alert rules' tests, headless chromium for the status
+#             page's DOM and screenshot
 set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
@@ -14,7 +17,14 @@ build_pkgs="build-essential autoconf automake libtool pkg-config
  libmunge-dev libslurm-dev libssl-dev check libsystemd-dev"
 run_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
  python3 python3-sushy python3-jsonschema redfishtool openssl curl inotify-tools iproute2 util-linux procps psmisc clang
- libclang-rt-dev libxml2-utils"
+ libclang-rt-dev libxml2-utils chromium"
+# promtool (the alert rules' tests): a package of its own from Debian 13 on,
+# part of prometheus before
+if apt-cache show promtool >/dev/null 2>&1; then
+	run_pkgs="$run_pkgs promtool"
+else
+	run_pkgs="$run_pkgs prometheus"
+fi
 
 # systemd.pc (the unit directory): systemd-dev from Debian 13 on, systemd before
 pkg_pkgs="debhelper dpkg-dev lintian rpm rpmlint debootstrap fakeroot"

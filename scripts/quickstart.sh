@@ -217,6 +217,7 @@ write_config() {
 	fi
 	. "$state/ports"
 	grep -q '^EVENT_PORT=' "$state/ports" || echo "EVENT_PORT=$(free_port)" >>"$state/ports"
+	grep -q '^STATUS_PORT=' "$state/ports" || echo "STATUS_PORT=$(free_port)" >>"$state/ports"
 	. "$state/ports"
 	# falcon-sim's accounts, like a real chassis': falcond's is an Operator
 	# (it changes zones, not accounts), an Administrator's is for the admin;
@@ -250,7 +251,7 @@ write_config() {
 	sed -e "s|@STATE@|$state|g" -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$host|g" \
 		-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
 		-e "s|@SIM_CREDENTIALS@|$sim_cred|g" -e "s|@TLS@|$tls|g" \
-		-e "s|@EVENT_PORT@|$EVENT_PORT|g" \
+		-e "s|@EVENT_PORT@|$EVENT_PORT|g" -e "s|@STATUS_PORT@|$STATUS_PORT|g" \
 		examples/falcon-demo.conf.in >"$conf.tmp"
 	mv "$conf.tmp" "$conf"
 	chmod 0644 "$conf"
@@ -342,6 +343,7 @@ start_falcond() {
 		curl -s -o /dev/null "http://127.0.0.1:$FALCOND_PORT/v1/health" ||
 		fail "starting falcond" "$log/falcond.log"
 	say "  falcond running on 127.0.0.1:$FALCOND_PORT (munged socket $cluster/munge/munge.sock)"
+	say "  falcond's status page: http://127.0.0.1:$STATUS_PORT/ (read-only; StatusListen=)"
 }
 
 # ---- falcond's backup (falcond(8), HIGH AVAILABILITY) ------------------------
@@ -357,8 +359,9 @@ write_backup_config() {
 	fi
 	. "$state/ports.backup"
 	echo "FalcondUrl=http://127.0.0.1:$FALCOND_PORT,http://127.0.0.1:$FALCOND_BACKUP_PORT" >>"$conf"
-	sed "s|^ListenAddress=.*|ListenAddress=127.0.0.1:$FALCOND_BACKUP_PORT|" "$conf" \
-		>"$state/etc/falcond-backup.conf"
+	# the status page is the primary's (one StatusListen= address per host:port)
+	sed -e "s|^ListenAddress=.*|ListenAddress=127.0.0.1:$FALCOND_BACKUP_PORT|" \
+		-e '/^StatusListen=/d' "$conf" >"$state/etc/falcond-backup.conf"
 }
 # start_falcond_ha - start_falcond (the primary; the backup stopped first
 # when the primary restarts, so that the primary takes the lock), then the

@@ -22,6 +22,14 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
 
 EXTRA_DIST += tests/lib.sh
 
+# The Prometheus alert rules shipped (examples/falcon-alerts.yml): promtool's
+# checks and rule unit tests, the metric names against a real falcond.
+if INTEGRATION_TESTS
+TESTS += tests/integration/alerts.sh
+endif
+EXTRA_DIST += tests/integration/alerts.sh tests/alerts/falcon-alerts-test.yml \
+	examples/falcon-alerts.yml
+
 # The shape of the tree (doc/ARCHITECTURE.md) read off the built objects:
 # no file cycles, lib parts downwards, lean plugins, short functions.
 TESTS += tests/layering.sh

@@ -606,6 +606,7 @@ static falcon_err_t set_value(const struct keydef *k, void *obj, const struct co
 static const struct keydef global_keys[] = {
 	{ .name = "StateDir", .type = V_PATH, G(state_dir) },
 	{ .name = "ListenAddress", .type = V_HOSTPORT, G(listen_address) },
+	{ .name = "StatusListen", .type = V_HOSTPORT, G(status_listen) },
 	{ .name = "FalcondUrl", .type = V_URLS, G(falcond_url) },
 	{ .name = "SysfsRoot", .type = V_PATH, G(sysfs_root) },
 	{ .name = "CudaVisibleDevices", .type = V_ENUM, G(cuda_visible), .words = &cvd_words },
@@ -1091,6 +1092,7 @@ void falcon_conf_free(struct falcon_conf *c)
 	free(c->path);
 	free(c->state_dir);
 	free(c->listen_address);
+	free(c->status_listen);
 	free(c->falcond_url);
 	free(c->sysfs_root);
 	free(c->slurm_user);

@@ -105,6 +105,8 @@ struct falcon_conf {
 	/* globals */
 	char *state_dir;            /* StateDir=, default /var/lib/falcon */
 	char *listen_address;       /* ListenAddress= host:port, default 127.0.0.1:6830 */
+	char *status_listen;        /* StatusListen= host:port of falcond's read-only
+				     * status page, NULL (default): none */
 	char *falcond_url;          /* FalcondUrl=, default http://<ListenAddress>: one URL
 				     * or several, ','-joined in the order given
 				     * (falcond first, then its backups) */

@@ -86,6 +86,7 @@ static void chk_defaults(const struct falcon_conf *c)
 
 	ck_assert_str_eq(c->state_dir, "/var/lib/falcon");
 	ck_assert_str_eq(c->listen_address, "127.0.0.1:6830");
+	ck_assert_ptr_null(c->status_listen); /* no status page unless asked */
 	ck_assert_str_eq(c->falcond_url, "http://127.0.0.1:6830");
 	ck_assert_str_eq(c->sysfs_root, "/sys");
 	ck_assert_int_eq(c->cuda_visible, FALCON_CVD_UUID);
@@ -306,6 +307,12 @@ static void chk_listen_v6(const struct falcon_conf *c)
 	ck_assert_str_eq(c->falcond_url, "http://[::1]:6830");
 }
 
+static void chk_status_listen(const struct falcon_conf *c)
+{
+	ck_assert_str_eq(c->status_listen, "0.0.0.0:6831");
+	ck_assert_str_eq(c->listen_address, "127.0.0.1:6830");
+}
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -376,6 +383,7 @@ static const struct {
 	  "PrologTimeout=10 # comment \\\n"
 	  "StateDir=/state\n", chk_comment_cont },
 	{ "IPv6 ListenAddress", "ListenAddress=[::1]:6830\n", chk_listen_v6 },
+	{ "StatusListen", "StatusListen=0.0.0.0:6831\n", chk_status_listen },
 };
 
 START_TEST(test_good_table)
@@ -489,6 +497,8 @@ static const struct {
 	{ "ListenAddress=localhost:65536\n", 1, "ListenAddress", NULL },
 	{ "ListenAddress=:80\n", 1, "ListenAddress", NULL },
 	{ "ListenAddress=::1:80\n", 1, "ListenAddress", NULL },
+	{ "StatusListen=localhost\n", 1, "StatusListen: expected HOST:PORT", NULL },
+	{ "StatusListen=127.0.0.1:0\n", 1, "StatusListen", "got '127.0.0.1:0'" },
 	{ "FalcondUrl=127.0.0.1:6830\n", 1, "FalcondUrl: expected an http:// or https:// URL",
 	  NULL },
 	{ "\nFalcondUrl=http://ctl1:6830,ctl2:6830\n", 2,
