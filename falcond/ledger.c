@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,9 @@ void falcond_ledger_free(struct falcond_ledger *lg)
 		free(lg->hist[i].text);
 	free(lg->hist);
 	free(lg->settle);
+	for (i = 0; i < lg->nltext; i++)
+		free(lg->ltext[i].text);
+	free(lg->ltext);
 	free(lg);
 }
 
@@ -322,21 +326,12 @@ static json_object *devhist_json(const struct falcond_devhist *dh)
 	return e;
 }
 
-/* ledger_head - the file's object without the device histories ("devices"
- * last, empty). */
-static json_object *ledger_head(const struct falcond_ledger *lg)
+/* quarantine_json - the file's "quarantine" array (a new object). */
+static json_object *quarantine_json(const struct falcond_ledger *lg)
 {
-	json_object *o = json_object_new_object();
-	json_object *a = json_object_new_array();
 	json_object *q = json_object_new_array();
 	size_t i;
 
-	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
-	json_object_object_add(o, "gen", json_object_new_int64((int64_t)lg->gen));
-	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
-	for (i = 0; i < lg->nleases; i++)
-		json_object_array_add(a, falcon_proto_lease_json(&lg->leases[i]));
-	json_object_object_add(o, "leases", a);
 	for (i = 0; i < lg->nquar; i++) {
 		json_object *e = json_object_new_object();
 
@@ -346,7 +341,24 @@ static json_object *ledger_head(const struct falcond_ledger *lg)
 		json_object_object_add(e, "since", json_object_new_int64(lg->quar[i].since_ms));
 		json_object_array_add(q, e);
 	}
-	json_object_object_add(o, "quarantine", q);
+	return q;
+}
+
+/* ledger_head - the file's object without the device histories ("devices"
+ * last, empty). */
+static json_object *ledger_head(const struct falcond_ledger *lg)
+{
+	json_object *o = json_object_new_object();
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
+	json_object_object_add(o, "gen", json_object_new_int64((int64_t)lg->gen));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
+	for (i = 0; i < lg->nleases; i++)
+		json_object_array_add(a, falcon_proto_lease_json(&lg->leases[i]));
+	json_object_object_add(o, "leases", a);
+	json_object_object_add(o, "quarantine", quarantine_json(lg));
 	json_object_object_add(o, "devices", json_object_new_array());
 	return o;
 }
@@ -777,33 +789,97 @@ fail:
 	return rv;
 }
 
+/* lease_bytes - the bytes of l that hold it (up to devs[ndevs]). */
+static size_t lease_bytes(const struct falcon_lease *l)
+{
+	size_t n = l->ndevs < FALCON_PROTO_MAX_DEVS ? l->ndevs : FALCON_PROTO_MAX_DEVS;
+
+	return offsetof(struct falcon_lease, devs) + n * sizeof(l->devs[0]);
+}
+
+/* lease_text - the JSON of lease i of lg: the text kept from the last
+ * record when the lease is the same (moved out of lg->ltext), else a new
+ * one; c->l set to the lease.  false when out of memory. */
+static bool lease_text(struct falcond_ledger *lg, size_t i, struct falcond_lease_text *c)
+{
+	const struct falcon_lease *l = &lg->leases[i];
+	size_t n = lease_bytes(l), k;
+	json_object *j;
+	const char *t;
+
+	/* from the same place on: leases keep their order */
+	for (k = 0; k < lg->nltext; k++) {
+		struct falcond_lease_text *o = &lg->ltext[(i + k) % lg->nltext];
+
+		if (o->text != NULL && strcmp(o->l.id, l->id) == 0) {
+			if (o->l.ndevs == l->ndevs && memcmp(&o->l, l, n) == 0) {
+				c->text = o->text;
+				o->text = NULL;
+			}
+			break;
+		}
+	}
+	if (c->text == NULL) {
+		j = falcon_proto_lease_json(l);
+		t = j ? json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN) : NULL;
+		c->text = t ? strdup(t) : NULL;
+		json_object_put(j);
+		if (c->text == NULL)
+			return false;
+	}
+	memcpy(&c->l, l, n);
+	return true;
+}
+
 /* record_text - a log record of lg as it is (its gen set): the head and
  * the histories not logged, one line; a new string (*len bytes), NULL
- * when out of memory. */
-static char *record_text(const struct falcond_ledger *lg, size_t *len)
+ * when out of memory.  The leases' texts are kept for the next record
+ * (lg->ltext): a commit changes a few leases of many. */
+static char *record_text(struct falcond_ledger *lg, size_t *len)
 {
-	json_object *o = ledger_head(lg), *d;
-	const char *t;
-	char *text = NULL;
-	size_t i, n;
+	struct falcond_lease_text *nc = calloc(lg->nleases ? lg->nleases : 1, sizeof(*nc));
+	json_object *q = quarantine_json(lg), *d = json_object_new_array();
+	const char *qs, *ds;
+	char *text = NULL, *p;
+	size_t i, total = 0;
 
-	if (o == NULL || !json_object_object_get_ex(o, "devices", &d))
+	if (nc == NULL || q == NULL || d == NULL)
 		goto out;
+	for (i = 0; i < lg->nleases; i++) {
+		if (!lease_text(lg, i, &nc[i]))
+			goto out;
+		total += strlen(nc[i].text) + 1;
+	}
 	for (i = 0; i < lg->nhist; i++)
 		if (!lg->hist[i].logged)
 			json_object_array_add(d, devhist_json(&lg->hist[i]));
-	t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (t == NULL)
+	qs = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
+	ds = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+	if (qs == NULL || ds == NULL)
 		goto out;
-	n = strlen(t);
-	text = malloc(n + 2);
+	total += strlen(qs) + strlen(ds) + 160;
+	text = malloc(total);
 	if (text == NULL)
 		goto out;
-	memcpy(text, t, n);
-	memcpy(text + n, "\n", 2);
-	*len = n + 1;
+	p = text + snprintf(text, total, "{\"version\":%d,\"gen\":%llu,\"seq\":%llu,\"leases\":[",
+			    LEDGER_VERSION, lg->gen, lg->seq);
+	for (i = 0; i < lg->nleases; i++)
+		p += sprintf(p, "%s%s", i ? "," : "", nc[i].text);
+	p += sprintf(p, "],\"quarantine\":%s,\"devices\":%s}\n", qs, ds);
+	*len = (size_t)(p - text);
+	/* the texts of this record replace those of the last */
+	for (i = 0; i < lg->nltext; i++)
+		free(lg->ltext[i].text);
+	free(lg->ltext);
+	lg->ltext = nc;
+	lg->nltext = lg->nleases;
+	nc = NULL;
 out:
-	json_object_put(o);
+	for (i = 0; nc != NULL && i < lg->nleases; i++)
+		free(nc[i].text);
+	free(nc);
+	json_object_put(q);
+	json_object_put(d);
 	return text;
 }
 

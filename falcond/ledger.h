@@ -68,6 +68,13 @@ struct falcond_devhist {
 typedef void falcond_release_sink(const char *chassis, const char *device,
 				  const struct falcond_hist *e, long uid);
 
+/* A lease's JSON as a log record last printed it, reused while the lease
+ * is byte for byte the same up to devs[l.ndevs] (memory only). */
+struct falcond_lease_text {
+	struct falcon_lease l;
+	char *text;                  /* owned */
+};
+
 /* The settle deadline of an in-flight lease of a dead falcond (memory only). */
 struct falcond_settle {
 	char lease[FALCON_LEASE_ID_LEN];
@@ -94,6 +101,8 @@ struct falcond_ledger {
 	falcond_release_sink *on_release; /* NULL: closed entries go nowhere else */
 	size_t nsettle;              /* not in the file: see falcond_ledger_settle_look */
 	struct falcond_settle *settle; /* owned */
+	size_t nltext;               /* the leases' texts of the last record */
+	struct falcond_lease_text *ltext; /* owned */
 };
 
 /*
