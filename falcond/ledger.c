@@ -1,7 +1,11 @@
 /*
  * ledger.c - falcond's crash-safe ledger: leases, quarantine and
- * per-device history, kept in StateDir/ledger.json (json-c) and written
- * whole with falcon_write_file_atomic() before anything is acknowledged.
+ * per-device history, kept as a snapshot, StateDir/ledger.json (json-c),
+ * and a log, StateDir/ledger.log: one line of JSON appended and
+ * fdatasynced per commit before anything is acknowledged (the head and the
+ * device histories changed since the last line), compacted into a new
+ * snapshot now and then.  Generations order the two: a record whose gen
+ * is not above the snapshot's is in it already.
  * The bottom of falcond: it calls nothing of falcond's; a closed history
  * entry goes to the sink registered in lg->on_release (the history writer).
  *
@@ -11,16 +15,21 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "ledger.h"
 #include "core/log.h"
 #include "core/util.h"
 
-#define LEDGER_VERSION 1
+/* 2: "gen" and ledger.log; 1 (falcond 0.1.0): the snapshot alone.  A
+ * falcond that knows only 1 refuses a 2 rather than miss the log. */
+#define LEDGER_VERSION 2
+#define LEDGER_VERSION_MIN 1
 
 long long falcond_now_ms(void)
 {
@@ -37,12 +46,16 @@ void falcond_ledger_free(struct falcond_ledger *lg)
 	if (lg == NULL)
 		return;
 	free(lg->path);
+	free(lg->log_path);
 	free(lg->leases);
 	free(lg->quar);
 	for (i = 0; i < lg->nhist; i++)
 		free(lg->hist[i].text);
 	free(lg->hist);
 	free(lg->settle);
+	for (i = 0; i < lg->nltext; i++)
+		free(lg->ltext[i].text);
+	free(lg->ltext);
 	free(lg);
 }
 
@@ -258,6 +271,7 @@ falcon_err_t falcond_ledger_record_attach(struct falcond_ledger *lg, const struc
 	}
 	free(h->text);
 	h->text = NULL;
+	h->logged = false;
 	e = &h->h[h->n++];
 	memset(e, 0, sizeof(*e));
 	e->job_id = l->job_id;
@@ -283,6 +297,7 @@ void falcond_ledger_record_release(struct falcond_ledger *lg, const char *lease,
 				lg->on_release(h->chassis, h->device, &h->h[i], l ? l->uid : -1);
 			free(h->text);
 			h->text = NULL;
+			h->logged = false;
 			return;
 		}
 }
@@ -311,20 +326,12 @@ static json_object *devhist_json(const struct falcond_devhist *dh)
 	return e;
 }
 
-/* ledger_head - the file's object without the device histories ("devices"
- * last, empty). */
-static json_object *ledger_head(const struct falcond_ledger *lg)
+/* quarantine_json - the file's "quarantine" array (a new object). */
+static json_object *quarantine_json(const struct falcond_ledger *lg)
 {
-	json_object *o = json_object_new_object();
-	json_object *a = json_object_new_array();
 	json_object *q = json_object_new_array();
 	size_t i;
 
-	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
-	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
-	for (i = 0; i < lg->nleases; i++)
-		json_object_array_add(a, falcon_proto_lease_json(&lg->leases[i]));
-	json_object_object_add(o, "leases", a);
 	for (i = 0; i < lg->nquar; i++) {
 		json_object *e = json_object_new_object();
 
@@ -334,7 +341,24 @@ static json_object *ledger_head(const struct falcond_ledger *lg)
 		json_object_object_add(e, "since", json_object_new_int64(lg->quar[i].since_ms));
 		json_object_array_add(q, e);
 	}
-	json_object_object_add(o, "quarantine", q);
+	return q;
+}
+
+/* ledger_head - the file's object without the device histories ("devices"
+ * last, empty). */
+static json_object *ledger_head(const struct falcond_ledger *lg)
+{
+	json_object *o = json_object_new_object();
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "version", json_object_new_int(LEDGER_VERSION));
+	json_object_object_add(o, "gen", json_object_new_int64((int64_t)lg->gen));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)lg->seq));
+	for (i = 0; i < lg->nleases; i++)
+		json_object_array_add(a, falcon_proto_lease_json(&lg->leases[i]));
+	json_object_object_add(o, "leases", a);
+	json_object_object_add(o, "quarantine", quarantine_json(lg));
 	json_object_object_add(o, "devices", json_object_new_array());
 	return o;
 }
@@ -484,8 +508,15 @@ falcon_err_t falcond_ledger_from_json(json_object *o, struct falcond_ledger *lg)
 
 	if (!json_object_is_type(o, json_type_object))
 		return falcon_err_set(FALCON_ERR_PARSE, "ledger: expected a JSON object");
-	if ((rv = jint(o, "ledger", "version", LEDGER_VERSION, LEDGER_VERSION, &x)) != FALCON_OK ||
-	    (rv = jint(o, "ledger", "seq", 0, LLONG_MAX, &x)) != FALCON_OK)
+	if ((rv = jint(o, "ledger", "version", LEDGER_VERSION_MIN, LEDGER_VERSION, &x)) != FALCON_OK)
+		return rv;
+	if (x < LEDGER_VERSION)
+		lg->log_ok = false; /* written again as a snapshot of this version */
+	else if ((rv = jint(o, "ledger", "gen", 0, LLONG_MAX, &x)) != FALCON_OK)
+		return rv;
+	else
+		lg->gen = (unsigned long long)x;
+	if ((rv = jint(o, "ledger", "seq", 0, LLONG_MAX, &x)) != FALCON_OK)
 		return rv;
 	lg->seq = (unsigned long long)x;
 	if ((rv = jarr(o, "ledger", "leases", &a)) != FALCON_OK)
@@ -538,6 +569,7 @@ falcon_err_t falcond_ledger_from_json(json_object *o, struct falcond_ledger *lg)
 		h = hist_of(lg, ch, dev, true);
 		if (h == NULL)
 			return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");
+		h->logged = true; /* it is in the file it came from */
 		for (j = 0; j < json_object_array_length(ea) && j < FALCOND_HIST_MAX; j++) {
 			json_object *y = json_object_array_get_idx(ea, j);
 			struct falcond_hist *hx = &h->h[h->n];
@@ -559,39 +591,180 @@ falcon_err_t falcond_ledger_from_json(json_object *o, struct falcond_ledger *lg)
 	return FALCON_OK;
 }
 
+/* parse_text - buf[len] as one JSON value (*o, caller puts); what is wrong
+ * into why[n] (json-c's words and the byte) when it is not. */
+static bool parse_text(const char *buf, size_t len, json_object **o, char *why, size_t n)
+{
+	json_tokener *tok = json_tokener_new();
+	size_t end;
+	bool ok;
+
+	*o = tok ? json_tokener_parse_ex(tok, buf, (int)len) : NULL;
+	ok = *o != NULL && json_tokener_get_error(tok) == json_tokener_success;
+	/* white space may follow (a file edited by hand ends with a newline) */
+	for (end = ok ? json_tokener_get_parse_end(tok) : len; end < len; end++)
+		if (strchr(" \t\r\n", buf[end]) == NULL || buf[end] == '\0')
+			ok = false;
+	if (!ok)
+		snprintf(why, n, "%s at byte %zu of %zu",
+			 tok == NULL ? "no memory"
+			 : json_tokener_get_error(tok) != json_tokener_success
+				 ? json_tokener_error_desc(json_tokener_get_error(tok))
+				 : *o == NULL ? "incomplete JSON" : "text after the JSON value",
+			 tok ? json_tokener_get_parse_end(tok) : 0, len);
+	if (!ok) {
+		json_object_put(*o);
+		*o = NULL;
+	}
+	if (tok)
+		json_tokener_free(tok);
+	return ok;
+}
+
+/* ledger_take - record r's head replaces lg's, r's device histories
+ * replace lg's of the same devices (r is left without leases and
+ * quarantine).  FALCON_ERR_NOMEM. */
+static falcon_err_t ledger_take(struct falcond_ledger *lg, struct falcond_ledger *r)
+{
+	size_t i;
+
+	free(lg->leases);
+	lg->leases = r->leases;
+	lg->nleases = r->nleases;
+	r->leases = NULL;
+	r->nleases = 0;
+	free(lg->quar);
+	lg->quar = r->quar;
+	lg->nquar = r->nquar;
+	r->quar = NULL;
+	r->nquar = 0;
+	lg->seq = r->seq;
+	lg->gen = r->gen;
+	for (i = 0; i < r->nhist; i++) {
+		struct falcond_devhist *h = hist_of(lg, r->hist[i].chassis, r->hist[i].device, true);
+
+		if (h == NULL)
+			return falcon_err_set(FALCON_ERR_NOMEM, "ledger: history");
+		free(h->text);
+		h->text = NULL;
+		h->n = r->hist[i].n;
+		memcpy(h->h, r->hist[i].h, sizeof(h->h));
+		h->logged = true;
+	}
+	return FALCON_OK;
+}
+
+/* log_apply - one complete log line (line[len], NUL-terminated): replayed
+ * into lg when its gen is above lg's, skipped otherwise (already in the
+ * snapshot).  FALCON_ERR_PARSE with what is wrong (no file name),
+ * FALCON_ERR_NOMEM. */
+static falcon_err_t log_apply(struct falcond_ledger *lg, const char *line, size_t len)
+{
+	struct falcond_ledger *r = NULL;
+	json_object *o = NULL;
+	falcon_err_t rv;
+	char why[256];
+	long long gen;
+
+	if (!parse_text(line, len, &o, why, sizeof(why)))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s", why);
+	if (!json_object_is_type(o, json_type_object)) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "expected a JSON object");
+		goto out;
+	}
+	if ((rv = jint(o, "record", "gen", 1, LLONG_MAX, &gen)) != FALCON_OK)
+		goto out;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "ledger: record");
+		goto out;
+	}
+	/* parsed even when skipped: a record that does not parse is not
+	 * passed over in silence */
+	if ((rv = falcond_ledger_from_json(o, r)) != FALCON_OK)
+		goto out;
+	if ((unsigned long long)gen > lg->gen)
+		rv = ledger_take(lg, r);
+out:
+	falcond_ledger_free(r);
+	json_object_put(o);
+	return rv;
+}
+
+/* log_replay - lg->log_path replayed into lg (lg->log_bytes: its whole
+ * lines' length; a torn last line cut off with a warning, lg->log_ok
+ * cleared).  A missing log is an empty one.  FALCON_ERR_PARSE naming the
+ * file and line, FALCON_ERR_IO, FALCON_ERR_NOMEM. */
+static falcon_err_t log_replay(struct falcond_ledger *lg)
+{
+	char *buf = NULL, *p, *nl, detail[1024];
+	size_t len = 0, line = 1;
+	struct stat sb;
+	falcon_err_t rv;
+
+	/* a FIFO would block the read (and release a held writer) */
+	if (stat(lg->log_path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return falcon_err_set(FALCON_ERR_IO, "%s: not a regular file", lg->log_path);
+	rv = falcon_read_file(lg->log_path, FALCOND_LEDGER_MAX, &buf, &len);
+	if (rv == FALCON_ERR_NOTFOUND)
+		return FALCON_OK;
+	if (rv != FALCON_OK)
+		return rv;
+	for (p = buf; p < buf + len; p = nl + 1, line++) {
+		nl = memchr(p, '\n', (size_t)(buf + len - p));
+		if (nl == NULL) {
+			falcon_warn("%s:%zu: torn last record (%zu bytes without a newline: a "
+				    "write that a crash cut short, never acknowledged) ignored",
+				    lg->log_path, line, (size_t)(buf + len - p));
+			lg->log_ok = false;
+			break;
+		}
+		*nl = '\0';
+		rv = log_apply(lg, p, (size_t)(nl - p));
+		if (rv != FALCON_OK) {
+			snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
+			rv = falcon_err_set(rv == FALCON_ERR_NOMEM ? rv : FALCON_ERR_PARSE,
+					    "%s:%zu: corrupted ledger log record: %s; falcond will "
+					    "not start over it: inspect it, restore a copy or move "
+					    "it away", lg->log_path, line, detail);
+			break;
+		}
+	}
+	lg->log_bytes = (size_t)(p - buf);
+	free(buf);
+	return rv;
+}
+
 falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **out)
 {
 	struct falcond_ledger *lg = calloc(1, sizeof(*lg));
-	json_tokener *tok = NULL;
 	json_object *o = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	falcon_err_t rv;
+	char why[256];
 
-	if (lg == NULL || asprintf(&lg->path, "%s/" FALCOND_LEDGER_FILE, state_dir) < 0) {
-		if (lg)
-			lg->path = NULL;
+	if (lg == NULL || asprintf(&lg->path, "%s/" FALCOND_LEDGER_FILE, state_dir) < 0 ||
+	    asprintf(&lg->log_path, "%s/" FALCOND_LEDGER_LOG, state_dir) < 0) {
+		if (lg) {
+			free(lg->path);
+			lg->path = lg->log_path = NULL;
+		}
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "ledger");
 		goto fail;
 	}
+	lg->log_ok = true;
 	rv = falcon_read_file(lg->path, FALCOND_LEDGER_MAX, &buf, &len);
-	if (rv == FALCON_ERR_NOTFOUND) {
-		*out = lg;
-		lg = NULL;
-		rv = FALCON_OK;
-		goto fail;
-	}
+	if (rv == FALCON_ERR_NOTFOUND)
+		goto log;
 	if (rv != FALCON_OK)
 		goto fail;
-	tok = json_tokener_new();
-	o = tok ? json_tokener_parse_ex(tok, buf, (int)len) : NULL;
-	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success) {
+	lg->snap_bytes = len;
+	if (!parse_text(buf, len, &o, why, sizeof(why))) {
 		rv = falcon_err_set(FALCON_ERR_PARSE,
-				    "%s: corrupted ledger (%s at byte %zu of %zu); falcond will not "
+				    "%s: corrupted ledger (%s); falcond will not "
 				    "start over it: inspect it, restore a copy or move it away",
-				    lg->path,
-				    tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "no memory",
-				    tok ? json_tokener_get_parse_end(tok) : 0, len);
+				    lg->path, why);
 		goto fail;
 	}
 	rv = falcond_ledger_from_json(o, lg);
@@ -602,28 +775,193 @@ falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **
 		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: corrupted ledger: %s", lg->path, detail);
 		goto fail;
 	}
+log:
+	if ((rv = log_replay(lg)) != FALCON_OK)
+		goto fail;
+	check_seq(lg);
 	*out = lg;
 	lg = NULL;
 	rv = FALCON_OK;
 fail:
-	if (tok)
-		json_tokener_free(tok);
 	json_object_put(o);
 	free(buf);
 	falcond_ledger_free(lg);
 	return rv;
 }
 
-falcon_err_t falcond_ledger_save(struct falcond_ledger *lg)
+/* lease_bytes - the bytes of l that hold it (up to devs[ndevs]). */
+static size_t lease_bytes(const struct falcon_lease *l)
 {
-	char *s = falcond_ledger_text(lg);
+	size_t n = l->ndevs < FALCON_PROTO_MAX_DEVS ? l->ndevs : FALCON_PROTO_MAX_DEVS;
+
+	return offsetof(struct falcon_lease, devs) + n * sizeof(l->devs[0]);
+}
+
+/* lease_text - the JSON of lease i of lg: the text kept from the last
+ * record when the lease is the same (moved out of lg->ltext), else a new
+ * one; c->l set to the lease.  false when out of memory. */
+static bool lease_text(struct falcond_ledger *lg, size_t i, struct falcond_lease_text *c)
+{
+	const struct falcon_lease *l = &lg->leases[i];
+	size_t n = lease_bytes(l), k;
+	json_object *j;
+	const char *t;
+
+	/* from the same place on: leases keep their order */
+	for (k = 0; k < lg->nltext; k++) {
+		struct falcond_lease_text *o = &lg->ltext[(i + k) % lg->nltext];
+
+		if (o->text != NULL && strcmp(o->l.id, l->id) == 0) {
+			if (o->l.ndevs == l->ndevs && memcmp(&o->l, l, n) == 0) {
+				c->text = o->text;
+				o->text = NULL;
+			}
+			break;
+		}
+	}
+	if (c->text == NULL) {
+		j = falcon_proto_lease_json(l);
+		t = j ? json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN) : NULL;
+		c->text = t ? strdup(t) : NULL;
+		json_object_put(j);
+		if (c->text == NULL)
+			return false;
+	}
+	memcpy(&c->l, l, n);
+	return true;
+}
+
+/* record_text - a log record of lg as it is (its gen set): the head and
+ * the histories not logged, one line; a new string (*len bytes), NULL
+ * when out of memory.  The leases' texts are kept for the next record
+ * (lg->ltext): a commit changes a few leases of many. */
+static char *record_text(struct falcond_ledger *lg, size_t *len)
+{
+	struct falcond_lease_text *nc = calloc(lg->nleases ? lg->nleases : 1, sizeof(*nc));
+	json_object *q = quarantine_json(lg), *d = json_object_new_array();
+	const char *qs, *ds;
+	char *text = NULL, *p;
+	size_t i, total = 0;
+
+	if (nc == NULL || q == NULL || d == NULL)
+		goto out;
+	for (i = 0; i < lg->nleases; i++) {
+		if (!lease_text(lg, i, &nc[i]))
+			goto out;
+		total += strlen(nc[i].text) + 1;
+	}
+	for (i = 0; i < lg->nhist; i++)
+		if (!lg->hist[i].logged)
+			json_object_array_add(d, devhist_json(&lg->hist[i]));
+	qs = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
+	ds = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+	if (qs == NULL || ds == NULL)
+		goto out;
+	total += strlen(qs) + strlen(ds) + 160;
+	text = malloc(total);
+	if (text == NULL)
+		goto out;
+	p = text + snprintf(text, total, "{\"version\":%d,\"gen\":%llu,\"seq\":%llu,\"leases\":[",
+			    LEDGER_VERSION, lg->gen, lg->seq);
+	for (i = 0; i < lg->nleases; i++)
+		p += sprintf(p, "%s%s", i ? "," : "", nc[i].text);
+	p += sprintf(p, "],\"quarantine\":%s,\"devices\":%s}\n", qs, ds);
+	*len = (size_t)(p - text);
+	/* the texts of this record replace those of the last */
+	for (i = 0; i < lg->nltext; i++)
+		free(lg->ltext[i].text);
+	free(lg->ltext);
+	lg->ltext = nc;
+	lg->nltext = lg->nleases;
+	nc = NULL;
+out:
+	for (i = 0; nc != NULL && i < lg->nleases; i++)
+		free(nc[i].text);
+	free(nc);
+	json_object_put(q);
+	json_object_put(d);
+	return text;
+}
+
+falcon_err_t falcond_ledger_write_prepare(struct falcond_ledger *lg,
+					  struct falcond_ledger_write *w)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->snapshot = !lg->log_ok || lg->log_bytes >= FALCOND_LEDGER_MAX / 2 ||
+		      (lg->log_bytes >= FALCOND_LOG_COMPACT && lg->log_bytes / 4 >= lg->snap_bytes);
+	w->gen = ++lg->gen;
+	if (w->snapshot) {
+		w->text = falcond_ledger_text(lg);
+		w->len = w->text ? strlen(w->text) : 0;
+	} else {
+		w->text = record_text(lg, &w->len);
+	}
+	if (w->text == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: serialise");
+	for (i = 0; i < lg->nhist; i++)
+		lg->hist[i].logged = true;
+	return FALCON_OK;
+}
+
+falcon_err_t falcond_ledger_write_do(const struct falcond_ledger *lg,
+				     struct falcond_ledger_write *w)
+{
+	struct stat sb;
 	falcon_err_t rv;
 
-	if (s == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "ledger: save");
-	rv = falcon_write_file_atomic(lg->path, s, strlen(s), 0600);
-	free(s);
+	if (!w->snapshot)
+		return falcon_append_file_sync(lg->log_path, w->text, w->len, 0600);
+	/* a log that could not be replaced after the snapshot fails the write
+	 * before it: a failed commit leaves the files as they were */
+	if (stat(lg->log_path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return falcon_err_set(FALCON_ERR_IO, "%s: not a regular file", lg->log_path);
+	rv = falcon_write_file_atomic(lg->path, w->text, w->len, 0600);
+	if (rv != FALCON_OK)
+		return rv;
+	/* the snapshot holds everything: the log's records are void (their
+	 * gens are not above its own), whether the empty log lands or not */
+	w->log_fresh = falcon_write_file_atomic(lg->log_path, "", 0, 0600) == FALCON_OK;
+	if (!w->log_fresh)
+		falcon_warn("ledger: compaction: %s (the snapshot %s is written; the next "
+			    "write tries again)", falcon_errmsg(), lg->path);
+	return FALCON_OK;
+}
+
+void falcond_ledger_write_done(struct falcond_ledger *lg, struct falcond_ledger_write *w,
+			       falcon_err_t rv)
+{
+	if (rv != FALCON_OK) {
+		lg->log_ok = false;
+	} else if (!w->snapshot) {
+		lg->log_bytes += w->len;
+	} else {
+		lg->snap_bytes = w->len;
+		lg->log_ok = w->log_fresh;
+		if (w->log_fresh)
+			lg->log_bytes = 0;
+	}
+	free(w->text);
+	w->text = NULL;
+}
+
+falcon_err_t falcond_ledger_save(struct falcond_ledger *lg)
+{
+	struct falcond_ledger_write w;
+	falcon_err_t rv;
+
+	rv = falcond_ledger_write_prepare(lg, &w);
+	if (rv == FALCON_OK)
+		rv = falcond_ledger_write_do(lg, &w);
+	falcond_ledger_write_done(lg, &w, rv);
 	return rv;
+}
+
+falcon_err_t falcond_ledger_compact(struct falcond_ledger *lg)
+{
+	lg->log_ok = false;
+	return falcond_ledger_save(lg);
 }
 
 /* falcond_lease_in_flight - a lease in state "composing" or "settling";

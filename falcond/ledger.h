@@ -1,7 +1,8 @@
 /*
  * ledger.h - falcond's ledger (ledger.c): leases, quarantines and the
- * per-device history of StateDir/ledger.json, and the pure questions asked
- * of a lease.  The bottom of falcond: it includes nothing of falcond's.
+ * per-device history of StateDir/ledger.json (the snapshot) and
+ * StateDir/ledger.log (the records appended since), and the pure questions
+ * asked of a lease.  The bottom of falcond: it includes nothing of falcond's.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -20,7 +21,11 @@
 
 #define FALCOND_HIST_MAX 16 /* history entries kept per device (oldest dropped) */
 #define FALCOND_LEDGER_FILE "ledger.json"
+#define FALCOND_LEDGER_LOG "ledger.log"
 #define FALCOND_LEDGER_MAX (64u * 1024 * 1024) /* bytes; a bigger file is refused */
+/* the log is compacted (a snapshot, then an empty log) once it holds this
+ * many bytes and 4 times the snapshot's, or half of FALCOND_LEDGER_MAX */
+#define FALCOND_LOG_COMPACT (4u * 1024 * 1024)
 
 struct falcond_quarantine {
 	char chassis[FALCON_NAME_LEN];
@@ -46,6 +51,9 @@ struct falcond_devhist {
 	char *text;                              /* this entry's JSON as last written
 						  * (owned), NULL after a change: see
 						  * falcond_ledger_text */
+	bool logged;                             /* as it is now in the snapshot or a
+						  * record; false after a change: the
+						  * next record carries it */
 };
 
 /*
@@ -60,6 +68,13 @@ struct falcond_devhist {
 typedef void falcond_release_sink(const char *chassis, const char *device,
 				  const struct falcond_hist *e, long uid);
 
+/* A lease's JSON as a log record last printed it, reused while the lease
+ * is byte for byte the same up to devs[l.ndevs] (memory only). */
+struct falcond_lease_text {
+	struct falcon_lease l;
+	char *text;                  /* owned */
+};
+
 /* The settle deadline of an in-flight lease of a dead falcond (memory only). */
 struct falcond_settle {
 	char lease[FALCON_LEASE_ID_LEN];
@@ -68,6 +83,14 @@ struct falcond_settle {
 
 struct falcond_ledger {
 	char *path;                  /* StateDir/ledger.json, owned */
+	char *log_path;              /* StateDir/ledger.log, owned */
+	unsigned long long gen;      /* the last write's generation (snapshot or
+				      * record; counted on across restarts) */
+	size_t log_bytes;            /* the log's length (whole records) */
+	size_t snap_bytes;           /* the snapshot's length */
+	bool log_ok;                 /* false: the next write is a snapshot and an
+				      * empty log (the log's tail is torn or a write
+				      * failed, or the snapshot is an old version) */
 	unsigned long long seq;      /* last lease number handed out */
 	size_t nleases;
 	struct falcon_lease *leases; /* owned array */
@@ -78,25 +101,91 @@ struct falcond_ledger {
 	falcond_release_sink *on_release; /* NULL: closed entries go nowhere else */
 	size_t nsettle;              /* not in the file: see falcond_ledger_settle_look */
 	struct falcond_settle *settle; /* owned */
+	size_t nltext;               /* the leases' texts of the last record */
+	struct falcond_lease_text *ltext; /* owned */
 };
 
 /*
- * falcond_ledger_load - read STATE_DIR/ledger.json into a new ledger (*out, free
- * with falcond_ledger_free()).  A missing file is an empty ledger; an unreadable,
- * malformed or inconsistent one (a device in two leases) is
- * FALCON_ERR_PARSE naming the file and what is wrong: falcond then refuses
- * to start rather than forget leases.  A seq below a lease id "L-N" found
- * in it is raised to N with a warning (ids are never handed out twice).
+ * falcond_ledger_load - read STATE_DIR/ledger.json (the snapshot), then
+ * replay STATE_DIR/ledger.log: each of its records whose "gen" is above
+ * the snapshot's replaces the head (seq, leases, quarantine) and the
+ * device histories it carries; the others are already in the snapshot (a
+ * crash between a compaction's snapshot and its new log).  Reads only:
+ * the state directory is not changed.  Into a new ledger (*out, free with
+ * falcond_ledger_free()).  Missing files are an empty ledger.  A last line
+ * without its newline (a crash in the middle of an append) is cut off
+ * with a warning (the next write is then a compaction).  An unreadable,
+ * malformed or inconsistent snapshot (a device in two leases), or a
+ * complete log line that does not parse, is FALCON_ERR_PARSE naming the
+ * file (and the log's line number) and what is wrong: falcond then refuses
+ * to start rather than forget leases.  A file that cannot be read (or a
+ * log that is not a regular file) is FALCON_ERR_IO.  A seq below a lease
+ * id "L-N" found in it is raised to N with a warning (ids are never handed
+ * out twice).
  */
 falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **out);
 void falcond_ledger_free(struct falcond_ledger *lg);
+
 /*
- * falcond_ledger_save - write the whole ledger with falcon_write_file_atomic()
- * (temp + fsync + rename + fsync of the directory, mode 0600): after it
- * returns FALCON_OK a crash keeps it.  FALCON_ERR_IO otherwise.
+ * A ledger write in three steps, so that the I/O runs without the lock
+ * that guards the ledger (state.c's group commit): prepare (lock held)
+ * takes what the write carries, do (no lock: it reads only lg->path and
+ * lg->log_path, which never change) writes it, done (lock held) accounts
+ * for it and frees w's text.
+ */
+struct falcond_ledger_write {
+	char *text;                  /* owned until done */
+	size_t len;                  /* bytes of text */
+	bool snapshot;               /* the whole ledger to ledger.json, then an
+				      * empty ledger.log; else one log record */
+	bool log_fresh;              /* (snapshot) the empty log is in place */
+	unsigned long long gen;      /* the write's generation */
+};
+/*
+ * falcond_ledger_write_prepare - the next write of lg into *w: one log
+ * record (a line of JSON: "gen", the head -- seq, leases, quarantine --
+ * and the device histories changed since the last write), or, when the log
+ * is due for compaction (FALCOND_LOG_COMPACT) or not usable (!log_ok), the
+ * whole ledger as a snapshot.  The changed histories are marked logged.
+ * FALCON_ERR_NOMEM (w->text NULL, nothing marked).
+ */
+falcon_err_t falcond_ledger_write_prepare(struct falcond_ledger *lg,
+					  struct falcond_ledger_write *w);
+/*
+ * falcond_ledger_write_do - write w: a record is appended to the log and
+ * fdatasynced (falcon_append_file_sync: one write, one sync); a snapshot
+ * is written with falcon_write_file_atomic() (temp + fsync + rename + fsync
+ * of the directory, mode 0600), then the log is replaced by an empty one
+ * the same way (w->log_fresh; a failure there is only a warning: the
+ * snapshot holds everything and its gen makes the old records void).  A
+ * log path that is not a regular file (a directory, a FIFO) fails either
+ * kind before anything is written.  After FALCON_OK a crash keeps w.
+ * FALCON_ERR_IO otherwise (detail set).
+ */
+falcon_err_t falcond_ledger_write_do(const struct falcond_ledger *lg,
+				     struct falcond_ledger_write *w);
+/*
+ * falcond_ledger_write_done - account for w's outcome rv (the log's and
+ * snapshot's lengths); after a failure the next write is a snapshot (what
+ * w carried, and the histories it marked logged, are written again).
+ * Frees w->text.
+ */
+void falcond_ledger_write_done(struct falcond_ledger *lg, struct falcond_ledger_write *w,
+			       falcon_err_t rv);
+/*
+ * falcond_ledger_save - the three steps at once (one thread, no lock):
+ * after it returns FALCON_OK a crash keeps lg.  FALCON_ERR_IO or
+ * FALCON_ERR_NOMEM otherwise.  falcond_ledger_compact - the same, as a
+ * snapshot and an empty log whatever the log's length.
  */
 falcon_err_t falcond_ledger_save(struct falcond_ledger *lg);
-/* falcond_ledger_json / falcond_ledger_from_json - the file's form (new object / parse). */
+falcon_err_t falcond_ledger_compact(struct falcond_ledger *lg);
+/*
+ * falcond_ledger_json / falcond_ledger_from_json - the snapshot's form (a
+ * new object, the caller puts it / parsed into lg, which may be a log
+ * record: a head and some device histories; FALCON_ERR_PARSE naming the
+ * field, FALCON_ERR_NOMEM).
+ */
 json_object *falcond_ledger_json(const struct falcond_ledger *lg);
 /*
  * falcond_ledger_text - the file's text: the same bytes as falcond_ledger_json()

@@ -162,6 +162,17 @@ bench-falcond-cycles: tests/bench/bench_falcond falcond/falcond sim/falcon-sim
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/tests/bench/falcond-cycles
 EXTRA_DIST += tests/bench/falcond-cycles
+# Bench (by hand): one ledger commit alone, the whole file rewritten vs a
+# log record appended (ms and bytes per commit), in a fresh directory.
+noinst_PROGRAMS += tests/bench/bench_ledger
+tests_bench_bench_ledger_SOURCES = tests/bench/bench_ledger.c falcond/ledger.c falcond/ledger.h
+tests_bench_bench_ledger_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)
+tests_bench_bench_ledger_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS)
+BENCH_TARGETS += bench-ledger
+bench-ledger: tests/bench/bench_ledger
+	d=$$(mktemp -d) && tests/bench/bench_ledger "$$d" $${BENCH_COMMITS:-1000}; \
+	  rc=$$?; rm -rf "$$d"; exit $$rc
 BENCH_TARGETS += bench-falcond
 bench-falcond: tests/bench/bench_falcond
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

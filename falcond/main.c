@@ -272,12 +272,43 @@ static bool become_active(bool reconcile)
 	return true;
 }
 
+/*
+ * dump_ledger - print the ledger of state_dir as falcond would load it
+ * (ledger.json and the records of ledger.log replayed) on stdout, one line
+ * of JSON in ledger.json's form.  Reads only; safe beside a running
+ * falcond (it appends whole lines, compacts by rename).  Returns the exit
+ * status: 0, or 1 (logged) when the ledger cannot be loaded.
+ */
+static int dump_ledger(const char *state_dir)
+{
+	struct falcond_ledger *lg = NULL;
+	json_object *o;
+	int rc = 1;
+
+	if (falcond_ledger_load(state_dir, &lg) != FALCON_OK) {
+		falcon_error("%s", falcon_errmsg());
+		return 1;
+	}
+	o = falcond_ledger_json(lg);
+	if (o != NULL && puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) >= 0 &&
+	    fflush(stdout) == 0)
+		rc = 0;
+	else
+		falcon_error("--dump-ledger: %s", o ? "cannot write to stdout" : "out of memory");
+	json_object_put(o);
+	falcond_ledger_free(lg);
+	return rc;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [-v]...\n"
+		   "       falcond --dump-ledger STATE_DIR\n"
 		   "  -f, --config FILE   falcon.conf (default: $FALCON_CONF or %s)\n"
 		   "      --no-slurm      do not ask Slurm which jobs run (reconcile)\n"
 		   "      --no-reconcile  do not reconcile at start\n"
+		   "      --dump-ledger STATE_DIR  print the ledger (snapshot and log\n"
+		   "                      replayed) as JSON and exit\n"
 		   "  -v, --verbose       more log (repeat)\n"
 		   "  -h, --help\n", falcon_conf_path(NULL));
 }
@@ -288,11 +319,12 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'f' },
 		{ "no-slurm", no_argument, NULL, 'S' },
 		{ "no-reconcile", no_argument, NULL, 'R' },
+		{ "dump-ledger", required_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cfg = NULL;
+	const char *cfg = NULL, *dump = NULL;
 	struct MHD_Daemon *d = NULL, *page = NULL;
 	struct sockaddr_storage ss, ss_page;
 	socklen_t sl = 0;
@@ -310,6 +342,7 @@ int main(int argc, char **argv)
 		case 'f': cfg = optarg; break;
 		case 'S': g_st.use_slurm = false; break;
 		case 'R': reconcile = false; break;
+		case 'D': dump = optarg; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -318,6 +351,8 @@ int main(int argc, char **argv)
 	falcon_log_add_sink(falcon_log_sink_stderr,
 			    verbose >= 2 ? FALCON_LOG_DEBUG : verbose ? FALCON_LOG_VERBOSE
 								    : FALCON_LOG_INFO, NULL);
+	if (dump != NULL)
+		return dump_ledger(dump);
 	cfg = falcon_conf_path(cfg);
 	if (falcon_conf_load(cfg, &g_st.conf) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());

@@ -117,10 +117,11 @@ bool falcond_may_land_late(falcon_err_t e)
 /*
  * falcond_commit_upto_locked - make every ledger change up to generation want
  * durable (st->lock held on entry and on return; dropped while writing).
- * Group commit: the thread that finds no write in progress writes the whole
- * ledger as it is (falcon_write_file_atomic: temp, fsync, rename, fsync of
- * the directory) for everyone who changed it before; the others wait for
- * that write.  FALCON_ERR_IO (logged) when the write covering want failed.
+ * Group commit: the thread that finds no write in progress writes the
+ * ledger as it is (one record appended to the log and fdatasynced, or now
+ * and then a compaction: ledger.h) for everyone who changed it before; the
+ * others wait for that write.  FALCON_ERR_IO (logged) when the write
+ * covering want failed.
  */
 falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long long want)
 {
@@ -131,21 +132,22 @@ falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long 
 			pthread_cond_wait(&st->saved, &st->lock);
 			if (!st->saving && st->saved_gen < want && st->failed_gen >= want)
 				return falcon_err_set(FALCON_ERR_IO, "ledger %s: write failed",
-						      st->ledger->path);
+						      st->ledger->log_path);
 			continue;
 		}
 		{
 			unsigned long long target = st->gen;
-			char *text = falcond_ledger_text(st->ledger);
+			struct falcond_ledger_write w;
 
+			rv = falcond_ledger_write_prepare(st->ledger, &w);
 			st->saving = true;
 			pthread_mutex_unlock(&st->lock);
-			rv = text ? falcon_write_file_atomic(st->ledger->path, text, strlen(text), 0600)
-				  : falcon_err_set(FALCON_ERR_NOMEM, "ledger: serialise");
-			free(text);
+			if (rv == FALCON_OK)
+				rv = falcond_ledger_write_do(st->ledger, &w);
 			if (rv != FALCON_OK)
 				falcon_error("ledger: %s", falcon_errmsg());
 			pthread_mutex_lock(&st->lock);
+			falcond_ledger_write_done(st->ledger, &w, rv);
 			st->saving = false;
 			if (rv == FALCON_OK)
 				st->saved_gen = target;

@@ -162,9 +162,10 @@ bool falcond_may_land_late(falcon_err_t e);
  * falcond_commit_upto_locked - make every ledger change up to generation
  * want durable (st->lock held on entry and on return; dropped while
  * writing).  Group commit: the thread that finds no write in progress
- * writes the whole ledger as it is (falcon_write_file_atomic: temp, fsync,
- * rename, fsync of the directory) for everyone who changed it before; the
- * others wait for that write.  FALCON_ERR_IO (logged) when the write
+ * writes the ledger as it is (falcond_ledger_write_*: one record appended
+ * to StateDir/ledger.log and fdatasynced; now and then a compaction,
+ * ledger.h) for everyone who changed it before; the others wait for that
+ * write.  FALCON_ERR_IO (logged) when the write
  * covering want failed, FALCON_ERR_NOMEM when it could not be serialised.
  * falcond_commit_locked - a new ledger change (the caller's, made under
  * st->lock) made durable: falcond_commit_upto_locked() of a new generation.

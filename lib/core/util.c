@@ -195,13 +195,37 @@ fail:
 	return rv;
 }
 
+falcon_err_t falcon_fsync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int dfd, saved;
+
+	falcon_strlcpy(dir, path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd) < 0) {
+		saved = errno;
+		if (dfd >= 0)
+			close(dfd);
+		return falcon_err_set(FALCON_ERR_IO, "%s: fsync: %s", dir, strerror(saved));
+	}
+	close(dfd);
+	return FALCON_OK;
+}
+
 falcon_err_t falcon_write_file_atomic(const char *path, const void *data,
 				      size_t len, unsigned mode)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	char tmp[PATH_MAX];
 	const char *p = data;
-	char *slash;
-	int fd, dfd, saved;
+	int fd, saved;
 	size_t off = 0;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid())
@@ -229,29 +253,64 @@ falcon_err_t falcon_write_file_atomic(const char *path, const void *data,
 	fd = -1;
 	if (rename(tmp, path) < 0)
 		goto fail;
-	falcon_strlcpy(dir, path, sizeof(dir));
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash != NULL)
-		*slash = '\0';
-	else
-		strcpy(dir, ".");
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) < 0) {
-		saved = errno;
-		if (dfd >= 0)
-			close(dfd);
-		return falcon_err_set(FALCON_ERR_IO, "%s: fsync: %s", dir, strerror(saved));
-	}
-	close(dfd);
-	return FALCON_OK;
+	return falcon_fsync_dir_of(path);
 fail:
 	saved = errno;
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
 	return falcon_err_set(FALCON_ERR_IO, "%s: %s", path, strerror(saved));
+}
+
+falcon_err_t falcon_append_file_sync(const char *path, const void *data, size_t len,
+				     unsigned mode)
+{
+	const char *p = data;
+	bool created = false;
+	struct stat sb;
+	off_t size = -1;
+	size_t off = 0;
+	int fd, saved;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+		created = fd >= 0;
+	}
+	if (fd < 0)
+		return falcon_err_set(FALCON_ERR_IO, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) < 0)
+		goto fail;
+	if (!S_ISREG(sb.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	size = sb.st_size;
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fdatasync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	return created ? falcon_fsync_dir_of(path) : FALCON_OK;
+fail:
+	saved = errno;
+	if (fd >= 0) {
+		if (size >= 0 && ftruncate(fd, size) == 0)
+			(void)fdatasync(fd);
+		close(fd);
+	}
+	return falcon_err_set(FALCON_ERR_IO, "%s: append: %s", path, strerror(saved));
 }
 
 long long falcon_now_ms(void)

@@ -86,6 +86,25 @@ falcon_err_t falcon_read_file(const char *path, size_t max, char **buf, size_t *
 falcon_err_t falcon_write_file_atomic(const char *path, const void *data,
 				      size_t len, unsigned mode);
 
+/*
+ * falcon_fsync_dir_of - fsync the directory that holds path (".", when
+ * path names none), so that a file created or renamed there survives a
+ * crash.  FALCON_ERR_IO with the directory and strerror in the detail.
+ */
+falcon_err_t falcon_fsync_dir_of(const char *path);
+
+/*
+ * falcon_append_file_sync - append len bytes to the regular file path
+ * (created with mode, and its directory fsynced, when absent) and
+ * fdatasync it: one write, one sync.  The file is opened for each call, so
+ * that a file put in its place is the one written.  FALCON_ERR_IO (path,
+ * strerror) when it cannot be opened, is not a regular file, or the write
+ * or the sync fails; the file is then cut back to its old length where it
+ * can be (a torn append is not left behind), which is not guaranteed.
+ */
+falcon_err_t falcon_append_file_sync(const char *path, const void *data, size_t len,
+				     unsigned mode);
+
 /* falcon_now_ms - CLOCK_MONOTONIC in milliseconds, for bounded waits. */
 long long falcon_now_ms(void);
 

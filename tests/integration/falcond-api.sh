@@ -126,6 +126,7 @@ fd_expect 200 POST /v1/compose '{"job_id":10,"host":"node1","gpus":1}'
 [ "$(fd_json 'j["orphans_detached"]')" = 0 ] || t_fail "reconcile found orphans: $(cat "$t_tmp/out")"
 fd_stop_falcond
 # an orphan: a composing lease left by a "crash"
+fd_ledger_flatten || t_fail "falcond --dump-ledger"
 python3 - "$t_tmp/state/ledger.json" <<'EOP'
 import json, sys
 p = sys.argv[1]; l = json.load(open(p))
@@ -143,6 +144,7 @@ t_ok "reconcile at start settles a composing lease"
 # an orphan: the chassis shows a device attached that no lease names
 fd_expect 200 POST /v1/compose '{"job_id":11,"host":"node3","gpus":1}'
 fd_stop_falcond
+fd_ledger_flatten || t_fail "falcond --dump-ledger"
 python3 - "$t_tmp/state/ledger.json" <<'EOP'
 import json, sys
 p = sys.argv[1]; l = json.load(open(p))
@@ -173,4 +175,19 @@ echo '{"version":1,"seq":' > "$t_tmp/state/ledger.json"
 "$FALCOND" -f "$FALCON_CONF" --no-slurm 2>"$t_tmp/err" && t_fail "falcond started over a corrupted ledger"
 grep -q "corrupted ledger" "$t_tmp/err" || t_fail "corrupted ledger: $(cat "$t_tmp/err")"
 t_ok "corrupted ledger refused"
+# so is a whole log line that does not parse (file and line named), while a
+# torn last line (a crash in the middle of an append) is cut off
+echo '{"version":2,"gen":1,"seq":0,"leases":[],"quarantine":[],"devices":[]}' > "$t_tmp/state/ledger.json"
+printf '%s\nnot json\n' '{"version":2,"gen":2,"seq":5,"leases":[],"quarantine":[],"devices":[]}' \
+	> "$t_tmp/state/ledger.log"
+"$FALCOND" -f "$FALCON_CONF" --no-slurm 2>"$t_tmp/err" && t_fail "falcond started over a corrupted log"
+grep -q "ledger.log:2: corrupted ledger log record" "$t_tmp/err" ||
+	t_fail "corrupted log: $(cat "$t_tmp/err")"
+fd_ledger >/dev/null 2>&1 && t_fail "falcond --dump-ledger read a corrupted log"
+printf '%s\n{"version":2,"ge' '{"version":2,"gen":2,"seq":5,"leases":[],"quarantine":[],"devices":[]}' \
+	> "$t_tmp/state/ledger.log"
+[ "$(fd_ledger 2>"$t_tmp/err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')" = 5 ] ||
+	t_fail "torn log: $(cat "$t_tmp/err")"
+grep -q "ledger.log:2: torn last record" "$t_tmp/err" || t_fail "torn log: $(cat "$t_tmp/err")"
+t_ok "a corrupted log line refused naming file and line; a torn last line cut off"
 exit 0

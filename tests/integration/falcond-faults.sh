@@ -23,7 +23,7 @@ fd_start_falcond
 fd_sim c1 POST /admin/faults \
 	'{"rules":[{"action":"error","method":"PATCH","path":"/redfish/v1/*","count":-1}]}' >/dev/null
 "$FALCONCTL" detach --job 100000 >/dev/null 2>&1 || true
-q=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["quarantine"]))' "$t_tmp/state/ledger.json")
+q=$(fd_ledger | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["quarantine"]))')
 [ "$q" = 1 ] || t_fail "scenario: a detach answered 503 should quarantine the device ($q)"
 "$FALCONCTL" reconcile >/dev/null 2>&1 || true
 # before the fix every pass kicked the next: some hundred passes a second
@@ -45,9 +45,9 @@ fd_invariants >"$t_tmp/inv" || { cat "$t_tmp/inv"; t_fail "scenario: reconcile b
 [ ! -e "$t_tmp/between" ] || t_fail "scenario: the reconcile did not run between the reads"
 grep -q 'attached=0 quarantined=0' "$t_tmp/inv" || t_fail "scenario: not healed: $(cat "$t_tmp/inv")"
 unset -f curl
-# quar - the devices the ledger file has quarantined
+# quar - the devices the ledger has quarantined
 quar() {
-	python3 -c 'import json,sys; print(" ".join(x["device"] for x in json.load(open(sys.argv[1]))["quarantine"]))' "$t_tmp/state/ledger.json"
+	fd_ledger | python3 -c 'import json,sys; print(" ".join(x["device"] for x in json.load(sys.stdin)["quarantine"]))'
 }
 cycles=${FALCOND_CYCLES:-50}
 ok=0 failed=0 quarantined=0 dfail=0 i=0

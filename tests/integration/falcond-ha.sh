@@ -62,7 +62,7 @@ for j in $jobs_in_flight; do
 	echo $! > "$t_tmp/a.$j.pid"
 done
 wait_for 20 "a compose in flight (composing in the ledger)" \
-	grep -q '"composing"' "$t_tmp/state/ledger.json" || t_fail "no compose in flight"
+	fd_ledger_has '"composing"' || t_fail "no compose in flight"
 t0=$(now_ms)
 kill -KILL $PID_A
 wait $PID_A 2>/dev/null || true
@@ -91,17 +91,18 @@ for j in $jobs_in_flight; do
 done
 fd_sim c1 DELETE /admin/faults >/dev/null
 # leases the dead falcond left composing are settled (SettleTime=2)
-wait_for 60 "no lease left composing or closing" \
-	sh -c "! grep -q -e '\"composing\"' -e '\"closing\"' -e '\"settling\"' '$t_tmp/state/ledger.json'" ||
-	t_fail "leases still in flight: $(cat "$t_tmp/state/ledger.json" | head -c 600)"
+# settled - no lease in the ledger is composing, closing or settling
+settled() { fd_ledger_has '"composing"' '"closing"' '"settling"'; [ $? = 1 ]; }
+wait_for 60 "no lease left composing or closing" settled ||
+	t_fail "leases still in flight: $(fd_ledger | head -c 600)"
 inv=$(fd_invariants "$acked") || { echo "$inv"; t_fail "ledger vs chassis after the takeover"; }
 echo "composes in flight at the kill: $ok answered, $failed refused; $inv"
 for j in $jobs_in_flight; do
 	grep -q " $j\$" "$acked" && continue
-	python3 -c 'import json,sys
-l=json.load(open(sys.argv[1]))
-sys.exit(1 if any(x["job_id"]==int(sys.argv[2]) for x in l["leases"]) else 0)' \
-		"$t_tmp/state/ledger.json" $j || t_fail "job $j refused yet has a lease"
+	fd_ledger | python3 -c 'import json,sys
+l=json.load(sys.stdin)
+sys.exit(1 if any(x["job_id"]==int(sys.argv[1]) for x in l["leases"]) else 0)' \
+		$j || t_fail "job $j refused yet has a lease"
 done
 t_ok "every compose in flight completed or was rolled back, none leaked"
 

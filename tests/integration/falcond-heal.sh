@@ -21,8 +21,7 @@ hist=$t_tmp/state/history.jsonl
 
 # h_quar - the quarantined device ids of the ledger, sorted, space-separated.
 h_quar() {
-	python3 -c 'import json,sys; print(" ".join(sorted(q["device"] for q in json.load(open(sys.argv[1]))["quarantine"])))' \
-		"$t_tmp/state/ledger.json"
+	fd_ledger | python3 -c 'import json,sys; print(" ".join(sorted(q["device"] for q in json.load(sys.stdin)["quarantine"])))'
 }
 h_quar_is() { [ "$(h_quar)" = "$1" ]; }
 # h_runs - reconcile passes so far (GET /metrics).
@@ -44,7 +43,7 @@ dev=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"][0];
 fd_sim c1 POST /admin/faults "{\"refuse_detach\":[\"$dev\"]}" >/dev/null
 "$FALCONCTL" detach --job 7 >"$t_tmp/detach.out" 2>&1 || true
 h_quar_is "$dev" || t_fail "quarantine after a refused detach: '$(h_quar)'; $(cat "$t_tmp/detach.out")"
-reason=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["quarantine"][0]["reason"])' "$t_tmp/state/ledger.json")
+reason=$(fd_ledger | python3 -c 'import json,sys; print(json.load(sys.stdin)["quarantine"][0]["reason"])')
 case $reason in "detach from "*" failed during "*) ;; *) t_fail "reason '$reason'" ;; esac
 t_ok "$dev quarantined: '$reason'"
 

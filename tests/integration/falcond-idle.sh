@@ -94,7 +94,7 @@ ts=$(date +%s)
 "$FALCONCTL" attach --job 900 --host node2 --gpus 1 > "$t_tmp/slow" 2>&1 &
 SPID=$!
 wait_for 30 "the slow compose to be in flight" \
-	grep -q '"composing"' "$t_tmp/state/ledger.json" || t_fail "no compose in flight"
+	fd_ledger_has '"composing"' || t_fail "no compose in flight"
 python3 - "$FD_PORT" <<'EOP' || t_fail "/v1/health held up by a slow compose"
 import http.client, sys, time
 t = time.monotonic()

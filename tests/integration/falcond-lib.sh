@@ -168,10 +168,34 @@ fd_json() {
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$t_tmp/out"
 }
 
-# fd_ledger_copy DEST - a copy of the ledger file as it is now (falcond
-# replaces it by rename: always a whole one); DEST absent when it is.
+# fd_ledger [STATE_DIR] - the ledger as falcond loads it (StateDir/ledger.json,
+# then the records of ledger.log after it: ledger.json alone lags), one line
+# of JSON on stdout (falcond --dump-ledger; reads only, falcond may run).
+fd_ledger() {
+	"$FALCOND" --dump-ledger "${1:-$t_tmp/state}"
+}
+
+# fd_ledger_flatten - with falcond stopped: the ledger as one snapshot
+# (ledger.json; no ledger.log), for a test that edits ledger.json by hand.
+fd_ledger_flatten() {
+	fd_ledger > "$t_tmp/state/ledger.flat" &&
+		mv "$t_tmp/state/ledger.flat" "$t_tmp/state/ledger.json" &&
+		rm -f "$t_tmp/state/ledger.log"
+}
+
+# fd_ledger_has STRING... - the ledger now holds one of the STRINGs.
+fd_ledger_has() {
+	_flh=$(fd_ledger) || return 2
+	for _p in "$@"; do
+		case $_flh in *"$_p"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# fd_ledger_copy DEST - the ledger as it is now (fd_ledger: always a whole
+# one); DEST absent when it cannot be read.
 fd_ledger_copy() {
-	cat "$t_tmp/state/ledger.json" > "$1" 2>/dev/null || rm -f "$1"
+	fd_ledger > "$1" 2>/dev/null || rm -f "$1"
 }
 
 # fd_invariants [STRICT] - ledger vs chassis: prints the counts; fails on a

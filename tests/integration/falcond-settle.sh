@@ -60,8 +60,8 @@ wait_for 30 "drawer1_slot1 free" is_free drawer1_slot1 ||
 grep -Eq 'drawer1_slot1 (attached to H1 late|attached to H1 without a lease)' "$t_tmp/falcond.log" ||
 	t_fail "the late attach was not caught: $(tail -n 5 "$t_tmp/falcond.log")"
 # the intent settles: rolled back once SettleTime passed with nothing attached
-no_lease() { python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["leases"]) != 0)' "$t_tmp/state/ledger.json"; }
-wait_for 60 "lease L-1 to settle" no_lease || t_fail "lease L-1 not settled: $(cat "$t_tmp/state/ledger.json")"
+no_lease() { fd_ledger | python3 -c 'import json,sys; sys.exit(len(json.load(sys.stdin)["leases"]) != 0)'; }
+wait_for 60 "lease L-1 to settle" no_lease || t_fail "lease L-1 not settled: $(fd_ledger)"
 grep -q 'lease L-1: settled; rolled back' "$t_tmp/falcond.log" || t_fail "the settle is not logged"
 t_ok "late PATCH of a killed falcond detached without an admin"
 

@@ -118,7 +118,8 @@ fp_topo() {
 fp_pool_clean() {
 	fd_invariants >/dev/null || t_fail "ledger and chassis disagree"
 	fd_sim c1 GET /admin/state > "$t_tmp/simstate.json"
-	python3 - "$t_tmp/simstate.json" "$t_tmp/state/ledger.json" <<'EOP' || t_fail "pool not clean"
+	fd_ledger_copy "$t_tmp/ledger.now"
+	python3 - "$t_tmp/simstate.json" "$t_tmp/ledger.now" <<'EOP' || t_fail "pool not clean"
 import json, sys, os
 s = json.load(open(sys.argv[1]))
 busy = [d["id"] for d in s["devices"] if d["owner"] or d["present"] or d["staged"]]

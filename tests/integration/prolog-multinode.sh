@@ -16,7 +16,8 @@ mkdir -p "$t_tmp/run2"
 
 # leases_of JOB - "host:state" of the job's leases in the ledger, sorted
 leases_of() {
-	python3 - "$t_tmp/state/ledger.json" "$1" <<'EOP'
+	fd_ledger_copy "$t_tmp/ledger.now"
+	python3 - "$t_tmp/ledger.now" "$1" <<'EOP'
 import json, sys
 led = json.load(open(sys.argv[1]))
 print(" ".join(sorted("%s:%s" % (l["host"], l["state"]) for l in led["leases"]

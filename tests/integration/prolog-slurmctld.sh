@@ -103,8 +103,8 @@ grep -q "decompose: .*left to falcond's reconcile" "$t_tmp/slurm-epilog.log" ||
 if ls "$SYSFS/node1/bus/pci/devices/" | grep -qE '^0000:(3[d-f]|4[0-4]|b[1-8]):'; then
 	t_fail "devices left on the bus: $(ls "$SYSFS/node1/bus/pci/devices/")"
 fi
-python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["leases"] else 1)' \
-	"$t_tmp/state/ledger.json" || t_fail "no lease left for reconcile to reclaim"
+fd_ledger | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["leases"] else 1)' ||
+	t_fail "no lease left for reconcile to reclaim"
 t_ok "epilog with falcond down: node $FP_HOST idle, devices off the bus, lease left"
 FD_NO_SLURM= fd_start_falcond
 "$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"

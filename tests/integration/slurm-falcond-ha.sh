@@ -84,9 +84,9 @@ after_jobs() {
 fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/Fabrics*","method":"PATCH","ms":3000}]}' >/dev/null
 j1=$(submit 1); j2=$(submit 2); j3=$(submit 1)
 wait_for 120 "a compose in flight (composing in the ledger)" \
-	grep -q '"composing"' "$t_tmp/state/ledger.json" ||
+	fd_ledger_has '"composing"' ||
 	{ tail -n 5 "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "no compose in flight"; }
-inflight=$(grep -o '"composing"' "$t_tmp/state/ledger.json" | wc -l)
+inflight=$(fd_ledger | grep -o '"composing"' | wc -l)
 t0=$(now_ms)
 kill -KILL $PID_A
 wait $PID_A 2>/dev/null || true
@@ -105,9 +105,10 @@ moved=$(cat "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" \
 	"$t_tmp/slurm-epilog.log" 2>/dev/null | grep -c "; trying $URL_B" || true)
 echo "requests of falcon-prolog/epilog that moved on to $URL_B: $moved"
 # the epilogs have decomposed; one reconcile; then nothing attached, no lease
-wait_for 60 "no lease left composing or closing" \
-	sh -c "! grep -q -e '\"composing\"' -e '\"closing\"' -e '\"settling\"' '$t_tmp/state/ledger.json'" ||
-	t_fail "leases in flight: $(head -c 600 "$t_tmp/state/ledger.json")"
+# settled - no lease in the ledger is composing, closing or settling
+settled() { fd_ledger_has '"composing"' '"closing"' '"settling"'; [ $? = 1 ]; }
+wait_for 60 "no lease left composing or closing" settled ||
+	t_fail "leases in flight: $(fd_ledger | head -c 600)"
 "$FALCONCTL" reconcile --json >"$t_tmp/rec" 2>&1 || t_fail "falconctl reconcile: $(cat "$t_tmp/rec")"
 fd_expect 200 GET /v1/status ''
 leases=$(fd_json 'len(j["leases"])')

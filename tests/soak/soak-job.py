@@ -7,8 +7,9 @@
 #
 # GPUS/NVME: the falcon_gpu/falcon_nvme counts the job asked for.  The
 # devices are read from the job's topology.json ($FALCON_TOPOLOGY_FILE, set
-# by spank_falcon), the lease from falcond's ledger (LEDGER: StateDir/
-# ledger.json, read as root, so falcond need not be up), and which device
+# by spank_falcon), the lease from falcond's ledger (LEDGER: the StateDir,
+# read as root with `$FALCOND --dump-ledger` -- falcond need not be up: it
+# merges ledger.json and ledger.log -- or a file of that JSON), and which device
 # sits in which slot attached to which host from falcon-sim's GET
 # /admin/state (the chassis' own view: doc/falcon-sim.1).  A device of the
 # job matches when the chassis has it attached to SIM_HOST (the sim's name
@@ -26,6 +27,7 @@
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 import json
 import os
+import subprocess
 import sys
 import time
 import urllib.request
@@ -55,8 +57,13 @@ def lease_of(ledger, job):
     falcond.8 RECONCILE; the job's retry got another lease), "composing"
     and "closing"."""
     try:
-        led = json.load(open(ledger))
-    except (OSError, ValueError) as e:
+        if os.path.isdir(ledger):
+            out = subprocess.run([os.environ.get("FALCOND", "falcond"), "--dump-ledger",
+                                  ledger], capture_output=True, check=True, timeout=30)
+            led = json.loads(out.stdout)
+        else:
+            led = json.load(open(ledger))
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
         return None, "ledger %s: %s" % (ledger, e)
     ids = set()
     for lease in led.get("leases", []):

@@ -7,7 +7,7 @@
 # submitted job), refused (one line per sbatch refused: "KIND expected|
 # unexpected MESSAGE"), verdicts/ (soak-job.py's lines), sacct (sacct -D -X
 # -P -o JobID,State of the run's jobs), simstate.json (falcon-sim GET
-# /admin/state), ledger.json (falcond's), sinfo-R (sinfo -h -R -o '%N|%E'),
+# /admin/state), ledger.json (falcond --dump-ledger), sinfo-R (sinfo -h -R -o '%N|%E'),
 # reservations (scontrol -o show reservation; may be absent), squeue
 # (squeue -h -o '%i|%T|%r'), admin.log (one line per action the stand-in
 # admin took during the run), chaos.log (one line per kill, restart,

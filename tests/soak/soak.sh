@@ -283,9 +283,9 @@ soak_admin_round() {
 			soak_log admin release-job "$_j ($_why)"
 			scontrol release "$_j" 2>>"$S/admin.err" || true
 		done
-	python3 -c 'import json,sys
-for q in json.load(open(sys.argv[1])).get("quarantine", []): print(q["chassis"], q["device"])' \
-		"$t_tmp/state/ledger.json" 2>/dev/null |
+	fd_ledger 2>/dev/null | python3 -c 'import json,sys
+for q in json.load(sys.stdin).get("quarantine", []): print(q["chassis"], q["device"])' \
+		2>/dev/null |
 		while read -r _c _d; do
 			soak_admin_due "dev-$_c-$_d" || continue
 			soak_log admin unquarantine "$_c $_d"
@@ -320,9 +320,10 @@ soak_submit() {
 	fi
 	[ $_kind = localGPUs ] && { rnd 1 2; _gres=gpu:$R; }
 	rnd "$hold_lo" "$hold_hi"
-	if _jid=$(sbatch --parsable --gres="$_gres" -t 15 -o "$S/out/%j.out" \
+	# soak-job.py reads the ledger with $FALCOND --dump-ledger (exported)
+	if _jid=$(FALCOND=$FALCOND sbatch --parsable --gres="$_gres" -t 15 -o "$S/out/%j.out" \
 		"$top_srcdir/tests/soak/soak-job.py" "$S/verdicts" "$SIM_DIR/port" \
-		"$t_tmp/state/ledger.json" node1 "$_g" "$_n" "$R" 2>"$S/sbatch.err"); then
+		"$t_tmp/state" node1 "$_g" "$_n" "$R" 2>"$S/sbatch.err"); then
 		echo "$_jid $_kind $_g $_n" >>"$S/jobs"
 		[ $_kind != too-big ] || scancel "$_jid"
 	elif [ $_kind = too-big ] && grep -q 'falcon: ' "$S/sbatch.err"; then
@@ -377,7 +378,7 @@ sleep $((SOAK_RECONCILE + 5))
 
 # -- the counts
 fd_sim c1 GET /admin/state >"$S/simstate.json" || true
-cp "$t_tmp/state/ledger.json" "$S/ledger.json" 2>/dev/null || true
+fd_ledger_copy "$S/ledger.json"
 sinfo -h -R -o '%N|%E' >"$S/sinfo-R" 2>/dev/null || true
 scontrol -o show reservation >"$S/reservations" 2>/dev/null || true
 squeue -h -o '%i|%T|%r' >"$S/squeue" 2>/dev/null || true

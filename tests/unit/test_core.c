@@ -191,6 +191,26 @@ START_TEST(test_file_roundtrip_and_limits)
 }
 END_TEST
 
+/* falcon_append_file_sync: created when absent, appended after; a path that
+ * is not a regular file (a directory) is FALCON_ERR_IO naming it. */
+START_TEST(test_file_append)
+{
+	char path[4200], *buf = NULL;
+	const char *dir = make_tmpdir("append");
+
+	snprintf(path, sizeof(path), "%s/log", dir);
+	ck_assert_int_eq(falcon_append_file_sync(path, "a\n", 2, 0600), FALCON_OK);
+	ck_assert_int_eq(falcon_append_file_sync(path, "bc\n", 3, 0600), FALCON_OK);
+	ck_assert_int_eq(falcon_read_file(path, 100, &buf, NULL), FALCON_OK);
+	ck_assert_str_eq(buf, "a\nbc\n");
+	free(buf);
+	ck_assert_int_eq(falcon_append_file_sync(dir, "x", 1, 0600), FALCON_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), dir));
+	ck_assert_int_eq(falcon_fsync_dir_of(path), FALCON_OK);
+	ck_assert_int_eq(falcon_fsync_dir_of("/nonexistent/dir/f"), FALCON_ERR_IO);
+}
+END_TEST
+
 static char last_line[256];
 static int sink_calls;
 
@@ -260,6 +280,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_strlcpy_truncates);
 	tcase_add_test(tc, test_buf_append);
 	tcase_add_test(tc, test_file_roundtrip_and_limits);
+	tcase_add_test(tc, test_file_append);
 	tcase_add_test(tc, test_log_prefix_and_levels);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,6 +1,8 @@
 /*
  * test_falcond.c - falcond's ledger (round trip, crash safety of the write
- * under SIGKILL, corrupted ledgers refused with a clear error) and
+ * under SIGKILL, corrupted ledgers refused with a clear error; the log:
+ * append and replay, a torn last line, a corrupt line, compaction and a
+ * crash in its middle, a failed append) and
  * placement/policy (a table of pack/spread/any, mode limits, refusals).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -9,7 +11,10 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,7 +150,9 @@ static const struct corrupt corrupted[] = {
 	{ "{\"version\":1,\"seq\":3,\"leases\":[", "corrupted ledger" },
 	{ "", "corrupted ledger" },
 	{ "[1,2]", "expected a JSON object" },
-	{ "{\"version\":2,\"seq\":0,\"leases\":[],\"quarantine\":[],\"devices\":[]}", "version" },
+	{ "{\"version\":3,\"gen\":1,\"seq\":0,\"leases\":[],\"quarantine\":[],\"devices\":[]}",
+	  "version" },
+	{ "{\"version\":2,\"seq\":0,\"leases\":[],\"quarantine\":[],\"devices\":[]}", "gen" },
 	{ "{\"version\":1,\"seq\":\"x\",\"leases\":[],\"quarantine\":[],\"devices\":[]}", "seq" },
 	{ "{\"version\":1,\"seq\":0,\"leases\":{},\"quarantine\":[],\"devices\":[]}", "leases" },
 	{ "{\"version\":1,\"seq\":0,\"leases\":[{\"id\":\"L-1\"}],\"quarantine\":[],\"devices\":[]}",
@@ -737,6 +744,253 @@ START_TEST(place_slots)
 }
 END_TEST
 
+/* ------------------------------------------------------------ ledger log */
+
+/* ledger_str - lg in the snapshot's form (a new string). */
+static char *ledger_str(const struct falcond_ledger *lg)
+{
+	json_object *o = falcond_ledger_json(lg);
+	char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+
+	json_object_put(o);
+	return s;
+}
+
+/* same_as_loaded - lg equals what falcond_ledger_load(dir) reads. */
+static void same_as_loaded(const char *dir, const struct falcond_ledger *lg)
+{
+	struct falcond_ledger *back = NULL;
+	char *a, *b;
+
+	ck_assert_msg(falcond_ledger_load(dir, &back) == FALCON_OK, "%s", falcon_errmsg());
+	a = ledger_str(lg);
+	b = ledger_str(back);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	falcond_ledger_free(back);
+}
+
+/* file_text - the whole file dir/name (a new string; "" when absent). */
+static char *file_text(const char *dir, const char *name)
+{
+	char path[4200], *buf = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (falcon_read_file(path, FALCOND_LEDGER_MAX, &buf, NULL) != FALCON_OK)
+		return strdup("");
+	return buf;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(falcon_write_file_atomic(path, text, strlen(text), 0600), FALCON_OK);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* a ledger of three saves: L-1 (2 devices) and L-2, a release, a quarantine */
+static struct falcond_ledger *three_saves(const char *dir)
+{
+	struct falcond_ledger *lg = NULL;
+	struct falcon_lease l1 = mk_lease(1, "n1", 2), l2 = mk_lease(2, "n2", 1);
+
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_OK);
+	lg->seq = 2;
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l1), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l1, &l1.devs[1]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l2), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_record_attach(lg, &l2, &l2.devs[0]), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	falcond_ledger_record_release(lg, l1.id, &l1.devs[1], "released");
+	falcond_ledger_remove_lease(lg, l1.id);
+	ck_assert_int_eq(falcond_ledger_quarantine(lg, "c1", "drawer1_slot2", "detach failed"),
+			 FALCON_OK);
+	/* changed in place: the text kept from the last line is not reused */
+	snprintf(falcond_ledger_lease(lg, l2.id)->state, sizeof(l2.state), "closing");
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	return lg;
+}
+
+/*
+ * A commit appends one line to ledger.log (the snapshot is not written)
+ * that carries the head and only the device histories changed since the
+ * last line; loading replays them to the ledger as it was.
+ */
+START_TEST(log_append_replay)
+{
+	const char *dir = make_tmpdir("log");
+	struct falcond_ledger *lg = three_saves(dir);
+	char *log = file_text(dir, FALCOND_LEDGER_LOG), *snap = file_text(dir, FALCOND_LEDGER_FILE);
+	char *third = strchr(strchr(log, '\n') + 1, '\n') + 1;
+	json_object *o = json_tokener_parse(third), *d;
+
+	ck_assert_str_eq(snap, "");
+	ck_assert_uint_eq(count_lines(log), 3);
+	ck_assert_uint_eq(lg->log_bytes, strlen(log));
+	/* the third line: the released device only, the whole head */
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "devices", &d));
+	ck_assert_uint_eq(json_object_array_length(d), 1);
+	ck_assert_int_eq(json_object_get_int64(json_object_object_get(o, "gen")), 3);
+	ck_assert_ptr_nonnull(strstr(third, "\"state\":\"closing\""));
+	ck_assert(json_object_object_get_ex(o, "quarantine", &d));
+	ck_assert_uint_eq(json_object_array_length(d), 1);
+	same_as_loaded(dir, lg);
+	json_object_put(o);
+	free(log);
+	free(snap);
+	falcond_ledger_free(lg);
+}
+END_TEST
+
+/*
+ * A crash in the middle of an append leaves a last line without its
+ * newline: it is cut off (the commit was never acknowledged), and the next
+ * write is a compaction that leaves it behind.
+ */
+START_TEST(log_torn_tail)
+{
+	const char *dir = make_tmpdir("torn");
+	struct falcond_ledger *lg = three_saves(dir), *back = NULL;
+	char *log = file_text(dir, FALCOND_LEDGER_LOG), *torn, *after;
+
+	ck_assert_int_ge(asprintf(&torn, "%s{\"version\":2,\"gen\":4,\"seq\":9,\"lea", log), 0);
+	put_file(dir, FALCOND_LEDGER_LOG, torn);
+	same_as_loaded(dir, lg);
+	ck_assert_int_eq(falcond_ledger_load(dir, &back), FALCON_OK);
+	ck_assert(!back->log_ok);
+	ck_assert_uint_eq(back->log_bytes, strlen(log));
+	ck_assert_int_eq(falcond_ledger_save(back), FALCON_OK); /* a compaction */
+	after = file_text(dir, FALCOND_LEDGER_LOG);
+	ck_assert_str_eq(after, "");
+	same_as_loaded(dir, back); /* lg's state at the next gen */
+	free(after);
+	free(torn);
+	free(log);
+	falcond_ledger_free(back);
+	falcond_ledger_free(lg);
+}
+END_TEST
+
+/* A whole line that does not parse is an error that names the file and
+ * the line: falcond refuses to start rather than drop what follows. */
+static const char *const bad_lines[] = {
+	"not json",
+	"{\"gen\":2}",
+	"[1]",
+	"{\"version\":2,\"gen\":2,\"seq\":1,\"leases\":[],\"quarantine\":[],\"devices\":[]} x",
+};
+
+START_TEST(log_corrupt_line)
+{
+	const char *dir = make_tmpdir("badline");
+	struct falcond_ledger *lg = three_saves(dir), *back = NULL;
+	char *log = file_text(dir, FALCOND_LEDGER_LOG), *bad, *nl = strchr(log, '\n');
+	char want[4300];
+
+	*nl = '\0';
+	ck_assert_int_ge(asprintf(&bad, "%s\n%s\n%s", log, bad_lines[_i], nl + 1), 0);
+	put_file(dir, FALCOND_LEDGER_LOG, bad);
+	ck_assert_int_eq(falcond_ledger_load(dir, &back), FALCON_ERR_PARSE);
+	ck_assert_ptr_null(back);
+	snprintf(want, sizeof(want), "%s/" FALCOND_LEDGER_LOG ":2: corrupted ledger log", dir);
+	ck_assert_msg(strstr(falcon_errmsg(), want) != NULL, "'%s' lacks '%s'", falcon_errmsg(),
+		      want);
+	free(bad);
+	free(log);
+	falcond_ledger_free(lg);
+}
+END_TEST
+
+/*
+ * Compaction: the snapshot (with its gen), then an empty log.  A crash
+ * between the two leaves the old log beside the new snapshot: its records
+ * are not above the snapshot's gen and are skipped, and records appended
+ * after it are replayed.
+ */
+START_TEST(log_compaction)
+{
+	const char *dir = make_tmpdir("compact");
+	struct falcond_ledger *lg = three_saves(dir);
+	char *old = file_text(dir, FALCOND_LEDGER_LOG), *log, *snap;
+	struct falcon_lease l3 = mk_lease(3, "n3", 1);
+
+	ck_assert_int_eq(falcond_ledger_compact(lg), FALCON_OK);
+	log = file_text(dir, FALCOND_LEDGER_LOG);
+	snap = file_text(dir, FALCOND_LEDGER_FILE);
+	ck_assert_str_eq(log, "");
+	ck_assert_ptr_nonnull(strstr(snap, "\"gen\":4"));
+	ck_assert_uint_eq(lg->log_bytes, 0);
+	ck_assert(lg->log_ok);
+	same_as_loaded(dir, lg);
+	/* the crash: the old log is still there */
+	put_file(dir, FALCOND_LEDGER_LOG, old);
+	same_as_loaded(dir, lg);
+	/* what is appended after it replays */
+	lg->log_bytes = strlen(old);
+	lg->seq = 3;
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l3), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	free(log);
+	log = file_text(dir, FALCOND_LEDGER_LOG);
+	ck_assert_uint_eq(count_lines(log), 4);
+	same_as_loaded(dir, lg);
+	/* a log past FALCOND_LOG_COMPACT (and 4x the snapshot) is compacted */
+	lg->log_bytes = FALCOND_LOG_COMPACT;
+	falcond_ledger_remove_lease(lg, l3.id);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	free(log);
+	log = file_text(dir, FALCOND_LEDGER_LOG);
+	ck_assert_str_eq(log, "");
+	same_as_loaded(dir, lg);
+	free(log);
+	free(snap);
+	free(old);
+	falcond_ledger_free(lg);
+}
+END_TEST
+
+/* A failed append (the log is a directory) fails the commit and changes
+ * nothing on disk; the next write is a snapshot. */
+START_TEST(log_write_fails)
+{
+	const char *dir = make_tmpdir("logfail");
+	struct falcond_ledger *lg = three_saves(dir), *before = NULL;
+	char path[4200], saved[4300];
+
+	ck_assert_int_eq(falcond_ledger_load(dir, &before), FALCON_OK);
+	snprintf(path, sizeof(path), "%s/" FALCOND_LEDGER_LOG, dir);
+	snprintf(saved, sizeof(saved), "%s.saved", path);
+	ck_assert_int_eq(rename(path, saved), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(falcond_ledger_unquarantine(lg, "c1", "drawer1_slot2"), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), path));
+	ck_assert(!lg->log_ok);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(rename(saved, path), 0);
+	same_as_loaded(dir, before);
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK); /* a snapshot */
+	ck_assert(lg->log_ok);
+	same_as_loaded(dir, lg);
+	falcond_ledger_free(before);
+	falcond_ledger_free(lg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("falcond");
@@ -751,6 +1005,13 @@ int main(void)
 	tcase_add_test(tc, ledger_text_kept);
 	tcase_add_test(tc, ledger_settle);
 	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ledger log");
+	tcase_add_test(tc, log_append_replay);
+	tcase_add_test(tc, log_torn_tail);
+	tcase_add_loop_test(tc, log_corrupt_line, 0, (int)ARRAY_SIZE(bad_lines));
+	tcase_add_test(tc, log_compaction);
+	tcase_add_test(tc, log_write_fails);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("placement");
 	tcase_add_loop_test(tc, placement, 0, (int)ARRAY_SIZE(pcases));
