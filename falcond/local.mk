@@ -30,7 +30,8 @@ tests_unit_test_falcond_status_SOURCES = tests/unit/test_falcond_status.c tests/
 	falcond/statuspage.c falcond/statuspage.h falcond/ha.c falcond/ha.h \
 	falcond/confgen.c falcond/confgen.h \
 	falcond/status.c falcond/status.h falcond/state.c falcond/state.h \
-	falcond/resv.c falcond/resv.h falcond/ledger.c falcond/ledger.h \
+	falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
+	falcond/slurmcheck.c falcond/slurmcheck.h falcond/ledger.c falcond/ledger.h \
 	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
 tests_unit_test_falcond_status_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(SLURM_CFLAGS) \
 	$(PTHREAD_CFLAGS)
