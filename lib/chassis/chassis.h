@@ -80,7 +80,8 @@ struct falcon_chassis; /* opaque client handle */
  * when a request ran out the time its chassis' own key allows (Timeout=
  * for a read, ChangeTimeout= for a change), not the caller's budget: the
  * key is too short for that chassis.  The detail crosses falcond's API as
- * its "error", where a client finds it.
+ * its "error", where a client finds it (falcon-prolog: falcon:waiting=
+ * chassis_timeout, fp_wait_why()).
  */
 #define FALCON_CHASSIS_TIMEOUT_MARK "chassis_timeout:"
 
