@@ -16,6 +16,8 @@ TESTS += tests/integration/slurm-cgroup.sh
 TESTS += tests/integration/slurm-falcond-ha.sh
 # a long node prolog across a node registration: no NODE_FAIL (#11's soak)
 TESTS += tests/integration/slurm-batchstart.sh
+# defaults that fit real chassis: 20 s per PATCH, 30 s tasks (#29)
+TESTS += tests/integration/slurm-slowchassis.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
@@ -23,4 +25,5 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-submit.sh tests/integration/slurm-events.sh \
 	tests/integration/slurm-quarantine.sh \
 	tests/integration/slurm-cgroup.sh \
-	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh
+	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh \
+	tests/integration/slurm-slowchassis.sh
