@@ -87,7 +87,8 @@ FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-cras
 	tests/integration/prolog-idle.sh tests/integration/falcond-heal.sh \
 	tests/integration/falcond-desc.sh tests/integration/falcond-cabling.sh \
 	tests/integration/falcond-fleet.sh tests/integration/falcond-starve.sh \
-	tests/integration/falcond-stop.sh tests/integration/falcond-statuspage.sh
+	tests/integration/falcond-stop.sh tests/integration/falcond-statuspage.sh \
+	tests/integration/falcond-slowchassis.sh
 if INTEGRATION_TESTS
 TESTS += $(FALCOND_ITESTS)
 endif

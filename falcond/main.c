@@ -114,7 +114,8 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
 
 		if (strcmp(a->name, b->name) != 0 || str_differs(a->url, b->url) ||
 		    a->backend != b->backend || a->mode != b->mode || a->insecure != b->insecure ||
-		    a->timeout_s != b->timeout_s || a->parallel_ports != b->parallel_ports ||
+		    a->timeout_s != b->timeout_s ||
+		    a->change_timeout_s != b->change_timeout_s || a->parallel_ports != b->parallel_ports ||
 		    a->events != b->events ||
 		    str_differs(a->ca_file, b->ca_file) ||
 		    str_differs(a->credentials_file, b->credentials_file))

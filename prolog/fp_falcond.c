@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "api/falcond_client.h"
+#include "chassis/chassis.h"
 #include "fp_common.h"
 #include "fp_falcond.h"
 #include "core/log.h"
@@ -148,7 +149,8 @@ static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp
 				 fp_wait_fn waiting, void *arg)
 {
 	struct falcon_compose_req req;
-	falcon_err_t rv, last = FALCON_OK;
+	falcon_err_t rv;
+	const char *last = NULL, *why;
 	long ra;
 	int n;
 
@@ -168,7 +170,8 @@ static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp
 			falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
 				    job->id, job->node, n, fp_left(r->deadline) / 1000,
 				    falcon_strerror(rv), falcon_errmsg());
-		if (rv != last && waiting != NULL) {
+		why = fp_wait_why(rv, falcon_errmsg());
+		if (why != last && waiting != NULL) {
 			char detail[512];
 
 			/* waiting() may call libslurm, which may set the error */
@@ -176,7 +179,7 @@ static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp
 			waiting(rv, detail, arg);
 			falcon_err_set(rv, "%s", detail);
 		}
-		last = rv;
+		last = why;
 		if (!again(r, rv, ra))
 			return rv;
 	}
@@ -190,8 +193,11 @@ falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job
 	return compose_loop(conf, job, &r, out, job_error, NULL, NULL);
 }
 
-const char *fp_wait_why(falcon_err_t e)
+const char *fp_wait_why(falcon_err_t e, const char *detail)
 {
+	if (e == FALCON_ERR_TIMEOUT && detail != NULL &&
+	    strstr(detail, FALCON_CHASSIS_TIMEOUT_MARK) != NULL)
+		return "chassis_timeout";
 	switch (e) {
 	case FALCON_ERR_TRANSPORT: return "falcond_unreachable";
 	case FALCON_ERR_SERVER: return "falcond_unavailable";

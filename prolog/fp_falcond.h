@@ -49,8 +49,11 @@ falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job
 			     fp_wait_fn waiting, void *arg);
 /* fp_wait_why - the word of AdminComment "falcon:waiting=<word>" for a
  * transient compose error e ("falcond_unreachable", "pool_short", ...);
- * a static string. */
-const char *fp_wait_why(falcon_err_t e);
+ * a static string.  detail (its falcon_errmsg(), NULL = none) tells a
+ * timeout of the chassis' own key (FALCON_CHASSIS_TIMEOUT_MARK: Timeout=
+ * or ChangeTimeout= too short for the chassis, "chassis_timeout") from
+ * a caller's budget that ran out ("chassis_slow"). */
+const char *fp_wait_why(falcon_err_t e, const char *detail);
 /*
  * fp_decompose - give back the job's lease on node: lease (its id; NULL or
  * "" = looked up with fp_lease_of()), never every lease of the job (the

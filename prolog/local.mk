@@ -30,7 +30,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_fp_lease
 TESTS += tests/unit/test_fp_lease
 tests_unit_test_fp_lease_SOURCES = tests/unit/test_fp_lease.c tests/unit/testutil.h \
-	prolog/fp_common.c prolog/fp_common.h
+	prolog/fp_common.c prolog/fp_common.h prolog/fp_falcond.c prolog/fp_falcond.h
 tests_unit_test_fp_lease_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/prolog
 tests_unit_test_fp_lease_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) \
 	$(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)

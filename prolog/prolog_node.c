@@ -172,7 +172,7 @@ static int fail_requeue(struct node_run *r, falcon_err_t rv, const char *detail)
 	rollback(r);
 	if (r->stuck[0] != '\0')
 		return fail_node(r, "compose: %s: %s", falcon_strerror(rv), detail);
-	snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv));
+	snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv, detail));
 	falcon_warn("job %u: %s: %s", r->job.id, tag, detail);
 	if (fp_slurm_tag(&r->job, tag) != FALCON_OK)
 		falcon_warn("%s", falcon_errmsg());

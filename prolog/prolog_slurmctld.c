@@ -47,7 +47,7 @@ static void ctld_waiting(falcon_err_t why, const char *detail, void *arg)
 	const struct fp_job *job = arg;
 	char tag[64];
 
-	snprintf(tag, sizeof(tag), "falcon:waiting=%s", fp_wait_why(why));
+	snprintf(tag, sizeof(tag), "falcon:waiting=%s", fp_wait_why(why, detail));
 	falcon_info("job %u: %s (%s)", job->id, tag, detail);
 	if (fp_slurm_tag(job, tag) != FALCON_OK)
 		falcon_warn("job %u: AdminComment not tagged: %s", job->id, falcon_errmsg());
@@ -104,7 +104,7 @@ static int ctld_compose(struct ctld_run *c)
 				falcon_error("%s", falcon_errmsg());
 			return 0;
 		}
-		snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv));
+		snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv, detail));
 		if (fp_slurm_tag(c->job, tag) != FALCON_OK)
 			falcon_warn("%s", falcon_errmsg());
 		falcon_error("job %u: no devices (ComposeWait=%d s, %ld s of it left); Slurm "

@@ -202,6 +202,7 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 	if (rv != FALCON_OK)
 		goto fail;
 	if (opts->timeout_s < 0 || opts->timeout_s > 3600 ||
+	    opts->change_timeout_s < 0 || opts->change_timeout_s > 3600 ||
 	    opts->task_timeout_s < 0 || opts->task_timeout_s > 3600 ||
 	    opts->connect_timeout_s < 0 || opts->connect_timeout_s > 3600) {
 		rv = falcon_err_set(FALCON_ERR_INVAL, "chassis %s: timeouts must be in [0, 3600] s",
@@ -213,7 +214,9 @@ falcon_err_t falcon_chassis_open_opts(const struct falcon_chassis_opts *opts,
 	ro.ca_file = opts->ca_file;
 	ro.insecure = opts->insecure;
 	ro.basic_auth = opts->basic_auth;
+	ro.name = ch->name;
 	ro.timeout_ms = opts->timeout_s * 1000;
+	ro.change_timeout_ms = opts->change_timeout_s * 1000;
 	ro.connect_timeout_ms = opts->connect_timeout_s * 1000;
 	ro.task_timeout_ms = opts->task_timeout_s * 1000;
 	rv = falcon_rf_open(&ro, &ch->rf);
@@ -250,6 +253,7 @@ falcon_err_t falcon_chassis_open(const struct falcon_chassis_conf *cc,
 	o.ca_file = cc->ca_file;
 	o.insecure = cc->insecure;
 	o.timeout_s = cc->timeout_s;
+	o.change_timeout_s = cc->change_timeout_s;
 	return falcon_chassis_open_opts(&o, out);
 }
 

@@ -76,6 +76,16 @@ struct falcon_inventory {
 struct falcon_chassis; /* opaque client handle */
 
 /*
+ * FALCON_CHASSIS_TIMEOUT_MARK - in the detail of a FALCON_ERR_TIMEOUT
+ * when a request ran out the time its chassis' own key allows (Timeout=
+ * for a read, ChangeTimeout= for a change), not the caller's budget: the
+ * key is too short for that chassis.  The detail crosses falcond's API as
+ * its "error", where a client finds it (falcon-prolog: falcon:waiting=
+ * chassis_timeout, fp_wait_why()).
+ */
+#define FALCON_CHASSIS_TIMEOUT_MARK "chassis_timeout:"
+
+/*
  * Explicit options of a client (falconctl inventory --url needs no
  * falcon.conf).  Zero/NULL fields take the defaults noted.
  */
@@ -89,13 +99,17 @@ struct falcon_chassis_opts {
 	const char *ca_file;          /* NULL = system CA store */
 	bool insecure;                /* TLS verification off (warned) */
 	bool basic_auth;              /* basic auth instead of a Redfish session */
-	int timeout_s;                /* total per request; 0 = 10 */
+	int timeout_s;                /* total per read (GET); 0 = 10 */
+	int change_timeout_s;         /* total per change (PATCH, POST, DELETE)
+				       * and its task; 0 = 120
+				       * (FALCON_RF_CHANGE_TIMEOUT_MS) */
 	int connect_timeout_s;        /* 0 = 5 */
 	const char *fabric;           /* redfish-fabric: the fabric's path,
 				       * NULL = discover from /redfish/v1/Fabrics */
 	int retries;                  /* re-reads after a 412; 0 = 5, -1 = none */
 	int task_timeout_s;           /* an attach/detach answered 202: how long
-				       * its task monitor is followed; 0 = 60 */
+				       * its task monitor is followed; 0 =
+				       * change_timeout_s */
 };
 
 /*

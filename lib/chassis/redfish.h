@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "chassis/chassis.h"
 #include "core/falcon_err.h"
 
 struct json_object;
@@ -38,8 +39,22 @@ struct json_object;
 #define FALCON_RF_MAX_BODY (16u << 20)    /* bytes of one response body */
 #define FALCON_RF_MAX_DEPTH 64            /* JSON nesting (json-c tokener depth) */
 #define FALCON_RF_CONNECT_TIMEOUT_MS 5000 /* default connect timeout */
-#define FALCON_RF_TIMEOUT_MS 10000        /* default total time of one request */
-#define FALCON_RF_TASK_TIMEOUT_MS 60000   /* default time to follow a task monitor */
+#define FALCON_RF_TIMEOUT_MS 10000        /* default total time of one read (GET) */
+/*
+ * Default budget of one change (PATCH, POST, DELETE, and the task monitor
+ * of a 202 followed to its end): 120 s.  Issue #29: real chassis take
+ * seconds to tens of seconds per attach (a zone PATCH or an action run as
+ * a DSP0266 1.20 sec. 12.2 task; falcon-sim models 20 s per PATCH and a
+ * 30 s task), which a read's 10 s cut off and rolled back every time; 120 s
+ * is four times the slowest we model and the PrologEpilogTimeout
+ * scripts/quickstart.sh ships.  A caller's budget (falcon_rf_set_deadline,
+ * X-Falcon-Budget-Ms at falcond) ends a change earlier.
+ */
+#define FALCON_RF_CHANGE_TIMEOUT_MS 120000
+/* The words of a timeout that the chassis' own key (Timeout=,
+ * ChangeTimeout=) set, not the caller's budget: FALCON_CHASSIS_TIMEOUT_MARK
+ * of chassis.h, the public face, where callers find it. */
+#define FALCON_RF_KEY_TIMEOUT_MARK FALCON_CHASSIS_TIMEOUT_MARK
 
 /*
  * How a backend reads one resource: *out gets a new JSON object (caller
@@ -253,9 +268,12 @@ struct falcon_rf_opts {
 	bool basic_auth;              /* credentials as HTTP basic on every request
 				       * instead of a Redfish session */
 	int connect_timeout_ms;       /* 0 = FALCON_RF_CONNECT_TIMEOUT_MS */
-	int timeout_ms;               /* 0 = FALCON_RF_TIMEOUT_MS */
+	int timeout_ms;               /* one read (GET); 0 = FALCON_RF_TIMEOUT_MS */
+	int change_timeout_ms;        /* one change (PATCH, POST, DELETE); 0 =
+				       * FALCON_RF_CHANGE_TIMEOUT_MS */
 	int task_timeout_ms;          /* following a 202's task monitor;
-				       * 0 = FALCON_RF_TASK_TIMEOUT_MS */
+				       * 0 = change_timeout_ms */
+	const char *name;             /* the chassis, for messages; NULL = url */
 };
 
 struct falcon_rf;
@@ -303,6 +321,11 @@ void falcon_rf_resp_free(struct falcon_rf_resp *resp);
  * connection and TLS failures FALCON_ERR_TRANSPORT, a body over
  * FALCON_RF_MAX_BODY or not JSON FALCON_ERR_PROTOCOL/PARSE) and resp holds
  * nothing to free.  With a session, a 401 logs in again once and retries.
+ * One exchange is bounded by timeout_ms (GET) or change_timeout_ms (any
+ * other method) and by the deadline of falcon_rf_set_deadline(), the
+ * sooner; a timeout of the key's bound (not the deadline's) is logged at
+ * warning level and its detail holds FALCON_RF_KEY_TIMEOUT_MARK, the
+ * chassis, the key (Timeout= or ChangeTimeout=) and the time observed.
  * A change (not GET) answered 202 Accepted is an asynchronous operation
  * (DSP0266 1.20 sec. 12.2): its task monitor (Location, else the Task's
  * TaskMonitor) is polled with GET (100 ms, doubling to 1 s) until it
@@ -373,10 +396,11 @@ unsigned long falcon_rf_connects(const struct falcon_rf *rf);
 
 /*
  * falcon_rf_set_deadline - the caller's budget: a CLOCK_MONOTONIC time in
- * ms (falcon_now_ms()'s clock) after which a 202's task is no longer
- * followed but cancelled (DELETE on its task monitor, DSP0266 1.20 sec.
- * 12.2.2) and the request is FALCON_ERR_TIMEOUT; 0 = none (the task
- * timeout alone).  Stays until changed.
+ * ms (falcon_now_ms()'s clock) after which no exchange waits (libcurl's
+ * total time is cut to what is left, at least 1 ms) and a 202's task is no
+ * longer followed but cancelled (DELETE on its task monitor, DSP0266 1.20
+ * sec. 12.2.2): the request is FALCON_ERR_TIMEOUT; 0 = none (the keys'
+ * timeouts alone).  Stays until changed.
  */
 void falcon_rf_set_deadline(struct falcon_rf *rf, long long deadline_ms);
 

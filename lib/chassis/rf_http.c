@@ -150,8 +150,10 @@ struct falcon_rf {
 	char *ca_file;
 	bool insecure;
 	long connect_timeout_ms;
-	long timeout_ms;
+	long timeout_ms;            /* one GET: Timeout= */
+	long change_timeout_ms;     /* one PATCH/POST/DELETE, a task: ChangeTimeout= */
 	long task_timeout_ms;
+	char name[128];             /* the chassis, for messages */
 	long long deadline_ms;      /* CLOCK_MONOTONIC ms the caller's budget ends; 0 = none */
 	unsigned long connects;     /* new connections (TLS handshakes on https) so far */
 	char errbuf[CURL_ERROR_SIZE];
@@ -497,6 +499,56 @@ static void count_connects(struct falcon_rf *rf, const char *url)
 			    "cannot be authenticated", rf->base);
 }
 
+static long long mono_ms(void);
+
+/* key_of - the falcon.conf key bounding one request of method. */
+static const char *key_of(const char *method)
+{
+	return strcmp(method, "GET") == 0 ? "Timeout" : "ChangeTimeout";
+}
+
+/*
+ * bound_ms - libcurl's total time for one request of method: the key's
+ * (timeout_ms for a read, change_timeout_ms for a change), cut to what is
+ * left of the caller's deadline (at least 1 ms); *by_key tells whether the
+ * key's bound is the one that holds.
+ */
+static long bound_ms(const struct falcon_rf *rf, const char *method, bool *by_key)
+{
+	long ms = strcmp(method, "GET") == 0 ? rf->timeout_ms : rf->change_timeout_ms;
+	long long left;
+
+	*by_key = true;
+	if (rf->deadline_ms > 0) {
+		left = rf->deadline_ms - mono_ms();
+		if (left < ms) {
+			*by_key = false;
+			ms = left > 1 ? (long)left : 1L;
+		}
+	}
+	return ms;
+}
+
+/*
+ * key_timeout - a request ran out the time its chassis key allows (not the
+ * caller's budget): the chassis is slower than the key says.  Logged for
+ * the admin (falcond's log) and FALCON_ERR_TIMEOUT with
+ * FALCON_RF_KEY_TIMEOUT_MARK, the chassis, the key and the time observed.
+ */
+static falcon_err_t key_timeout(struct falcon_rf *rf, const char *method, const char *url,
+				long long took_ms)
+{
+	const char *key = key_of(method);
+	long set_ms = strcmp(key, "Timeout") == 0 ? rf->timeout_ms : rf->change_timeout_ms;
+
+	falcon_warn("chassis %s: %s %s: no answer within %s=%ld s of its ChassisName line "
+		    "(gave up after %lld ms): the chassis takes longer; raise %s= "
+		    "(falcon.conf(5))", rf->name, method, url, key, set_ms / 1000, took_ms, key);
+	return falcon_err_set(FALCON_ERR_TIMEOUT, FALCON_RF_KEY_TIMEOUT_MARK " chassis %s: %s %s: "
+			      "no answer within %s=%ld s (gave up after %lld ms); raise %s=",
+			      rf->name, method, url, key, set_ms / 1000, took_ms, key);
+}
+
 /* One exchange, no retry.  Fills resp (status, body, headers) on any HTTP
  * answer; returns the transport error otherwise. */
 static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const char *path,
@@ -508,6 +560,8 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 	char line[RF_TOKEN_LEN + 64];
 	CURLcode cc;
 	falcon_err_t rv;
+	long long t0;
+	bool by_key = false;
 
 	memset(resp, 0, sizeof(*resp));
 	snprintf(url, sizeof(url), "%s%s", rf->base, path);
@@ -536,7 +590,7 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 		SETOPT(CURLOPT_XFERINFOFUNCTION, on_progress);
 		SETOPT(CURLOPT_XFERINFODATA, rf);
 	} else {
-		SETOPT(CURLOPT_TIMEOUT_MS, rf->timeout_ms);
+		SETOPT(CURLOPT_TIMEOUT_MS, bound_ms(rf, method, &by_key));
 	}
 	SETOPT(CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(CURLOPT_WRITEDATA, rf);
@@ -598,8 +652,13 @@ static falcon_err_t exchange(struct falcon_rf *rf, const char *method, const cha
 	hdrs = h;
 	SETOPT(CURLOPT_HTTPHEADER, hdrs);
 
+	t0 = mono_ms();
 	cc = rf->stream != NULL ? perform_stream(rf) : curl_easy_perform(rf->curl);
 	count_connects(rf, url);
+	if (cc == CURLE_OPERATION_TIMEDOUT && by_key && rf->stream == NULL) {
+		rv = key_timeout(rf, method, url, mono_ms() - t0);
+		goto fail;
+	}
 	if (cc != CURLE_OK) {
 		rv = curl_err(rf, cc, method, url);
 		goto fail;
@@ -656,9 +715,15 @@ static void cancel_task(struct falcon_rf *rf, const char *what, const char *moni
 {
 	struct falcon_rf_resp resp;
 	char why[512];
+	long long deadline = rf->deadline_ms;
+	falcon_err_t rv;
 
 	falcon_strlcpy(why, falcon_errmsg(), sizeof(why)); /* keep the timeout's detail */
-	if (falcon_rf_request(rf, "DELETE", monitor, NULL, NULL, &resp) == FALCON_OK)
+	/* the budget is spent: the cancel gets a read's time (Timeout=) */
+	rf->deadline_ms = mono_ms() + rf->timeout_ms;
+	rv = falcon_rf_request(rf, "DELETE", monitor, NULL, NULL, &resp);
+	rf->deadline_ms = deadline;
+	if (rv == FALCON_OK)
 		falcon_info("%s: budget spent: task cancelled (DELETE %s: HTTP %ld)", what, monitor,
 			    resp.status);
 	else
@@ -682,10 +747,14 @@ static falcon_err_t follow_task(struct falcon_rf *rf, const char *method, const 
 	long long start = mono_ms(), deadline = start + rf->task_timeout_ms;
 	long wait_ms = 100;
 	falcon_err_t rv;
-	bool done;
+	bool done, by_key;
 
-	if (rf->deadline_ms > 0 && rf->deadline_ms < deadline)
+	/* ChangeTimeout= bounds the task unless the caller set its own */
+	by_key = rf->task_timeout_ms == rf->change_timeout_ms;
+	if (rf->deadline_ms > 0 && rf->deadline_ms < deadline) {
 		deadline = rf->deadline_ms;
+		by_key = false;
+	}
 	if (resp->location[0] != '\0')
 		falcon_strlcpy(monitor, resp->location, sizeof(monitor));
 	else if (falcon_rf_str(resp->body, "TaskMonitor") != NULL &&
@@ -702,6 +771,19 @@ static falcon_err_t follow_task(struct falcon_rf *rf, const char *method, const 
 		if (falcon_rf_str(resp->body, "TaskState") != NULL)
 			falcon_strlcpy(state, falcon_rf_str(resp->body, "TaskState"), sizeof(state));
 		falcon_rf_resp_free(resp);
+		if (mono_ms() + wait_ms > deadline && by_key) {
+			falcon_warn("chassis %s: %s: still running after %lld ms (TaskState %s): "
+				    "no end within ChangeTimeout=%ld s of its ChassisName line; the "
+				    "chassis takes longer: raise ChangeTimeout= (falcon.conf(5))",
+				    rf->name, what, deadline - start, state,
+				    rf->task_timeout_ms / 1000);
+			falcon_err_set(FALCON_ERR_TIMEOUT, FALCON_RF_KEY_TIMEOUT_MARK " chassis %s: "
+				       "%s: still running after %lld ms (TaskState %s): no end within "
+				       "ChangeTimeout=%ld s; raise ChangeTimeout=", rf->name, what,
+				       deadline - start, state, rf->task_timeout_ms / 1000);
+			cancel_task(rf, what, monitor);
+			return FALCON_ERR_TIMEOUT;
+		}
 		if (mono_ms() + wait_ms > deadline) {
 			falcon_err_set(FALCON_ERR_TIMEOUT, "%s: still running after %lld ms "
 				       "(TaskState %s)", what, deadline - start, state);
@@ -910,8 +992,11 @@ falcon_err_t falcon_rf_open(const struct falcon_rf_opts *opts, struct falcon_rf 
 	rf->connect_timeout_ms = opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms :
 				 FALCON_RF_CONNECT_TIMEOUT_MS;
 	rf->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : FALCON_RF_TIMEOUT_MS;
+	rf->change_timeout_ms = opts->change_timeout_ms > 0 ? opts->change_timeout_ms
+				: FALCON_RF_CHANGE_TIMEOUT_MS;
 	rf->task_timeout_ms = opts->task_timeout_ms > 0 ? opts->task_timeout_ms
-			      : FALCON_RF_TASK_TIMEOUT_MS;
+			      : rf->change_timeout_ms;
+	falcon_strlcpy(rf->name, opts->name != NULL ? opts->name : opts->url, sizeof(rf->name));
 	rf->insecure = opts->insecure;
 	rf->basic = opts->basic_auth;
 	if (opts->ca_file != NULL && (rf->ca_file = strdup(opts->ca_file)) == NULL) {

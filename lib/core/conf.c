@@ -188,6 +188,7 @@ static const struct falcon_chassis_conf builtin_chassis = {
 	.backend = FALCON_BACKEND_FABRIC,
 	.mode = FALCON_MODE_STANDARD,
 	.timeout_s = 10,
+	.change_timeout_s = 120, /* FALCON_RF_CHANGE_TIMEOUT_MS (lib/chassis/redfish.h) */
 	.parallel_ports = true,
 };
 
@@ -644,6 +645,7 @@ static const struct keydef chassis_keys[] = {
 	{ .name = "CAFile", .type = V_PATH, C(ca_file) },
 	{ .name = "Insecure", .type = V_BOOL, C(insecure) },
 	{ .name = "Timeout", .type = V_INT, C(timeout_s), .min = 1, .max = 600 },
+	{ .name = "ChangeTimeout", .type = V_INT, C(change_timeout_s), .min = 1, .max = 3600 },
 	{ .name = "ParallelPorts", .type = V_BOOL, C(parallel_ports) },
 	{ .name = "Events", .type = V_ENUM, C(events), .words = &events_words },
 };

@@ -53,7 +53,7 @@ typedef enum {
 #define FALCON_CONF_TOPO_ALL 0x1fu
 
 /* ChassisName= Url= Backend= CredentialsFile= Mode= [CAFile= Insecure= Timeout=
- * ParallelPorts= Events=] */
+ * ChangeTimeout= ParallelPorts= Events=] */
 struct falcon_chassis_conf {
 	char name[FALCON_NAME_LEN];
 	char *url;                 /* e.g. https://chassis1/ (base; /redfish/v1 added) */
@@ -62,7 +62,11 @@ struct falcon_chassis_conf {
 	falcon_mode_t mode;        /* default standard */
 	char *ca_file;             /* NULL = system CA store */
 	bool insecure;             /* Insecure=yes: TLS verification off (warned) */
-	int timeout_s;             /* Timeout=: total per request, default 10 */
+	int timeout_s;             /* Timeout=: total per read (GET), default 10 */
+	int change_timeout_s;      /* ChangeTimeout=: total per change (PATCH, POST,
+				    * DELETE, a task followed to its end), default
+				    * 120 (issue #29: real chassis take seconds to
+				    * tens of seconds per attach) */
 	bool parallel_ports;       /* ParallelPorts=: changes to different host ports
 				    * (zones) at once, default yes */
 	falcon_events_t events;    /* Events=, default auto */

@@ -156,6 +156,7 @@ static void chk_chassis(const struct falcon_conf *c)
 	ck_assert(!ch->insecure);
 	ck_assert_int_eq(ch->events, FALCON_EVENTS_AUTO);
 	ck_assert_int_eq(ch->timeout_s, 10);
+	ck_assert_int_eq(ch->change_timeout_s, 120); /* real chassis: #29 */
 	ck_assert(ch->parallel_ports); /* default yes */
 	ck_assert_int_eq(ch->line, 1);
 	ch = falcon_conf_chassis(c, "falcon2");
@@ -168,6 +169,7 @@ static void chk_chassis(const struct falcon_conf *c)
 	ck_assert(ch->insecure);
 	ck_assert_int_eq(ch->events, FALCON_EVENTS_SUBSCRIPTION);
 	ck_assert_int_eq(ch->timeout_s, 30);
+	ck_assert_int_eq(ch->change_timeout_s, 300);
 	ck_assert(!ch->parallel_ports);
 	ck_assert_int_eq(ch->line, 2);
 	ck_assert_ptr_null(falcon_conf_chassis(c, "falcon3"));
@@ -341,7 +343,8 @@ static const struct {
 	  CHASSIS
 	  "ChassisName=falcon2 Url=http://10.0.0.2:8080 Backend=redfish-composition "
 	  "CredentialsFile=/etc/falcon/falcon2.cred Mode=advanced CAFile=/etc/falcon/ca.pem "
-	  "Insecure=yes Timeout=30 ParallelPorts=no Events=subscription\n", chk_chassis },
+	  "Insecure=yes Timeout=30 ChangeTimeout=300 ParallelPorts=no Events=subscription\n",
+	  chk_chassis },
 	{ "every host key",
 	  CHASSIS
 	  "HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n"
@@ -459,6 +462,9 @@ static const struct {
 	{ "ChassisName=c Url=http://c/ Insecure=maybe\n", 1, "Insecure: expected yes|no", NULL },
 	{ "ChassisName=c Url=http://c/ Timeout=0\n", 1, "Timeout: expected an integer in [1, 600]",
 	  NULL },
+	{ "ChassisName=c Url=http://c/ ChangeTimeout=0\n", 1,
+	  "ChangeTimeout: expected an integer in [1, 3600]", NULL },
+	{ "ChassisName=c Url=http://c/ ChangeTimeout=3601\n", 1, "ChangeTimeout", NULL },
 	{ "ChassisName=c Url=http://c/ CAFile=ca.pem\n", 1, "CAFile: expected an absolute path",
 	  NULL },
 	{ "ChassisName=c Url=http://c/\n\nChassisName=c Url=http://d/\n", 3,

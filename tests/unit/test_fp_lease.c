@@ -6,7 +6,8 @@
  * before the record was one type (pinned below from a prolog run of
  * prolog-direct.sh's testbed), and reads back (fp_lease_from_json()) to
  * the same document; an older lease.json without "phys_slot" gets it
- * from its id.
+ * from its id.  And the waiting reason of a compose that timed out
+ * (fp_wait_why(), prolog/fp_falcond.c).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -17,7 +18,9 @@
 
 #include <json-c/json.h>
 
+#include "chassis/chassis.h"
 #include "fp_common.h"
+#include "fp_falcond.h"
 #include "testutil.h"
 
 /* falcond's answer to a compose: two GPUs of drawer 1, an NVMe of drawer 2 */
@@ -119,6 +122,24 @@ START_TEST(lease_json_kinds_and_older)
 }
 END_TEST
 
+/* The waiting reason: a chassis key that ran out (falcond's error detail
+ * carries FALCON_CHASSIS_TIMEOUT_MARK) is chassis_timeout, any other
+ * timeout (the budget) chassis_slow (issue #29). */
+START_TEST(wait_why_chassis_timeout)
+{
+	ck_assert_str_eq(fp_wait_why(FALCON_ERR_TIMEOUT, "falcond: POST /v1/compose: HTTP 504: "
+				     "compose: attach ...: " FALCON_CHASSIS_TIMEOUT_MARK " chassis "
+				     "falcon1: PATCH https://c/...: no answer within "
+				     "ChangeTimeout=5 s (gave up after 5003 ms); raise "
+				     "ChangeTimeout="), "chassis_timeout");
+	ck_assert_str_eq(fp_wait_why(FALCON_ERR_TIMEOUT, "compose: the caller's budget passed"),
+			 "chassis_slow");
+	ck_assert_str_eq(fp_wait_why(FALCON_ERR_TIMEOUT, NULL), "chassis_slow");
+	ck_assert_str_eq(fp_wait_why(FALCON_ERR_SERVER, FALCON_CHASSIS_TIMEOUT_MARK),
+			 "falcond_unavailable");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fp_lease");
@@ -126,6 +147,9 @@ int main(void)
 
 	tcase_add_test(tc, lease_json_pinned);
 	tcase_add_test(tc, lease_json_kinds_and_older);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("waiting");
+	tcase_add_test(tc, wait_why_chassis_timeout);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -269,6 +269,62 @@ START_TEST(test_http_transport)
 }
 END_TEST
 
+/*
+ * A read is bounded by Timeout= (timeout_ms), a change by ChangeTimeout=
+ * (change_timeout_ms), each named with FALCON_CHASSIS_TIMEOUT_MARK when it
+ * runs out; a caller's deadline that comes first cuts the change without
+ * the mark (the budget, not the key, was short).  Against a listener that
+ * never accepts: the connection opens, no answer comes.
+ */
+START_TEST(test_http_change_timeout)
+{
+	struct falcon_rf_opts o = { .connect_timeout_ms = 2000, .timeout_ms = 1000,
+				    .change_timeout_ms = 2000, .name = "slow1" };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t slen = sizeof(sin);
+	struct falcon_rf_resp resp;
+	struct falcon_rf *rf;
+	struct json_object *obj, *body = json_object_new_object();
+	long long t0, ms;
+	char url[64];
+	int s;
+
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(s, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(s, 4), 0);
+	ck_assert_int_eq(getsockname(s, (struct sockaddr *)&sin, &slen), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", ntohs(sin.sin_port));
+	o.url = url;
+	ck_assert_int_eq(falcon_rf_open(&o, &rf), FALCON_OK);
+	t0 = falcon_now_ms();
+	ck_assert_int_eq(falcon_rf_get(rf, "/redfish/v1", &obj, NULL, 0), FALCON_ERR_TIMEOUT);
+	ms = falcon_now_ms() - t0;
+	ck_assert_msg(ms >= 900 && ms < 1900, "GET gave up after %lld ms, Timeout 1000", ms);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), FALCON_CHASSIS_TIMEOUT_MARK " chassis slow1"));
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "within Timeout=1 s"));
+	t0 = falcon_now_ms();
+	ck_assert_int_eq(falcon_rf_request(rf, "PATCH", "/redfish/v1/Fabrics/PCIe/Zones/H1", body,
+					   NULL, &resp), FALCON_ERR_TIMEOUT);
+	ms = falcon_now_ms() - t0;
+	ck_assert_msg(ms >= 1900 && ms < 3000, "PATCH gave up after %lld ms, ChangeTimeout 2000",
+		      ms);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "within ChangeTimeout=2 s"));
+	/* the caller's budget first: cut, not the key's fault */
+	falcon_rf_set_deadline(rf, falcon_now_ms() + 300);
+	t0 = falcon_now_ms();
+	ck_assert_int_eq(falcon_rf_request(rf, "PATCH", "/redfish/v1/Fabrics/PCIe/Zones/H1", body,
+					   NULL, &resp), FALCON_ERR_TIMEOUT);
+	ms = falcon_now_ms() - t0;
+	ck_assert_msg(ms < 1000, "PATCH past the deadline: %lld ms", ms);
+	ck_assert_ptr_null(strstr(falcon_errmsg(), FALCON_CHASSIS_TIMEOUT_MARK));
+	falcon_rf_close(rf);
+	json_object_put(body);
+	close(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rf_http");
@@ -289,6 +345,7 @@ int main(void)
 	tcase_add_test(tc, test_http_bodies);
 	tcase_add_test(tc, test_http_insecure_warns);
 	tcase_add_test(tc, test_http_transport);
+	tcase_add_test(tc, test_http_change_timeout);
 	suite_add_tcase(s, tc);
 
 	return run_suite(s);
