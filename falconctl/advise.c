@@ -428,7 +428,7 @@ static json_object *advice_json(const struct falcon_advice *a)
 	return o;
 }
 
-falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t n,
+falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t n, unsigned gpus,
 				 const struct falcon_avail *av, const char *chassis_error,
 				 time_t start, time_t end, size_t min_jobs, bool json)
 {
@@ -440,7 +440,7 @@ falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t 
 
 		json_object_object_add(o, "start", json_object_new_int64((int64_t)start));
 		json_object_object_add(o, "end", json_object_new_int64((int64_t)end));
-		json_object_object_add(o, "gpus", json_object_new_int64(n ? a[0].gpus : 0));
+		json_object_object_add(o, "gpus", json_object_new_int64(gpus));
 		json_object_object_add(o, "min_jobs", json_object_new_int64(
 			(int64_t)(min_jobs ? min_jobs : FALCON_ADVISE_MIN_JOBS)));
 		json_object_object_add(o, "availability", avail_json(av, chassis_error));

@@ -110,13 +110,13 @@ falcon_err_t falcon_advise(const struct falcon_rrel *rel, size_t nrel, const cha
 char *falcon_advise_line(const struct falcon_advice *a, char *buf, size_t n);
 
 /*
- * falcon_advise_write - the advices a[0..n) to f, one line each (json
- * false) or one JSON object (doc/falconctl.1, ADVISE: gpus, min_jobs,
- * the window, the availability av and an "advice" array).  chassis_error
- * (NULL allowed) says why av has no chassis.  FALCON_ERR_IO when a write
- * failed.
+ * falcon_advise_write - the advices a[0..n) for gpus GPUs to f, one line
+ * each (json false) or one JSON object (doc/falconctl.1, ADVISE: gpus,
+ * min_jobs (0: FALCON_ADVISE_MIN_JOBS), the window start..end (epoch s),
+ * the availability av and an "advice" array).  chassis_error (NULL
+ * allowed) says why av has no chassis.  FALCON_ERR_IO when a write failed.
  */
-falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t n,
+falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t n, unsigned gpus,
 				 const struct falcon_avail *av, const char *chassis_error,
 				 time_t start, time_t end, size_t min_jobs, bool json);
 

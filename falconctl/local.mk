@@ -13,6 +13,7 @@ falconctl_falconctl_SOURCES = \
 	falconctl/falcond_cmds.c falconctl/falcond_cmds.h \
 	falconctl/again.c falconctl/again.h \
 	falconctl/report_cmd.c falconctl/report_cmd.h \
+	falconctl/advise_cmd.c falconctl/advise_cmd.h \
 	falconctl/slurmconf.c falconctl/slurmconf.h \
 	falconctl/report.c falconctl/report.h \
 	falconctl/advise.c falconctl/advise.h

@@ -257,7 +257,7 @@ START_TEST(test_write_json)
 	ck_assert_int_eq(falcon_advise(rel, n, "bert-large", &nof, 2, 0, &a[0]), FALCON_OK);
 	ck_assert_int_eq(falcon_advise(rel, n, "resnet", &nof, 2, 0, &a[1]), FALCON_OK);
 	ck_assert_ptr_nonnull(f = open_memstream(&buf, &len));
-	ck_assert_int_eq(falcon_advise_write(f, a, 2, &nof, "falcond: down", 10, 20, 0, true),
+	ck_assert_int_eq(falcon_advise_write(f, a, 2, 2, &nof, "falcond: down", 10, 20, 0, true),
 			 FALCON_OK);
 	fclose(f);
 	ck_assert_ptr_nonnull(o = json_tokener_parse(buf));
