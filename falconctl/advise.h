@@ -6,7 +6,7 @@
  * the reason.  The slurmdbd, slurmctld and falcond calls stay in
  * advise_cmd.c.
  *
- * The rule (doc/falconctl.1, ADVISE), for N GPUs:
+ * The rule (doc/falconctl.1, command advise), for N GPUs:
  *  - a topology is trusted when the workload has at least min_jobs jobs
  *    of it in the window; the others are shown, never picked;
  *  - each trusted topology is free now (wait 0), busy (the capacity is
@@ -111,7 +111,7 @@ char *falcon_advise_line(const struct falcon_advice *a, char *buf, size_t n);
 
 /*
  * falcon_advise_write - the advices a[0..n) for gpus GPUs to f, one line
- * each (json false) or one JSON object (doc/falconctl.1, ADVISE: gpus,
+ * each (json false) or one JSON object (doc/falconctl.1, advise: gpus,
  * min_jobs (0: FALCON_ADVISE_MIN_JOBS), the window start..end (epoch s),
  * the availability av and an "advice" array).  chassis_error (NULL
  * allowed) says why av has no chassis.  FALCON_ERR_IO when a write failed.
