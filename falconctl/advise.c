@@ -257,7 +257,7 @@ static int choose(const struct falcon_advice *a, int *fast)
 /* explain - out->reason for the pick p (fast: the fastest trusted one). */
 static void explain(struct falcon_advice *a, int p, int fast, size_t min_jobs)
 {
-	size_t i, untrusted = 0;
+	size_t i, listed = 0; /* items listed so far: the separator */
 
 	a->reason[0] = '\0';
 	if (fast < 0) {
@@ -273,7 +273,7 @@ static void explain(struct falcon_advice *a, int p, int fast, size_t min_jobs)
 		    a->gpus);
 		for (i = 0; i < a->ntopo; i++)
 			if (a->topo[i].trusted)
-				app(a->reason, sizeof(a->reason), "%s %s", untrusted++ ? ";" : "",
+				app(a->reason, sizeof(a->reason), "%s %s", listed++ ? ";" : "",
 				    a->topo[i].where);
 		return;
 	}
@@ -289,7 +289,7 @@ static void explain(struct falcon_advice *a, int p, int fast, size_t min_jobs)
 	}
 	for (i = 0; i < a->ntopo; i++)
 		if (!a->topo[i].trusted)
-			app(a->reason, sizeof(a->reason), "%s%s %zu job%s", untrusted++ ?
+			app(a->reason, sizeof(a->reason), "%s%s %zu job%s", listed++ ?
 			    ", " : "; too little history (untrusted): ", a->topo[i].topo,
 			    a->topo[i].jobs, a->topo[i].jobs == 1 ? "" : "s");
 }

@@ -132,6 +132,11 @@ START_TEST(test_local_busy_falcon_free)
 	ck_assert_str_eq(a.topo[1].option, "");
 	ck_assert_str_eq(a.topo[1].where, "no chassis has 12 GPUs");
 	nodes[0].gpus = nodes[0].falcon_gpus = 8;
+	/* local history only, more GPUs than a node has: no advice, and why */
+	ck_assert_int_eq(falcon_advise(rel, n, "resnet", &avail, 12, 0, &a), FALCON_OK);
+	ck_assert_int_eq(a.pick, -1);
+	ck_assert_str_eq(a.reason, "no topology with history can give 12 GPUs: no node has 12 "
+				   "local GPUs");
 	free(rel);
 }
 END_TEST
