@@ -67,7 +67,8 @@ static int nodes_now(struct now *nw)
 	node_info_msg_t *msg = NULL;
 	uint32_t i;
 
-	if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+	/* SHOW_DETAIL: without it slurmctld leaves gres_used out (all free) */
+	if (slurm_load_node(0, &msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
 		falcon_error("advise: slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
 		return FALCONCTL_EXIT_UNREACHABLE;
 	}
