@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "advise_cmd.h"
 #include "exitcode.h"
 #include "falcond_cmds.h"
 #include "inventory.h"
@@ -34,6 +35,7 @@ static const struct {
 	{ "quarantine",   falconctl_quarantine,   "take a device out of service (falcond)" },
 	{ "unquarantine", falconctl_unquarantine, "put a quarantined device back (falcond)" },
 	{ "report",       falconctl_report,       "accounting per topology (slurmdbd, falcond)" },
+	{ "advise",       falconctl_advise,       "the topology to ask for, per workload (slurmdbd, slurmctld, falcond)" },
 	{ "slurm-conf",   falconctl_slurm_conf,   "slurm.conf/gres.conf/resources.yaml lines from falcon.conf" },
 };
 

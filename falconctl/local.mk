@@ -1,7 +1,8 @@
 # falconctl/local.mk - falconctl, the admin/user CLI: every part of lib/
 # (topo: lib/pci, inventory: lib/chassis, falcond commands: lib/api) and
 # libslurmdb for `falconctl report` (accounting per topology: the pure
-# part in falconctl/report.c), its unit test, the cluster test and the
+# part in falconctl/report.c) and `falconctl advise` (the pure part in
+# falconctl/advise.c), its unit test, the cluster test and the
 # bench.
 
 bin_PROGRAMS += falconctl/falconctl
@@ -12,8 +13,10 @@ falconctl_falconctl_SOURCES = \
 	falconctl/falcond_cmds.c falconctl/falcond_cmds.h \
 	falconctl/again.c falconctl/again.h \
 	falconctl/report_cmd.c falconctl/report_cmd.h \
+	falconctl/advise_cmd.c falconctl/advise_cmd.h \
 	falconctl/slurmconf.c falconctl/slurmconf.h \
-	falconctl/report.c falconctl/report.h
+	falconctl/report.c falconctl/report.h \
+	falconctl/advise.c falconctl/advise.h
 falconctl_falconctl_CFLAGS = $(AM_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS) \
 	$(MUNGE_CFLAGS) $(SLURM_CFLAGS)
 falconctl_falconctl_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_PCI) \
@@ -27,6 +30,12 @@ tests_unit_test_report_SOURCES = tests/unit/test_report.c tests/unit/testutil.h 
 	falconctl/report.c falconctl/report.h
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS) $(JSON_CFLAGS)
 tests_unit_test_report_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)
+check_PROGRAMS += tests/unit/test_advise
+TESTS += tests/unit/test_advise
+tests_unit_test_advise_SOURCES = tests/unit/test_advise.c tests/unit/testutil.h \
+	falconctl/advise.c falconctl/advise.h falconctl/report.c falconctl/report.h
+tests_unit_test_advise_CFLAGS = $(UNIT_CFLAGS) $(JSON_CFLAGS)
+tests_unit_test_advise_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS) $(JSON_LIBS)
 endif
 
 if INTEGRATION_TESTS

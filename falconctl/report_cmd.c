@@ -44,11 +44,9 @@ extern slurm_conf_t slurm_conf;
 
 struct ropts {
 	const char *config;
-	time_t start, end;
-	const char *partition, *user;
+	struct falconctl_rwin w;
 	enum falcon_rfmt fmt;
 	enum falcon_rby by;
-	int progress;                /* -1 = when stderr is a terminal */
 };
 
 static void usage(FILE *f)
@@ -61,18 +59,17 @@ static void usage(FILE *f)
 		   "   MM/DD[/YY][-HH:MM[:SS]] or epoch seconds (default: today .. now, as sacct)\n");
 }
 
-#ifdef HAVE_SLURM
 /* progress - one status line on stderr, rewritten in place on a terminal. */
-static void progress(const struct ropts *o, const char *fmt, ...)
+static void progress(const struct falconctl_rwin *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void progress(const struct ropts *o, const char *fmt, ...)
+static void progress(const struct falconctl_rwin *o, const char *fmt, ...)
 {
 	bool tty = isatty(STDERR_FILENO);
 	va_list ap;
 
 	if (o->progress == 0 || (o->progress < 0 && !tty))
 		return;
-	fprintf(stderr, tty ? "\r\033[Kfalconctl report: " : "falconctl report: ");
+	fprintf(stderr, tty ? "\r\033[Kfalconctl %s: " : "falconctl %s: ", o->cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -80,12 +77,11 @@ static void progress(const struct ropts *o, const char *fmt, ...)
 	fflush(stderr);
 }
 
-static void progress_done(const struct ropts *o)
+static void progress_done(const struct falconctl_rwin *o)
 {
 	if (o->progress != 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 }
-#endif /* HAVE_SLURM: run() alone reports progress */
 
 /*
  * history - falcond's device history overlapping [start, end] into *out
@@ -110,8 +106,8 @@ static falcon_err_t history(const struct ropts *o, struct falcon_rhist **out, si
 	if ((rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 30, &cl)) != FALCON_OK)
 		goto fail;
 	until = falcon_now_ms() + 30000;
-	snprintf(path, sizeof(path), "/v1/history?start=%lld&end=%lld", (long long)o->start,
-		 (long long)o->end);
+	snprintf(path, sizeof(path), "/v1/history?start=%lld&end=%lld", (long long)o->w.start,
+		 (long long)o->w.end);
 	do
 		rv = falcon_client_call(cl, "GET", path, NULL, NULL, &resp);
 	while (falconctl_again(cl, rv, "report", until));
@@ -235,73 +231,39 @@ static const char *uid_name(uint32_t uid)
 	return cache[i].name;
 }
 
-static int run(const struct ropts *o)
+/* cond_free - a job condition load() made (not slurmdb_destroy_job_cond():
+ * it xfree()s what calloc() gave). */
+static void cond_free(slurmdb_job_cond_t *cond)
 {
-	slurmdb_job_cond_t *cond = NULL;
-	void *db = NULL;
-	list_t *jobs = NULL;
-	list_itr_t *it = NULL;
-	slurmdb_job_rec_t *rec;
-	struct falcon_rjob *rj = NULL;
-	struct falcon_rgroup *groups = NULL;
-	struct falcon_rrel *rel = NULL;
-	struct falcon_rhist *hist = NULL;
-	struct falcon_rdev *devs = NULL;
-	struct falcon_report rep = { .start = o->start, .end = o->end, .by = o->by };
-	char devs_err[300];
-	size_t n = 0, cap, nbad = 0, nh = 0;
-	uint32_t id_fgpu, id_gpu;
-	int rc = FALCONCTL_EXIT_FAIL;
-	falcon_err_t rv;
-
-	progress(o, "connecting to slurmdbd");
-	slurm_init(NULL);
-	errno = 0;
-	if ((db = slurmdb_connection_get(NULL)) == NULL) {
-		falcon_error("report: slurmdbd: %s", slurm_strerror(errno));
-		rc = FALCONCTL_EXIT_UNREACHABLE;
-		goto out;
-	}
-	tres_ids(db, &id_fgpu, &id_gpu);
-	if (id_gpu == 0 || id_fgpu == 0)
-		falcon_warn("report: slurmdbd tracks no %s%s%s TRES: those GPU-hours count as 0 "
-			    "(slurm.conf AccountingStorageTRES)", id_fgpu ? "" : "gres/falcon_gpu",
-			    !id_fgpu && !id_gpu ? " and no " : "", id_gpu ? "" : "gres/gpu");
-	cond = calloc(1, sizeof(*cond));
 	if (cond == NULL)
-		goto out;
-	cond->usage_start = o->start;
-	cond->usage_end = o->end;
-	/* as sacct -X: allocations only, times not truncated to the window */
-	cond->flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
-	cond->db_flags = SLURMDB_JOB_FLAG_NOTSET;
-	if (slurm_conf.cluster_name != NULL) {
-		cond->cluster_list = slurm_list_create(free);
-		slurm_list_append(cond->cluster_list, strdup(slurm_conf.cluster_name));
-	}
-	if (o->partition != NULL)
-		cond->partition_list = str_list(o->partition, false);
-	if (o->user != NULL && (cond->userid_list = str_list(o->user, true)) == NULL) {
-		rc = FALCONCTL_EXIT_USAGE;
-		goto out;
-	}
-	progress(o, "reading jobs from slurmdbd");
-	errno = 0;
-	if ((jobs = slurmdb_jobs_get(db, cond)) == NULL) {
-		falcon_error("report: slurmdb_jobs_get: %s", slurm_strerror(errno));
-		goto out;
-	}
-	cap = (size_t)slurm_list_count(jobs);
-	if ((rj = calloc(cap ? cap : 1, sizeof(*rj))) == NULL) {
-		falcon_error("report: %zu jobs: out of memory", cap);
-		goto out;
-	}
-	it = slurm_list_iterator_create(jobs);
-	while ((rec = slurm_list_next(it)) != NULL && n < cap) {
-		struct falcon_rjob *j = &rj[n++];
+		return;
+	if (cond->cluster_list)
+		slurm_list_destroy(cond->cluster_list);
+	if (cond->partition_list)
+		slurm_list_destroy(cond->partition_list);
+	if (cond->userid_list)
+		slurm_list_destroy(cond->userid_list);
+	free(cond);
+}
 
-		if (n % 20000 == 0)
-			progress(o, "%zu of %zu jobs", n, cap);
+/* fill - the report's record of each slurmdbd job of list into out. */
+static int fill(const struct falconctl_rwin *w, list_t *list, uint32_t id_fgpu, uint32_t id_gpu,
+		struct falconctl_jobs *out)
+{
+	list_itr_t *it;
+	slurmdb_job_rec_t *rec;
+	size_t cap = (size_t)slurm_list_count(list), nbad = 0;
+
+	if ((out->jobs = calloc(cap ? cap : 1, sizeof(*out->jobs))) == NULL) {
+		falcon_error("%s: %zu jobs: out of memory", w->cmd, cap);
+		return FALCONCTL_EXIT_FAIL;
+	}
+	it = slurm_list_iterator_create(list);
+	while ((rec = slurm_list_next(it)) != NULL && out->n < cap) {
+		struct falcon_rjob *j = &out->jobs[out->n++];
+
+		if (out->n % 20000 == 0)
+			progress(w, "%zu of %zu jobs", out->n, cap);
 		j->job_id = rec->jobid;
 		j->user = rec->user ? rec->user : uid_name(rec->uid);
 		j->partition = rec->partition;
@@ -312,65 +274,168 @@ static int run(const struct ropts *o)
 		j->gpus = id_gpu ? falcon_tres_count(rec->tres_alloc_str, id_gpu) : 0;
 		falcon_rjob_classify(j, rec->admin_comment);
 		if (j->bad_tag && nbad++ == 0)
-			falcon_warn("report: job %u: malformed falcon tag in AdminComment: %s "
-				    "(topology from its GRES)", j->job_id, falcon_errmsg());
+			falcon_warn("%s: job %u: malformed falcon tag in AdminComment: %s "
+				    "(topology from its GRES)", w->cmd, j->job_id, falcon_errmsg());
 	}
+	slurm_list_iterator_destroy(it);
 	if (nbad > 1)
-		falcon_warn("report: %zu jobs with a malformed falcon tag", nbad);
-	progress(o, "aggregating %zu jobs", n);
-	if ((rv = falcon_report_groups(rj, n, o->by, &groups, &rep.ngroups)) != FALCON_OK ||
-	    (rv = falcon_report_relative(rj, n, &rel, &rep.nrel)) != FALCON_OK) {
+		falcon_warn("%s: %zu jobs with a malformed falcon tag", w->cmd, nbad);
+	return FALCONCTL_EXIT_OK;
+}
+
+int falconctl_jobs_load(const struct falconctl_rwin *w, struct falconctl_jobs *out)
+{
+	slurmdb_job_cond_t *cond = NULL;
+	void *db = NULL;
+	list_t *jobs = NULL;
+	uint32_t id_fgpu, id_gpu;
+	int rc = FALCONCTL_EXIT_FAIL;
+
+	memset(out, 0, sizeof(*out));
+	progress(w, "connecting to slurmdbd");
+	slurm_init(NULL);
+	errno = 0;
+	if ((db = slurmdb_connection_get(NULL)) == NULL) {
+		falcon_error("%s: slurmdbd: %s", w->cmd, slurm_strerror(errno));
+		rc = FALCONCTL_EXIT_UNREACHABLE;
+		goto out;
+	}
+	tres_ids(db, &id_fgpu, &id_gpu);
+	if (id_gpu == 0 || id_fgpu == 0)
+		falcon_warn("%s: slurmdbd tracks no %s%s%s TRES: those GPU-hours count as 0 "
+			    "(slurm.conf AccountingStorageTRES)", w->cmd,
+			    id_fgpu ? "" : "gres/falcon_gpu", !id_fgpu && !id_gpu ? " and no " : "",
+			    id_gpu ? "" : "gres/gpu");
+	if ((cond = calloc(1, sizeof(*cond))) == NULL)
+		goto out;
+	cond->usage_start = w->start;
+	cond->usage_end = w->end;
+	/* as sacct -X: allocations only, times not truncated to the window */
+	cond->flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
+	cond->db_flags = SLURMDB_JOB_FLAG_NOTSET;
+	if (slurm_conf.cluster_name != NULL) {
+		cond->cluster_list = slurm_list_create(free);
+		slurm_list_append(cond->cluster_list, strdup(slurm_conf.cluster_name));
+	}
+	if (w->partition != NULL)
+		cond->partition_list = str_list(w->partition, false);
+	if (w->user != NULL && (cond->userid_list = str_list(w->user, true)) == NULL) {
+		rc = FALCONCTL_EXIT_USAGE;
+		goto out;
+	}
+	progress(w, "reading jobs from slurmdbd");
+	errno = 0;
+	if ((jobs = slurmdb_jobs_get(db, cond)) == NULL) {
+		falcon_error("%s: slurmdb_jobs_get: %s", w->cmd, slurm_strerror(errno));
+		goto out;
+	}
+	if ((rc = fill(w, jobs, id_fgpu, id_gpu, out)) == FALCONCTL_EXIT_OK) {
+		out->list = jobs;
+		jobs = NULL;
+	}
+out:
+	if (rc != FALCONCTL_EXIT_OK)
+		falconctl_jobs_free(out);
+	if (jobs)
+		slurm_list_destroy(jobs);
+	cond_free(cond);
+	if (db)
+		slurmdb_connection_close(&db);
+	return rc;
+}
+
+void falconctl_jobs_free(struct falconctl_jobs *j)
+{
+	free(j->jobs);
+	if (j->list)
+		slurm_list_destroy(j->list);
+	memset(j, 0, sizeof(*j));
+}
+#else /* !HAVE_SLURM */
+int falconctl_jobs_load(const struct falconctl_rwin *w, struct falconctl_jobs *out)
+{
+	memset(out, 0, sizeof(*out));
+	falcon_error("%s: built without libslurm (slurmdb.h): no accounting to read", w->cmd);
+	return FALCONCTL_EXIT_FAIL;
+}
+
+void falconctl_jobs_free(struct falconctl_jobs *j)
+{
+	free(j->jobs);
+	memset(j, 0, sizeof(*j));
+}
+#endif /* HAVE_SLURM */
+
+static int run(const struct ropts *o)
+{
+	struct falconctl_jobs js;
+	struct falcon_rgroup *groups = NULL;
+	struct falcon_rrel *rel = NULL;
+	struct falcon_rhist *hist = NULL;
+	struct falcon_rdev *devs = NULL;
+	struct falcon_report rep = { .start = o->w.start, .end = o->w.end, .by = o->by };
+	char devs_err[300];
+	size_t nh = 0;
+	int rc;
+	falcon_err_t rv;
+
+	if ((rc = falconctl_jobs_load(&o->w, &js)) != FALCONCTL_EXIT_OK)
+		return rc;
+	rc = FALCONCTL_EXIT_FAIL;
+	progress(&o->w, "aggregating %zu jobs", js.n);
+	if ((rv = falcon_report_groups(js.jobs, js.n, o->by, &groups, &rep.ngroups)) != FALCON_OK ||
+	    (rv = falcon_report_relative(js.jobs, js.n, &rel, &rep.nrel)) != FALCON_OK) {
 		falcon_error("report: %s", falcon_errmsg());
 		goto out;
 	}
-	rep.njobs = n;
+	rep.njobs = js.n;
 	rep.groups = groups;
 	rep.rel = rel;
 	if (o->by == FALCON_RBY_DEVICE) {
-		progress(o, "reading falcond's device history");
+		progress(&o->w, "reading falcond's device history");
 		rv = history(o, &hist, &nh);
 		if (rv == FALCON_OK)
-			rv = falcon_report_devices(hist, nh, rj, n, &devs, &rep.ndevs);
+			rv = falcon_report_devices(hist, nh, js.jobs, js.n, &devs, &rep.ndevs);
 		if (rv != FALCON_OK) {
 			snprintf(devs_err, sizeof(devs_err), "falcond: %s", falcon_errmsg());
 			rep.devs_error = devs_err;
-			progress_done(o);
+			progress_done(&o->w);
 			falcon_warn("report: no device history (%s); the rest follows", devs_err);
 		}
 		rep.devs = devs;
 	}
-	progress_done(o);
+	progress_done(&o->w);
 	if ((rv = falcon_report_write(stdout, &rep, o->fmt)) != FALCON_OK) {
 		falcon_error("report: %s", falcon_errmsg());
 		goto out;
 	}
 	rc = FALCONCTL_EXIT_OK;
 out:
-	progress_done(o);
+	progress_done(&o->w);
 	free(devs);
 	free(hist);
 	free(rel);
 	free(groups);
-	free(rj);
-	if (it)
-		slurm_list_iterator_destroy(it);
-	if (jobs)
-		slurm_list_destroy(jobs);
-	if (cond) {
-		/* not slurmdb_destroy_job_cond(): it xfree()s what calloc() gave */
-		if (cond->cluster_list)
-			slurm_list_destroy(cond->cluster_list);
-		if (cond->partition_list)
-			slurm_list_destroy(cond->partition_list);
-		if (cond->userid_list)
-			slurm_list_destroy(cond->userid_list);
-		free(cond);
-	}
-	if (db)
-		slurmdb_connection_close(&db);
+	falconctl_jobs_free(&js);
 	return rc;
 }
-#endif /* HAVE_SLURM */
+
+int falconctl_rwin_parse(struct falconctl_rwin *w, const char *start, const char *end,
+			 const char *def_start)
+{
+	time_t now = time(NULL);
+
+	if (falcon_time_parse(start ? start : def_start, now, &w->start) != FALCON_OK ||
+	    falcon_time_parse(end ? end : "now", now, &w->end) != FALCON_OK) {
+		falcon_error("%s: %s", w->cmd, falcon_errmsg());
+		return FALCONCTL_EXIT_USAGE;
+	}
+	if (w->end < w->start) {
+		falcon_error("%s: --end is before --start", w->cmd);
+		return FALCONCTL_EXIT_USAGE;
+	}
+	return FALCONCTL_EXIT_OK;
+}
 
 int falconctl_report(int argc, char **argv)
 {
@@ -382,9 +447,9 @@ int falconctl_report(int argc, char **argv)
 		{ "no-progress", no_argument, NULL, 'q' }, { "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	struct ropts o = { .fmt = FALCON_RFMT_TABLE, .by = FALCON_RBY_TOPOLOGY, .progress = -1 };
+	struct ropts o = { .fmt = FALCON_RFMT_TABLE, .by = FALCON_RBY_TOPOLOGY,
+			   .w = { .cmd = "report", .progress = -1 } };
 	const char *start = NULL, *end = NULL;
-	time_t now = time(NULL);
 	int c, v;
 
 	optind = 1;
@@ -392,11 +457,11 @@ int falconctl_report(int argc, char **argv)
 		switch (c) {
 		case 'S': start = optarg; break;
 		case 'E': end = optarg; break;
-		case 'r': o.partition = optarg; break;
-		case 'u': o.user = optarg; break;
+		case 'r': o.w.partition = optarg; break;
+		case 'u': o.w.user = optarg; break;
 		case 'c': o.config = optarg; break;
-		case 'p': o.progress = 1; break;
-		case 'q': o.progress = 0; break;
+		case 'p': o.w.progress = 1; break;
+		case 'q': o.w.progress = 0; break;
 		case 'o':
 			if ((v = falcon_rfmt_from_str(optarg)) < 0) {
 				falcon_error("report: --format %s: expected table, csv, json or svg",
@@ -422,20 +487,7 @@ int falconctl_report(int argc, char **argv)
 		return FALCONCTL_EXIT_USAGE;
 	}
 	/* sacct's window: 00:00:00 of today .. now */
-	if (falcon_time_parse(start ? start : "today", now, &o.start) != FALCON_OK ||
-	    falcon_time_parse(end ? end : "now", now, &o.end) != FALCON_OK) {
-		falcon_error("report: %s", falcon_errmsg());
-		return FALCONCTL_EXIT_USAGE;
-	}
-	if (o.end < o.start) {
-		falcon_error("report: --end is before --start");
-		return FALCONCTL_EXIT_USAGE;
-	}
-#ifdef HAVE_SLURM
+	if ((v = falconctl_rwin_parse(&o.w, start, end, "today")) != FALCONCTL_EXIT_OK)
+		return v;
 	return run(&o);
-#else
-	(void)history;
-	falcon_error("report: built without libslurm (slurmdb.h): no accounting to read");
-	return FALCONCTL_EXIT_FAIL;
-#endif
 }

@@ -8,6 +8,8 @@
 # per topology, GPU-hours from AllocTRES x ElapsedRaw, nearest-rank median
 # and p90 of the elapsed, check counts, relative runtime), computed here
 # independently from `sacct -P`.  --by device against falcond's history.
+# `falconctl advise` over the same jobs: its advice per workload against
+# the report's relative runtime, then with the node's GPUs held by a job.
 # REPORT_SVG_OUT=FILE keeps a copy of the SVG report.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -219,6 +221,70 @@ d = j["devices"]
 assert sum(x["leases"] for x in d) == 9, d
 assert all(x["check_fail"] == 0 for x in d), d
 EOP
+# -- falconctl advise over the same jobs: per workload, the topology of the
+# rule (doc/falconctl.1, ADVISE) from report's relative runtime; a window
+# this small has 1 to 3 jobs per topology, so --min-jobs 1 trusts them all
+A="$FALCONCTL advise --start $start --end $end --gpus 2"
+cat > "$t_tmp/advise.py" <<'EOP'
+import json, sys
+# advise.py REPORT ADVICE [BUSY] - the advice against the report's relative rows:
+# with nothing running every topology is free, so the pick is the lowest
+# median (ties: localGPUs, hybridGPUs, falconGPUs); BUSY: the node's GPUs are
+# held, so localGPUs and hybridGPUs are busy and falconGPUs is picked
+rep, adv, busy = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), len(sys.argv) > 3
+order = ["localGPUs", "hybridGPUs", "falconGPUs"]
+opt = {"localGPUs": "--gres=gpu:2", "hybridGPUs": "--gres=gpu:1,falcon_gpu:1", "falconGPUs": "--gres=falcon_gpu:2"}
+rows = {}
+for r in rep["relative"]:
+    if r["topology"] in order:
+        rows.setdefault(r["workload"], {})[r["topology"]] = r
+got = {a["workload"]: a for a in adv["advice"]}
+assert adv["gpus"] == 2 and adv["availability"]["chassis"], adv
+assert sorted(got) == sorted(rows), (sorted(got), sorted(rows))
+for w, a in got.items():
+    t = {x["topology"]: x for x in a["topologies"]}
+    assert sorted(t) == sorted(rows[w]), (w, t)
+    for k, r in rows[w].items():
+        assert t[k]["jobs"] == r["jobs"] and abs(t[k]["relative"] - r["relative"]) < 1e-3, (w, k, t[k], r)
+        assert t[k]["now"] == ("busy" if busy and k != "falconGPUs" else "free"), (w, k, t[k])
+    free = [k for k in rows[w] if not busy or k == "falconGPUs"]
+    want = min(free, key=lambda k: (rows[w][k]["elapsed_median_s"], order.index(k)))
+    assert a["topology"] == want and a["sbatch"] == opt[want], (w, want, a)
+    if busy and "localGPUs" in t:
+        assert "local GPUs busy" in a["reason"], a
+print(" ".join("%s:%s" % (w, a["topology"]) for w, a in sorted(got.items())))
+EOP
+$A --min-jobs 1 --format json > "$t_tmp/a.json" 2>"$t_tmp/a.err" || t_fail "advise: $(cat "$t_tmp/a.err")"
+picks=$(python3 "$t_tmp/advise.py" "$t_tmp/r-topology.json" "$t_tmp/a.json") ||
+	t_fail "advise disagrees with report's relative runtime: $(cat "$t_tmp/a.json")"
+# the table: one line per workload, the option to ask for
+$A --min-jobs 1 > "$t_tmp/a.txt" || t_fail "advise table"
+for w in resnet bert; do
+	grep -q "^$w: .*: ask for --gres=" "$t_tmp/a.txt" || t_fail "advise table, $w: $(cat "$t_tmp/a.txt")"
+done
+# the default --min-jobs 3: only resnet's 3 localGPUs jobs are trusted; bert has too little history
+$A --format json > "$t_tmp/a3.json" || t_fail "advise --min-jobs 3"
+python3 - "$t_tmp/a3.json" <<'EOP' || t_fail "advise, 3 jobs of history: $(cat "$t_tmp/a3.json")"
+import json, sys
+a = {x["workload"]: x for x in json.load(open(sys.argv[1]))["advice"]}
+assert a["resnet"]["topology"] == "localGPUs" and a["resnet"]["sbatch"] == "--gres=gpu:2", a["resnet"]
+assert a["bert"]["topology"] is None and a["bert"]["reason"].startswith("too little history"), a["bert"]
+EOP
+rc=0; $A --workload no-such-workload >/dev/null 2>"$t_tmp/a.err" || rc=$?
+[ $rc = 1 ] && grep -q "no-such-workload has no GPU job" "$t_tmp/a.err" ||
+	t_fail "advise, unknown workload: exit $rc: $(cat "$t_tmp/a.err")"
+t_ok "advise ($picks) follows report's relative runtime; too little history and unknown workloads said"
+
+# the node's own GPUs held by a job: the advice flips to the free falcon GPUs
+hold=$(sbatch --parsable -o /dev/null -J hold --gres=gpu:8 --wrap 'sleep 300') || t_fail "sbatch hold"
+s_wait_state "$hold" RUNNING
+$A --min-jobs 1 --format json > "$t_tmp/a-busy.json" 2>"$t_tmp/a.err" || t_fail "advise busy: $(cat "$t_tmp/a.err")"
+scancel "$hold"
+picks=$(python3 "$t_tmp/advise.py" "$t_tmp/r-topology.json" "$t_tmp/a-busy.json" busy) ||
+	t_fail "advise with the local GPUs held: $(cat "$t_tmp/a-busy.json")"
+s_wait_done "$hold"
+t_ok "local GPUs held by job $hold: advise flips to falconGPUs ($picks)"
+
 fd_stop_falcond
 $R --by device --format json > "$t_tmp/r-dev2.json" 2>"$t_tmp/r.err" ||
 	t_fail "by device without falcond: $(cat "$t_tmp/r.err")"
@@ -226,12 +292,27 @@ grep -q "no device history" "$t_tmp/r.err" || t_fail "no stderr note: $(cat "$t_
 [ "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["devices"], len(j["groups"]) > 0)' "$t_tmp/r-dev2.json")" = "None True" ] ||
 	t_fail "without falcond: $(cat "$t_tmp/r-dev2.json")"
 t_ok "--by device from falcond's history; without falcond: said on stderr, the rest reported"
+$A --min-jobs 1 --format json > "$t_tmp/a-nofd.json" 2>"$t_tmp/a.err" || t_fail "advise without falcond: $(cat "$t_tmp/a.err")"
+grep -q "falcon GPUs unknown" "$t_tmp/a.err" || t_fail "advise without falcond, no stderr note: $(cat "$t_tmp/a.err")"
+python3 - "$t_tmp/a-nofd.json" <<'EOP' || t_fail "advise without falcond: $(cat "$t_tmp/a-nofd.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["availability"]["chassis"] is None and j["availability"]["chassis_error"], j["availability"]
+for a in j["advice"]:
+    for t in a["topologies"]:
+        assert t["now"] == ("free" if t["topology"] == "localGPUs" else "unknown"), (a["workload"], t)
+EOP
+t_ok "advise without falcond: said on stderr, falcon GPUs unknown, local ones still advised"
 
 # usage errors
 for args in "--start yesterday" "--format xml" "--by node" "--user no-such-user-x" \
 	"--start now --end now-1day" "extra"; do
 	rc=0; $FALCONCTL report $args >/dev/null 2>"$t_tmp/r.err" || rc=$?
 	[ $rc = 2 ] || t_fail "report $args: exit $rc, not 2: $(cat "$t_tmp/r.err")"
+done
+for args in "--gpus 0" "--gpus 65" "--format csv" "--min-jobs x" "--start yesterday" "extra"; do
+	rc=0; $FALCONCTL advise $args >/dev/null 2>"$t_tmp/r.err" || rc=$?
+	[ $rc = 2 ] || t_fail "advise $args: exit $rc, not 2: $(cat "$t_tmp/r.err")"
 done
 t_ok "usage errors: exit 2"
 exit 0
