@@ -138,19 +138,64 @@ static falcon_err_t compose_try(const struct falcon_conf *conf, const struct fal
 	return rv;
 }
 
+int fp_cause_rank(falcon_err_t e)
+{
+	switch (e) {
+	case FALCON_ERR_TIMEOUT:
+	case FALCON_ERR_CHASSIS:
+	case FALCON_ERR_PRECONDITION:
+	case FALCON_ERR_NORESOURCE:
+	case FALCON_ERR_CONFLICT:
+		return 2;
+	case FALCON_ERR_TRANSPORT:
+	case FALCON_ERR_SERVER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+bool fp_cause_note(struct fp_cause *c, falcon_err_t e, const char *detail)
+{
+	const char *why = fp_wait_why(e, detail);
+	bool changed = why != c->told;
+
+	if (c->err == FALCON_OK || fp_cause_rank(e) >= fp_cause_rank(c->err)) {
+		c->err = e;
+		falcon_strlcpy(c->detail, detail ? detail : "", sizeof(c->detail));
+	}
+	c->told = why;
+	return changed;
+}
+
+/* give_up - the error to return after the last try failed with last (its
+ * detail in falcon_errmsg()): the ranked cause c, the last try added when
+ * it was another error. */
+static falcon_err_t give_up(const struct fp_cause *c, falcon_err_t last)
+{
+	char msg[512];
+
+	if (c->err == last)
+		return last;
+	falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
+	return falcon_err_set(c->err, "%s (the last try: %s: %s)", c->detail,
+			      falcon_strerror(last), msg);
+}
+
 /*
  * compose_loop - the compose of job on job->node with retry policy r until
  * it is answered, fails for good or r gives up: fp_compose (r->max =
  * ChassisRetries) and fp_compose_wait (r->max < 0: until the deadline,
- * waiting told when the reason changes).
+ * waiting told when the reason changes).  Returns FALCON_OK, the error
+ * that is not transient, or the ranked cause (give_up()).
  */
 static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp_job *job,
 				 struct retry *r, struct falcon_lease *out, bool *job_error,
 				 fp_wait_fn waiting, void *arg)
 {
 	struct falcon_compose_req req;
+	struct fp_cause cause = { .err = FALCON_OK };
 	falcon_err_t rv;
-	const char *last = NULL, *why;
 	long ra;
 	int n;
 
@@ -170,8 +215,7 @@ static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp
 			falcon_warn("job %u: compose on %s (try %d, waiting up to %ld s more): %s: %s",
 				    job->id, job->node, n, fp_left(r->deadline) / 1000,
 				    falcon_strerror(rv), falcon_errmsg());
-		why = fp_wait_why(rv, falcon_errmsg());
-		if (why != last && waiting != NULL) {
+		if (fp_cause_note(&cause, rv, falcon_errmsg()) && waiting != NULL) {
 			char detail[512];
 
 			/* waiting() may call libslurm, which may set the error */
@@ -179,9 +223,8 @@ static falcon_err_t compose_loop(const struct falcon_conf *conf, const struct fp
 			waiting(rv, detail, arg);
 			falcon_err_set(rv, "%s", detail);
 		}
-		last = why;
 		if (!again(r, rv, ra))
-			return rv;
+			return give_up(&cause, rv);
 	}
 }
 

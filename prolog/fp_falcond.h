@@ -24,8 +24,9 @@
  * request's one retry loop (lib/api never retries or sleeps).  *job_error
  * is set for errors that are the job's (policy, perm): no retry, the node
  * is fine.  *out is filled on FALCON_OK, with the host's fields
- * (fp_lease_on_host()); left as it was otherwise.  Returns the last error
- * (FALCON_ERR_*, detail set).
+ * (fp_lease_on_host()); left as it was otherwise.  Returns the cause of
+ * the failure: the error of the retries that fp_cause_note() ranks highest
+ * (FALCON_ERR_*; its detail set, the last try's error added when another).
  */
 falcon_err_t fp_compose(const struct falcon_conf *conf, const struct fp_job *job,
 			long long deadline, struct falcon_lease *out, bool *job_error);
@@ -41,8 +42,8 @@ typedef void (*fp_wait_fn)(falcon_err_t why, const char *detail, void *arg);
  * = none) is called when the reason changes.  falcond answers a repeated
  * compose of the same job and host with the same lease
  * (falcond's compose_repeat()), so a retry after a request
- * that timed out on our side never leases twice.  Returns the last error
- * when the deadline passed; *job_error as fp_compose.
+ * that timed out on our side never leases twice.  Returns the cause
+ * (as fp_compose) when the deadline passed; *job_error as fp_compose.
  */
 falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job *job,
 			     long long deadline, struct falcon_lease *out, bool *job_error,
@@ -54,6 +55,36 @@ falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job
  * or ChangeTimeout= too short for the chassis, "chassis_timeout") from
  * a caller's budget that ran out ("chassis_slow"). */
 const char *fp_wait_why(falcon_err_t e, const char *detail);
+/*
+ * The cause of a compose that failed after its retries (the tag
+ * falcon:requeued=<why>, issue #32) is the error of the retries that
+ * tells most of why the job has no devices, ranked by fp_cause_rank():
+ *   2  what falcond reported of the chassis, the pool or the lease
+ *      (TIMEOUT: chassis_timeout, chassis_slow; CHASSIS, PRECONDITION,
+ *      NORESOURCE, CONFLICT);
+ *   1  falcond's own state (TRANSPORT: unreachable; SERVER: a 503 of a
+ *      standby or of a falcond starting or failing over);
+ *   0  anything else (not retried: returned as it is).
+ * Why: falcond unreachable or answering 503 after it reported a chassis
+ * timeout only says falcond could not be asked again (it restarted, a
+ * standby answered); nothing since showed that the chassis recovered, so
+ * the chassis stays the cause.  Of the same rank the later error counts:
+ * it is the state now.  The waiting reason (falcon:waiting=<why>) is the
+ * latest error's, not the ranked one's: it says what the prolog waits on.
+ */
+int fp_cause_rank(falcon_err_t e);
+/* fp_cause - the ranked cause of a retry sequence and the waiting reason
+ * last told (fp_cause_note()); zeroed (memset or = { 0 }) to start. */
+struct fp_cause {
+	falcon_err_t err;   /* FALCON_OK: no error yet */
+	char detail[512];   /* its falcon_errmsg() */
+	const char *told;   /* fp_wait_why() of the latest error; NULL = none */
+};
+/* fp_cause_note - one failed try with e (detail: its falcon_errmsg(), NULL
+ * = none): c->err/detail become e's when e ranks at least as high as the
+ * cause so far.  true when the waiting reason changed (fp_wait_why() of e
+ * differs from the one before: tell it again). */
+bool fp_cause_note(struct fp_cause *c, falcon_err_t e, const char *detail);
 /*
  * fp_decompose - give back the job's lease on node: lease (its id; NULL or
  * "" = looked up with fp_lease_of()), never every lease of the job (the

@@ -5,7 +5,8 @@
 # against real munged, falcond and falcon-sim whose node1 tree is the
 # SysfsRoot: falconGPUs, hybridGPUs, localGPUs, falconNVMe, two jobs at
 # once, a degraded link under each CheckAction, the chassis down at prolog,
-# an epilog whose remove fails, falcond down for a job without falcon GRES;
+# an epilog whose remove fails, falcond down for a job without falcon GRES,
+# a chassis timeout then falcond gone (requeued for the chassis, #32);
 # the pool is clean after each.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -316,6 +317,29 @@ fp_epilog 114 node1 FALCON_TRES_PER_NODE=gres/gpu:1
 [ $FP_RC = 0 ] && [ ! -e "$t_tmp/run/114" ] ||
 	t_fail "epilog of a local job with falcond down: $(cat "$t_tmp/epilog-114.log")"
 t_ok "falcond down: a job without falcon GRES is not held up"
+
+# -- the cause of a requeue (#32): falcond reports a chassis timeout
+# (ChangeTimeout=2 against 6 s PATCHes), then is stopped for the other
+# tries: requeued=chassis_timeout, not the last try's falcond_unreachable
+sed -i 's/^ChassisName=.*/& ChangeTimeout=2/' "$FALCON_CONF"
+fd_start_falcond
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":6000,"method":"PATCH","path":"/redfish/v1/Fabrics*"}]}' >/dev/null
+(wait_for 30 "the first compose to fail" grep -q 'compose (try 1 of 3)' "$t_tmp/prolog-122.log" &&
+	fd_stop_falcond) &
+stopper=$!
+fp_prolog 122 "gres/falcon_gpu:2"
+wait $stopper || t_fail "falcond not stopped after the first try: $(cat "$t_tmp/prolog-122.log")"
+[ $FP_RC = 1 ] || t_fail "chassis timeout, falcond gone: rc $FP_RC: $(cat "$t_tmp/prolog-122.log")"
+grep -q 'compose (try 3 of 3): connection failed' "$t_tmp/prolog-122.log" ||
+	t_fail "the last try did not find falcond gone: $(cat "$t_tmp/prolog-122.log")"
+grep -q 'AdminComment tag (not set: --no-slurm): falcon:requeued=chassis_timeout$' \
+	"$t_tmp/prolog-122.log" || t_fail "requeue tag: $(grep -i 'tag\|requeu' "$t_tmp/prolog-122.log")"
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+sed -i 's/ ChangeTimeout=2$//' "$FALCON_CONF"
+# the rollback could not reach falcond: its start-up reconcile gives back
+fd_start_falcond
+fp_wait_pool_clean 30
+t_ok "a chassis timeout, then falcond unreachable: requeued=chassis_timeout"
 
 # -- the shared start (fp_main_start): usage errors exit 2 and do nothing;
 # a falcon.conf that does not load exits 1 (the node would be drained)

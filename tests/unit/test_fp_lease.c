@@ -140,6 +140,46 @@ START_TEST(wait_why_chassis_timeout)
 }
 END_TEST
 
+/* The cause of a compose that failed after its retries (issue #32): a
+ * chassis timeout falcond reported stays the cause when falcond then
+ * cannot be reached or a standby answers 503; of the same rank the later
+ * error counts.  The waiting reason is told again at each change. */
+START_TEST(cause_ranked)
+{
+	static const char *tmo = "falcond: POST /v1/compose: HTTP 504: " FALCON_CHASSIS_TIMEOUT_MARK
+		" chassis c1: PATCH: no answer within ChangeTimeout=3 s";
+	struct fp_cause c = { .err = FALCON_OK };
+
+	ck_assert_int_gt(fp_cause_rank(FALCON_ERR_TIMEOUT), fp_cause_rank(FALCON_ERR_SERVER));
+	ck_assert_int_gt(fp_cause_rank(FALCON_ERR_NORESOURCE), fp_cause_rank(FALCON_ERR_TRANSPORT));
+	ck_assert_int_eq(fp_cause_rank(FALCON_ERR_SERVER), fp_cause_rank(FALCON_ERR_TRANSPORT));
+	ck_assert_int_eq(fp_cause_rank(FALCON_ERR_CHASSIS), fp_cause_rank(FALCON_ERR_PRECONDITION));
+
+	/* a chassis timeout, then a standby's 503, then falcond unreachable */
+	ck_assert(fp_cause_note(&c, FALCON_ERR_TIMEOUT, tmo));
+	ck_assert_str_eq(c.told, "chassis_timeout");
+	ck_assert(fp_cause_note(&c, FALCON_ERR_SERVER, "HTTP 503: standby"));
+	ck_assert_str_eq(c.told, "falcond_unavailable");
+	ck_assert(!fp_cause_note(&c, FALCON_ERR_SERVER, "HTTP 503: standby"));
+	ck_assert(fp_cause_note(&c, FALCON_ERR_TRANSPORT, "connection refused"));
+	ck_assert_str_eq(c.told, "falcond_unreachable");
+	ck_assert_int_eq(c.err, FALCON_ERR_TIMEOUT);
+	ck_assert_str_eq(fp_wait_why(c.err, c.detail), "chassis_timeout");
+	/* the chassis again: told again; then the pool short (same rank, later) */
+	ck_assert(fp_cause_note(&c, FALCON_ERR_TIMEOUT, tmo));
+	ck_assert(fp_cause_note(&c, FALCON_ERR_NORESOURCE, "pool short"));
+	ck_assert(fp_cause_note(&c, FALCON_ERR_SERVER, NULL));
+	ck_assert_int_eq(c.err, FALCON_ERR_NORESOURCE);
+	ck_assert_str_eq(c.detail, "pool short");
+
+	/* falcond's state only: the later of the two */
+	memset(&c, 0, sizeof(c));
+	ck_assert(fp_cause_note(&c, FALCON_ERR_TRANSPORT, "refused"));
+	ck_assert(fp_cause_note(&c, FALCON_ERR_SERVER, "HTTP 503"));
+	ck_assert_int_eq(c.err, FALCON_ERR_SERVER);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fp_lease");
@@ -150,6 +190,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("waiting");
 	tcase_add_test(tc, wait_why_chassis_timeout);
+	tcase_add_test(tc, cause_ranked);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
