@@ -136,6 +136,31 @@ START_TEST(test_merge)
 }
 END_TEST
 
+/* A requeued or waiting job's tag keeps no falcon:topo= of a run before
+ * (issue 32): the prolog's status tag replaces it, wherever it stands. */
+static const struct {
+	const char *old, *want;
+} status_cases[] = {
+	{ "falcon:topo=falconGPUs,f=4,check=pass,busbw=19.6", "falcon:requeued=chassis_timeout" },
+	{ "ticket 9; falcon:topo=hybridGPUs,l=4,f=4", "ticket 9; falcon:requeued=chassis_timeout" },
+	{ "falcon:topo=falconGPUs,f=4; falcon-event=c1/d1:Critical",
+	  "falcon:requeued=chassis_timeout; falcon-event=c1/d1:Critical" },
+	{ "falcon:waiting=compose falcon:topo=falconGPUs,f=4", "falcon:requeued=chassis_timeout" },
+	{ "falcon:composed;falcon:topo=localGPUs,l=8 x", "falcon:requeued=chassis_timeout x" },
+};
+
+START_TEST(test_merge_status_drops_topo)
+{
+	char *out = NULL;
+
+	ck_assert_int_eq(falcon_tag_merge(status_cases[_i].old, "falcon:requeued=chassis_timeout",
+					  &out), FALCON_OK);
+	ck_assert_str_eq(out, status_cases[_i].want);
+	ck_assert_ptr_null(strstr(out, "topo="));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_merge_bad)
 {
 	char *out = (char *)1;
@@ -240,6 +265,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_opts);
 	tcase_add_loop_test(tc, test_build, 0, ARRAY_SIZE(build_cases));
 	tcase_add_loop_test(tc, test_merge, 0, ARRAY_SIZE(merge_cases));
+	tcase_add_loop_test(tc, test_merge_status_drops_topo, 0, ARRAY_SIZE(status_cases));
 	tcase_add_test(tc, test_merge_bad);
 	tcase_add_test(tc, test_find);
 	tcase_add_loop_test(tc, test_parse, 0, ARRAY_SIZE(parse_cases));
