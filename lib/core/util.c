@@ -220,13 +220,30 @@ falcon_err_t falcon_fsync_dir_of(const char *path)
 	return FALCON_OK;
 }
 
+/* write_all - len bytes of p to fd, again after EINTR and short writes;
+ * 0, or -1 with errno set. */
+static int write_all(int fd, const void *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, (const char *)p + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
 falcon_err_t falcon_write_file_atomic(const char *path, const void *data,
 				      size_t len, unsigned mode)
 {
 	char tmp[PATH_MAX];
-	const char *p = data;
 	int fd, saved;
-	size_t off = 0;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid())
 	    >= sizeof(tmp))
@@ -234,16 +251,8 @@ falcon_err_t falcon_write_file_atomic(const char *path, const void *data,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return falcon_err_set(FALCON_ERR_IO, "%s: %s", tmp, strerror(errno));
-	while (off < len) {
-		ssize_t w = write(fd, p + off, len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)w;
-	}
+	if (write_all(fd, data, len) < 0)
+		goto fail;
 	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
@@ -265,11 +274,9 @@ fail:
 falcon_err_t falcon_append_file_sync(const char *path, const void *data, size_t len,
 				     unsigned mode)
 {
-	const char *p = data;
 	bool created = false;
 	struct stat sb;
 	off_t size = -1;
-	size_t off = 0;
 	int fd, saved;
 
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -286,16 +293,8 @@ falcon_err_t falcon_append_file_sync(const char *path, const void *data, size_t 
 		goto fail;
 	}
 	size = sb.st_size;
-	while (off < len) {
-		ssize_t w = write(fd, p + off, len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)w;
-	}
+	if (write_all(fd, data, len) < 0)
+		goto fail;
 	if (fdatasync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
