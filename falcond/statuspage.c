@@ -54,6 +54,14 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
+/* attr - ' name="v"' with v escaped (name is ours, never escaped). */
+static void attr(FILE *f, const char *name, const char *v)
+{
+	fprintf(f, " %s=\"", name);
+	esc(f, v);
+	fputc('"', f);
+}
+
 static const char *jstr(json_object *o, const char *key)
 {
 	json_object *v;
@@ -166,11 +174,10 @@ static const char *fill_of(const char *state)
  * whole record as its <title> (a tooltip). */
 static void svg_slot(FILE *f, const struct slot *s, int x, int y)
 {
-	fprintf(f, "<g class=\"slot\" data-device=\"");
-	esc(f, s->device);
-	fputs("\" data-state=\"", f);
-	esc(f, s->state);
-	fputs("\"><title>", f);
+	fputs("<g class=\"slot\"", f);
+	attr(f, "data-device", s->device);
+	attr(f, "data-state", s->state);
+	fputs("><title>", f);
 	esc(f, s->device ? s->device : "empty slot");
 	fputs(": ", f);
 	esc(f, s->state);
@@ -273,19 +280,14 @@ static void table_slots(FILE *f, const struct slot *slots, size_t n)
 		const struct slot *s = &slots[i];
 		char num[2][16];
 
-		fputs("<tr class=\"dev\" data-chassis=\"", f);
-		esc(f, s->chassis);
-		fputs("\" data-device=\"", f);
-		esc(f, s->device);
-		fputs("\" data-state=\"", f);
-		esc(f, s->state);
-		fputs("\" data-job=\"", f);
-		esc(f, s->job);
-		fputs("\" data-user=\"", f);
-		esc(f, s->user);
-		fputs("\" data-host=\"", f);
-		esc(f, s->host);
-		fputs("\">", f);
+		fputs("<tr class=\"dev\"", f);
+		attr(f, "data-chassis", s->chassis);
+		attr(f, "data-device", s->device);
+		attr(f, "data-state", s->state);
+		attr(f, "data-job", s->job);
+		attr(f, "data-user", s->user);
+		attr(f, "data-host", s->host);
+		fputs(">", f);
 		snprintf(num[0], sizeof(num[0]), "%d", s->drawer);
 		snprintf(num[1], sizeof(num[1]), "%d", s->slot);
 		td(f, s->chassis);
@@ -374,9 +376,9 @@ static void body(FILE *f, json_object *st)
 		json_object *r = json_object_object_get(c, "reachable");
 		bool up = r && json_object_get_boolean(r);
 
-		fputs("<section class=\"chassis\" data-chassis=\"", f);
-		esc(f, jstr(c, "name"));
-		fprintf(f, "\" data-reachable=\"%s\"><h2>chassis ", up ? "yes" : "no");
+		fputs("<section class=\"chassis\"", f);
+		attr(f, "data-chassis", jstr(c, "name"));
+		fprintf(f, " data-reachable=\"%s\"><h2>chassis ", up ? "yes" : "no");
 		esc(f, jstr(c, "name"));
 		fprintf(f, " <span class=\"%s\">%s</span></h2>", up ? "up" : "down",
 			up ? "reachable" : "unreachable");
