@@ -107,8 +107,8 @@ static int ctld_compose(struct ctld_run *c)
 		snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv, detail));
 		if (fp_slurm_tag(c->job, tag) != FALCON_OK)
 			falcon_warn("%s", falcon_errmsg());
-		falcon_error("job %u: no devices (ComposeWait=%d s, %ld s of it left); Slurm "
-			     "requeues the job", c->job->id, c->conf->compose_wait,
+		falcon_error("job %u: %s: no devices (ComposeWait=%d s, %ld s of it left); Slurm "
+			     "requeues the job", c->job->id, tag, c->conf->compose_wait,
 			     fp_left(c->deadline) / 1000);
 		return 1;
 	}

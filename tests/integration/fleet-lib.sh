@@ -5,8 +5,8 @@
 # to 4 chassis (4 falcon-sim, 2 nodes each: the sim's drawer 1 through H1
 # and drawer 2 through H2), one partition over all of them, node features
 # falcon_<chassis> and per-chassis licenses (job_submit_falcon(8), SEVERAL
-# CHASSIS), falcond over the 4 chassis and falcon-prolog/epilog on every
-# node, each node with a falcon.conf of its own (its sim tree, its RunDir,
+# CHASSIS), falcond over the 4 chassis, falcon-prolog as PrologSlurmctld
+# and falcon-prolog/epilog on every node, each node with a falcon.conf of its own (its sim tree, its RunDir,
 # falcond over its veth).  Source after slurm-lib.sh and prolog-lib.sh.
 #
 #   fl_start    start it all; sets nodes, chassis, FD_PORT, FALCON_CONF
@@ -74,8 +74,13 @@ for c in $chassis; do
 	lic="${lic:+$lic,}${c}_gpu:4,${c}_nvme:1"
 	shift 2
 done
+# PrologSlurmctld composes while the job is CONFIGURING, as the quickstart
+# and examples/ set it up (a short pool waits there up to ComposeWait
+# instead of requeueing from the node prolog)
+fp_slurmctld_wrapper
 t0=$(date +%s)
 s_start --nodes 8 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
+	--prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" \
 	--license "$lic" --features "$feats" \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = 8 ] ||
