@@ -5,7 +5,8 @@
 # to 4 chassis (4 falcon-sim, 2 nodes each: the sim's drawer 1 through H1
 # and drawer 2 through H2), one partition over all of them, node features
 # falcon_<chassis> and per-chassis licenses (job_submit_falcon(8), SEVERAL
-# CHASSIS), falcond over the 4 chassis, falcon-prolog as PrologSlurmctld
+# CHASSIS), falcond over the 4 chassis (asking slurmctld, as a site runs
+# it), falcon-prolog as PrologSlurmctld
 # and falcon-prolog/epilog on every node, each node with a falcon.conf of its own (its sim tree, its RunDir,
 # falcond over its veth).  Source after slurm-lib.sh and prolog-lib.sh.
 #
@@ -86,6 +87,9 @@ s_start --nodes 8 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
 [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = 8 ] ||
 	t_fail "8 idle nodes expected: $(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ')"
 t_ok "8 nodes idle in $(($(date +%s) - t0)) s, 4 chassis"
+# falcond asking this cluster's slurmctld, as a site runs it (its reconcile
+# and its re-pin of jobs pending on a full chassis need it)
+fp_falcond_with_slurm
 
 # each node its own falcon.conf: its sim tree, its RunDir, falcond over its veth
 "$top_srcdir/scripts/cluster.sh" status "$s_state" >"$t_tmp/status"
