@@ -169,14 +169,15 @@ bool fp_cause_note(struct fp_cause *c, falcon_err_t e, const char *detail)
 }
 
 /* give_up - the error to return after the last try failed with last (its
- * detail in falcon_errmsg()): the ranked cause c, the last try added when
- * it was another error. */
+ * detail in falcon_errmsg()): last itself when it is not a transient one
+ * (rank 0: the job's error, tagged falcon:error=), else the ranked cause
+ * c, the last try added when it was another error. */
 static falcon_err_t give_up(const struct fp_cause *c, falcon_err_t last)
 {
 	char msg[512];
 
-	if (c->err == last)
-		return last;
+	if (c->err == last || fp_cause_rank(last) == 0)
+		return last; /* not transient (the job's, or unknown): as it is */
 	falcon_strlcpy(msg, falcon_errmsg(), sizeof(msg));
 	return falcon_err_set(c->err, "%s (the last try: %s: %s)", c->detail,
 			      falcon_strerror(last), msg);
