@@ -614,26 +614,64 @@ int falcon_hp_unassigned_bar(const uint8_t *cfg, size_t len, const char *resourc
 	return -1;
 }
 
+/*
+ * The files of a device that has just appeared may come after its
+ * directory: Linux's device_add() makes the kobject's directory, then its
+ * attribute groups, and sends the KOBJ_ADD uevent last; falcon-sim writes
+ * them one by one.  A reader that found the directory waits up to
+ * HP_ATTR_WAIT_MS for config (a whole header) and resource (its last
+ * line complete) before judging (prolog-hotplug.sh saw a BAR left
+ * unassigned pass, its resource file read before it was written).
+ */
+#define HP_ATTR_WAIT_MS 1000
+#define HP_ATTR_STEP_MS 20
+
+/* read_attrs - config (*cfg, *len) and resource (*res) of bdf, NUL-ended,
+ * caller frees; waited for as above while the directory is there.  false
+ * when they could not be read whole (nothing to judge). */
+static bool read_attrs(const char *root, const char *bdf, char **cfg, size_t *len, char **res)
+{
+	char path[PATH_MAX];
+	long long end = falcon_now_ms() + HP_ATTR_WAIT_MS;
+	size_t rlen = 0;
+
+	for (;;) {
+		*cfg = *res = NULL;
+		*len = 0;
+		if (dev_path(root, bdf, "config", path) == FALCON_OK &&
+		    falcon_read_file(path, FALCON_PCICFG_SIZE, cfg, len) == FALCON_OK &&
+		    *len >= FALCON_PCICFG_HEADER &&
+		    dev_path(root, bdf, "resource", path) == FALCON_OK &&
+		    falcon_read_file(path, 64 * 1024, res, &rlen) == FALCON_OK && rlen > 0 &&
+		    (*res)[rlen - 1] == '\n')
+			return true;
+		free(*cfg);
+		free(*res);
+		*cfg = *res = NULL;
+		if (!falcon_hp_present(root, bdf) || falcon_now_ms() >= end)
+			return false;
+		{
+			struct timespec ts = { 0, HP_ATTR_STEP_MS * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 falcon_err_t falcon_hp_check_bars(const char *root, const char *bdf)
 {
-	char path[PATH_MAX], *cfg = NULL, *res = NULL;
+	char *cfg = NULL, *res = NULL;
 	struct falcon_pcicfg_info info;
 	size_t len = 0;
 	falcon_err_t rv = FALCON_OK;
 	int b;
 
-	if ((rv = dev_path(root, bdf, "config", path)) != FALCON_OK)
-		return rv;
-	if (falcon_read_file(path, FALCON_PCICFG_SIZE, &cfg, &len) != FALCON_OK)
-		goto done;
-	if ((rv = dev_path(root, bdf, "resource", path)) != FALCON_OK)
-		goto done;
-	if (falcon_read_file(path, 64 * 1024, &res, NULL) != FALCON_OK)
+	if (!read_attrs(root, bdf, &cfg, &len, &res))
 		goto done;
 	b = falcon_hp_unassigned_bar((const uint8_t *)cfg, len, res);
 	if (b == -2) {
-		rv = falcon_err_set(FALCON_ERR_PCI, "%s: expected lines of three hex numbers "
-				    "(start end flags)", path);
+		rv = falcon_err_set(FALCON_ERR_PCI, "%s's resource: expected lines of three "
+				    "hex numbers (start end flags)", bdf);
 	} else if (b >= 0 && falcon_pcicfg_parse((const uint8_t *)cfg, len, &info) == FALCON_OK) {
 		rv = falcon_err_set(FALCON_ERR_PCI, "%s BAR%d (%s) left unassigned: the bridge "
 				    "above has no room for it (hot-plug bridges reserve only "

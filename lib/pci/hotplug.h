@@ -199,8 +199,11 @@ const char *falcon_bar_type_str(falcon_bar_type_t t);
 
 /*
  * falcon_hp_check_bars - read BUSDIR/devices/BDF/config and resource and
- * apply falcon_hp_unassigned_bar().  FALCON_OK when every implemented BAR
- * has an address (or the files are missing: nothing to judge);
+ * apply falcon_hp_unassigned_bar().  While the device's directory is
+ * there but its config or resource file is not yet whole, waits up to 1 s
+ * (sleeps; Linux creates a new device's attributes after its directory).
+ * FALCON_OK when every implemented BAR has an address (or the files are
+ * still missing: nothing to judge);
  * FALCON_ERR_PCI when one has none, the detail naming the BDF, the BAR
  * and its type and what to do: hot-plug bridges reserve only 2 MiB of
  * prefetchable memory by default (Linux Documentation/admin-guide/

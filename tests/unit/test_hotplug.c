@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pci/hotplug.h"
@@ -578,6 +580,30 @@ START_TEST(test_check_bars)
 				     "memory) left unassigned"));
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "2 MiB of prefetchable MMIO"));
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "pci=hpmmioprefsize="));
+	/* the resource file written after the directory and config (as
+	 * device_add() and falcon-sim do): waited for, then judged (it was
+	 * read as missing and the unassigned BAR passed) */
+	{
+		char res[4200], later[4300];
+		pid_t pid;
+		int st;
+
+		ck_assert_int_eq(falcon_pcicfg_write_sysfs(root, "0000:63:00.0", &s, 0), FALCON_OK);
+		snprintf(res, sizeof(res), "%s/bus/pci/devices/0000:63:00.0/resource", root);
+		snprintf(later, sizeof(later), "%s.later", res);
+		ck_assert_int_eq(rename(res, later), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct timespec ts = { 0, 200000000L };
+
+			nanosleep(&ts, NULL);
+			_exit(rename(later, res) == 0 ? 0 : 1);
+		}
+		ck_assert_int_eq(falcon_hp_check_bars(root, "0000:63:00.0"), FALCON_ERR_PCI);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
 	/* a device without files to judge (another kind of tree) passes */
 	ck_assert_int_eq(falcon_hp_check_bars(root, "0000:70:00.0"), FALCON_OK);
 }
