@@ -182,19 +182,20 @@ falcon_err_t falcon_fleet_pin_parse(const struct falcon_conf *conf, const char *
 falcon_err_t falcon_fleet_constraint(const struct falcon_conf *conf, const char *user,
 				     const struct falcon_fleet_pick *pick, char **out)
 {
-	bool has_user = user != NULL && user[0] != '\0';
+	const char *u = user != NULL ? user : ""; /* never NULL below (UBSan nonnull) */
+	bool has_user = u[0] != '\0';
 	size_t cap, used = 0, i;
 	char *s;
 
 	*out = NULL;
 	if (pick->n == 0 || pick->n > FALCON_FLEET_MAX)
 		return falcon_err_set(FALCON_ERR_INVAL, "constraint of a pick of %zu chassis", pick->n);
-	if (has_user && (pick->n > 1 || strpbrk(user, "|[]()*") != NULL))
+	if (has_user && (pick->n > 1 || strpbrk(u, "|[]()*") != NULL))
 		return falcon_err_set(FALCON_ERR_POLICY, "the job's nodes span several chassis and "
 				      "its constraint '%s' cannot be combined with a chassis pin; "
 				      "name the nodes (-w), a chassis (-C %sNAME) or a partition "
-				      "of one chassis", user, FALCON_FLEET_FEATURE_PREFIX);
-	cap = (has_user ? strlen(user) : 0) + 4 + pick->n * (FALCON_NAME_LEN + 24);
+				      "of one chassis", u, FALCON_FLEET_FEATURE_PREFIX);
+	cap = strlen(u) + 4 + pick->n * (FALCON_NAME_LEN + 24);
 	if ((s = malloc(cap)) == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "constraint of %zu bytes", cap);
 	if (pick->n == 1) {
@@ -210,7 +211,7 @@ falcon_err_t falcon_fleet_constraint(const struct falcon_conf *conf, const char 
 		s[used] = '\0';
 	}
 	if (has_user)
-		snprintf(s + used, cap - used, "&%s", user);
+		snprintf(s + used, cap - used, "&%s", u);
 	*out = s;
 	return FALCON_OK;
 }
