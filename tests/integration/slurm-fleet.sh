@@ -125,7 +125,12 @@ sleep 3
 lic=$(jf "$jc" Licenses); feat=$(jf "$jc" Features)
 [ "$lic" = "c1_gpu:2,c2_gpu:2" ] || t_fail "job $jc licenses: $lic"
 [ "$feat" = "[falcon_c1*1&falcon_c2*1]" ] || t_fail "job $jc constraint: $feat"
-[ "$(squeue -h -j "$jc" -o %r)" = Licenses ] || t_fail "job $jc pends for $(squeue -h -j "$jc" -o %r)"
+# the reason is None until the scheduler has looked at the job (Slurm
+# 24.11 in CI's trixie lane took more than 3 s)
+pend_reason() { r=$(squeue -h -j "$1" -o %r); [ "$r" = "$2" ]; }
+wait_for 30 "job $jc's pending reason" pend_reason "$jc" Licenses ||
+	t_fail "job $jc pends for $r"
+[ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc"), expected PENDING"
 t_ok "job $jc (-N 2) pends for licenses: $lic, $feat"
 
 # -- both chassis full; a one-node job is pinned to c1 (the first that can
