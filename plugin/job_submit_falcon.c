@@ -407,6 +407,50 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 	return ok;
 }
 
+/*
+ * fleet_backlog - falcon_fleet_backlog_fn over slurmctld's licenses: the
+ * GPUs pending jobs claim of chassis c's pool (pending_claims()) minus the
+ * GPUs free in it now, the largest count license_job_test() grants to a
+ * stub job (bisection, as pool_refuse(): no reader of one license's use
+ * exists in all of 22.05 to 24.11).  In GPUs; 0 when the pool has no name.
+ */
+static long fleet_backlog(size_t c, void *arg)
+{
+	const struct fleet_arg *fa = arg;
+	char gname[FALCON_NAME_LEN + 8], *spec;
+	__typeof__(lic_validate(NULL, false, false, NULL)) l;
+	job_record_t stub;
+	long lo = 0, hi = 1, mid;
+	bool valid, ok;
+	int k;
+
+	if (falcon_license_name(fa->conf->chassis[c].name, FALCON_DEV_GPU, gname,
+				sizeof(gname)) != FALCON_OK)
+		return 0;
+	while (hi < (1L << 20) && lic_fits(gname, hi, NULL)) /* the configured total, bounded */
+		hi *= 2;
+	for (k = 0; lo < hi && k < 40; k++) { /* the largest count free now */
+		mid = lo + (hi - lo + 1) / 2;
+		spec = xstrdup_printf("%s:%ld", gname, mid);
+		valid = true;
+		l = lic_validate(spec, true, true, &valid);
+		xfree(spec);
+		ok = false;
+		if (valid && l != NULL) {
+			memset(&stub, 0, sizeof(stub));
+			stub.license_list = l;
+			stub.time_limit = INFINITE;
+			ok = license_job_test(&stub, time(NULL), false) == SLURM_SUCCESS;
+		}
+		FREE_NULL_LIST(l);
+		if (ok)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return pending_claims(gname, fa->job_id) - lo;
+}
+
 /* fixed_pick - the pick of a job whose -w list names hosts on several
  * chassis: its nodes per chassis as listed; false when it asks for more
  * nodes than it names of falcon.conf's hosts. */
@@ -478,7 +522,8 @@ static int fleet_judge(const struct falcon_conf *fconf, const struct cand_hosts 
 			pick.nodes[0] = nodes;
 		if (pick.n == 0 &&
 		    falcon_fleet_place(ch->cand, ch->nchassis, nodes, req->falcon_gpus,
-				       req->falcon_nvme, fleet_fits, &fa, &pick) != FALCON_OK) {
+				       req->falcon_nvme, fleet_fits, fleet_backlog, &fa,
+				       &pick) != FALCON_OK) {
 			*why = xstrdup_printf("falcon: %s", falcon_errmsg());
 			rv = ESLURM_INVALID_LICENSES;
 			goto out;

@@ -57,22 +57,63 @@ static bool place_split(const struct falcon_fleet_cand *cand, size_t ncand, uint
 		pick->n++;
 		left -= k;
 	}
+	/* in conf order, whatever order the chassis were tried in: one
+	 * placement, one constraint string ("[falcon_c1*1&falcon_c2*1]") */
+	for (i = 1; i < pick->n; i++)
+		for (k = (uint32_t)i; k > 0 && pick->chassis[k - 1] > pick->chassis[k]; k--) {
+			size_t c = pick->chassis[k];
+			uint32_t m = pick->nodes[k];
+
+			pick->chassis[k] = pick->chassis[k - 1];
+			pick->nodes[k] = pick->nodes[k - 1];
+			pick->chassis[k - 1] = c;
+			pick->nodes[k - 1] = m;
+		}
 	pick->now = !ever;
 	return left == 0;
 }
 
+/* by_backlog - cand[0..n) into out, least backlog first, conf order kept
+ * among equals (insertion sort: n <= FALCON_FLEET_MAX). */
+static void by_backlog(const struct falcon_fleet_cand *cand, size_t n,
+		       falcon_fleet_backlog_fn backlog, void *arg, struct falcon_fleet_cand *out)
+{
+	long key[FALCON_FLEET_MAX], k;
+	struct falcon_fleet_cand c;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		c = cand[i];
+		k = backlog != NULL ? backlog(c.chassis, arg) : 0;
+		for (j = i; j > 0 && key[j - 1] > k; j--) {
+			key[j] = key[j - 1];
+			out[j] = out[j - 1];
+		}
+		key[j] = k;
+		out[j] = c;
+	}
+}
+
 falcon_err_t falcon_fleet_place(const struct falcon_fleet_cand *cand, size_t ncand,
 				uint32_t nodes, int gpus, int nvme, falcon_fleet_fits_fn fits,
-				void *arg, struct falcon_fleet_pick *pick)
+				falcon_fleet_backlog_fn backlog, void *arg,
+				struct falcon_fleet_pick *pick)
 {
+	struct falcon_fleet_cand sorted[FALCON_FLEET_MAX];
+
 	memset(pick, 0, sizeof(*pick));
-	if (cand == NULL || ncand == 0 || fits == NULL || nodes == 0 || gpus < 0 || nvme < 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "fleet placement: %zu chassis, %u nodes, "
-				      "%d GPUs, %d NVMe per node", ncand, nodes, gpus, nvme);
+	if (cand == NULL || ncand == 0 || ncand > FALCON_FLEET_MAX || fits == NULL ||
+	    nodes == 0 || gpus < 0 || nvme < 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "fleet placement: %zu chassis (at most %d), "
+				      "%u nodes, %d GPUs, %d NVMe per node", ncand,
+				      FALCON_FLEET_MAX, nodes, gpus, nvme);
 	if (place_one(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick) ||
-	    (nodes > 1 && place_split(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick)) ||
-	    place_one(cand, ncand, nodes, gpus, nvme, fits, arg, true, pick) ||
-	    (nodes > 1 && place_split(cand, ncand, nodes, gpus, nvme, fits, arg, true, pick)))
+	    (nodes > 1 && place_split(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick)))
+		return FALCON_OK;
+	/* it pends: where the fewest wait before it */
+	by_backlog(cand, ncand, backlog, arg, sorted);
+	if (place_one(sorted, ncand, nodes, gpus, nvme, fits, arg, true, pick) ||
+	    (nodes > 1 && place_split(sorted, ncand, nodes, gpus, nvme, fits, arg, true, pick)))
 		return FALCON_OK;
 	memset(pick, 0, sizeof(*pick));
 	return falcon_err_set(FALCON_ERR_POLICY, "no chassis of the job's nodes can ever hold "

@@ -133,15 +133,23 @@ wait_for 30 "job $jc's pending reason" pend_reason "$jc" Licenses ||
 [ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc"), expected PENDING"
 t_ok "job $jc (-N 2) pends for licenses: $lic, $feat"
 
-# -- both chassis full; a one-node job is pinned to c1 (the first that can
-# ever hold it) and pends; once c2 frees, falcond clears the pin and
-# job_submit_falcon picks c2: it starts before c1 frees
+# -- both chassis full; a one-node job is pinned to c1 (both backlogs are
+# job jc's 2 GPUs: the first in falcon.conf order) and pends; the next is
+# pinned to c2, whose backlog is now the shorter (falcon_fleet_place's
+# backlog: before it, every such job went to c1); once c2 frees, falcond
+# clears jd's pin and job_submit_falcon picks c2: it starts before c1 frees
 je=$(sbatch --parsable -w node2 --gres=falcon_gpu:6 -o /dev/null --wrap 'sleep 300')
 s_wait_state "$je" RUNNING
 jd=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
 sleep 2
 [ "$(s_job_state "$jd")" = PENDING ] && [ "$(jf "$jd" Features)" = falcon_c1 ] ||
 	t_fail "job $jd: $(s_job_state "$jd"), constraint $(jf "$jd" Features)"
+jg=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
+sleep 1
+[ "$(s_job_state "$jg")" = PENDING ] && [ "$(jf "$jg" Features)" = falcon_c2 ] &&
+	[ "$(jf "$jg" Licenses)" = c2_gpu:2 ] || {
+	grep -h "job_submit_falcon" "$s_state/log/slurmctld.log" | tail -5 >&2
+	t_fail "job $jg: $(s_job_state "$jg"), constraint $(jf "$jg" Features), not pinned to c2 by backlog"; }
 scancel "$jb" "$je"
 s_wait_done "$jb"
 s_wait_done "$je"
@@ -154,11 +162,14 @@ wait_for 60 "job $jd to run" s_in_state "$jd" RUNNING ||
 grep -q "job $jd: pending for licenses of chassis c1 while c2" "$t_tmp/falcond.log" ||
 	t_fail "falcond did not log the re-pin of job $jd"
 [ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc") while c1 is full"
-t_ok "job $jd re-pinned by falcond from c1 (full) to c2 once c2 freed: runs on node2"
+wait_for 60 "job $jg to run" s_in_state "$jg" RUNNING || t_fail "job $jg: $s_st"
+[ "$(jf "$jg" NodeList)" = node2 ] || t_fail "job $jg on $(jf "$jg" NodeList)"
+t_ok "job $jd re-pinned by falcond from c1 (full) to c2 once c2 freed: runs on node2; job $jg, pinned to c2 by backlog, too"
 
-scancel "$ja" "$jd"
+scancel "$ja" "$jd" "$jg"
 s_wait_done "$ja"
 s_wait_done "$jd"
+s_wait_done "$jg"
 wait_for 120 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED NODE_FAIL ||
 	{ prolog_logs; t_fail "job $jc: $s_st"; }
 [ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $jc: $s_st"; }

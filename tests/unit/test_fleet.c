@@ -36,7 +36,15 @@ static struct falcon_conf *load(void)
 /* free and total GPUs per chassis (NVMe: 1 free, 1 total each) */
 struct pools {
 	long free[3], total[3];
+	long backlog[3];
 };
+
+static long backlog(size_t c, void *arg)
+{
+	const struct pools *p = arg;
+
+	return p->backlog[c];
+}
 
 static bool fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 {
@@ -51,23 +59,31 @@ static const struct {
 	uint32_t nodes;
 	int gpus;
 	const char *want;     /* "c2:1 c3:1 now" or NULL = refused */
+	long backlog[3];      /* falcon_fleet_backlog_fn's answer per chassis */
 } place_cases[] = {
-	{ { 8, 8, 8 }, { 1, 1, 1 }, 1, 4, "c1:1 now" },       /* packs onto the first */
-	{ { 0, 8, 8 }, { 1, 1, 1 }, 1, 4, "c2:1 now" },       /* first chassis full */
-	{ { 2, 1, 8 }, { 1, 1, 1 }, 1, 4, "c3:1 now" },
-	{ { 0, 0, 0 }, { 1, 1, 1 }, 1, 4, "c1:1 later" },     /* pends on the first that can */
-	{ { 8, 8, 8 }, { 1, 1, 1 }, 2, 2, "c1:1 c2:1 now" },  /* one node per chassis */
-	{ { 8, 0, 8 }, { 1, 1, 1 }, 2, 2, "c1:1 c3:1 now" },
-	{ { 8, 8, 8 }, { 2, 1, 1 }, 2, 2, "c1:2 now" },
-	{ { 3, 8, 8 }, { 2, 1, 1 }, 2, 2, "c1:1 c2:1 now" },  /* c1 has the nodes, not the GPUs */
-	{ { 0, 0, 0 }, { 1, 1, 1 }, 3, 8, "c1:1 c2:1 c3:1 later" },
-	{ { 8, 8, 8 }, { 1, 1, 1 }, 4, 1, NULL },             /* 4 nodes, 3 cabled */
-	{ { 8, 8, 8 }, { 1, 1, 1 }, 1, 9, NULL },             /* more than a chassis has */
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 1, 4, "c1:1 now", { 0, 0, 0 } },       /* packs onto the first */
+	{ { 0, 8, 8 }, { 1, 1, 1 }, 1, 4, "c2:1 now", { 0, 0, 0 } },       /* first chassis full */
+	{ { 2, 1, 8 }, { 1, 1, 1 }, 1, 4, "c3:1 now", { 0, 0, 0 } },
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 1, 4, "c1:1 later", { 0, 0, 0 } },     /* equal backlogs: the first that can */
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 2, 2, "c1:1 c2:1 now", { 0, 0, 0 } },  /* one node per chassis */
+	{ { 8, 0, 8 }, { 1, 1, 1 }, 2, 2, "c1:1 c3:1 now", { 0, 0, 0 } },
+	{ { 8, 8, 8 }, { 2, 1, 1 }, 2, 2, "c1:2 now", { 0, 0, 0 } },
+	{ { 3, 8, 8 }, { 2, 1, 1 }, 2, 2, "c1:1 c2:1 now", { 0, 0, 0 } },  /* c1 has the nodes, not the GPUs */
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 3, 8, "c1:1 c2:1 c3:1 later", { 0, 0, 0 } },
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 4, 1, NULL, { 0, 0, 0 } },             /* 4 nodes, 3 cabled */
+	{ { 8, 8, 8 }, { 1, 1, 1 }, 1, 9, NULL, { 0, 0, 0 } },             /* more than a chassis has */
+	/* nothing free: the job waits where the backlog is least */
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 1, 4, "c2:1 later", { 6, 2, 4 } },
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 1, 4, "c2:1 later", { 3, 1, 1 } }, /* equals: conf order */
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 2, 8, "c2:1 c3:1 later", { 5, -1, 3 } },
+	{ { 0, 0, 0 }, { 1, 1, 1 }, 2, 8, "c1:1 c3:1 later", { 2, 5, -3 } }, /* said in conf order */
+	{ { 0, 0, 0 }, { 2, 1, 1 }, 2, 2, "c1:2 later", { 5, 0, 0 } }, /* one chassis first */
+	{ { 4, 0, 0 }, { 1, 1, 1 }, 1, 4, "c1:1 now", { 9, 0, 0 } },   /* free now wins */
 };
 
 START_TEST(test_place)
 {
-	struct pools p = { { 0 }, { 8, 8, 8 } };
+	struct pools p = { { 0 }, { 8, 8, 8 }, { 0 } };
 	struct falcon_fleet_cand cand[3];
 	struct falcon_fleet_pick pick;
 	char got[128] = "";
@@ -75,12 +91,13 @@ START_TEST(test_place)
 	falcon_err_t rv;
 
 	memcpy(p.free, place_cases[_i].free, sizeof(p.free));
+	memcpy(p.backlog, place_cases[_i].backlog, sizeof(p.backlog));
 	for (i = 0; i < 3; i++) {
 		cand[i].chassis = i;
 		cand[i].nhosts = place_cases[_i].hosts[i];
 	}
 	rv = falcon_fleet_place(cand, 3, place_cases[_i].nodes, place_cases[_i].gpus, 0, fits,
-				&p, &pick);
+				backlog, &p, &pick);
 	if (place_cases[_i].want == NULL) {
 		ck_assert_int_eq(rv, FALCON_ERR_POLICY);
 		ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "can ever hold"));
