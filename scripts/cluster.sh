@@ -127,6 +127,24 @@ extra_nodes() {
 	fi
 }
 
+# stop_steps - kill the slurmstepd of this cluster's jobs and the jobs'
+# processes once its slurmd is gone (a test that failed with jobs running
+# left them behind, "slurmstepd: [1.batch]" and its "sleep 300", for
+# hours).  Ours are those whose environment has our SLURM_CONF (slurmd
+# passes its own on to slurmstepd and the job) and that are a slurmstepd
+# or carry SLURM_JOB_ID.
+stop_steps() {
+	for d in /proc/[0-9]*; do
+		e=$(tr '\0' '\n' <"$d/environ" 2>/dev/null) || continue
+		printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" || continue
+		case $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) in
+		slurmstepd:*) ;;
+		*) printf '%s\n' "$e" | grep -q '^SLURM_JOB_ID=' || continue ;;
+		esac
+		kill -KILL "${d#/proc/}" 2>/dev/null || true
+	done
+}
+
 cmd_stop() {
 	load_saved
 	for x in $extras; do
@@ -136,6 +154,7 @@ cmd_stop() {
 	for d in $daemons; do
 		stop_pid "$d" "$(pidfile_of $d)"
 	done
+	stop_steps
 }
 
 cmd_status() {

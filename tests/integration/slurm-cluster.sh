@@ -70,8 +70,17 @@ case $line in
 esac
 t_ok "sacct -o JobID,AllocTRES,AdminComment: $line"
 
-# Stop: every daemon gone, nothing left running from the state directory.
+# Stop: every daemon gone, nothing left running from the state directory,
+# not even the slurmstepd of a job still running (a failed test's jobs left
+# theirs behind, for hours, before cluster.sh stop killed them)
+jrun=$(sbatch --parsable -o /dev/null --wrap 'sleep 300')
+s_wait_state "$jrun" RUNNING
 "$top_srcdir/scripts/cluster.sh" stop "$s_state" >/dev/null 2>&1 || t_fail "stop failed"
+for p in $(pgrep -f '^slurmstepd:|^sleep 300$'); do
+	if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF"; then
+		t_fail "process $p ($(tr '\0' ' ' <"/proc/$p/cmdline")) of job $jrun outlived stop"
+	fi
+done
 if "$top_srcdir/scripts/cluster.sh" status "$s_state" | grep -q running; then
 	t_fail "daemons still running after stop"
 fi
