@@ -24,23 +24,13 @@
 
 #ifdef HAVE_SLURM
 
-/* lic_count - the count of license name in a job's license string
- * ("a:2,b:1"; a bare name counts 1), 0 when absent. */
+/* lic_count - the count of license name in a job's license string, 0
+ * when absent (falcon_license_count()). */
 static long lic_count(const char *lic, const char *name)
 {
-	size_t n = strlen(name);
-	const char *p = lic;
-	long sum = 0;
+	long n = falcon_license_count(lic, name);
 
-	while (p != NULL && *p != '\0') {
-		if (strncmp(p, name, n) == 0 && (p[n] == ':' || p[n] == ',' || p[n] == ';' ||
-						 p[n] == '\0'))
-			sum += p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1;
-		p += strcspn(p, ",;");
-		if (*p != '\0')
-			p++;
-	}
-	return sum;
+	return n < 0 ? 0 : n;
 }
 
 /* lic_free - what is free now of Slurm's license name: total - in use -

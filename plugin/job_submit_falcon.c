@@ -329,18 +329,12 @@ static int claim_add(void *x, void *arg)
 {
 	job_record_t *j = x;
 	struct claim *c = arg;
-	size_t n = strlen(c->name);
-	const char *p;
+	long n;
 
-	if (!IS_JOB_PENDING(j) || j->job_id == c->exclude || j->licenses == NULL)
+	if (!IS_JOB_PENDING(j) || j->job_id == c->exclude)
 		return 0;
-	for (p = j->licenses; *p != '\0';) {
-		if (strncmp(p, c->name, n) == 0 && (p[n] == ':' || p[n] == ',' || p[n] == '\0'))
-			c->sum += p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1;
-		p += strcspn(p, ",;");
-		if (*p != '\0')
-			p++;
-	}
+	if ((n = falcon_license_count(j->licenses, c->name)) > 0)
+		c->sum += n;
 	return 0;
 }
 
@@ -759,6 +753,42 @@ out:
  * the message goes to slurmctld's log only and the user gets "Invalid
  * generic resource (gres) specification".
  */
+/*
+ * pool_contradiction - NULL when the licenses a job update asks for (asked)
+ * name no chassis pool license, or give each the count falcon derives from
+ * the job's falcon GRES (ours, judge()'s answer); else the falcon message
+ * (xmalloc'd): an update such as "scontrol update job=N licenses=c1_gpu:2"
+ * on a falcon_gpu:4 job was accepted and silently rewritten back (issue
+ * 32); the GRES is what to change.
+ */
+static char *pool_contradiction(const char *asked, const char *ours, uint32_t job_id)
+{
+	char name[FALCON_NAME_LEN + 8];
+	char *why = NULL;
+	long a, o;
+	size_t i;
+	int t;
+
+	pthread_mutex_lock(&g.lock);
+	for (i = 0; g.conf != NULL && i < g.conf->nchassis && why == NULL; i++)
+		for (t = 0; t < 2 && why == NULL; t++) {
+			if (falcon_license_name(g.conf->chassis[i].name,
+						t ? FALCON_DEV_NVME : FALCON_DEV_GPU, name,
+						sizeof(name)) != FALCON_OK)
+				continue;
+			a = falcon_license_count(asked, name);
+			o = falcon_license_count(ours, name);
+			if (a >= 0 && a != (o < 0 ? 0 : o))
+				why = xstrdup_printf("falcon: license %s follows job %u's falcon "
+						     "GRES and chassis (%ld, not %ld): change "
+						     "its GRES instead (scontrol update job=%u "
+						     "gres=%s:N)", name, job_id, o < 0 ? 0 : o,
+						     a, job_id, t ? "falcon_nvme" : "falcon_gpu");
+		}
+	pthread_mutex_unlock(&g.lock);
+	return why;
+}
+
 #ifdef FALCON_MODIFY_ERR_MSG
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
 		      char **err_msg)
@@ -793,6 +823,9 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 		return SLURM_SUCCESS;
 	rv = judge(part, tres, env, nenv, old, req_nodes, features, minn, maxn, job_ptr->job_id,
 		   submit_uid, &why, &lic, &feat);
+	if (rv == SLURM_SUCCESS && job_desc->licenses != NULL && lic != NULL &&
+	    (why = pool_contradiction(job_desc->licenses, lic, job_ptr->job_id)) != NULL)
+		rv = ESLURM_INVALID_LICENSES;
 	if (rv != SLURM_SUCCESS) {
 		falcon_info("job %u: modify refused: %s", job_ptr->job_id, why ? why : "");
 #ifdef FALCON_MODIFY_ERR_MSG

@@ -328,6 +328,23 @@ falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, 
 	return merge_many(old, NULL, 0, &set, 1, out, changed);
 }
 
+long falcon_license_count(const char *lic, const char *name)
+{
+	size_t n = name != NULL ? strlen(name) : 0;
+	const char *p = lic;
+	long sum = -1;
+
+	while (n > 0 && p != NULL && *p != '\0') {
+		if (strncmp(p, name, n) == 0 && (p[n] == ':' || p[n] == ',' || p[n] == ';' ||
+						 p[n] == '\0'))
+			sum = (sum < 0 ? 0 : sum) + (p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1);
+		p += strcspn(p, ",;");
+		if (*p != '\0')
+			p++;
+	}
+	return sum;
+}
+
 falcon_err_t falcon_license_name(const char *pool, falcon_dev_type_t type, char *buf, size_t n)
 {
 	const char *suffix = type == FALCON_DEV_GPU ? "_gpu" : type == FALCON_DEV_NVME ? "_nvme" : NULL;

@@ -98,6 +98,15 @@ falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, 
 				  bool *changed);
 
 /*
+ * falcon_license_count - how many of license name a Slurm license list lic
+ * asks for (22.05 spelling: "NAME[:COUNT]" joined by ',' or ';'; a bare
+ * name counts 1; a name listed twice is summed, as Slurm 22.05 adds
+ * repeated names up).  -1 when lic (NULL = none) does not name it at all,
+ * so that "c1_gpu:0" (0) and its absence (-1) differ.
+ */
+long falcon_license_count(const char *lic, const char *name);
+
+/*
  * falcon_license_name - the Slurm license (slurm.conf(5) Licenses=) that
  * counts the devices of type (FALCON_DEV_GPU or FALCON_DEV_NVME) of chassis
  * pool: "<pool>_gpu" or "<pool>_nvme", written to buf (n bytes, caller's).

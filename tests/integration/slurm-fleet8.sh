@@ -11,12 +11,10 @@
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
-plugin_dir=$top_builddir/plugin/.libs
-[ -f "$plugin_dir/job_submit_falcon.so" ] ||
-	t_skip "job_submit_falcon.so not built (configure --with-slurm-source)"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
+s_need_job_submit
 s_need_netns
 
 . "$top_srcdir/tests/integration/fleet-lib.sh"

@@ -27,6 +27,15 @@ s_need_slurm() {
 	done
 }
 
+# s_need_job_submit - skip unless job_submit_falcon.so is built (configure
+# --with-slurm-source); sets plugin_dir, its directory (cluster.sh
+# --job-submit DIR).
+s_need_job_submit() {
+	plugin_dir=$top_builddir/plugin/.libs
+	[ -f "$plugin_dir/job_submit_falcon.so" ] ||
+		t_skip "job_submit_falcon.so not built (configure --with-slurm-source=\"\$(scripts/slurm-source.sh)\")"
+}
+
 # s_need_netns - skip unless the extra nodes of cluster.sh --node2/--nodes
 # can be made here: ip, unshare, nsenter, and a network namespace.
 s_need_netns() {

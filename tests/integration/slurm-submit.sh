@@ -13,12 +13,10 @@
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
-plugin_dir=$top_builddir/plugin/.libs
-[ -f "$plugin_dir/job_submit_falcon.so" ] ||
-	t_skip "job_submit_falcon.so not built (configure --with-slurm-source=\"\$(scripts/slurm-source.sh)\")"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
+s_need_job_submit
 fp_setup "PartitionName=small AllowTopologies=localGPUs,hybridGPUs MaxFalconGPUs=2
 PartitionName=debug MaxFalconGPUs=12 MaxFalconNVMe=1"
 good_conf=$(cat "$FALCON_CONF")
@@ -117,6 +115,19 @@ scontrol update jobid="$jid" gres=falcon_gpu:3 2>"$t_tmp/upd.err" ||
 	t_fail "scontrol update gres=falcon_gpu:3: $(cat "$t_tmp/upd.err")"
 [ "$(licenses "$jid")" = c1_gpu:3 ] || t_fail "after update gres: Licenses=$(licenses "$jid")"
 t_ok "scontrol update gres=falcon_gpu:3: Licenses=c1_gpu:3"
+# a license update that contradicts the GRES: refused, not silently
+# rewritten back (issue 32); one naming other licenses only is kept
+if scontrol update jobid="$jid" licenses=c1_gpu:1 2>"$t_tmp/upd.err"; then
+	t_fail "scontrol update licenses=c1_gpu:1 of a falcon_gpu:3 job was accepted (Licenses=$(licenses "$jid"))"
+fi
+grep -q "job $jid: modify refused: falcon: license c1_gpu follows job $jid's falcon GRES and chassis (3, not 1)" \
+	"$s_state/log/slurmctld.log" || { s_logs; t_fail "no license refusal in slurmctld.log"; }
+case ${JOB_SUBMIT_DEFS:-} in *FALCON_MODIFY_ERR_MSG*)
+	grep -q "license c1_gpu follows job $jid's falcon GRES" "$t_tmp/upd.err" ||
+		t_fail "job_modify's err_msg not shown by scontrol: $(cat "$t_tmp/upd.err")" ;;
+esac
+[ "$(licenses "$jid")" = c1_gpu:3 ] || t_fail "after a refused update: Licenses=$(licenses "$jid")"
+t_ok "scontrol update licenses=c1_gpu:1 refused ($(cat "$t_tmp/upd.err"))"
 scancel "$jid"
 
 # -- a broken falcon.conf: logged with file:line, the last good policy stays

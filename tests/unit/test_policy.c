@@ -273,6 +273,21 @@ START_TEST(test_license)
 }
 END_TEST
 
+/* falcon_license_count() */
+START_TEST(test_license_count)
+{
+	ck_assert_int_eq(falcon_license_count(NULL, "c1_gpu"), -1);
+	ck_assert_int_eq(falcon_license_count("", "c1_gpu"), -1);
+	ck_assert_int_eq(falcon_license_count("c1_gpu:4", "c1_gpu"), 4);
+	ck_assert_int_eq(falcon_license_count("c1_gpu:0", "c1_gpu"), 0);
+	ck_assert_int_eq(falcon_license_count("matlab:1,c1_gpu", "c1_gpu"), 1);
+	ck_assert_int_eq(falcon_license_count("c1_gpu:2;c1_gpu:3", "c1_gpu"), 5);
+	ck_assert_int_eq(falcon_license_count("c1_gpu_x:2,c11_gpu:3", "c1_gpu"), -1);
+	ck_assert_int_eq(falcon_license_count("c1_nvme:1,c1_gpu:2", "c1_nvme"), 1);
+	ck_assert_int_eq(falcon_license_count("c1_gpu:2", ""), -1);
+}
+END_TEST
+
 START_TEST(test_license_bad)
 {
 	char *out = NULL;
@@ -361,6 +376,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pool_single);
 	tcase_add_loop_test(tc, test_license, 0, ARRAY_SIZE(lic_cases));
 	tcase_add_test(tc, test_license_bad);
+	tcase_add_test(tc, test_license_count);
 	tcase_add_loop_test(tc, test_pool_licenses, 0, ARRAY_SIZE(pool_lic_cases));
 	tcase_add_test(tc, test_pool_licenses_bad);
 	suite_add_tcase(s, tc);
