@@ -47,6 +47,14 @@
 #   --hres FILE          resources.yaml (Slurm 25.11+ HRES; falconctl
 #                        slurm-conf writes one) copied beside slurm.conf;
 #                        "" = none
+#   --preempt MODE       preemption by partition (README, "Preemption"):
+#                        PreemptType=preempt/partition_prio, PreemptMode=MODE
+#                        (REQUEUE or CANCEL), on Slurm 23.02+
+#                        PreemptParameters=reclaim_licenses (a job waiting
+#                        for pool licenses preempts; 22.05 has no such
+#                        parameter and rejects the key), and the partition
+#                        "urgent" (all nodes, PriorityTier=10) whose jobs
+#                        preempt the others'; "" = none (the default)
 #
 # Devices: proctrack/cgroup, task/cgroup and STATE_DIR/etc/cgroup.conf
 # (examples/cgroup.conf: cgroup/v1, ConstrainDevices=yes; spank_falcon's
@@ -90,6 +98,15 @@ bin_dir=$(cd "$(dirname "$0")" && pwd)
 
 # slurm_plugindir - the directory of Slurm's own plugins (PluginDir's
 # default), found by one of them.
+# slurm_at_least MAJOR MINOR - is the installed slurmctld release at least
+# MAJOR.MINOR ("slurmctld -V": "slurm 24.11.5")?
+slurm_at_least() {
+	v=$(slurmctld -V 2>/dev/null | awk '{print $2}')
+	maj=${v%%.*}; rest=${v#*.}; min=${rest%%.*}
+	[ -n "$maj" ] && [ "$maj" -gt "$1" ] 2>/dev/null ||
+		{ [ "$maj" = "$1" ] && [ "${min#0}" -ge "$2" ]; } 2>/dev/null
+}
+
 slurm_plugindir() {
 	for d in /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm /usr/local/lib/slurm; do
 		[ -f "$d/select_cons_tres.so" ] && { echo "$d"; return 0; }
@@ -186,7 +203,8 @@ fill() {
 	for v in CLUSTER NODE NODE_GRES NODE_FEATURES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		PROCTRACK_TYPE TASK_PLUGIN \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
-		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE; do
+		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE \
+		PREEMPT_LINES PREEMPT_PARTITION_LINE; do
 		eval "val=\${t_$v}"
 		# (several lines: joined by sed's \n)
 		esc=$(printf '%s' "$val" | sed -e 's/[\\|&]/\\&/g' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g')
@@ -513,7 +531,7 @@ cmd_start() {
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""
 	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""; nodes=""; features=""
-	hres=""
+	hres=""; preempt=""
 	job_submit=""; falcon_conf=""
 	load_saved
 	got_licenses=no
@@ -543,6 +561,8 @@ cmd_start() {
 			nodes=$2; node2="" ;;
 		--features) features=$2 ;;
 		--hres) hres=$2 ;;
+		--preempt) case $2 in ''|REQUEUE|CANCEL) preempt=$2 ;;
+			*) die "--preempt $2: expected REQUEUE or CANCEL" ;; esac ;;
 		--gpus) printf '%s\n' "$2" | grep -Eqx '[0-9]+' || die "--gpus $2: expected a count"
 			gpus=$2 ;;
 		*) die "unknown option $1" ;;
@@ -559,7 +579,7 @@ cmd_start() {
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_ctld prolog_timeout licenses spank \
-			spank_args examples node2 gpus job_submit falcon_conf nodes features hres; do
+			spank_args examples node2 gpus job_submit falcon_conf nodes features hres preempt; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -621,6 +641,19 @@ cmd_start() {
 		t_JOB_SUBMIT_LINE="JobSubmitPlugins=falcon"
 	fi
 	[ -z "$spank" ] || t_SPANK_LINE="required $spank${spank_args:+ $spank_args}"
+	t_PREEMPT_LINES="#PreemptType=preempt/none (cluster.sh --preempt MODE)"
+	t_PREEMPT_PARTITION_LINE="#PartitionName=urgent (cluster.sh --preempt MODE)"
+	if [ -n "$preempt" ]; then
+		t_PREEMPT_LINES="PreemptType=preempt/partition_prio
+PreemptMode=$preempt"
+		# Slurm 23.02.0rc1 NEWS: "Add new PreemptParameters=reclaim_licenses";
+		# 22.05's read_config.c knows no PreemptParameters (fatal)
+		if slurm_at_least 23 2; then
+			t_PREEMPT_LINES="$t_PREEMPT_LINES
+PreemptParameters=reclaim_licenses"
+		fi
+		t_PREEMPT_PARTITION_LINE="PartitionName=urgent Nodes=ALL PriorityTier=10 MaxTime=INFINITE State=UP"
+	fi
 
 	cgroup_setup
 	old=$(cat "$slurm_conf" "$etc/plugstack.conf" 2>/dev/null || true)

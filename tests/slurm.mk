@@ -24,6 +24,8 @@ TESTS += tests/integration/slurm-fleet8.sh
 TESTS += tests/integration/slurm-hres.sh
 # defaults that fit real chassis: 20 s per PATCH, 30 s tasks (#29)
 TESTS += tests/integration/slurm-slowchassis.sh
+# preemption by partition with composed devices; Slurm 23.02+ (#32)
+TESTS += tests/integration/slurm-preempt.sh
 endif
 EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cluster.sh tests/integration/slurm-spank.sh \
@@ -33,7 +35,8 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-cgroup.sh \
 	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh \
 	tests/integration/slurm-fleet.sh tests/integration/slurm-fleet8.sh \
-	tests/integration/slurm-hres.sh tests/integration/slurm-slowchassis.sh
+	tests/integration/slurm-hres.sh tests/integration/slurm-slowchassis.sh \
+	tests/integration/slurm-preempt.sh
 EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet
 # Bench (by hand, root, about 30 min at the default 300 jobs): the fleet of
 # 8 nodes and 4 chassis at 0-3 s per request, a chassis stopped 60 s, a
