@@ -21,6 +21,9 @@
 #                                     by job_id (26.05: step_id.job_id)
 #   HAVE_UPDATE_NODE_MSG_T_REASON_UID update_node_msg_t has reason_uid (gone
 #                                     in 26.05: slurmctld takes the caller's)
+#   HAVE_SLURM_CONF_T_PROLOG_EPILOG_TIMEOUT slurm_conf_t has
+#                                     prolog_epilog_timeout (26.05: split
+#                                     into prolog_timeout, epilog_timeout)
 # Run after X_AC_SLURM; does nothing without libslurm.
 AC_DEFUN([X_AC_SLURM_API], [
   AS_IF([test "x$x_ac_slurm" = xyes], [
@@ -44,7 +47,8 @@ AC_DEFUN([X_AC_SLURM_API], [
     AS_IF([test "x$x_ac_cv_slurm_step_id_job" = xyes],
       [AC_DEFINE([HAVE_SLURM_STEP_ID_JOB_API], [1],
                  [Define to 1 if slurm_load_job and slurm_kill_job take a slurm_step_id_t.])])
-    AC_CHECK_MEMBERS([job_desc_msg_t.job_id, update_node_msg_t.reason_uid], [], [],
+    AC_CHECK_MEMBERS([job_desc_msg_t.job_id, update_node_msg_t.reason_uid,
+                      slurm_conf_t.prolog_epilog_timeout], [], [],
       [[#include <slurm/slurm.h>]])
     CPPFLAGS=$x_ac_slurm_api_save_CPPFLAGS])
 ])

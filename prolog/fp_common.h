@@ -57,6 +57,9 @@ struct fp_job {
 	bool no_slurm;                 /* debugging switch: no libslurm calls */
 	bool slurmctld;                /* falcon-prolog as PrologSlurmctld: --slurmctld
 					* or SLURM_SCRIPT_CONTEXT=prolog_slurmctld */
+	bool interactive;              /* salloc/srun (job_info batch_flag 0) */
+	bool no_requeue;               /* Slurm kills it rather than requeue it on a
+					* failed prolog: interactive, or --no-requeue */
 };
 
 /* fp_left - ms left until deadline (falcon_now_ms() clock), >= 0. */

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,10 @@ falcon_err_t fp_slurm_job(struct fp_job *job)
 		       sizeof(job->partition));
 	job->uid = ji->user_id;
 	job->gid = ji->group_id;
+	/* Slurm 22.05 job_mgr.c _job_requeue_op(): no requeue for a job with
+	 * batch_flag 0 (salloc, srun) or requeue 0 (--no-requeue) */
+	job->interactive = ji->batch_flag == 0;
+	job->no_requeue = ji->batch_flag == 0 || ji->requeue == 0;
 	/* job_info has no spank_job_env in 22.05: slurmd hands the job's SPANK
 	 * environment (SPANK_FALCON_*) to the prolog as its own environment */
 	if (env_opts(job) != FALCON_OK) {
@@ -195,6 +200,42 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason)
 		return falcon_err_set(FALCON_ERR_SLURM, "slurm_update_node %s DRAIN: %s", node,
 				      slurm_strerror(slurm_get_errno()));
 	return FALCON_OK;
+}
+
+void fp_slurm_notify(const struct fp_job *job, const char *msg)
+{
+	if (job->no_slurm || !job->interactive)
+		return;
+	init_once();
+	if (slurm_notify_job(falcon_slurm_job(job->id), (char *)msg) != SLURM_SUCCESS)
+		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
+}
+
+long fp_slurm_interactive_wait(const struct falcon_conf *conf)
+{
+	slurm_conf_t *sc = NULL;
+	long pet, ready, w;
+
+	init_once();
+	if (slurm_load_ctl_conf((time_t)0, &sc) != SLURM_SUCCESS || sc == NULL) {
+		falcon_warn("slurm_load_ctl_conf: %s; an interactive job waits ComposeWait=%d s",
+			    slurm_strerror(slurm_get_errno()), conf->compose_wait);
+		return conf->compose_wait;
+	}
+	/* PrologEpilogTimeout (26.05: PrologTimeout) unset: NO_VAL16, "no limit" */
+#ifdef HAVE_SLURM_CONF_T_PROLOG_EPILOG_TIMEOUT
+	pet = sc->prolog_epilog_timeout;
+#else
+	pet = sc->prolog_timeout;
+#endif
+	pet = pet == NO_VAL16 || pet == 0 ? LONG_MAX : pet;
+	/* salloc.c _wait_nodes_ready(): (SuspendTimeout + ResumeTimeout) x 5,
+	 * or 300 s when both are 0; srun waits at least as long */
+	ready = sc->suspend_timeout || sc->resume_timeout ?
+		5L * ((long)sc->suspend_timeout + (long)sc->resume_timeout) : 300;
+	slurm_free_ctl_conf(sc);
+	w = (pet < ready ? pet : ready) - FP_INTERACTIVE_MARGIN_S;
+	return w > conf->compose_wait ? w : conf->compose_wait;
 }
 
 falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why)

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "core/conf.h"
 #include "core/falcon_err.h"
 #include "fp_common.h"
 
@@ -44,6 +45,28 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
  * when neither worked.
  */
 falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
+/*
+ * fp_slurm_notify - msg on the terminal of an interactive job's salloc/srun
+ * ("salloc: msg"; slurm_notify_job(), as scontrol notify: slurmctld's
+ * srun_user_message() reaches a pending or running job's salloc/srun).
+ * Only for job->interactive, and not with job->no_slurm; a failure is
+ * logged.
+ */
+void fp_slurm_notify(const struct fp_job *job, const char *msg);
+/* Kept, of an interactive job's bound, for the rollback and the message. */
+#define FP_INTERACTIVE_MARGIN_S 10
+/*
+ * fp_slurm_interactive_wait - how long, in seconds, PrologSlurmctld may
+ * wait for an interactive job's devices: as long as Slurm lets it, that is
+ * the lesser of PrologEpilogTimeout (slurmctld kills the prolog then) and
+ * how long salloc waits for its nodes (Slurm 22.05 salloc.c
+ * _wait_nodes_ready(): 5 x (SuspendTimeout + ResumeTimeout), 450 s by
+ * default, or 300 s when both are 0), less FP_INTERACTIVE_MARGIN_S; never
+ * less than ComposeWait (conf->compose_wait; also the answer when
+ * slurm_load_ctl_conf fails, warned).  A batch job waits ComposeWait: it
+ * is requeued and tried again, an interactive one is killed.
+ */
+long fp_slurm_interactive_wait(const struct falcon_conf *conf);
 /*
  * fp_slurm_nodes - the node names of a Slurm host list ("n[1-3],x")
  * into nodes (the first cap of them, the others logged; *n how many).  FALCON_ERR_INVAL when empty,

@@ -34,23 +34,29 @@
 struct ctld_run {
 	const struct falcon_conf *conf;
 	struct fp_job *job;
-	long long deadline;                        /* falcon_now_ms(): ComposeWait= */
+	long long deadline;                        /* falcon_now_ms(): now + wait_s */
+	long wait_s;                               /* ComposeWait=, or longer for an
+						    * interactive job */
 	char nodes[FP_MAX_NODES][FALCON_NAME_LEN]; /* SLURM_JOB_NODELIST, expanded */
 	bool composed[FP_MAX_NODES];               /* asked falcond: roll back on give-up */
 	char lease[FP_MAX_NODES][48];              /* its lease id, "" = look it up */
 	size_t n;
 };
 
-/* ctld_waiting - fp_wait_fn: "falcon:waiting=<why>" in the AdminComment. */
+/* ctld_waiting - fp_wait_fn: "falcon:waiting=<why>" in the AdminComment,
+ * and on an interactive job's terminal (salloc/srun). */
 static void ctld_waiting(falcon_err_t why, const char *detail, void *arg)
 {
 	const struct fp_job *job = arg;
-	char tag[64];
+	char tag[64], msg[512];
 
 	snprintf(tag, sizeof(tag), "falcon:waiting=%s", fp_wait_why(why, detail));
 	falcon_info("job %u: %s (%s)", job->id, tag, detail);
 	if (fp_slurm_tag(job, tag) != FALCON_OK)
 		falcon_warn("job %u: AdminComment not tagged: %s", job->id, falcon_errmsg());
+	snprintf(msg, sizeof(msg), "falcon: job %u waits for its devices: %s (%s)", job->id,
+		 fp_wait_why(why, detail), detail);
+	fp_slurm_notify(job, msg);
 }
 
 /* ctld_rollback - give back every lease made so far (and any a timed-out
@@ -71,7 +77,7 @@ static void ctld_rollback(const struct ctld_run *c)
 static int ctld_compose(struct ctld_run *c)
 {
 	struct falcon_lease lease;
-	char detail[400], tag[128];
+	char detail[400], tag[128], msg[700];
 	bool job_err = false;
 	falcon_err_t rv;
 	size_t i;
@@ -104,12 +110,25 @@ static int ctld_compose(struct ctld_run *c)
 				falcon_error("%s", falcon_errmsg());
 			return 0;
 		}
-		snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv, detail));
+		if (c->job->no_requeue) {
+			/* Slurm kills, not requeues, a job it cannot requeue
+			 * (prep_slurmctld.c): the tag says so, and salloc/srun
+			 * read falcon's reason before Slurm's "PrologSlurmctld
+			 * failed, job killed" */
+			snprintf(tag, sizeof(tag), "falcon:cancelled=%s", fp_wait_why(rv, detail));
+			snprintf(msg, sizeof(msg), "falcon: job %u cancelled: no devices within "
+				 "%ld s: %s (%s); not a node problem: try again, or submit it "
+				 "with sbatch (requeued and tried again)", c->job->id, c->wait_s,
+				 fp_wait_why(rv, detail), detail);
+			fp_slurm_notify(c->job, msg);
+		} else {
+			snprintf(tag, sizeof(tag), "falcon:requeued=%s", fp_wait_why(rv, detail));
+		}
 		if (fp_slurm_tag(c->job, tag) != FALCON_OK)
 			falcon_warn("%s", falcon_errmsg());
-		falcon_error("job %u: %s: no devices (ComposeWait=%d s, %ld s of it left); Slurm "
-			     "requeues the job", c->job->id, tag, c->conf->compose_wait,
-			     fp_left(c->deadline) / 1000);
+		falcon_error("job %u: %s: no devices (waited up to %ld s, %ld s of it left); Slurm "
+			     "%s the job", c->job->id, tag, c->wait_s, fp_left(c->deadline) / 1000,
+			     c->job->no_requeue ? "kills" : "requeues");
 		return 1;
 	}
 	if (fp_slurm_tag(c->job, "falcon:composed") != FALCON_OK)
@@ -138,6 +157,13 @@ int fp_slurmctld_run(const struct falcon_conf *conf, struct fp_job *job)
 		falcon_error("job %u: %s", c->job->id, falcon_errmsg());
 		return 1;
 	}
-	c->deadline = falcon_now_ms() + c->conf->compose_wait * 1000LL;
+	/* a batch job is requeued and tried again; an interactive one is
+	 * killed: it waits as long as Slurm lets it (issue 32) */
+	c->wait_s = c->job->interactive ? fp_slurm_interactive_wait(c->conf) : c->conf->compose_wait;
+	if (c->job->interactive)
+		falcon_info("job %u: interactive (salloc/srun): waits up to %ld s for its devices "
+			    "(ComposeWait=%d s is for batch jobs)", c->job->id, c->wait_s,
+			    c->conf->compose_wait);
+	c->deadline = falcon_now_ms() + c->wait_s * 1000LL;
 	return ctld_compose(c);
 }
