@@ -210,6 +210,8 @@ static int run(struct epilog_run *r)
 		goto drain;
 	fp_rmtree(r->dir);
 	falcon_info("job %u: %zu device(s) given back", r->job.id, r->lease.ndevs);
+	if (fp_slurm_untag_requeued(&r->job) != FALCON_OK)
+		falcon_warn("job %u: %s", r->job.id, falcon_errmsg());
 	return 0;
 drain:
 	if (fp_slurm_drain(&r->job, reason) != FALCON_OK)

@@ -202,6 +202,34 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason)
 	return FALCON_OK;
 }
 
+falcon_err_t fp_slurm_untag_requeued(const struct fp_job *job)
+{
+	job_info_msg_t *msg = NULL;
+	slurm_job_info_t *ji;
+	bool requeued = false, topo = false;
+
+	if (job->no_slurm)
+		return FALCON_OK;
+	init_once();
+	if (slurm_load_job(&msg, falcon_slurm_job(job->id), 0) != SLURM_SUCCESS)
+		return serr("slurm_load_job", job->id);
+	if (msg->record_count > 0) {
+		ji = &msg->job_array[0];
+		/* Slurm 22.05 job_mgr.c _job_requeue_op(): a requeued job is
+		 * PENDING with JOB_REQUEUE (and COMPLETING) while its epilog runs */
+		requeued = (ji->job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD | JOB_REQUEUE_FED)) != 0 ||
+			   (ji->job_state & JOB_STATE_BASE) == JOB_PENDING;
+		topo = ji->admin_comment != NULL && (strstr(ji->admin_comment, "falcon:topo=") != NULL ||
+						      strstr(ji->admin_comment, "falcon:composed") != NULL);
+	}
+	slurm_free_job_info_msg(msg);
+	if (!requeued || !topo)
+		return FALCON_OK;
+	falcon_info("job %u: requeued by Slurm: its falcon:topo= tag replaced by falcon:released "
+		    "until it is composed again", job->id);
+	return fp_slurm_tag(job, "falcon:released");
+}
+
 void fp_slurm_notify(const struct fp_job *job, const char *msg)
 {
 	if (job->no_slurm || !job->interactive)

@@ -46,6 +46,17 @@ falcon_err_t fp_slurm_drain(const struct fp_job *job, const char *reason);
  */
 falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
 /*
+ * fp_slurm_untag_requeued - after the epilog gave a job's devices back:
+ * when Slurm is requeueing the job (scontrol requeue, preemption, a node
+ * failure: PENDING or a JOB_REQUEUE flag while the epilog runs) and its
+ * AdminComment still shows the run that ended (falcon:topo=,
+ * falcon:composed), tag it falcon:released, so that a pending job never
+ * shows a topology it does not hold (issue 32).  A falcon:requeued=WHY
+ * (falcon's own requeue) is left as it is.  No-op with job->no_slurm.
+ * FALCON_ERR_SLURM (slurm_load_job) or fp_slurm_tag()'s error.
+ */
+falcon_err_t fp_slurm_untag_requeued(const struct fp_job *job);
+/*
  * fp_slurm_notify - msg on the terminal of an interactive job's salloc/srun
  * ("salloc: msg"; slurm_notify_job(), as scontrol notify: slurmctld's
  * srun_user_message() reaches a pending or running job's salloc/srun).

@@ -8,8 +8,9 @@
 # chassis' 8 GPUs; a job of urgent asking for 4 of them preempts it: the
 # low job is requeued (not cancelled, not drained), its epilog gives its 8
 # GPUs back, the urgent job runs with 4 composed for it; once the urgent
-# job ends the low job runs again with 8, and its tag never says falcon
-# requeued it (preemption is Slurm's, not a falcon cause).  Slurm 22.05 has
+# job ends the low job runs again with 8; while it pends its tag is
+# falcon:released (no stale topology), and it never says falcon requeued
+# it (preemption is Slurm's, not a falcon cause).  Slurm 22.05 has
 # no reclaim_licenses (23.02.0rc1 NEWS) and rejects the key: a job waiting
 # for pool licenses there never preempts, and the test is skipped saying so
 # (the README's "Preemption").
@@ -60,6 +61,11 @@ PENDING|REQUEUED|REQUEUE_HOLD|REQUEUE_FED) ;;
 *) t_fail "job $jl: $(s_job_state "$jl") after its preemption, expected requeued" ;;
 esac
 wait_for 60 "job $ju's 4 GPUs on the bus" present_is 4 || { logs; t_fail "job $ju: $(present) GPUs"; }
+admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+case $(admin "$jl") in
+*falcon:released*) ;;
+*) t_fail "job $jl, preempted and pending: tag '$(admin "$jl")', expected falcon:released" ;;
+esac
 t_ok "job $ju (urgent) preempted job $jl (requeued, Restarts=$(jf "$jl" Restarts)) and runs with 4 GPUs"
 
 # -- the urgent job ends; the low job runs again with 8, no falcon requeue tag

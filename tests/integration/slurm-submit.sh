@@ -188,6 +188,24 @@ if [ -f "$spank" ]; then
 	t_ok "spank_falcon refused it in sbatch (command line and #SBATCH): $said"
 fi
 
+# -- a running job requeued by Slurm (scontrol requeue; preemption and
+# node failures take the same path): its epilog gives the devices back and
+# its AdminComment loses the topology it no longer holds (falcon:released)
+# until it is composed again (issue 32)
+admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+admin_has() { admin "$1" | grep -q "$2"; }
+jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300') || t_fail "sbatch"
+s_wait_state "$jid" RUNNING
+wait_for 60 "job $jid's topology tag" admin_has "$jid" 'falcon:topo=' ||
+	t_fail "job $jid's tag: '$(admin "$jid")'"
+scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
+wait_for 60 "job $jid's tag to say its devices are released" admin_has "$jid" 'falcon:released' ||
+	{ tail -n 5 "$t_tmp/slurm-epilog.log" >&2; t_fail "job $jid ($(s_job_state "$jid")) requeued, tag '$(admin "$jid")'"; }
+admin_has "$jid" 'topo=' && t_fail "job $jid pending with a topology: '$(admin "$jid")'"
+t_ok "job $jid requeued by Slurm: $(s_job_state "$jid"), tag '$(admin "$jid")'"
+scancel "$jid"
+s_wait_done "$jid"
+
 p_k=0
 until (fp_pool_clean) 2>/dev/null; do
 	p_k=$((p_k + 1)); [ $p_k -lt 150 ] || fp_pool_clean
