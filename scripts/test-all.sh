@@ -102,7 +102,9 @@ tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
 	sum_skip=$((sum_skip + ${s:-0}))
 	# the failed tests by name, and the tail of each one's log: CI keeps
 	# only the end of what we print, so they are said again at the end
-	for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$log" | sort -u); do
+	# (the section headers "FAIL: NAME" alone on their line: a test's own
+	# "FAIL: name: why" lines are copied into the log too)
+	for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\)$/\2/p' "$log" | sort -u); do
 		failed="$failed $1/$t"
 		# automake's log of tests/x.sh is tests/x.log (TEST_EXTENSIONS);
 		# a log that is not there must not end this script (set -e): it
