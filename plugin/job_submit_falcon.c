@@ -356,21 +356,41 @@ static long pending_claims(const char *name, uint32_t exclude)
 }
 
 /*
+ * spec_fits_now - would slurmctld grant the licenses spec ("a:2,b:1"; not
+ * const: 22.05's license_validate() takes a char *) now:
+ * license_job_test() of a stub job holding only them (it takes the license
+ * mutex itself; the stub has no reservation and no time limit).  false for
+ * a spec naming an unknown license or more than a configured total.
+ */
+static bool spec_fits_now(char *spec)
+{
+	__typeof__(lic_validate(NULL, false, false, NULL)) l;
+	job_record_t stub;
+	bool valid = true, ok = false;
+
+	l = lic_validate(spec, true, true, &valid);
+	if (valid && l != NULL) {
+		memset(&stub, 0, sizeof(stub));
+		stub.license_list = l;
+		stub.time_limit = INFINITE;
+		ok = license_job_test(&stub, time(NULL), false) == SLURM_SUCCESS;
+	}
+	FREE_NULL_LIST(l);
+	return ok;
+}
+
+/*
  * fleet_fits - falcon_fleet_fits_fn over slurmctld's licenses: ever, the
  * configured totals (lic_fits()); else what is free now, reservations
  * (falcond's quarantine) and pending jobs' claims (pending_claims())
- * counted as used: license_job_test() of a stub job holding only these
- * licenses (it takes the license mutex itself; the stub has no
- * reservation and no time limit).
+ * counted as used (spec_fits_now()).
  */
 static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 {
 	const struct fleet_arg *fa = arg;
 	const struct falcon_conf *fconf = fa->conf;
 	char gname[FALCON_NAME_LEN + 8], nname[FALCON_NAME_LEN + 8], *spec = NULL;
-	__typeof__(lic_validate(NULL, false, false, NULL)) l;
-	job_record_t stub;
-	bool valid = true, ok;
+	bool ok;
 
 	if (falcon_license_name(fconf->chassis[c].name, FALCON_DEV_GPU, gname,
 				sizeof(gname)) != FALCON_OK ||
@@ -387,35 +407,24 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 			   nvme + pending_claims(nname, fa->job_id));
 	if (spec == NULL)
 		return true;
-	l = lic_validate(spec, true, true, &valid);
+	ok = spec_fits_now(spec);
 	xfree(spec);
-	if (!valid || l == NULL) {
-		FREE_NULL_LIST(l);
-		return false;
-	}
-	memset(&stub, 0, sizeof(stub));
-	stub.license_list = l;
-	stub.time_limit = INFINITE;
-	ok = license_job_test(&stub, time(NULL), false) == SLURM_SUCCESS;
-	FREE_NULL_LIST(l);
 	return ok;
 }
 
 /*
  * fleet_backlog - falcon_fleet_backlog_fn over slurmctld's licenses: the
  * GPUs pending jobs claim of chassis c's pool (pending_claims()) minus the
- * GPUs free in it now, the largest count license_job_test() grants to a
- * stub job (bisection, as pool_refuse(): no reader of one license's use
+ * GPUs free in it now, the largest count spec_fits_now() grants
+ * (bisection, as pool_refuse(): no reader of one license's use
  * exists in all of 22.05 to 24.11).  In GPUs; 0 when the pool has no name.
  */
 static long fleet_backlog(size_t c, void *arg)
 {
 	const struct fleet_arg *fa = arg;
 	char gname[FALCON_NAME_LEN + 8], *spec;
-	__typeof__(lic_validate(NULL, false, false, NULL)) l;
-	job_record_t stub;
 	long lo = 0, hi = 1, mid;
-	bool valid, ok;
+	bool ok;
 	int k;
 
 	if (falcon_license_name(fa->conf->chassis[c].name, FALCON_DEV_GPU, gname,
@@ -426,17 +435,8 @@ static long fleet_backlog(size_t c, void *arg)
 	for (k = 0; lo < hi && k < 40; k++) { /* the largest count free now */
 		mid = lo + (hi - lo + 1) / 2;
 		spec = xstrdup_printf("%s:%ld", gname, mid);
-		valid = true;
-		l = lic_validate(spec, true, true, &valid);
+		ok = spec_fits_now(spec);
 		xfree(spec);
-		ok = false;
-		if (valid && l != NULL) {
-			memset(&stub, 0, sizeof(stub));
-			stub.license_list = l;
-			stub.time_limit = INFINITE;
-			ok = license_job_test(&stub, time(NULL), false) == SLURM_SUCCESS;
-		}
-		FREE_NULL_LIST(l);
 		if (ok)
 			lo = mid;
 		else

@@ -106,10 +106,9 @@ tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
 	# "FAIL: name: why" lines are copied into the log too)
 	for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\)$/\2/p' "$log" | sort -u); do
 		failed="$failed $1/$t"
-		# automake's log of tests/x.sh is tests/x.log (TEST_EXTENSIONS);
-		# a log that is not there must not end this script (set -e): it
-		# did, after the first failed .sh test, in CI's trixie lane
-		l=$1/${t%.sh}.log
+		# the header names the log without its extension (tests/x.log);
+		# a log that is not there must not end this script (set -e)
+		l=$1/$t.log
 		{ echo "---- $l (last 40 lines) ----"; tail -n 40 "$l" 2>&1 || true
 		} >>"$failed_logs"
 	done
