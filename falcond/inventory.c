@@ -127,11 +127,18 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 		pthread_mutex_lock(&st->lock);
 		ch->stale = true;
 		ch->down = true;
+		if (ch->unreach_ms == 0)
+			ch->unreach_ms = asked ? asked : 1;
 		pthread_mutex_unlock(&st->lock);
 		return rv;
 	}
 	inv_copy(&copy, inv);
 	pthread_mutex_lock(&st->lock);
+	if (ch->unreach_ms != 0 && st->conf->unreachable_hold > 0 &&
+	    asked - ch->unreach_ms >= st->conf->unreachable_hold * 1000LL)
+		falcon_info("chassis %s answers again after %lld s: its free devices are no "
+			    "longer held", ch->cc->name, (asked - ch->unreach_ms) / 1000);
+	ch->unreach_ms = 0;
 	if (ch->down) {
 		/* what failed may have landed meanwhile: reconcile soon */
 		falcon_info("chassis %s answers again: reconcile", ch->cc->name);

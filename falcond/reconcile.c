@@ -460,12 +460,31 @@ static void wake_at(struct falcond_state *st, long long t)
 	pthread_cond_timedwait(&st->wake, &st->lock, &ts);
 }
 
+/* hold_due - the first moment after since (falcon_now_ms clock: the start
+ * of the last pass) at which a chassis has been unreachable for
+ * UnreachableHold= seconds: a pass must run then, so that the reservation
+ * thread holds its free devices (resv.h); -1 = none (st->lock held). */
+static long long hold_due(const struct falcond_state *st, long long since)
+{
+	long long hold = st->conf->unreachable_hold * 1000LL, due = -1;
+	size_t c;
+
+	for (c = 0; hold > 0 && c < st->nchassis; c++) {
+		long long at = st->ch[c].unreach_ms + hold;
+
+		if (st->ch[c].unreach_ms != 0 && at > since && (due < 0 || at < due))
+			due = at;
+	}
+	return due;
+}
+
 void *falcond_reconciler(void *arg)
 {
 	struct falcond_state *st = arg;
 	long long interval = st->conf->reconcile_interval * 1000LL;
 	long long next = interval ? falcon_now_ms() + interval : -1;
 	long long last_wall = falcond_now_ms(); /* start of the last pass */
+	long long last_pass = falcon_now_ms();  /* the same, on falcon_now_ms's clock */
 	unsigned gen;
 
 	pthread_mutex_lock(&st->lock);
@@ -480,12 +499,18 @@ void *falcond_reconciler(void *arg)
 
 			due = due < 0 || at < due ? at : due;
 		}
+		{
+			long long at = hold_due(st, last_pass);
+
+			due = at >= 0 && (due < 0 || at < due) ? at : due;
+		}
 		if (!st->kick && (due < 0 || falcon_now_ms() < due)) {
 			wake_at(st, due);
 			continue;
 		}
 		st->kick = false;
 		last_wall = falcond_now_ms();
+		last_pass = falcon_now_ms();
 		pthread_mutex_unlock(&st->lock);
 		gen = falcond_conf_hold(); /* a SIGHUP may reload meanwhile */
 		falcond_reconcile(st, NULL);

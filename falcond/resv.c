@@ -112,6 +112,13 @@ size_t falcond_resv_heal(struct falcond_state *st, const struct falcond_chassis 
 	return n;
 }
 
+bool falcond_unreachable_held(const struct falcond_state *st, const struct falcond_chassis *ch,
+			      long long now_ms)
+{
+	return st->conf->unreachable_hold > 0 && ch->unreach_ms != 0 &&
+	       now_ms - ch->unreach_ms >= st->conf->unreachable_hold * 1000LL;
+}
+
 #ifdef HAVE_SLURM
 
 /* What one pass of the reservation thread wants of Slurm, per chassis. */
@@ -119,6 +126,7 @@ struct resv_want {
 	char name[FALCON_NAME_LEN + 32];     /* falcon-<chassis>-quarantine */
 	char licenses[2 * FALCON_NAME_LEN + 32]; /* "c1_gpu:1,c1_nvme:2", "" = none */
 	bool known;                          /* its inventory was read: types known */
+	bool held;                           /* unreachable past UnreachableHold= */
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -163,15 +171,20 @@ static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
 	snprintf(w->name, sizeof(w->name), FALCOND_RESV_FMT, ch->cc->name);
 	w->licenses[0] = '\0';
 	w->known = ch->have_last;
-	for (i = 0; w->known && i < st->ledger->nquar; i++) {
-		if (strcmp(st->ledger->quar[i].chassis, ch->cc->name) != 0)
+	w->held = falcond_unreachable_held(st, ch, falcon_now_ms());
+	for (k = 0; w->known && k < ch->last.n; k++) {
+		const struct falcon_device *d = &ch->last.devs[k];
+		bool quar = false;
+
+		for (i = 0; i < st->ledger->nquar && !quar; i++)
+			quar = strcmp(st->ledger->quar[i].chassis, ch->cc->name) == 0 &&
+			       strcmp(st->ledger->quar[i].device, d->id) == 0;
+		/* held: quarantined, or free on a chassis unreachable too long
+		 * (its last inventory: what is not attached to a port) */
+		if (!quar && !(w->held && d->owner[0] == '\0'))
 			continue;
-		for (k = 0; k < ch->last.n; k++) {
-			if (strcmp(ch->last.devs[k].id, st->ledger->quar[i].device) != 0)
-				continue;
-			ngpu += ch->last.devs[k].type == FALCON_DEV_GPU;
-			nnvme += ch->last.devs[k].type == FALCON_DEV_NVME;
-		}
+		ngpu += d->type == FALCON_DEV_GPU;
+		nnvme += d->type == FALCON_DEV_NVME;
 	}
 	if (ngpu > 0 && falcon_license_name(ch->cc->name, FALCON_DEV_GPU, lic, sizeof(lic)) == FALCON_OK)
 		snprintf(w->licenses, sizeof(w->licenses), "%s:%d", lic, ngpu);
@@ -228,7 +241,7 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 			resv_warn("reservation %s: delete: %s; retried at the next reconcile",
 				  w->name, slurm_strerror(slurm_get_errno()));
 		else {
-			falcon_info("reservation %s deleted: no device quarantined", w->name);
+			falcon_info("reservation %s deleted: no device quarantined or held", w->name);
 			resv_ok();
 		}
 		return;
@@ -243,7 +256,8 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 			resv_warn("reservation %s: update Licenses=%s: %s; retried at the next "
 				  "reconcile", w->name, w->licenses, slurm_strerror(slurm_get_errno()));
 		else {
-			falcon_info("reservation %s now holds %s", w->name, w->licenses);
+			falcon_info("reservation %s now holds %s%s", w->name, w->licenses,
+				    w->held ? " (the chassis is unreachable: its free devices too)" : "");
 			resv_ok();
 		}
 		return;
@@ -260,7 +274,8 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 				  "must name them); retried at the next reconcile", w->name,
 				  w->licenses, slurm_strerror(slurm_get_errno()));
 		else {
-			falcon_info("reservation %s created: holds %s", w->name, w->licenses);
+			falcon_info("reservation %s created: holds %s%s", w->name, w->licenses,
+				    w->held ? " (the chassis is unreachable: its free devices too)" : "");
 			resv_ok();
 		}
 		falcon_slurm_free_resv_name(made);

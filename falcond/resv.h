@@ -6,8 +6,10 @@
  *    reservation, flag ANY_NODES, Users=root) holds <chassis>_gpu:Q and
  *    <chassis>_nvme:R, the quarantined devices of each type, so that a job
  *    asking for the whole pool pends instead of being handed a device that
- *    is not there; made to match the quarantine list by a thread of its own
- *    (falcond_resv_kick), never by the compose path;
+ *    is not there, and, while the chassis has been unreachable for
+ *    UnreachableHold= seconds, its free devices as well (issue 26: Slurm
+ *    starts no job on a node whose chassis cannot serve it); made to match
+ *    by a thread of its own (falcond_resv_kick), never by the compose path;
  *  - a quarantine that a later detach can clear (falcond_quarantine_healable)
  *    is cleared by reconcile once the chassis shows the device detached and
  *    healthy (falcond_resv_heal), with a history entry;
@@ -56,6 +58,17 @@ bool falcond_quarantine_healable(const char *reason);
  */
 size_t falcond_resv_heal(struct falcond_state *st, const struct falcond_chassis *ch,
 			 const struct falcon_inventory *inv, unsigned long long since);
+
+/*
+ * falcond_unreachable_held - whether chassis ch's reads have failed for
+ * UnreachableHold= seconds or more at now_ms (falcon_now_ms clock): its
+ * reservation then also holds the devices its last inventory shows free,
+ * so that Slurm starts no job on a node whose chassis cannot serve it; a
+ * read that works ends it (the next reservation pass gives them back).
+ * UnreachableHold=0 is never.  st->lock held.
+ */
+bool falcond_unreachable_held(const struct falcond_state *st, const struct falcond_chassis *ch,
+			      long long now_ms);
 
 /*
  * falcond_resv_kick - ask the reservation thread (started on the first

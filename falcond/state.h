@@ -98,6 +98,10 @@ struct falcond_chassis {
 	bool down;                      /* its last read failed, or a change timed out
 					 * (may land late): the next read that works
 					 * kicks a reconcile */
+	long long unreach_ms;           /* falcon_now_ms of the first of the reads
+					 * failed in a row, 0 = the last read worked:
+					 * past UnreachableHold= its free devices are
+					 * held in Slurm (resv.h) */
 	/* the changes made, st->lock: a reconcile that read without ch->lock
 	 * leaves alone what changed after its read began (falcond_chassis_touched) */
 	unsigned long long gen;         /* changes completed so far */

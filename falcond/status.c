@@ -51,6 +51,10 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 		json_object_object_add(cj, "reachable", json_object_new_boolean(ch->have_last && !ch->down));
 		json_object_object_add(cj, "read_age_ms", ch->have_last ? json_object_new_int64(
 			falcon_now_ms() - ch->last_ms) : NULL);
+		json_object_object_add(cj, "unreachable_s", ch->unreach_ms ? json_object_new_int64(
+			(falcon_now_ms() - ch->unreach_ms) / 1000) : NULL);
+		json_object_object_add(cj, "free_held", json_object_new_boolean(
+			falcond_unreachable_held(st, ch, falcon_now_ms())));
 		json_object_array_add(chs, cj);
 
 		for (i = 0; ch->have_last && i < ch->last.n; i++) {

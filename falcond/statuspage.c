@@ -380,8 +380,13 @@ static void body(FILE *f, json_object *st)
 		attr(f, "data-chassis", jstr(c, "name"));
 		fprintf(f, " data-reachable=\"%s\"><h2>chassis ", up ? "yes" : "no");
 		esc(f, jstr(c, "name"));
-		fprintf(f, " <span class=\"%s\">%s</span></h2>", up ? "up" : "down",
+		fprintf(f, " <span class=\"%s\">%s</span>", up ? "up" : "down",
 			up ? "reachable" : "unreachable");
+		r = json_object_object_get(c, "free_held");
+		if (r && json_object_get_boolean(r))
+			fputs(" <span class=\"held\">its free devices held in Slurm "
+			      "(UnreachableHold)</span>", f);
+		fputs("</h2>", f);
 		if (slots)
 			svg_chassis(f, jstr(c, "name"), slots, n);
 		fputs("</section>", f);

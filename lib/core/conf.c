@@ -627,6 +627,7 @@ static const struct keydef global_keys[] = {
 	{ .name = "InventoryRefresh", .type = V_INT, G(inventory_refresh), .min = 0,
 	  .max = 604800 },
 	{ .name = "InventoryReuse", .type = V_INT, G(inventory_reuse), .min = 0, .max = 3600 },
+	{ .name = "UnreachableHold", .type = V_INT, G(unreachable_hold), .min = 0, .max = 86400 },
 	{ .name = "EventListen", .type = V_HOSTPORT, G(event_listen) },
 	{ .name = "EventUrl", .type = V_URL, G(event_url) },
 	{ .name = "EventCertFile", .type = V_PATH, G(event_cert_file) },
@@ -1029,6 +1030,7 @@ static struct falcon_conf *conf_new(void)
 	c->settle_time = 30;
 	c->inventory_refresh = 3600;
 	c->inventory_reuse = 60;
+	c->unreachable_hold = 30;
 	return c;
 }
 

@@ -148,6 +148,10 @@ struct falcon_conf {
 				     * last read of a chassis' zones plus its own
 				     * record of its changes, default 60, 0 = read
 				     * at every compose */
+	int unreachable_hold;       /* UnreachableHold= seconds a chassis stays
+				     * unreachable before falcond's reservation
+				     * also holds its free devices, default 30,
+				     * 0 = never */
 	/* objects, in file order; arrays owned by the struct */
 	size_t nchassis;
 	struct falcon_chassis_conf *chassis;

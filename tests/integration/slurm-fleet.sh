@@ -8,8 +8,10 @@
 # partition starts on node2 with c2's GPUs, with no requeue; a two-node
 # job pends for licenses meanwhile (it is never started on a full
 # chassis), then runs with each node's GPUs from its own chassis, counted
-# on each.  Skips where namespaces cannot be made or the plugin is not
-# built.
+# on each.  A chassis that stops answering has its free devices held in
+# Slurm after UnreachableHold (falcond's reservation), so a job for its
+# node pends until it answers again.  Skips where namespaces cannot be
+# made or the plugin is not built.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -193,3 +195,43 @@ print("job leases per chassis:", {k: sorted(v) for k, v in seen.items()}, file=s
 sys.exit(0 if ok else 1)
 EOP
 t_ok "job $jc ran on both nodes, 2 GPUs from each node's own chassis (history.jsonl)"
+
+# -- c2 stops answering (its Redfish service accepts and never answers):
+# past UnreachableHold (default 30 s) falcond's reservation holds c2's free
+# devices, so a job for node2 pends instead of being started on a node
+# whose chassis cannot serve it; once c2 answers, the hold goes and the
+# job runs there
+resv_lic() { scontrol show reservation "$1" 2>/dev/null | tr ' ' '\n' | sed -n 's/^Licenses=//p'; }
+held() { case ",$(resv_lic falcon-c2-quarantine)," in *,c2_gpu:8,*) return 0 ;; esac; return 1; }
+fd_sim c2 POST /admin/faults '{"rules":[{"action":"timeout","count":-1,"path":"/redfish/v1/*"}]}' >/dev/null
+t_stop=$(date +%s)
+wait_for 120 "falcond to hold c2's free devices" held ||
+	{ tail -20 "$t_tmp/falcond.log" >&2; t_fail "reservation falcon-c2-quarantine: '$(resv_lic falcon-c2-quarantine)'"; }
+grep -q "reservation falcon-c2-quarantine .*holds .*c2_gpu:8.* (the chassis is unreachable: its free devices too)" \
+	"$t_tmp/falcond.log" || t_fail "falcond did not log the hold"
+"$FALCONCTL" status --json >"$t_tmp/status.json" 2>&1 || true
+python3 -c 'import json,sys
+c = {x["name"]: x for x in json.load(sys.stdin)["chassis"]}
+sys.exit(0 if c["c2"]["free_held"] and not c["c1"]["free_held"] and c["c2"]["unreachable_s"] >= 30 else 1)' \
+	<"$t_tmp/status.json" || t_fail "falconctl status --json: $(head -c 400 "$t_tmp/status.json")"
+t_ok "c2 unreachable: held after $(($(date +%s) - t_stop)) s (Licenses=$(resv_lic falcon-c2-quarantine))"
+jh=$(sbatch --parsable -w node2 --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 1')
+sleep 5
+[ "$(s_job_state "$jh")" = PENDING ] ||
+	{ prolog_logs; t_fail "job $jh: $(s_job_state "$jh") on node2 while c2 is unreachable, expected PENDING"; }
+t_ok "job $jh for node2 pends while c2 is unreachable ($(squeue -h -j "$jh" -o %r))"
+fd_sim c2 DELETE /admin/faults >/dev/null
+wait_for 60 "the hold to go" sh -c "! scontrol show reservation falcon-c2-quarantine >/dev/null 2>&1" ||
+	t_fail "reservation falcon-c2-quarantine still holds '$(resv_lic falcon-c2-quarantine)'"
+grep -q "chassis c2 answers again after [0-9]* s: its free devices are no longer held" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not log the end of the hold"
+wait_for 120 "job $jh to complete" s_in_state "$jh" COMPLETED FAILED CANCELLED NODE_FAIL ||
+	{ prolog_logs; t_fail "job $jh: $s_st"; }
+[ "$s_st" = COMPLETED ] && [ "$(jf "$jh" Restarts)" = 0 ] ||
+	{ prolog_logs; t_fail "job $jh: $s_st, Restarts=$(jf "$jh" Restarts)"; }
+k=0
+until [ "$(present c2)" = 0 ]; do
+	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "c2's devices left"; }
+	sleep 0.2
+done
+t_ok "c2 answers: the hold is gone, job $jh ran on node2 with c2's GPUs (Restarts=0), nothing left"

@@ -102,6 +102,7 @@ static void chk_defaults(const struct falcon_conf *c)
 	ck_assert_int_eq(c->compose_wait, 90);
 	ck_assert_int_eq(c->reconcile_interval, 30);
 	ck_assert_int_eq(c->settle_time, 30);
+	ck_assert_int_eq(c->unreachable_hold, 30);
 	ck_assert_uint_eq(c->nchassis, 0);
 	ck_assert_uint_eq(c->nhosts, 0);
 	ck_assert_uint_eq(c->npartitions, 0);
@@ -139,6 +140,7 @@ static void chk_globals(const struct falcon_conf *c)
 	ck_assert_int_eq(c->compose_wait, 45);
 	ck_assert_int_eq(c->reconcile_interval, 0);
 	ck_assert_int_eq(c->settle_time, 5);
+	ck_assert_int_eq(c->unreachable_hold, 0);
 }
 
 static void chk_chassis(const struct falcon_conf *c)
@@ -334,7 +336,7 @@ static const struct {
 	  "NcclCheck=/opt/falcon/libexec/falcon-ncclcheck\n"
 	  "PrologTimeout=600\nEpilogTimeout=240 RescanTimeout=45\n"
 	  "CheckBudget=90\nChassisRetries=0\nComposeWait=45\n"
-	  "ReconcileInterval=0 SettleTime=5\n", chk_globals },
+	  "ReconcileInterval=0 SettleTime=5 UnreachableHold=0\n", chk_globals },
 	{ "FalcondUrl list, commas", "FalcondUrl=http://ctl1:6830,http://ctl2:6830/,https://ctl3:6830\n",
 	  chk_url_list },
 	{ "FalcondUrl list, quoted blanks",
