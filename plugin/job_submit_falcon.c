@@ -711,10 +711,80 @@ out:
 	return rv;
 }
 
+/*
+ * A heterogeneous job's licenses: Slurm 24.11 (src/slurmctld/proc_req.c,
+ * _slurm_rpc_submit_batch_het_job and _slurm_rpc_allocate_het_job) refuses
+ * a component other than the leader that carries licenses ("license
+ * request allowed only on leader job"; 22.05 has no such check), and
+ * calls job_submit for every component in turn, offset 0 first, in the
+ * thread of that one RPC, before any is created.  So the leader's request
+ * is remembered (per thread) and each later component's pool licenses are
+ * added to it; the component keeps its chassis pin (constraint), so each
+ * node's devices still come from its own chassis.
+ */
+static __thread job_desc_msg_t *het_leader;
+
+/* het_move - of component offset (> 0) of the hetjob whose leader is
+ * het_leader, the chassis pool licenses in *lic (judge()'s, xmalloc'd) are
+ * added to the leader's and taken off *lic.  false (nothing changed) when
+ * a license string cannot be merged (out of memory). */
+static bool het_move(uint32_t offset, char **lic)
+{
+	char name[FALCON_NAME_LEN + 8];
+	char *lead = het_leader->licenses ? xstrdup(het_leader->licenses) : NULL;
+	char *mine = *lic ? xstrdup(*lic) : NULL;
+	bool ok = true;
+	size_t i;
+	int t;
+
+	pthread_mutex_lock(&g.lock);
+	for (i = 0; ok && g.conf != NULL && i < g.conf->nchassis; i++)
+		for (t = 0; ok && t < 2; t++) {
+			char *out = NULL;
+			long n, have;
+
+			if (falcon_license_name(g.conf->chassis[i].name,
+						t ? FALCON_DEV_NVME : FALCON_DEV_GPU, name,
+						sizeof(name)) != FALCON_OK ||
+			    (n = falcon_license_count(mine, name)) <= 0)
+				continue;
+			have = falcon_license_count(lead, name);
+			ok = falcon_license_merge(lead, name, (int)(n + (have > 0 ? have : 0)), &out,
+						  NULL) == FALCON_OK;
+			xfree(lead);
+			lead = out ? xstrdup(out) : NULL;
+			free(out);
+			out = NULL;
+			ok = ok && falcon_license_merge(mine, name, 0, &out, NULL) == FALCON_OK;
+			xfree(mine);
+			mine = out ? xstrdup(out) : NULL;
+			free(out);
+		}
+	pthread_mutex_unlock(&g.lock);
+	if (!ok) {
+		xfree(lead);
+		xfree(mine);
+		return false;
+	}
+	falcon_info("hetjob component %u: licenses '%s' go to its leader (Slurm 24.11: only "
+		    "it may hold licenses): '%s' -> '%s'", offset, *lic ? *lic : "",
+		    het_leader->licenses ? het_leader->licenses : "", lead ? lead : "");
+	xfree(het_leader->licenses);
+	het_leader->licenses = lead;
+	xfree(*lic);
+	*lic = mine ? mine : xstrdup("");
+	return true;
+}
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	char *why = NULL, *lic = NULL, *feat = NULL;
 	int rv;
+
+	if (job_desc->het_job_offset == 0)
+		het_leader = job_desc;
+	else if (job_desc->het_job_offset == NO_VAL)
+		het_leader = NULL;
 
 	rv = judge(job_desc->partition, job_desc->tres_per_node, job_desc->spank_job_env,
 		   job_desc->spank_job_env_size, job_desc->licenses, job_desc->req_nodes,
@@ -726,6 +796,11 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 			*err_msg = why;
 			why = NULL;
 		}
+		goto out;
+	}
+	if (lic != NULL && het_leader != NULL && het_leader != job_desc &&
+	    job_desc->het_job_offset != NO_VAL && job_desc->het_job_offset > 0 && !het_move(job_desc->het_job_offset, &lic)) {
+		rv = SLURM_ERROR;
 		goto out;
 	}
 	if (lic != NULL) {

@@ -10,8 +10,10 @@
 # chassis), then runs with each node's GPUs from its own chassis, counted
 # on each.  A chassis that stops answering has its free devices held in
 # Slurm after UnreachableHold (falcond's reservation), so a job for its
-# node pends until it answers again.  Skips where namespaces cannot be
-# made or the plugin is not built.
+# node pends until it answers again.  A hetjob gets each component's
+# devices from its own node's chassis; on Slurm 23.02+ an urgent job
+# preempts a two-node job holding both chassis.  Skips where namespaces
+# cannot be made or the plugin is not built.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -62,7 +64,7 @@ done
 s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
 	--license c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1 \
 	--features "$FP_HOST=falcon_c1 node2=falcon_c2" \
-	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
+	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF" --preempt REQUEUE
 ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
 [ -n "$ns" ] || t_fail "no namespace index for node2"
 sed -e "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
@@ -235,3 +237,91 @@ until [ "$(present c2)" = 0 ]; do
 	sleep 0.2
 done
 t_ok "c2 answers: the hold is gone, job $jh ran on node2 with c2's GPUs (Restarts=0), nothing left"
+
+# -- a heterogeneous job, one component per chassis' node: each component
+# is its own job to job_submit_falcon and the prologs (its own pin, lease
+# and tag; its licenses on the leader), and each gets its GPUs from its
+# node's chassis
+cat >"$t_tmp/het.sh" <<'EOH'
+#!/bin/sh
+#SBATCH -w NODE1 --gres=falcon_gpu:2 -o /dev/null
+#SBATCH hetjob
+#SBATCH -w node2 --gres=falcon_gpu:1 -o /dev/null
+sleep 20
+EOH
+sed -i "s/NODE1/$FP_HOST/" "$t_tmp/het.sh"
+jk=$(sbatch --parsable "$t_tmp/het.sh" 2>"$t_tmp/het.err") ||
+	{ grep -h "job_submit_falcon" "$s_state/log/slurmctld.log" | tail -3 >&2
+	  t_fail "sbatch of a hetjob: $(cat "$t_tmp/het.err")"; }
+jk=${jk%%+*}
+jk1=$((jk + 1))
+# squeue and scontrol show every component for the leader's id: one
+# record per component (HetJobId, HetJobOffset), by its own JobId
+hf() { scontrol show job -o "$jk" | grep "^JobId=$1 " | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+het_running() { [ "$(squeue -h -j "$jk" -o %T | sort -u)" = RUNNING ] && [ "$(squeue -h -j "$jk" | wc -l)" = 2 ]; }
+wait_for 60 "hetjob $jk's components to run" het_running ||
+	{ prolog_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T %r' | paste -sd' ')"; }
+[ "$(hf "$jk1" HetJobId)" = "$jk" ] && [ "$(hf "$jk1" HetJobOffset)" = 1 ] ||
+	t_fail "hetjob $jk: component 1 is not job $jk1: $(scontrol show job -o "$jk" | cut -c1-200)"
+k=0; until [ "$(present c1)" = 2 ] && [ "$(present c2)" = 1 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "hetjob $jk: $(present c1) of c1's, $(present c2) of c2's GPUs on the buses"; }; sleep 0.2; done
+# Slurm 24.11 takes licenses on the leader only ("license request allowed
+# only on leader job"): the leader counts both components' pools
+case $(hf "$jk1" Licenses) in ""|"(null)") l1=none ;; *) l1=$(hf "$jk1" Licenses) ;; esac
+[ "$(hf "$jk" Licenses)" = c1_gpu:2,c2_gpu:1 ] && [ "$l1" = none ] ||
+	{ grep -h "job_submit_falcon" "$s_state/log/slurmctld.log" | tail -4 >&2; scontrol show job -o "$jk" >&2
+	  t_fail "hetjob $jk licenses: $(hf "$jk" Licenses) / $(hf "$jk1" Licenses)"; }
+for j in "$jk" "$jk1"; do
+	case "$(hf "$j" AdminComment)" in falcon:topo=falconGPUs,*) ;; *) t_fail "hetjob component $j: tag '$(hf "$j" AdminComment)'" ;; esac
+done
+het_gone() { [ -z "$(squeue -h -j "$jk" 2>/dev/null)" ]; }
+wait_for 120 "hetjob $jk to end" het_gone || { prolog_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T')"; }
+st=$(sacct -n -X -P -j "$jk" -o JobID,State | sort | paste -sd' ')
+[ "$st" = "${jk}+0|COMPLETED ${jk}+1|COMPLETED" ] || { prolog_logs; t_fail "hetjob $jk: $st"; }
+k=0
+until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 0 ]; do
+	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "hetjob's devices left"; }
+	sleep 0.2
+done
+t_ok "hetjob $jk: component $jk on $FP_HOST with 2 of c1's GPUs, $jk1 on node2 with 1 of c2's (licenses on the leader), each tagged; completed, nothing left"
+
+# -- preemption across the fleet (Slurm 23.02+: PreemptParameters=
+# reclaim_licenses; 22.05 cannot preempt for licenses, slurm-preempt.sh):
+# a two-node job holds both chassis' 8 GPUs; an urgent job for node2
+# asking 4 preempts it: it is requeued, its epilogs on both nodes give
+# every GPU back to its own chassis, the urgent job runs with 4 of c2's
+ver=$(slurmctld -V | awk '{print $2}')
+case $ver in
+2[0-2].*|23.0[01].*) echo "# Slurm $ver: no multi-node preemption for licenses (23.02+)" ;;
+*)
+jl=$(sbatch --parsable -p debug -N 2 --requeue --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300') ||
+	t_fail "sbatch (low, -N 2)"
+s_wait_state "$jl" RUNNING
+k=0; until [ "$(present c1)" = 8 ] && [ "$(present c2)" = 8 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "job $jl: $(present c1)+$(present c2) GPUs on the buses"; }; sleep 0.2; done
+[ "$(jf "$jl" Licenses)" = "c1_gpu:8,c2_gpu:8" ] || t_fail "job $jl licenses: $(jf "$jl" Licenses)"
+ju=$(sbatch --parsable -p urgent -w node2 --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 10') ||
+	t_fail "sbatch (urgent)"
+wait_for 90 "job $ju to run" s_in_state "$ju" RUNNING COMPLETED ||
+	{ prolog_logs; t_fail "job $ju: $s_st, reason $(squeue -h -j "$ju" -o %r); job $jl: $(s_job_state "$jl")"; }
+[ "$(jf "$jl" Restarts)" -ge 1 ] 2>/dev/null ||
+	t_fail "job $jl: $(s_job_state "$jl"), Restarts=$(jf "$jl" Restarts): not requeued by the preemption"
+[ "$(jf "$ju" Licenses)" = c2_gpu:4 ] && [ "$(jf "$ju" NodeList)" = node2 ] ||
+	t_fail "job $ju: licenses $(jf "$ju" Licenses) on $(jf "$ju" NodeList)"
+k=0; until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 4 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "after the preemption: $(present c1) of c1's, $(present c2) of c2's GPUs on the buses"; }; sleep 0.2; done
+case $(jf "$jl" AdminComment) in
+*falcon:released*) ;;
+*) t_fail "job $jl, preempted: tag '$(jf "$jl" AdminComment)', expected falcon:released" ;;
+esac
+t_ok "job $ju (urgent, node2) preempted two-node job $jl (Restarts=$(jf "$jl" Restarts)): c1's 8 GPUs back, 4 of c2's on node2"
+scancel "$jl"
+wait_for 60 "job $ju to complete" s_in_state "$ju" COMPLETED FAILED CANCELLED NODE_FAIL || t_fail "job $ju: $s_st"
+[ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $ju ended $s_st"; }
+s_wait_done "$jl"
+k=0
+until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 0 ]; do
+	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "devices left after the preemption"; }
+	sleep 0.2
+done
+[ -z "$(sinfo -h -R)" ] || t_fail "drained: $(sinfo -h -R)"
+t_ok "nothing left, no node drained"
+;;
+esac
