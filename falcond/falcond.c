@@ -457,8 +457,10 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		count_change(st, &st->compose_lat, rv == FALCON_OK ? &st->compose_ok
 								   : &st->compose_fail, &t0);
 		if (rv != FALCON_OK) {
-			falcon_warn("compose job %u on %s (uid %u, %s): %s", r.job_id, r.host,
-				    (unsigned)uid, addr, falcon_errmsg());
+			/* the error's name first: the cause a prolog's tag must
+			 * give (make soak-lifecycle checks the one against the other) */
+			falcon_warn("compose job %u on %s (uid %u, %s): %s: %s", r.job_id, r.host,
+				    (unsigned)uid, addr, falcon_err_name(rv), falcon_errmsg());
 			{ answer_err(a, rv, falcon_errmsg()); return; }
 		}
 		o = json_object_new_object();
