@@ -127,7 +127,13 @@ static int run(struct epilog_run *r)
 		if (rv != FALCON_OK)
 			falcon_warn("%s: %s", path, falcon_errmsg());
 	} else if (!may_have_lease(r)) {
-		/* most jobs: no falcon GRES, nothing composed, falcond not asked */
+		/* most jobs: no falcon GRES, nothing composed, falcond not asked;
+		 * one the prolog gave a topology (local GPUs: topology.json)
+		 * loses its tag when Slurm requeues it (make soak-lifecycle: a
+		 * localGPUs job pending after scontrol requeue kept it) */
+		snprintf(path, sizeof(path), "%s/topology.json", r->dir);
+		if (access(path, F_OK) == 0 && fp_slurm_untag_requeued(&r->job) != FALCON_OK)
+			falcon_warn("job %u: %s", r->job.id, falcon_errmsg());
 		fp_rmtree(r->dir);
 		return 0;
 	} else if (host != NULL &&
@@ -216,6 +222,10 @@ static int run(struct epilog_run *r)
 drain:
 	if (fp_slurm_drain(&r->job, reason) != FALCON_OK)
 		falcon_error("%s", falcon_errmsg());
+	/* the job goes back to the queue all the same (make soak-lifecycle:
+	 * one requeued while its devices would not come off kept its tag) */
+	if (fp_slurm_untag_requeued(&r->job) != FALCON_OK)
+		falcon_warn("job %u: %s", r->job.id, falcon_errmsg());
 	return 1;
 }
 

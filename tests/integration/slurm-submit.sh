@@ -205,6 +205,19 @@ admin_has "$jid" 'topo=' && t_fail "job $jid pending with a topology: '$(admin "
 t_ok "job $jid requeued by Slurm: $(s_job_state "$jid"), tag '$(admin "$jid")'"
 scancel "$jid"
 s_wait_done "$jid"
+# the same for a job of the node's own GPUs only (nothing composed: the
+# epilog returned before the tag; make soak-lifecycle found it pending
+# with falcon:topo=localGPUs)
+jid=$(sbatch --parsable --gres=gpu:2 -o /dev/null --wrap 'sleep 300') || t_fail "sbatch (local)"
+s_wait_state "$jid" RUNNING
+wait_for 60 "job $jid's topology tag" admin_has "$jid" 'falcon:topo=localGPUs' ||
+	t_fail "job $jid's tag: '$(admin "$jid")'"
+scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
+wait_for 60 "job $jid's tag to say its devices are released" admin_has "$jid" 'falcon:released' ||
+	{ tail -n 5 "$t_tmp/slurm-epilog.log" >&2; t_fail "localGPUs job $jid ($(s_job_state "$jid")) requeued, tag '$(admin "$jid")'"; }
+t_ok "localGPUs job $jid requeued by Slurm: tag '$(admin "$jid")'"
+scancel "$jid"
+s_wait_done "$jid"
 
 p_k=0
 until (fp_pool_clean) 2>/dev/null; do
