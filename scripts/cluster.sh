@@ -7,6 +7,10 @@
 #   cluster.sh stop   STATE_DIR             stop what start started (pid files)
 #   cluster.sh status STATE_DIR             one line per daemon; exit 1 if one is down
 #   cluster.sh env    STATE_DIR             print SLURM_CONF=<path>
+#   cluster.sh restart STATE_DIR DAEMON     stop slurmctld or slurmd (this host's
+#                                           node) with SIGTERM and start it again on
+#                                           its saved state; a drained node stays
+#                                           drained (make soak-lifecycle)
 #
 # start options (remembered in STATE_DIR/options for the next start):
 #   --node NAME          Slurm node name (default: short host name)
@@ -683,8 +687,34 @@ PreemptParameters=reclaim_licenses"
 	say "cluster $cluster up; SLURM_CONF=$slurm_conf"
 }
 
+# cmd_restart DAEMON - slurmctld or slurmd stopped (SIGTERM, as systemd
+# does) and started again with the options start saved; unlike start, a
+# drained node is not resumed.
+cmd_restart() {
+	load_saved
+	f=$(pidfile_of "$1")
+	stop_pid "$1" "$f"
+	case $1 in
+	slurmctld)
+		# FALCON_CONF: the falcon.conf job_submit_falcon reads
+		if [ -n "$falcon_conf" ]; then
+			FALCON_CONF=$falcon_conf SLURM_CONF=$slurm_conf slurmctld -i
+		else
+			SLURM_CONF=$slurm_conf slurmctld -i
+		fi || die "slurmctld failed, see $log/slurmctld.log"
+		wait_for 60 "slurmctld to answer scontrol ping" env SLURM_CONF="$slurm_conf" scontrol ping ||
+			die "slurmctld does not answer, see $log/slurmctld.log" ;;
+	slurmd)
+		SLURM_CONF=$slurm_conf slurmd -N "$node" || die "slurmd failed, see $log/slurmd-$node.log"
+		wait_for 60 "slurmd of $node" pid_alive slurmd "$f" || die "slurmd did not start" ;;
+	esac
+	say "$1 restarted"
+}
+
 case $cmd in
 start) cmd_start "$@" ;;
+restart) [ $# = 1 ] || usage
+	case $1 in slurmctld|slurmd) cmd_restart "$1" ;; *) usage ;; esac ;;
 stop) [ $# = 0 ] || usage; cmd_stop ;;
 status) [ $# = 0 ] || usage; cmd_status ;;
 env) [ $# = 0 ] || usage; [ -f "$slurm_conf" ] || die "$slurm_conf not found: not started"

@@ -125,3 +125,55 @@ for want in 'devices attached without a lease: 1' 'devices in two jobs: 1' \
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad run lacks '$want': $(cat "$t_tmp/report")"
 done
 t_ok "bad run: exit 1, each correctness count 1"
+
+# -- the lifecycle judge (soak-report.py --lifecycle): the tags
+L=$t_tmp/life
+mkdir -p "$L/verdicts"
+printf '11 falconGPUs 2 0\n12 falconGPUs 1 0\n13 hybridGPUs 1 0\n14 falconGPUs 1 0\n' >"$L/jobs"
+printf '11|COMPLETED\n12|REQUEUED\n12|COMPLETED\n13|CANCELLED by 0\n14|COMPLETED\n' >"$L/sacct"
+cat >"$L/tags" <<'EOF'
+11|COMPLETED|falcon:topo=falconGPUs,f=2,check=pass
+12|COMPLETED|falcon:topo=falconGPUs,f=1,check=pass
+13|CANCELLED by 0|falcon:released
+14|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
+EOF
+cat >"$L/requeued-why" <<'EOF'
+[2026-11-27T10:00:00.000] _update_job: setting admin_comment to falcon:requeued=chassis_timeout for JobId=12
+EOF
+cat >"$L/falcond-compose" <<'EOF'
+falcond: warning: compose job 12 on node1 (uid 0, 127.0.0.1:5000): timeout: compose: job 12 on node1: the chassis took longer than its Timeout
+EOF
+printf '1700000000 requeue 12\n1700000010 cancel-running 13\n' >"$L/life.log"
+printf '1700000020 ok job 12 pending with falcon:released\n' >"$L/tags.log"
+echo '{"chassis":"falcon1","devices":[]}' >"$L/simstate.json"
+echo '{"leases":[],"quarantine":[],"devices":[]}' >"$L/ledger.json"
+python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
+grep -q '^soak: wrong tags: 0$' "$t_tmp/report" && grep -q '^soak: lifecycle actions: cancel-running 1, requeue 1$' "$t_tmp/report" &&
+	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
+t_ok "clean lifecycle run: PASS, wrong tags 0"
+# each wrong tag: a pending requeued job with its old topology, a cancelled
+# job tagged requeued that never was, a completed falcon job without its
+# topology, another topology than asked, a cause falcond's errors do not
+# bear out; a drain and an admin action count too
+printf '1700000030 wrong stale-topology job 12 pending with falcon:topo=falconGPUs,f=1\n' >>"$L/tags.log"
+cat >"$L/tags" <<'EOF'
+11|COMPLETED|falcon:released
+12|COMPLETED|falcon:topo=falconGPUs,f=1,check=pass
+13|CANCELLED by 0|falcon:requeued=falcond_unreachable
+14|COMPLETED|falcon:topo=hybridGPUs,l=1,f=1
+EOF
+echo '[2026-11-27T10:00:01.000] _update_job: setting admin_comment to falcon:requeued=pool_short for JobId=14' \
+	>>"$L/requeued-why"
+echo 'node1|falcon: job 9: compose: connection failed' >"$L/sinfo-R"
+echo '1700000040 resume-node node1' >"$L/admin.log"
+rc=0
+python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || rc=$?
+[ $rc = 1 ] || t_fail "bad lifecycle run: exit $rc: $(cat "$t_tmp/report")"
+for want in 'wrong tags: 5' 'drained nodes: 1' 'admin actions: 1' \
+	'wrong tag: stale-topology job 12' "wrong tag: job 13: cancelled, never requeued" \
+	"wrong tag: job 11: completed falconGPUs job tagged 'falcon:released'" \
+	'wrong tag: job 14: completed falconGPUs job tagged hybridGPUs' \
+	"wrong tag: job 14: requeued=pool_short, but falcond's errors for it: none" 'FAIL'; do
+	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad lifecycle run lacks '$want': $(cat "$t_tmp/report")"
+done
+t_ok "bad lifecycle run: exit 1, each wrong tag, the drain and the admin action counted"

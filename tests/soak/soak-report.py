@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # soak-report.py - the counts at the end of a soak run (tests/soak/soak.sh).
 #
-#   soak-report.py DIR WALL_SECONDS
+#   soak-report.py [--lifecycle] DIR WALL_SECONDS
 #
 # DIR holds what soak.sh gathered: jobs (one "JOBID KIND GPUS NVME" line per
 # submitted job), refused (one line per sbatch refused: "KIND expected|
@@ -14,6 +14,22 @@
 # chassis stop) and requeued-why (slurmctld.log's lines "... setting
 # admin_comment to falcon:requeued=REASON for JobId=N": the reason
 # falcon-prolog gave each requeue; may be absent).
+#
+# With --lifecycle (make soak-lifecycle, issue 32) DIR also holds life.log
+# (one line per lifecycle action), tags.log (the run-time checks of
+# soak.sh: "T wrong|ok WHAT"), tags (sacct -X -P -o JobID,State,AdminComment)
+# and falcond-compose (falcond's "warning: compose job N on HOST (...):
+# ERRNAME: ..." lines), and these count as failures too: nodes drained at
+# the end, admin actions taken, and wrong tags: a job pending after Slurm
+# requeued it that still gave its last topology (tags.log), a cancelled job
+# tagged falcon:requeued= that was never requeued, a completed falcon job
+# without falcon:topo= (or with another topology than it asked for), and
+# a falcon:requeued=CAUSE that falcond's own errors for that job do not
+# bear out (pool_short: noresource; chassis_timeout and chassis_slow:
+# timeout, or no error at all: the prolog's request ran out while falcond
+# was still at the chassis; chassis_busy: precondition; chassis_error: chassis; lease_busy:
+# conflict; falcond_unreachable and falcond_unavailable: falcond killed by
+# the soak or an error transport/server).
 #
 # Prints the counts; exits 1 if a correctness count is not zero: devices
 # attached without a lease, devices in two jobs at once (overlapping
@@ -103,8 +119,77 @@ def history_overlaps(led):
     return found, open_left
 
 
+# falcon:requeued=CAUSE (falcon-prolog's fp_wait_why) -> the falcond error
+# names (falcon_err_name) that bear it out
+CAUSE_ERRS = {
+    "pool_short": {"noresource"},
+    "chassis_timeout": {"timeout"},
+    "chassis_slow": {"timeout"},
+    "chassis_busy": {"precondition"},
+    "chassis_error": {"chassis"},
+    "lease_busy": {"conflict"},
+    "falcond_unreachable": {"transport"},
+    "falcond_unavailable": {"server"},
+}
+# the topology a completed job of a kind must have been given
+KIND_TOPO = {"falconGPUs": "falconGPUs", "hybridGPUs": "hybridGPUs", "urgent": "falconGPUs"}
+FALCON_KINDS = {"falconGPUs", "hybridGPUs", "urgent", "falconNVMe", "gpu+nvme", "timelimit"}
+
+
+def wrong_tags(d, jobs, requeues, chaos):
+    """The --lifecycle tag checks: [(job or None, why)]."""
+    bad = []
+    for ln in lines(os.path.join(d, "tags.log")):
+        f = ln.split(None, 2)
+        if len(f) == 3 and f[1] == "wrong":
+            bad.append((None, f[2]))
+    errs = collections.defaultdict(set)
+    for ln in lines(os.path.join(d, "falcond-compose")):
+        m = re.search(r"compose job ([0-9]+) on \S+ \([^)]*\): ([a-z_]+): ", ln)
+        if m:
+            errs[int(m.group(1))].add(m.group(2))
+    for ln in lines(os.path.join(d, "tags")):
+        f = (ln.split("|") + ["", ""])[:3]
+        try:
+            jid = int(f[0])
+        except ValueError:
+            continue
+        if jid not in jobs or jobs[jid][0] == "too-big":
+            continue
+        st, tag, kind = f[1].split()[0] if f[1] else "", f[2], jobs[jid][0]
+        if st == "CANCELLED" and "falcon:requeued=" in tag and not requeues[jid]:
+            bad.append((jid, "cancelled, never requeued, tagged '%s'" % tag))
+        if st == "COMPLETED" and kind in FALCON_KINDS and kind != "timelimit":
+            m = re.search(r"falcon:topo=([A-Za-z]+)", tag)
+            if not m:
+                bad.append((jid, "completed %s job tagged '%s'" % (kind, tag)))
+            elif kind in KIND_TOPO and m.group(1) != KIND_TOPO[kind]:
+                bad.append((jid, "completed %s job tagged %s" % (kind, m.group(1))))
+    for ln in lines(os.path.join(d, "requeued-why")):
+        m = re.search(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)", ln)
+        if not m or int(m.group(2)) not in jobs:
+            continue
+        cause, jid = m.group(1), int(m.group(2))
+        want = CAUSE_ERRS.get(cause)
+        if want is None:
+            bad.append((jid, "requeued=%s: not a cause falcon-prolog gives" % cause))
+        elif cause in ("chassis_slow", "chassis_timeout") and not errs[jid]:
+            # the prolog's own request ran out while falcond was still at
+            # the chassis (it logs no error then, or was killed): nothing
+            # in falcond's log says otherwise
+            pass
+        elif not (errs[jid] & want) and not (cause.startswith("falcond_") and chaos["falcond-kill"]):
+            bad.append((jid, "requeued=%s, but falcond's errors for it: %s"
+                        % (cause, ", ".join(sorted(errs[jid])) or "none")))
+    return bad
+
+
 def main():
-    d, wall = sys.argv[1], float(sys.argv[2])
+    args = sys.argv[1:]
+    lifecycle = bool(args) and args[0] == "--lifecycle"
+    if lifecycle:
+        args = args[1:]
+    d, wall = args[0], float(args[1])
     jobs = {}
     for ln in lines(os.path.join(d, "jobs")):
         jid, kind, g, n = ln.split()
@@ -193,6 +278,15 @@ def main():
         p("soak:   reservation: %s" % x[:200])
     for j, r in sorted(pending.items())[:10]:
         p("soak:   pending: job %d (%s)" % (j, r))
+    if lifecycle:
+        life = collections.Counter(ln.split()[1] for ln in lines(os.path.join(d, "life.log")))
+        p("soak: lifecycle actions: %s" % (", ".join("%s %d" % kv for kv in sorted(life.items()))
+                                            or "none"))
+        tags_wrong = wrong_tags(d, jobs, requeues, chaos)
+        p("soak: tags checked: %d final, %d while pending after a requeue"
+          % (sum(1 for ln in lines(os.path.join(d, "tags"))
+                 if ln.split("|")[0].isdigit() and int(ln.split("|")[0]) in jobs),
+             len(lines(os.path.join(d, "tags.log")))))
     bad = {
         "devices attached without a lease": len(unleased),
         "devices in two jobs": len(ovl),
@@ -201,6 +295,10 @@ def main():
         "oversized jobs accepted": len(oversized),
         "jobs failed by their own check": len(failed_check),
     }
+    if lifecycle:
+        bad["drained nodes"] = len(drained)
+        bad["admin actions"] = sum(admin.values())
+        bad["wrong tags"] = len(tags_wrong)
     if sim is None:
         p("soak: chassis state unreadable at the end: devices without a lease not counted")
     for k, v in bad.items():
@@ -218,6 +316,8 @@ def main():
         p("soak:   wrong mapping: job %d: %s" % (j, det))
     for j in oversized:
         p("soak:   oversized job %d accepted" % j)
+    for j, why in (tags_wrong if lifecycle else [])[:20]:
+        p("soak:   wrong tag: %s%s" % ("job %d: " % j if j else "", why))
     ok = not any(bad.values())
     p("soak: %s" % ("PASS" if ok else "FAIL"))
     return 0 if ok else 1

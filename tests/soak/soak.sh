@@ -5,8 +5,9 @@
 # and falcon-sim set up as the integration tests do (prolog-lib.sh), then
 #   - every Redfish request delayed by a time drawn from SOAK_LATENCY_MS;
 #   - falcond SIGKILLed at random times, restarted 0-10 s later;
-#   - the chassis stopped a few times mid-job: SIGSTOP (management
-#     unreachable, composition kept) or SIGTERM and a fresh start on the
+#   - the chassis stopped a few times mid-job: its Redfish service
+#     accepting and never answering (management unreachable, composition
+#     kept, the hosts' PCIe untouched) or SIGTERM and a fresh start on the
 #     same port (a power cycle: composition lost), back 5-30 s later;
 #   - SOAK_JOBS jobs submitted, SOAK_PARALLEL in the queue at once, of mixed
 #     sizes: falcon_gpu:1..4, falcon_nvme:1, falcon_gpu + falcon_nvme,
@@ -41,6 +42,16 @@
 #   SOAK_PROLOG_SLURMCTLD      1 (default): compose in PrologSlurmctld; 0: in the node prolog
 #   SOAK_CLUSTER_OPTS          more scripts/cluster.sh start options
 #   SOAK_OUT                   a directory to keep the run's logs and counts in
+#   SOAK_LIFECYCLE [0]         1: Slurm's job lifecycle too (`make soak-lifecycle`,
+#                              issue 32): every SOAK_LIFE_GAP [5-20] s one of
+#                              scancel of a CONFIGURING or RUNNING job, scontrol
+#                              requeue, suspend and resume, a slurmd or
+#                              slurmctld restart, an srun or an salloc job, a
+#                              job past its time limit and, on Slurm 23.02+
+#                              (cluster.sh --preempt REQUEUE), an urgent job
+#                              that preempts; then drained nodes, admin
+#                              actions and wrong tags count as failures too
+#                              (soak-report.py --lifecycle)
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -61,6 +72,8 @@ SOAK_HOLD=${SOAK_HOLD:-2-20}
 SOAK_TIMEOUT=${SOAK_TIMEOUT:-$((600 + 12 * SOAK_JOBS))}
 SOAK_RECONCILE=${SOAK_RECONCILE:-30}
 SOAK_ADMIN=${SOAK_ADMIN:-1}
+SOAK_LIFECYCLE=${SOAK_LIFECYCLE:-0}
+SOAK_LIFE_GAP=${SOAK_LIFE_GAP:-5-20}
 
 # soak_range NAME VALUE - LO and HI of "LO-HI" or "N" (integers) in
 # NAME_lo/NAME_hi; a clear error otherwise.
@@ -75,6 +88,7 @@ soak_range() {
 soak_range lat "$SOAK_LATENCY_MS"
 soak_range gap "$SOAK_KILL_GAP"
 soak_range hold "$SOAK_HOLD"
+soak_range life "$SOAK_LIFE_GAP"
 case $SOAK_CHASSIS_MODE in pause|restart|mixed) ;;
 *) t_fail "SOAK_CHASSIS_MODE=$SOAK_CHASSIS_MODE: expected pause, restart or mixed" ;; esac
 
@@ -102,6 +116,14 @@ ctld_opts=""
 if [ "${SOAK_PROLOG_SLURMCTLD:-1}" != 0 ]; then
 	fp_slurmctld_wrapper
 	ctld_opts="--prolog-slurmctld $t_tmp/prolog-slurmctld.sh --prolog-timeout 240"
+fi
+# the lifecycle soak preempts where Slurm can for licenses (23.02+)
+preempt=no
+if [ "$SOAK_LIFECYCLE" = 1 ]; then
+	case $(slurmctld -V | awk '{print $2}') in
+	2[0-2].*|23.0[01].*) ;;
+	*) preempt=yes; ctld_opts="$ctld_opts --preempt REQUEUE" ;;
+	esac
 fi
 # shellcheck disable=SC2086 # SOAK_CLUSTER_OPTS, ctld_opts: options, split on purpose
 fp_slurm_start $ctld_opts --spank "$plugin_dir/spank_falcon.so" --spank-args "conf=$FALCON_CONF" \
@@ -207,7 +229,7 @@ soak_killer() {
 	done
 }
 
-# soak_chassis_stop - one chassis outage, mid-job: pause (SIGSTOP) or
+# soak_chassis_stop - one chassis outage, mid-job: pause (no answers) or
 # restart (SIGTERM, a fresh falcon-sim), 5-30 s; $S/outage while it lasts.
 soak_chassis_stop() {
 	soak_until 120 sh -c 'squeue -h -t R -o %i | grep -q .' || true
@@ -220,9 +242,15 @@ soak_chassis_stop() {
 	_pid=$(cat "$SIM_DIR/pid")
 	soak_log chaos "chassis-$_mode" "$_down s, running jobs: $(squeue -h -t R -o %i | tr '\n' ' ')"
 	if [ $_mode = pause ]; then
-		kill -STOP "$_pid"
+		# the Redfish service accepts and never answers; not SIGSTOP,
+		# which would also freeze the hosts' PCI bus that falcon-sim
+		# plays (a stopped chassis manager does not: an epilog's
+		# hot-remove then timed out and drained a healthy node)
+		fd_sim c1 POST /admin/faults \
+			'{"rules":[{"action":"timeout","count":-1,"path":"/redfish/v1/*"}]}' >/dev/null
 		sleep "$_down"
-		kill -CONT "$_pid"
+		fd_sim c1 DELETE /admin/faults >/dev/null
+		soak_latency || soak_log chaos chassis-latency-failed
 	else
 		kill -TERM "$_pid"
 		soak_until 30 fd_exited "$_pid" || kill -KILL "$_pid" || true
@@ -333,6 +361,115 @@ soak_submit() {
 	fi
 }
 
+# soak_life_pick STATE - P = one of the run's jobs in STATE, drawn ("" if none).
+soak_life_pick() {
+	_l=$(squeue -h -t "$1" -o %i 2>/dev/null | grep -E '^[0-9]+$' || true)
+	P=
+	[ -n "$_l" ] || return 0
+	rnd 1 "$(echo "$_l" | wc -l)"
+	P=$(echo "$_l" | sed -n "${R}p")
+}
+
+# soak_tag JOB - its AdminComment now.
+soak_tag() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p' | head -n1; }
+
+# soak_stale_check JOB - 20 s after Slurm requeued JOB: while it pends, its
+# tag must not still give the topology of its last run (issue 32).
+soak_stale_check() {
+	sleep 20
+	_st=$(squeue -h -j "$1" -o %T 2>/dev/null)
+	_t=$(soak_tag "$1")
+	case $_st:$_t in
+	PENDING:*falcon:topo=*) soak_log tags wrong "stale-topology job $1 pending with '$_t'" ;;
+	PENDING:*) soak_log tags ok "job $1 pending with '$_t'" ;;
+	esac
+}
+
+# soak_interactive KIND N - an srun (KIND srun) or salloc job, in the
+# background, named soak-KIND-N (soak-report.py maps the name to its id).
+soak_interactive() {
+	rnd 1 2; _g=$R
+	rnd "$hold_lo" "$hold_hi"
+	echo "soak-$1-$2 falconGPUs $_g 0" >>"$S/interactive"
+	_cmd="python3 $top_srcdir/tests/soak/soak-job.py $S/verdicts $SIM_DIR/port $t_tmp/state node1 $_g 0 $R"
+	if [ "$1" = srun ]; then
+		(FALCOND=$FALCOND timeout 900 srun -J "soak-$1-$2" --gres=falcon_gpu:$_g -t 15 \
+			$_cmd >"$S/out/$1-$2.out" 2>&1; echo "soak-$1-$2 $?" >>"$S/interactive.rc") &
+	else
+		(FALCOND=$FALCOND timeout 900 salloc -J "soak-$1-$2" --gres=falcon_gpu:$_g -t 15 \
+			srun $_cmd >"$S/out/$1-$2.out" 2>&1; echo "soak-$1-$2 $?" >>"$S/interactive.rc") &
+	fi
+}
+
+# soak_queue_full - SOAK_PARALLEL jobs or more in the queue: the lifecycle
+# submits no srun, salloc or time-limit job then (they would crowd the
+# soak's own jobs out).
+soak_queue_full() { [ "$(squeue -h -o %i 2>/dev/null | wc -l)" -ge "$SOAK_PARALLEL" ]; }
+
+# soak_lifecycle - what users and admins do to jobs (SOAK_LIFECYCLE=1),
+# one action every SOAK_LIFE_GAP s, each in life.log.
+soak_lifecycle() {
+	soak_rs=$((SOAK_SEED + 4)) _ln=0
+	while ! soak_stopping; do
+		rnd "$life_lo" "$life_hi"; soak_sleep "$R"
+		soak_stopping && break
+		_ln=$((_ln + 1))
+		rnd 0 99
+		if [ "$R" -lt 14 ]; then
+			soak_life_pick CONFIGURING
+			[ -z "$P" ] || { scancel "$P"; soak_log life cancel-configuring "$P"; }
+		elif [ "$R" -lt 26 ]; then
+			soak_life_pick RUNNING
+			[ -z "$P" ] || { scancel "$P"; soak_log life cancel-running "$P"; }
+		elif [ "$R" -lt 40 ]; then
+			soak_life_pick RUNNING
+			# only a batch job can be requeued
+			scontrol show job "$P" 2>/dev/null | grep -q 'BatchFlag=1' || P=
+			if [ -n "$P" ] && scontrol requeue "$P" 2>/dev/null; then
+				soak_log life requeue "$P"
+				soak_stale_check "$P" &
+			fi
+		elif [ "$R" -lt 52 ]; then
+			soak_life_pick RUNNING
+			if [ -n "$P" ] && scontrol suspend "$P" 2>/dev/null; then
+				soak_log life suspend "$P"
+				rnd 3 10; sleep "$R"
+				scontrol resume "$P" 2>/dev/null && soak_log life resume "$P"
+			fi
+		elif [ "$R" -lt 60 ]; then
+			"$top_srcdir/scripts/cluster.sh" restart "$s_state" slurmd >>"$S/chaos.err" 2>&1 &&
+				soak_log life restart-slurmd
+		elif [ "$R" -lt 65 ]; then
+			"$top_srcdir/scripts/cluster.sh" restart "$s_state" slurmctld >>"$S/chaos.err" 2>&1 &&
+				soak_log life restart-slurmctld
+		elif [ "$R" -lt 87 ] && soak_queue_full; then
+			: # no room for another job
+		elif [ "$R" -lt 76 ]; then
+			soak_interactive srun "$_ln"; soak_log life srun "soak-srun-$_ln"
+		elif [ "$R" -lt 87 ]; then
+			soak_interactive salloc "$_ln"; soak_log life salloc "soak-salloc-$_ln"
+		elif [ "$R" -lt 92 ] && soak_queue_full; then
+			:
+		elif [ "$R" -lt 92 ]; then
+			# held longer than its 1-minute limit: TIMEOUT, the epilog frees
+			if _j=$(FALCOND=$FALCOND sbatch --parsable --gres=falcon_gpu:1 -t 1 -o "$S/out/%j.out" \
+				"$top_srcdir/tests/soak/soak-job.py" "$S/verdicts" "$SIM_DIR/port" \
+				"$t_tmp/state" node1 1 0 150 2>>"$S/sbatch.err"); then
+				echo "$_j timelimit 1 0" >>"$S/jobs"; soak_log life timelimit "$_j"
+			fi
+		elif [ $preempt = no ]; then
+			soak_queue_full || { soak_interactive srun "$_ln"; soak_log life srun "soak-srun-$_ln"; }
+		else
+			rnd 5 15
+			if _j=$(FALCOND=$FALCOND sbatch --parsable -p urgent --gres=falcon_gpu:4 -t 15 \
+				-o "$S/out/%j.out" "$top_srcdir/tests/soak/soak-job.py" "$S/verdicts" \
+				"$SIM_DIR/port" "$t_tmp/state" node1 4 0 "$R" 2>>"$S/sbatch.err"); then
+				echo "$_j urgent 4 0" >>"$S/jobs"; soak_log life urgent "$_j"
+			fi
+		fi
+	done
+}
+
 # -- the run
 soak_latency || t_fail "falcon-sim has no per-request latency draw (ms_max)"
 [ "$SOAK_KILL" = 0 ] || soak_killer &
@@ -340,6 +477,9 @@ soak_killer_pid=$!
 [ "$SOAK_CHASSIS_STOP" = 0 ] || soak_chassis &
 soak_chassis_pid=$!
 soak_admin &
+: >"$S/life.log"; : >"$S/tags.log"; : >"$S/interactive"
+soak_life_pid=
+[ "$SOAK_LIFECYCLE" = 0 ] || { soak_lifecycle & soak_life_pid=$!; }
 t_on_exit "touch '$S/stop'"
 
 soak_rs=$((SOAK_SEED + 3))
@@ -357,9 +497,8 @@ echo "soak: all $i submitted, $(($(date +%s) - soak_t0)) s; waiting for the queu
 # the chaos ends with the submissions; the jobs left run in a calm cluster
 touch "$S/stop"
 soak_until 1000 \
-	sh -c "! kill -0 $soak_killer_pid 2>/dev/null && ! kill -0 $soak_chassis_pid 2>/dev/null" ||
+	sh -c "! kill -0 $soak_killer_pid 2>/dev/null && ! kill -0 $soak_chassis_pid 2>/dev/null && ! kill -0 ${soak_life_pid:-0} 2>/dev/null" ||
 	echo "soak: a chaos loop did not end" >&2
-kill -CONT "$(cat "$SIM_DIR/pid")" 2>/dev/null || true
 soak_sim_up || soak_sim_start || echo "soak: falcon-sim did not come back" >&2
 soak_falcond_alive || soak_falcond_start
 soak_until 900 soak_falcond_ready || echo "soak: falcond not ready after 900 s" >&2
@@ -384,11 +523,25 @@ scontrol -o show reservation >"$S/reservations" 2>/dev/null || true
 squeue -h -o '%i|%T|%r' >"$S/squeue" 2>/dev/null || true
 sacct -D -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,State \
 	>"$S/sacct" 2>/dev/null || true
+# the interactive jobs by name, and every job's final state and tag
+if [ -s "$S/interactive" ]; then
+	sacct -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,JobName 2>/dev/null |
+		while IFS='|' read -r _j _name; do
+			_k=$(grep "^$_name " "$S/interactive" | cut -d' ' -f2-)
+			[ -z "$_k" ] || echo "$_j $_k" >>"$S/jobs"
+		done
+fi
+sacct -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,State,AdminComment \
+	>"$S/tags" 2>/dev/null || true
+# the causes falcond gave the composes it failed ("compose job N ...: NAME: ...")
+grep 'warning: compose job ' "$t_tmp/falcond.log" >"$S/falcond-compose" 2>/dev/null || true
 # why each requeue: falcon-prolog's AdminComment, as slurmctld logged setting it
 grep -h 'admin_comment to falcon:requeued=' "$s_state/log/slurmctld.log" \
 	>"$S/requeued-why" 2>/dev/null || true
 rc=0
-python3 "$top_srcdir/tests/soak/soak-report.py" "$S" $((soak_end - soak_t0)) |
+life_opt=
+[ "$SOAK_LIFECYCLE" = 0 ] || life_opt=--lifecycle
+python3 "$top_srcdir/tests/soak/soak-report.py" $life_opt "$S" $((soak_end - soak_t0)) |
 	tee "$S/report" || true
 grep -q '^soak: PASS$' "$S/report" || rc=1
 if [ -n "${SOAK_OUT:-}" ]; then
