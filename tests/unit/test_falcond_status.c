@@ -19,6 +19,7 @@
 #include "core/util.h"
 
 struct fix {
+	struct falcon_conf conf;
 	struct falcon_chassis_conf cc[2];
 	struct falcond_chassis ch[2];
 	struct falcond_state st;
@@ -28,7 +29,8 @@ struct fix {
 };
 
 /* c1 read (4 devices: slot1 leased 100 s ago, slot2 an admin's quarantine,
- * slot3 a healable one, slot4 attached to H2 with no lease); c2 down. */
+ * slot3 a healable one, slot4 attached to H2 with no lease); c2 down, its
+ * reads failing for 60 s (UnreachableHold=30: its free devices held). */
 static void fix_init(struct fix *f)
 {
 	size_t i;
@@ -42,6 +44,9 @@ static void fix_init(struct fix *f)
 	f->ch[0].last.n = 4;
 	f->ch[0].last.devs = f->devs;
 	f->ch[1].down = true;
+	f->ch[1].unreach_ms = falcon_now_ms() - 60000;
+	f->conf.unreachable_hold = 30;
+	f->st.conf = &f->conf;
 	for (i = 0; i < 4; i++) {
 		snprintf(f->devs[i].id, sizeof(f->devs[i].id), "drawer1_slot%zu", i + 1);
 		f->devs[i].drawer = 1;
@@ -145,9 +150,23 @@ START_TEST(states)
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(d, "name")), "c1");
 	ck_assert(json_object_get_boolean(json_object_object_get(d, "reachable")));
 	ck_assert_ptr_nonnull(json_object_object_get(d, "read_age_ms"));
+	ck_assert_ptr_null(json_object_object_get(d, "unreachable_s"));
+	ck_assert(!json_object_get_boolean(json_object_object_get(d, "free_held")));
 	d = json_object_array_get_idx(devs, 1);
 	ck_assert(!json_object_get_boolean(json_object_object_get(d, "reachable")));
 	ck_assert_ptr_null(json_object_object_get(d, "read_age_ms"));
+	/* unreachable 60 s, past UnreachableHold=30 */
+	ck_assert_int_ge(json_object_get_int(json_object_object_get(d, "unreachable_s")), 59);
+	ck_assert(json_object_get_boolean(json_object_object_get(d, "free_held")));
+	json_object_put(o);
+	/* under the hold: not held yet */
+	fix_fini(&f);
+	fix_init(&f);
+	f.conf.unreachable_hold = 120;
+	o = falcond_status_json(&f.st, 0, true);
+	ck_assert(json_object_object_get_ex(o, "chassis", &devs));
+	ck_assert(!json_object_get_boolean(json_object_object_get(json_object_array_get_idx(devs, 1),
+								  "free_held")));
 	json_object_put(o);
 	fix_fini(&f);
 }
@@ -156,7 +175,7 @@ END_TEST
 /* a /v1/status object as the page reads it */
 static const char page_status[] =
 	"{\"chassis\":[{\"name\":\"c1\",\"reachable\":true,\"read_age_ms\":5},"
-	"{\"name\":\"c<2>\",\"reachable\":false,\"read_age_ms\":null}],"
+	"{\"name\":\"c<2>\",\"reachable\":false,\"read_age_ms\":null,\"free_held\":true}],"
 	"\"devices\":["
 	"{\"chassis\":\"c1\",\"id\":\"d1s1\",\"drawer\":1,\"slot\":1,\"type\":\"GPU\","
 	"\"model\":\"V100\",\"health\":\"OK\",\"state\":\"leased\",\"lease\":\"L-1\","
@@ -195,6 +214,11 @@ START_TEST(page)
 	ck_assert_ptr_nonnull(strstr(h, "<title>empty slot: absent</title>"));
 	ck_assert_ptr_nonnull(strstr(h, "data-chassis=\"c&lt;2&gt;\" data-reachable=\"no\""));
 	ck_assert_ptr_nonnull(strstr(h, "data-chassis=\"c1\" data-reachable=\"yes\""));
+	/* a chassis whose free devices falcond holds in Slurm says so; c1 not */
+	frag = strstr(h, "its free devices held in Slurm (UnreachableHold)");
+	ck_assert_ptr_nonnull(frag);
+	ck_assert_ptr_null(strstr(frag + strlen("its free devices held"), "held in Slurm"));
+	ck_assert(frag > strstr(h, "data-chassis=\"c&lt;2&gt;\""));
 	/* nothing of the strings reaches the page raw */
 	ck_assert_ptr_nonnull(strstr(h, "admin: &lt;script&gt;x&lt;/script&gt; &amp; &#39;y&#39;"));
 	ck_assert_ptr_null(strstr(h, "<script>x"));
