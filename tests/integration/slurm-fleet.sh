@@ -293,6 +293,15 @@ ver=$(slurmctld -V | awk '{print $2}')
 case $ver in
 2[0-2].*|23.0[01].*) echo "# Slurm $ver: no multi-node preemption for licenses (23.02+)" ;;
 *)
+# both pools whole in falcond's view first: the hetjob's release can be
+# seen a moment after its GPUs left the bus (the trixie lane's two-node
+# job once found "8 GPU wanted for host vm, 6 free" and was requeued
+# pool_short)
+all_free() { "$FALCONCTL" status --json 2>/dev/null | python3 -c 'import json,sys
+d = json.load(sys.stdin)["devices"]
+sys.exit(0 if d and all(x["state"] == "free" for x in d if x["type"] == "GPU") else 1)'; }
+wait_for 60 "every GPU of both chassis free in falcond's view" all_free ||
+	t_fail "not every GPU free: $("$FALCONCTL" status 2>&1 | tail -20)"
 jl=$(sbatch --parsable -p debug -N 2 --requeue --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300') ||
 	t_fail "sbatch (low, -N 2)"
 s_wait_state "$jl" RUNNING
