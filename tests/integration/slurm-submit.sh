@@ -216,6 +216,9 @@ scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
 wait_for 60 "job $jid's tag to say its devices are released" admin_has "$jid" 'falcon:released' ||
 	{ tail -n 5 "$t_tmp/slurm-epilog.log" >&2; t_fail "localGPUs job $jid ($(s_job_state "$jid")) requeued, tag '$(admin "$jid")'"; }
 t_ok "localGPUs job $jid requeued by Slurm: tag '$(admin "$jid")'"
+# Slurm 24.11 shows REQUEUED until the requeue is through, and a scancel
+# before that is lost: cancel it once it pends
+wait_for 60 "job $jid to pend" s_in_state "$jid" PENDING || t_fail "job $jid: $s_st"
 scancel "$jid"
 s_wait_done "$jid"
 
