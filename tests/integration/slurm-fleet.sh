@@ -99,11 +99,22 @@ print(sum(1 for d in json.load(sys.stdin)["devices"] if d["present"] and d["type
 }
 jf() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 prolog_logs() { tail -n 20 "$t_tmp"/slurm-prolog-*.log "$t_tmp/falcond.log" >&2 2>/dev/null || true; }
+# on_buses N1 N2 WHAT - wait (60 s) until c1's GPUs on a host's bus are N1
+# and c2's N2 ("-": either), else fail naming WHAT with the logs
+on_buses() {
+	ob_k=0
+	until { [ "$1" = - ] || [ "$(present c1)" = "$1" ]; } && { [ "$2" = - ] || [ "$(present c2)" = "$2" ]; }; do
+		ob_k=$((ob_k + 1))
+		[ $ob_k -lt 300 ] || { prolog_logs; tail -20 "$t_tmp"/slurm-epilog-*.log >&2 2>/dev/null
+			t_fail "$3: $(present c1) of c1's, $(present c2) of c2's GPUs on the buses"; }
+		sleep 0.2
+	done
+}
 
 # -- c1 full: a job holds its 8 GPUs
 ja=$(sbatch --parsable -w "$FP_HOST" --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300')
 s_wait_state "$ja" RUNNING
-k=0; until [ "$(present c1)" = 8 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "job $ja: $(present c1) of c1's GPUs on the bus"; }; sleep 0.2; done
+on_buses 8 - "job $ja"
 [ "$(jf "$ja" Licenses)" = c1_gpu:8 ] || t_fail "job $ja licenses: $(jf "$ja" Licenses)"
 t_ok "job $ja holds c1's 8 GPUs (Licenses=c1_gpu:8)"
 
@@ -114,7 +125,7 @@ s_wait_state "$jb" RUNNING
 [ "$(jf "$jb" NodeList)" = node2 ] || t_fail "job $jb on $(jf "$jb" NodeList), not node2"
 [ "$(jf "$jb" Licenses)" = c2_gpu:2 ] || t_fail "job $jb licenses: $(jf "$jb" Licenses)"
 [ "$(jf "$jb" Features)" = falcon_c2 ] || t_fail "job $jb constraint: $(jf "$jb" Features)"
-k=0; until [ "$(present c2)" = 2 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "job $jb: $(present c2) of c2's GPUs on the bus"; }; sleep 0.2; done
+on_buses - 2 "job $jb"
 sleep 2
 [ "$(s_job_state "$jb")" = RUNNING ] && [ "$(jf "$jb" Restarts)" = 0 ] ||
 	{ prolog_logs; t_fail "job $jb: $(s_job_state "$jb"), Restarts=$(jf "$jb" Restarts)"; }
@@ -179,11 +190,7 @@ wait_for 120 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED N
 	[ "$(sacct -n -X -P -j "$jc" -o NodeList)" = "node2,$FP_HOST" ] ||
 	t_fail "job $jc ran on $(sacct -n -X -P -j "$jc" -o NodeList)"
 
-k=0
-until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 0 ]; do
-	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "devices left"; }
-	sleep 0.2
-done
+on_buses 0 0 "devices left"
 t_ok "everything back in both pools"
 python3 - "$t_tmp/state/history.jsonl" "$jc" <<'EOP' || { prolog_logs; t_fail "job $jc's leases"; }
 import json, sys
@@ -231,11 +238,7 @@ wait_for 120 "job $jh to complete" s_in_state "$jh" COMPLETED FAILED CANCELLED N
 	{ prolog_logs; t_fail "job $jh: $s_st"; }
 [ "$s_st" = COMPLETED ] && [ "$(jf "$jh" Restarts)" = 0 ] ||
 	{ prolog_logs; t_fail "job $jh: $s_st, Restarts=$(jf "$jh" Restarts)"; }
-k=0
-until [ "$(present c2)" = 0 ]; do
-	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "c2's devices left"; }
-	sleep 0.2
-done
+on_buses - 0 "c2's devices left"
 t_ok "c2 answers: the hold is gone, job $jh ran on node2 with c2's GPUs (Restarts=0), nothing left"
 
 # -- a heterogeneous job, one component per chassis' node: each component
@@ -263,7 +266,7 @@ wait_for 60 "hetjob $jk's components to run" het_running ||
 	{ prolog_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T %r' | paste -sd' ')"; }
 [ "$(hf "$jk1" HetJobId)" = "$jk" ] && [ "$(hf "$jk1" HetJobOffset)" = 1 ] ||
 	t_fail "hetjob $jk: component 1 is not job $jk1: $(scontrol show job -o "$jk" | cut -c1-200)"
-k=0; until [ "$(present c1)" = 2 ] && [ "$(present c2)" = 1 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "hetjob $jk: $(present c1) of c1's, $(present c2) of c2's GPUs on the buses"; }; sleep 0.2; done
+on_buses 2 1 "hetjob $jk"
 # Slurm 24.11 takes licenses on the leader only ("license request allowed
 # only on leader job"): the leader counts both components' pools
 case $(hf "$jk1" Licenses) in ""|"(null)") l1=none ;; *) l1=$(hf "$jk1" Licenses) ;; esac
@@ -277,11 +280,7 @@ het_gone() { [ -z "$(squeue -h -j "$jk" 2>/dev/null)" ]; }
 wait_for 120 "hetjob $jk to end" het_gone || { prolog_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T')"; }
 st=$(sacct -n -X -P -j "$jk" -o JobID,State | sort | paste -sd' ')
 [ "$st" = "${jk}+0|COMPLETED ${jk}+1|COMPLETED" ] || { prolog_logs; t_fail "hetjob $jk: $st"; }
-k=0
-until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 0 ]; do
-	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "hetjob's devices left"; }
-	sleep 0.2
-done
+on_buses 0 0 "hetjob's devices left"
 t_ok "hetjob $jk: component $jk on $FP_HOST with 2 of c1's GPUs, $jk1 on node2 with 1 of c2's (licenses on the leader), each tagged; completed, nothing left"
 
 # -- preemption across the fleet (Slurm 23.02+: PreemptParameters=
@@ -305,7 +304,7 @@ wait_for 60 "every GPU of both chassis free in falcond's view" all_free ||
 jl=$(sbatch --parsable -p debug -N 2 --requeue --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300') ||
 	t_fail "sbatch (low, -N 2)"
 s_wait_state "$jl" RUNNING
-k=0; until [ "$(present c1)" = 8 ] && [ "$(present c2)" = 8 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "job $jl: $(present c1)+$(present c2) GPUs on the buses"; }; sleep 0.2; done
+on_buses 8 8 "job $jl"
 [ "$(jf "$jl" Licenses)" = "c1_gpu:8,c2_gpu:8" ] || t_fail "job $jl licenses: $(jf "$jl" Licenses)"
 ju=$(sbatch --parsable -p urgent -w node2 --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 10') ||
 	t_fail "sbatch (urgent)"
@@ -315,7 +314,7 @@ wait_for 90 "job $ju to run" s_in_state "$ju" RUNNING COMPLETED ||
 	t_fail "job $jl: $(s_job_state "$jl"), Restarts=$(jf "$jl" Restarts): not requeued by the preemption"
 [ "$(jf "$ju" Licenses)" = c2_gpu:4 ] && [ "$(jf "$ju" NodeList)" = node2 ] ||
 	t_fail "job $ju: licenses $(jf "$ju" Licenses) on $(jf "$ju" NodeList)"
-k=0; until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 4 ]; do k=$((k + 1)); [ $k -lt 300 ] || { prolog_logs; t_fail "after the preemption: $(present c1) of c1's, $(present c2) of c2's GPUs on the buses"; }; sleep 0.2; done
+on_buses 0 4 "after the preemption"
 case $(jf "$jl" AdminComment) in
 *falcon:released*) ;;
 *) t_fail "job $jl, preempted: tag '$(jf "$jl" AdminComment)', expected falcon:released" ;;
@@ -325,11 +324,7 @@ scancel "$jl"
 wait_for 60 "job $ju to complete" s_in_state "$ju" COMPLETED FAILED CANCELLED NODE_FAIL || t_fail "job $ju: $s_st"
 [ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $ju ended $s_st"; }
 s_wait_done "$jl"
-k=0
-until [ "$(present c1)" = 0 ] && [ "$(present c2)" = 0 ]; do
-	k=$((k + 1)); [ $k -lt 300 ] || { tail -20 "$t_tmp"/slurm-epilog-*.log >&2; t_fail "devices left after the preemption"; }
-	sleep 0.2
-done
+on_buses 0 0 "devices left after the preemption"
 [ -z "$(sinfo -h -R)" ] || t_fail "drained: $(sinfo -h -R)"
 t_ok "nothing left, no node drained"
 ;;

@@ -194,33 +194,29 @@ fi
 # until it is composed again (issue 32)
 admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
 admin_has() { admin "$1" | grep -q "$2"; }
-jid=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300') || t_fail "sbatch"
-s_wait_state "$jid" RUNNING
-wait_for 60 "job $jid's topology tag" admin_has "$jid" 'falcon:topo=' ||
-	t_fail "job $jid's tag: '$(admin "$jid")'"
-scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
-wait_for 60 "job $jid's tag to say its devices are released" admin_has "$jid" 'falcon:released' ||
-	{ tail -n 5 "$t_tmp/slurm-epilog.log" >&2; t_fail "job $jid ($(s_job_state "$jid")) requeued, tag '$(admin "$jid")'"; }
-admin_has "$jid" 'topo=' && t_fail "job $jid pending with a topology: '$(admin "$jid")'"
-t_ok "job $jid requeued by Slurm: $(s_job_state "$jid"), tag '$(admin "$jid")'"
-scancel "$jid"
-s_wait_done "$jid"
+# requeue_untags GRES TOPO - a job of GRES, tagged falcon:topo=TOPO while
+# it runs, requeued: falcon:released and no topology while it pends
+requeue_untags() {
+	jid=$(sbatch --parsable --gres="$1" -o /dev/null --wrap 'sleep 300') || t_fail "sbatch --gres=$1"
+	s_wait_state "$jid" RUNNING
+	wait_for 60 "job $jid's topology tag" admin_has "$jid" "falcon:topo=$2" ||
+		t_fail "job $jid's tag: '$(admin "$jid")'"
+	scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
+	wait_for 60 "job $jid's tag to say its devices are released" admin_has "$jid" 'falcon:released' ||
+		{ tail -n 5 "$t_tmp/slurm-epilog.log" >&2; t_fail "$2 job $jid ($(s_job_state "$jid")) requeued, tag '$(admin "$jid")'"; }
+	admin_has "$jid" 'topo=' && t_fail "job $jid pending with a topology: '$(admin "$jid")'"
+	t_ok "$2 job $jid requeued by Slurm: $(s_job_state "$jid"), tag '$(admin "$jid")'"
+	# Slurm 24.11 shows REQUEUED until the requeue is through, and a
+	# scancel before that is lost: cancel it once it pends
+	wait_for 60 "job $jid to pend" s_in_state "$jid" PENDING || t_fail "job $jid: $s_st"
+	scancel "$jid"
+	s_wait_done "$jid"
+}
+requeue_untags falcon_gpu:2 falconGPUs
 # the same for a job of the node's own GPUs only (nothing composed: the
 # epilog returned before the tag; make soak-lifecycle found it pending
 # with falcon:topo=localGPUs)
-jid=$(sbatch --parsable --gres=gpu:2 -o /dev/null --wrap 'sleep 300') || t_fail "sbatch (local)"
-s_wait_state "$jid" RUNNING
-wait_for 60 "job $jid's topology tag" admin_has "$jid" 'falcon:topo=localGPUs' ||
-	t_fail "job $jid's tag: '$(admin "$jid")'"
-scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
-wait_for 60 "job $jid's tag to say its devices are released" admin_has "$jid" 'falcon:released' ||
-	{ tail -n 5 "$t_tmp/slurm-epilog.log" >&2; t_fail "localGPUs job $jid ($(s_job_state "$jid")) requeued, tag '$(admin "$jid")'"; }
-t_ok "localGPUs job $jid requeued by Slurm: tag '$(admin "$jid")'"
-# Slurm 24.11 shows REQUEUED until the requeue is through, and a scancel
-# before that is lost: cancel it once it pends
-wait_for 60 "job $jid to pend" s_in_state "$jid" PENDING || t_fail "job $jid: $s_st"
-scancel "$jid"
-s_wait_done "$jid"
+requeue_untags gpu:2 localGPUs
 
 p_k=0
 until (fp_pool_clean) 2>/dev/null; do
