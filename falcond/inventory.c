@@ -88,13 +88,45 @@ static bool cached(struct falcond_state *st, struct falcond_chassis *ch,
 	return false;
 }
 
+/* keep_changes - a read begun at change generation since may show a
+ * device as it was before a change that ended while it ran (a detach on
+ * another port, with ParallelPorts=yes): such devices take their owner
+ * from the cache, which falcond_chassis_changed() brought up to date;
+ * with no cache to take it from, returns false: the read is to be kept
+ * as stale, so that the next use reads again (st->lock held).  Without it, a release was
+ * forgotten until the next read: a compose 3 s after it found "8 GPU
+ * wanted, 6 free". */
+static bool keep_changes(const struct falcond_chassis *ch, unsigned long long since,
+			 struct falcon_inventory *inv)
+{
+	bool all = true;
+	size_t i, k;
+
+	for (i = 0; i < inv->n; i++) {
+		struct falcon_device *d = &inv->devs[i];
+
+		if (!falcond_chassis_touched(ch, since, d->id))
+			continue;
+		for (k = 0; ch->have_last && k < ch->last.n; k++)
+			if (strcmp(ch->last.devs[k].id, d->id) == 0)
+				break;
+		if (!ch->have_last || k == ch->last.n || ch->stale) {
+			all = false;
+			continue;
+		}
+		falcon_strlcpy(d->owner, ch->last.devs[k].owner, sizeof(d->owner));
+	}
+	return all;
+}
+
 falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_chassis *ch,
 				       struct falcon_inventory *inv, bool fresh)
 {
 	struct falcon_inventory copy = { .devs = NULL };
 	long long asked = falcon_now_ms();
+	unsigned long long since;
 	falcon_err_t rv;
-	bool ok;
+	bool ok, kept;
 
 	inv->n = 0;
 	inv->devs = NULL;
@@ -113,7 +145,10 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 		pthread_mutex_unlock(&ch->read_lock);
 		return FALCON_OK;
 	}
+	pthread_mutex_lock(&st->lock);
 	asked = falcon_now_ms();
+	since = ch->gen;
+	pthread_mutex_unlock(&st->lock);
 	rv = reader(st, ch);
 	if (rv == FALCON_OK) {
 		falcond_desc_before_read(st, ch);
@@ -132,8 +167,9 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 		pthread_mutex_unlock(&st->lock);
 		return rv;
 	}
-	inv_copy(&copy, inv);
 	pthread_mutex_lock(&st->lock);
+	kept = keep_changes(ch, since, inv);
+	inv_copy(&copy, inv);
 	if (ch->unreach_ms != 0 && st->conf->unreachable_hold > 0 &&
 	    asked - ch->unreach_ms >= st->conf->unreachable_hold * 1000LL)
 		falcon_info("chassis %s answers again after %lld s: its free devices are no "
@@ -156,7 +192,7 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 	 * after that is in the cache (falcond_chassis_changed) but perhaps not
 	 * in this read, so the read does not make the cache younger than that */
 	ch->last_ms = asked;
-	ch->stale = copy.n != inv->n;
+	ch->stale = !kept || copy.n != inv->n;
 	pthread_mutex_unlock(&st->lock);
 	return FALCON_OK;
 }

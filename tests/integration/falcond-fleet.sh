@@ -15,7 +15,10 @@
 #   4. start-up: the chassis are reconciled in parallel and each serves
 #      composes as soon as its own reconcile ends: with a second chassis
 #      whose reads take seconds, a compose and a decompose on the first are
-#      served (200) while a compose on the second is still answered 503.
+#      served (200) while a compose on the second is still answered 503;
+#   6. a release that ends while a read of the chassis is under way is kept
+#      in the cache that read leaves: the host gets the devices again at
+#      once, not after the next read.
 # Root only (munged).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -188,3 +191,37 @@ fd_expect 200 POST /v1/decompose '{"job_id":8}'
 	t_fail "the start-up reconcile (c2) ended before c1's decompose: nothing shown"
 t_ok "start-up: c1 served (compose, decompose) while c2 (slow reads) is still reconciled; c2 answered 503"
 fd_sim c2 POST /admin/faults '{"rules":[]}' >/dev/null
+
+# ---- 6. a read under way keeps a release made meanwhile -------------------
+# A read that began before a detach and ended after it shows the device
+# still on its port; the cache it leaves (reused for InventoryReuse, 60 s)
+# keeps the detach: a compose for every GPU the host reaches, right after,
+# finds them all free.  (The trixie lane's fleet test saw "8 GPU wanted
+# for host vm, 6 free" 3 s after a release, and requeued the job.)
+wait_for -p $FD_PID 60 "c2's start-up reconcile to end" \
+	sh -c "! curl -s 'http://127.0.0.1:$FD_PORT/v1/health' | grep -q reconciling" ||
+	t_fail "falcond still reconciling: $(tail -n 3 "$t_tmp/falcond.log")"
+[ "$(fd_call POST /v1/compose '{"job_id":20,"host":"node2","gpus":16}')" = 409 ] ||
+	t_fail "16 GPUs for node2: $(cat "$t_tmp/out")"
+k=$(sed -n 's/.*16 GPU wanted for host node2, \([0-9]*\) free.*/\1/p' "$t_tmp/out")
+[ -n "$k" ] && [ "$k" -gt 0 ] || t_fail "how many GPUs node2 reaches: $(cat "$t_tmp/out")"
+fd_expect 200 POST /v1/compose "{\"job_id\":20,\"host\":\"node2\",\"gpus\":$k}"
+# 300 ms per endpoint read: the reconcile's read of c1 takes ~5 s
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","path":"/redfish/v1/Fabrics/PCIe/Endpoints*","ms":300}]}' >/dev/null
+rc=$(fd_cred POST /v1/reconcile "$rbody")
+curl -s -o "$t_tmp/rec6.out" -X POST -H "Authorization: Munge $rc" \
+	-H 'Content-Type: application/json' --data-binary "$rbody" \
+	"http://127.0.0.1:$FD_PORT/v1/reconcile" &
+rpid=$!
+sleep 1
+kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended within 1 s: the chassis was not slow"
+fd_expect 200 POST /v1/decompose '{"job_id":20}'
+kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended before the release did: nothing shown"
+wait $rpid
+fd_sim c1 POST /admin/faults '{"rules":[]}' >/dev/null
+code=$(fd_call POST /v1/compose "{\"job_id\":21,\"host\":\"node2\",\"gpus\":$k}")
+[ "$code" = 200 ] ||
+	t_fail "$k GPUs for node2 after its $k were released during a read: HTTP $code: $(cat "$t_tmp/out")"
+fd_invariants || t_fail "after the release during a read"
+t_ok "a release during a slow read of the chassis is kept: node2 gets its $k GPUs again at once"
+fd_expect 200 POST /v1/decompose '{"job_id":21}'

@@ -292,10 +292,11 @@ ver=$(slurmctld -V | awk '{print $2}')
 case $ver in
 2[0-2].*|23.0[01].*) echo "# Slurm $ver: no multi-node preemption for licenses (23.02+)" ;;
 *)
-# both pools whole in falcond's view first: the hetjob's release can be
-# seen a moment after its GPUs left the bus (the trixie lane's two-node
-# job once found "8 GPU wanted for host vm, 6 free" and was requeued
-# pool_short)
+# both pools whole in falcond's view first (the case needs all 16 GPUs).
+# The trixie lane's two-node job once found "8 GPU wanted for host vm,
+# 6 free" here: a periodic reconcile's read, begun before the hetjob's
+# release, put its GPUs back on vm's port in falcond's cache
+# (falcond-fleet.sh section 6 tests that fix)
 all_free() { "$FALCONCTL" status --json 2>/dev/null | python3 -c 'import json,sys
 d = json.load(sys.stdin)["devices"]
 sys.exit(0 if d and all(x["state"] == "free" for x in d if x["type"] == "GPU") else 1)'; }
