@@ -196,6 +196,34 @@ static bool usable(const struct falcond_slot *s, falcon_dev_type_t type)
 	       strcasecmp(s->dev->state, "Absent") != 0;
 }
 
+/* unusable_why - why slots[i] (s) is not a candidate for host, in words
+ * (a static string or buf, n bytes): the -v log of a refused compose. */
+static const char *unusable_why(const struct falcond_slot *s, const struct falcond_slot *slots,
+				size_t n, size_t i, const char *host, falcon_mode_t mode,
+				char *buf, size_t len)
+{
+	if (s->holder != NULL) {
+		snprintf(buf, len, "%s %s", s->dev->owner[0] ? "attached (last read) to a port of"
+			 : "leased to", s->holder);
+		return buf;
+	}
+	if (s->quarantined)
+		return "quarantined";
+	if (s->unreachable)
+		return "no port of the host reaches its drawer";
+	if (s->dev->owner[0] != '\0')
+		return "attached to a port falcon.conf does not name";
+	if (strcasecmp(s->dev->health, "Critical") == 0)
+		return "health Critical";
+	if (strcasecmp(s->dev->state, "Absent") == 0)
+		return "absent";
+	if (s->dev->drawer < 0 || s->dev->drawer > MAX_DRAWERS)
+		return "drawer unknown";
+	if (!reachable(slots, n, i, host, mode))
+		return "its drawer (half) is taken by other hosts (mode limit)";
+	return "?";
+}
+
 static int cmp_slot(const void *a, const void *b, const struct falcond_slot *slots)
 {
 	const struct falcon_device *x = slots[*(const size_t *)a].dev;
@@ -236,11 +264,20 @@ static falcon_err_t pick_type(const struct falcond_slot *slots, size_t n, const 
 		if (usable(&slots[i], type) && reachable(slots, n, i, host, mode) &&
 		    slots[i].dev->drawer >= 0 && slots[i].dev->drawer <= MAX_DRAWERS)
 			cand[nc++] = i;
-	if ((int)nc < want)
+	if ((int)nc < want) {
+		char why[160];
+
+		for (i = 0; i < n; i++)
+			if (slots[i].dev->type == type && !(usable(&slots[i], type) &&
+							    reachable(slots, n, i, host, mode)))
+				falcon_verbose("place: %s not usable for %s: %s", slots[i].dev->id,
+					       host, unusable_why(&slots[i], slots, n, i, host,
+								  mode, why, sizeof(why)));
 		return falcon_err_set(FALCON_ERR_NORESOURCE,
 				      "%d %s wanted for host %s, %zu free and reachable (%s mode)",
 				      want, falcon_dev_type_str(type), host, nc,
 				      mode == FALCON_MODE_STANDARD ? "standard" : "advanced");
+	}
 	sort_cands(cand, nc, slots);
 	for (i = 0; i < nc; i++)
 		per[slots[cand[i]].dev->drawer]++;

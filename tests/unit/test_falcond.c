@@ -21,6 +21,7 @@
 #include "testutil.h"
 #include "falcond/ledger.h"
 #include "falcond/place.h"
+#include "core/log.h"
 #include "core/util.h"
 
 /* ------------------------------------------------------------ ledger */
@@ -546,6 +547,43 @@ START_TEST(placement_owner_on_chassis)
 }
 END_TEST
 
+/* a refused compose says at -v why each device is not a candidate (the
+ * trixie lane's "8 GPU wanted, 6 free" could not be explained without) */
+static char placelog[4096];
+
+static void place_sink(falcon_log_level_t level, const char *line, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	if (strstr(line, "place: ") != NULL &&
+	    strlen(placelog) + strlen(line) + 2 < sizeof(placelog)) {
+		strcat(placelog, line);
+		strcat(placelog, "\n");
+	}
+}
+
+START_TEST(placement_refused_says_why)
+{
+	size_t picks[8];
+
+	reset_pool();
+	placelog[0] = '\0';
+	falcon_log_init("test");
+	ck_assert_int_eq(falcon_log_add_sink(place_sink, FALCON_LOG_VERBOSE, NULL), 0);
+	slots[D1(1)].holder = "a";
+	slots[D1(5)].holder = "b";
+	slots[D2(1)].quarantined = true;
+	ck_assert_int_eq(falcond_place(slots, 16, "me", FALCON_MODE_STANDARD, FALCON_PLACE_ANY, 7, 0,
+				       picks), FALCON_ERR_NORESOURCE);
+	ck_assert_msg(strstr(placelog, "place: ") != NULL, "no place lines: %s", placelog);
+	ck_assert_msg(strstr(placelog, "not usable for me: leased to a") != NULL, "%s", placelog);
+	ck_assert_msg(strstr(placelog, "not usable for me: quarantined") != NULL, "%s", placelog);
+	ck_assert_msg(strstr(placelog, "not usable for me: its drawer (half) is taken by other "
+				       "hosts (mode limit)") != NULL, "%s", placelog);
+	falcon_log_init("test");
+}
+END_TEST
+
 struct polcase {
 	unsigned allow;
 	int max_gpus, max_nvme;
@@ -1016,6 +1054,7 @@ int main(void)
 	tc = tcase_create("placement");
 	tcase_add_loop_test(tc, placement, 0, (int)ARRAY_SIZE(pcases));
 	tcase_add_test(tc, placement_owner_on_chassis);
+	tcase_add_test(tc, placement_refused_says_why);
 	tcase_add_test(tc, placement_absent);
 	tcase_add_loop_test(tc, policy, 0, (int)ARRAY_SIZE(polcases));
 	tcase_add_test(tc, port_by_drawer);
