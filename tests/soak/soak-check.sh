@@ -6,7 +6,9 @@
 # one whose device is gone by the end (lost); soak-report.py's counts of a
 # slot in two jobs at once (verdicts, and falcond's device history), a
 # device attached without a lease, a wrong
-# mapping, an oversized job accepted (exit 1) and of a clean run (exit 0).
+# mapping, an oversized job accepted (exit 1) and of a clean run (exit 0);
+# the lifecycle judge's tags (an NVMe-only job's has no topology) and a job
+# whose devices a chassis restart took away (lost, not a wrong mapping).
 # falcon-sim's /admin/state is a file served by python3 -m http.server.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -129,14 +131,21 @@ t_ok "bad run: exit 1, each correctness count 1"
 # -- the lifecycle judge (soak-report.py --lifecycle): the tags
 L=$t_tmp/life
 mkdir -p "$L/verdicts"
-printf '11 falconGPUs 2 0\n12 falconGPUs 1 0\n13 hybridGPUs 1 0\n14 falconGPUs 1 0\n' >"$L/jobs"
-printf '11|COMPLETED\n12|REQUEUED\n12|COMPLETED\n13|CANCELLED by 0\n14|COMPLETED\n' >"$L/sacct"
+printf '11 falconGPUs 2 0\n12 falconGPUs 1 0\n13 hybridGPUs 1 0\n14 falconGPUs 1 0\n15 falconNVMe 0 1\n16 falconGPUs 1 0\n' >"$L/jobs"
+printf '11|COMPLETED\n12|REQUEUED\n12|COMPLETED\n13|CANCELLED by 0\n14|COMPLETED\n15|COMPLETED\n16|COMPLETED\n' >"$L/sacct"
+# job 15 has NVMe only: its tag has no GPU topology; job 16 was running
+# when the chassis restarted (its zones lost): its devices were gone when
+# it looked, lost rather than a wrong mapping
 cat >"$L/tags" <<'EOF'
 11|COMPLETED|falcon:topo=falconGPUs,f=2,check=pass
 12|COMPLETED|falcon:topo=falconGPUs,f=1,check=pass
 13|CANCELLED by 0|falcon:released
 14|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
+15|COMPLETED|falcon:nvme=falcon,check=skipped
+16|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
 EOF
+echo '1700000005 chassis-restart 14 s, running jobs: 16 ' >"$L/chaos.log"
+echo 'job=16 restart=0 start=1700000005.2 end=1700000035.0 result=wrong devices=- detail="0000:3e:00.0: no device of the chassis attached to node1 there"' >"$L/verdicts/16.0"
 cat >"$L/requeued-why" <<'EOF'
 [2026-11-27T10:00:00.000] _update_job: setting admin_comment to falcon:requeued=chassis_timeout for JobId=12
 EOF
@@ -149,8 +158,9 @@ echo '{"chassis":"falcon1","devices":[]}' >"$L/simstate.json"
 echo '{"leases":[],"quarantine":[],"devices":[]}' >"$L/ledger.json"
 python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
 grep -q '^soak: wrong tags: 0$' "$t_tmp/report" && grep -q '^soak: lifecycle actions: cancel-running 1, requeue 1$' "$t_tmp/report" &&
+	grep -q '^soak: wrong mappings: 0$' "$t_tmp/report" && grep -q '^soak: verdicts: lost 1$' "$t_tmp/report" &&
 	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
-t_ok "clean lifecycle run: PASS, wrong tags 0"
+t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology), a chassis restart's loss not a wrong mapping"
 # each wrong tag: a pending requeued job with its old topology, a cancelled
 # job tagged requeued that never was, a completed falcon job without its
 # topology, another topology than asked, a cause falcond's errors do not
@@ -161,7 +171,13 @@ cat >"$L/tags" <<'EOF'
 12|COMPLETED|falcon:topo=falconGPUs,f=1,check=pass
 13|CANCELLED by 0|falcon:requeued=falcond_unreachable
 14|COMPLETED|falcon:topo=hybridGPUs,l=1,f=1
+15|COMPLETED|falcon:topo=falconGPUs,f=1
+16|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
 EOF
+# job 17's devices were gone with no chassis restart: a wrong mapping
+echo '17 falconGPUs 1 0' >>"$L/jobs"
+echo '17|COMPLETED' >>"$L/sacct"
+echo 'job=17 restart=0 start=1700000050.0 end=1700000080.0 result=wrong devices=- detail="0000:3f:00.0: no device of the chassis attached to node1 there"' >"$L/verdicts/17.0"
 echo '[2026-11-27T10:00:01.000] _update_job: setting admin_comment to falcon:requeued=pool_short for JobId=14' \
 	>>"$L/requeued-why"
 echo 'node1|falcon: job 9: compose: connection failed' >"$L/sinfo-R"
@@ -169,7 +185,8 @@ echo '1700000040 resume-node node1' >"$L/admin.log"
 rc=0
 python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || rc=$?
 [ $rc = 1 ] || t_fail "bad lifecycle run: exit $rc: $(cat "$t_tmp/report")"
-for want in 'wrong tags: 5' 'drained nodes: 1' 'admin actions: 1' \
+for want in 'wrong tags: 6' 'drained nodes: 1' 'admin actions: 1' 'wrong mappings: 1' \
+	"wrong tag: job 15: completed falconNVMe job tagged 'falcon:topo=falconGPUs,f=1'" \
 	'wrong tag: stale-topology job 12' "wrong tag: job 13: cancelled, never requeued" \
 	"wrong tag: job 11: completed falconGPUs job tagged 'falcon:released'" \
 	'wrong tag: job 14: completed falconGPUs job tagged hybridGPUs' \

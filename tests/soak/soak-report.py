@@ -161,10 +161,18 @@ def wrong_tags(d, jobs, requeues, chaos):
             bad.append((jid, "cancelled, never requeued, tagged '%s'" % tag))
         if st == "COMPLETED" and kind in FALCON_KINDS and kind != "timelimit":
             m = re.search(r"falcon:topo=([A-Za-z]+)", tag)
-            if not m:
+            nvme = re.search(r"falcon:(\S*,)?nvme=falcon\b", tag)
+            if kind == "falconNVMe":
+                # no GPU: the tag has no topo= (Table III's GPU label), its
+                # storage only
+                if m or not nvme:
+                    bad.append((jid, "completed falconNVMe job tagged '%s'" % tag))
+            elif not m:
                 bad.append((jid, "completed %s job tagged '%s'" % (kind, tag)))
             elif kind in KIND_TOPO and m.group(1) != KIND_TOPO[kind]:
                 bad.append((jid, "completed %s job tagged %s" % (kind, m.group(1))))
+            elif kind == "gpu+nvme" and not nvme:
+                bad.append((jid, "completed gpu+nvme job tagged '%s'" % tag))
     for ln in lines(os.path.join(d, "requeued-why")):
         m = re.search(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)", ln)
         if not m or int(m.group(2)) not in jobs:
@@ -220,6 +228,23 @@ def main():
         if m and int(m.group(2)) in jobs:
             why[m.group(1)] += 1
     vs = verdicts(os.path.join(d, "verdicts"))
+    # a chassis restart (falcon-sim restarted: a power cycle, its zones
+    # lost) takes the running jobs' devices away: a job that finds them
+    # gone lost them, its mapping was not wrong (chaos.log names the jobs
+    # running at each restart)
+    restarted = set()
+    for ln in lines(os.path.join(d, "chaos.log")):
+        m = re.match(r"\S+ chassis-restart .*running jobs: ([0-9 ]*)$", ln)
+        if m:
+            restarted.update(int(x) for x in m.group(1).split())
+    gone = re.compile(r"^\S+: no device of the chassis attached to \S+ there$|"
+                      r"^\S+ \(\S+\): attached but not on the bus$")
+    for j, runs in vs.items():
+        for v in runs:
+            if (v["result"] == "wrong" and j in restarted and v["detail"] and
+                    all(gone.match(x) for x in v["detail"].split("; "))):
+                v["result"] = "lost"
+                v["detail"] = "chassis restarted under it: " + v["detail"]
     results = collections.Counter(v["result"] for runs in vs.values() for v in runs)
     wrong = [(j, v["detail"]) for j, runs in vs.items() for v in runs if v["result"] == "wrong"]
     ovl = overlaps(vs)
