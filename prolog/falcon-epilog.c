@@ -50,8 +50,10 @@ static void usage(FILE *f)
 }
 
 /* may_have_lease - false only when the job surely asked for no falcon GRES
- * (slurm_load_job; with --no-slurm, FALCON_TRES_PER_NODE when set). */
-static bool may_have_lease(const struct epilog_run *r)
+ * (slurm_load_job; with --no-slurm, FALCON_TRES_PER_NODE when set).  What
+ * Slurm said of its requeue is kept in r->job for the untag (one
+ * slurm_load_job per epilog). */
+static bool may_have_lease(struct epilog_run *r)
 {
 	struct fp_job j = r->job;
 
@@ -61,6 +63,9 @@ static bool may_have_lease(const struct epilog_run *r)
 		falcon_warn("job %u: %s; asking falcond", r->job.id, falcon_errmsg());
 		return true;
 	}
+	r->job.state_known = j.state_known;
+	r->job.requeued = j.requeued;
+	r->job.topo_tagged = j.topo_tagged;
 	return j.req.falcon_gpus + j.req.falcon_nvme > 0;
 }
 

@@ -60,6 +60,10 @@ struct fp_job {
 	bool interactive;              /* salloc/srun (job_info batch_flag 0) */
 	bool no_requeue;               /* Slurm kills it rather than requeue it on a
 					* failed prolog: interactive, or --no-requeue */
+	/* as fp_slurm_job() read them (state_known), for fp_slurm_untag_requeued() */
+	bool state_known;
+	bool requeued;                 /* Slurm is requeueing it */
+	bool topo_tagged;              /* its AdminComment shows a run's topology */
 };
 
 /* fp_left - ms left until deadline (falcon_now_ms() clock), >= 0. */

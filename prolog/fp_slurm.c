@@ -73,6 +73,18 @@ static falcon_err_t job_from_env(struct fp_job *job)
 	return env_opts(job);
 }
 
+/* requeue_state - whether Slurm is requeueing ji's job, and whether its
+ * AdminComment shows a run's topology (fp_slurm_untag_requeued()). */
+static void requeue_state(const slurm_job_info_t *ji, bool *requeued, bool *topo)
+{
+	/* Slurm 22.05 job_mgr.c _job_requeue_op(): a requeued job is PENDING
+	 * with JOB_REQUEUE (and COMPLETING) while its epilog runs */
+	*requeued = (ji->job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD | JOB_REQUEUE_FED)) != 0 ||
+		    (ji->job_state & JOB_STATE_BASE) == JOB_PENDING;
+	*topo = ji->admin_comment != NULL && (strstr(ji->admin_comment, "falcon:topo=") != NULL ||
+					      strstr(ji->admin_comment, "falcon:composed") != NULL);
+}
+
 falcon_err_t fp_slurm_job(struct fp_job *job)
 {
 	job_info_msg_t *msg = NULL;
@@ -102,6 +114,8 @@ falcon_err_t fp_slurm_job(struct fp_job *job)
 	 * batch_flag 0 (salloc, srun) or requeue 0 (--no-requeue) */
 	job->interactive = ji->batch_flag == 0;
 	job->no_requeue = ji->batch_flag == 0 || ji->requeue == 0;
+	requeue_state(ji, &job->requeued, &job->topo_tagged);
+	job->state_known = true;
 	/* job_info has no spank_job_env in 22.05: slurmd hands the job's SPANK
 	 * environment (SPANK_FALCON_*) to the prolog as its own environment */
 	if (env_opts(job) != FALCON_OK) {
@@ -210,19 +224,19 @@ falcon_err_t fp_slurm_untag_requeued(const struct fp_job *job)
 
 	if (job->no_slurm)
 		return FALCON_OK;
-	init_once();
-	if (slurm_load_job(&msg, falcon_slurm_job(job->id), 0) != SLURM_SUCCESS)
-		return serr("slurm_load_job", job->id);
-	if (msg->record_count > 0) {
-		ji = &msg->job_array[0];
-		/* Slurm 22.05 job_mgr.c _job_requeue_op(): a requeued job is
-		 * PENDING with JOB_REQUEUE (and COMPLETING) while its epilog runs */
-		requeued = (ji->job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD | JOB_REQUEUE_FED)) != 0 ||
-			   (ji->job_state & JOB_STATE_BASE) == JOB_PENDING;
-		topo = ji->admin_comment != NULL && (strstr(ji->admin_comment, "falcon:topo=") != NULL ||
-						      strstr(ji->admin_comment, "falcon:composed") != NULL);
+	if (job->state_known) {
+		requeued = job->requeued;
+		topo = job->topo_tagged;
+	} else {
+		init_once();
+		if (slurm_load_job(&msg, falcon_slurm_job(job->id), 0) != SLURM_SUCCESS)
+			return serr("slurm_load_job", job->id);
+		if (msg->record_count > 0) {
+			ji = &msg->job_array[0];
+			requeue_state(ji, &requeued, &topo);
+		}
+		slurm_free_job_info_msg(msg);
 	}
-	slurm_free_job_info_msg(msg);
 	if (!requeued || !topo)
 		return FALCON_OK;
 	falcon_info("job %u: requeued by Slurm: its falcon:topo= tag replaced by falcon:released "
@@ -230,13 +244,19 @@ falcon_err_t fp_slurm_untag_requeued(const struct fp_job *job)
 	return fp_slurm_tag(job, "falcon:released");
 }
 
+/* notify - msg to job's terminal (slurm_notify_job); a failure is logged. */
+static void notify(const struct fp_job *job, const char *msg)
+{
+	init_once();
+	if (slurm_notify_job(falcon_slurm_job(job->id), (char *)msg) != SLURM_SUCCESS)
+		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
+}
+
 void fp_slurm_notify(const struct fp_job *job, const char *msg)
 {
 	if (job->no_slurm || !job->interactive)
 		return;
-	init_once();
-	if (slurm_notify_job(falcon_slurm_job(job->id), (char *)msg) != SLURM_SUCCESS)
-		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
+	notify(job, msg);
 }
 
 long fp_slurm_interactive_wait(const struct falcon_conf *conf)
@@ -281,8 +301,7 @@ falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why)
 	/* salloc/srun: tell the user why before the cancel */
 	snprintf(msg, sizeof(msg), "falcon: job %u cancelled, its devices could not be "
 		 "composed (not a node problem; submit again): %s", job->id, why);
-	if (slurm_notify_job(falcon_slurm_job(job->id), msg) != SLURM_SUCCESS)
-		falcon_warn("slurm_notify_job %u: %s", job->id, slurm_strerror(slurm_get_errno()));
+	notify(job, msg);
 	return fp_slurm_cancel(job);
 }
 

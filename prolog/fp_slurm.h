@@ -53,6 +53,8 @@ falcon_err_t fp_slurm_requeue(const struct fp_job *job, const char *why);
  * falcon:composed), tag it falcon:released, so that a pending job never
  * shows a topology it does not hold (issue 32).  A falcon:requeued=WHY
  * (falcon's own requeue) is left as it is.  No-op with job->no_slurm.
+ * Asks Slurm (slurm_load_job) unless fp_slurm_job() filled job in
+ * (job->state_known): the job's state does not change during its epilog.
  * FALCON_ERR_SLURM (slurm_load_job) or fp_slurm_tag()'s error.
  */
 falcon_err_t fp_slurm_untag_requeued(const struct fp_job *job);
