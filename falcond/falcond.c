@@ -204,6 +204,18 @@ static void answer_err(struct ans *a, falcon_err_t e, const char *detail)
 	answer_json(a, status, falcon_proto_error_json(e, detail));
 }
 
+/* chassis_err - the error of a compose or decompose as its caller must name
+ * it: FALCON_ERR_SERVER out of them is the chassis' (a 5xx or 429 to a
+ * request of falcond's: lib/chassis/rf_json.c), answered as
+ * FALCON_ERR_CHASSIS, since "server" from falcond means falcond itself is
+ * unavailable (its 503s: standby, stopping, reconciling) and a requeued
+ * job's tag read falcond_unavailable for a chassis that answered 503
+ * (prolog-slurm.sh); others as they are. */
+static falcon_err_t chassis_err(falcon_err_t e)
+{
+	return e == FALCON_ERR_SERVER ? FALCON_ERR_CHASSIS : e;
+}
+
 /* queue_ans - queue a (its text consumed) on c; MHD_NO (the connection
  * is closed) when there is no text or it cannot be queued. */
 static enum MHD_Result queue_ans(struct MHD_Connection *c, struct ans *a)
@@ -459,6 +471,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		if (rv != FALCON_OK) {
 			/* the error's name first: the cause a prolog's tag must
 			 * give (make soak-lifecycle checks the one against the other) */
+			rv = chassis_err(rv);
 			falcon_warn("compose job %u on %s (uid %u, %s): %s: %s", r.job_id, r.host,
 				    (unsigned)uid, addr, falcon_err_name(rv), falcon_errmsg());
 			{ answer_err(a, rv, falcon_errmsg()); return; }
@@ -478,7 +491,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 								     : &st->decompose_fail, &t0);
 		if (rv != FALCON_OK) {
 			json_object_put(o);
-			{ answer_err(a, rv, falcon_errmsg()); return; }
+			{ answer_err(a, chassis_err(rv), falcon_errmsg()); return; }
 		}
 		{ answer_json(a, 200, o); return; }
 	}

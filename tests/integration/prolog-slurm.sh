@@ -126,6 +126,10 @@ wait_for 120 "job $jid to be requeued" p_requeued ||
 [ -z "$(sinfo -h -R -o '%E')" ] || t_fail "node drained: $(sinfo -R)"
 reason=$(squeue -h -j "$jid" -o %r)
 ac=$(scontrol show job "$jid" | sed -n 's/^ *AdminComment=//p')
+# the chassis answered 503, falcond did not: the tag names the chassis
+# (it read falcond_unavailable)
+case $ac in *falcon:requeued=chassis_error*) ;; *)
+	t_fail "chassis answering 503: job $jid tagged '$ac', want falcon:requeued=chassis_error" ;; esac
 t_ok "chassis down: job $jid PENDING ($reason, AdminComment '$ac'), node not drained"
 fd_sim c1 POST /admin/faults '{}' >/dev/null
 scancel "$jid"
@@ -140,7 +144,10 @@ fd_wait_file "$t_tmp/stuck-started"
 bdf=$(fp_topo "$jid" 'j["gpus"][0]["bdf"]')
 rm -f "$SYSFS/node1/bus/pci/devices/$bdf/remove"
 mkdir "$SYSFS/node1/bus/pci/devices/$bdf/remove"
-scancel "$jid"
+# requeued, not cancelled: the epilog's drain path must also take the
+# job's topology tag off while it pends (0cdebc0; make soak-lifecycle saw
+# one keep falcon:topo=)
+scontrol requeue "$jid" || t_fail "scontrol requeue $jid"
 k=0
 until sinfo -h -R -o '%E' | grep -q "^falcon: job $jid: $bdf"; do
 	k=$((k + 1))
@@ -150,7 +157,13 @@ done
 [ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 1 ] ||
 	t_fail "device not quarantined: $(cat "$t_tmp/out")"
 qd=$(fd_json 'j["quarantine"][0]["device"]')
-t_ok "stuck device: '$(sinfo -h -R -o '%E' | head -1)', $qd quarantined"
+wait_for 30 "job $jid to pend" sh -c "squeue -h -j $jid -o %T | grep -qx PENDING" ||
+	t_fail "job $jid after its requeue: $(squeue -h -j "$jid" -o %T)"
+tag=$(scontrol show job "$jid" | sed -n "s/^ *AdminComment=//p" | sed 's/ *$//')
+[ "$tag" = falcon:released ] ||
+	t_fail "requeued job $jid pends on a drained node with AdminComment '$tag' (want falcon:released)"
+scancel "$jid"
+t_ok "stuck device: '$(sinfo -h -R -o '%E' | head -1)', $qd quarantined, the requeued job's tag '$tag'"
 rm -rf "$SYSFS/node1/bus/pci/devices/$bdf" "$t_tmp/run/$jid"
 fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
 scontrol update nodename="$FP_HOST" state=resume
