@@ -458,3 +458,179 @@ falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t 
 		return falcon_err_set(FALCON_ERR_IO, "advise: write failed");
 	return FALCON_OK;
 }
+
+/* auto_take - out's choice: topology k (T_*), local + falcon GPUs. */
+static void auto_take(struct falcon_auto *out, int k, unsigned local, unsigned falcon)
+{
+	falcon_strlcpy(out->topo, topos[k], sizeof(out->topo));
+	out->local = local;
+	out->falcon = falcon;
+}
+
+falcon_err_t falcon_advise_auto(const struct falcon_rrel *rel, size_t nrel, const char *workload,
+				const struct falcon_avail *av, unsigned gpus, unsigned allowed,
+				struct falcon_auto *out)
+{
+	static const unsigned bit[] = { FALCON_AUTO_LOCAL, FALCON_AUTO_HYBRID, FALCON_AUTO_FALCON };
+	struct falcon_atopo lt, ft;
+	struct falcon_rrel *mine;
+	struct falcon_advice *a;
+	char hist[512] = "";
+	struct scan s;
+	size_t i, k, m = 0;
+
+	if (workload == NULL || av == NULL || out == NULL || (rel == NULL && nrel > 0))
+		return falcon_err_set(FALCON_ERR_INVAL, "auto: NULL argument");
+	if (gpus < 1 || gpus > 64)
+		return falcon_err_set(FALCON_ERR_INVAL, "auto: %u GPUs (1..64)", gpus);
+	memset(out, 0, sizeof(*out));
+	/* the history of the allowed topologies alone: the rule never picks
+	 * one the partition refuses */
+	mine = calloc(nrel ? nrel : 1, sizeof(*mine));
+	a = calloc(1, sizeof(*a));
+	for (i = 0; mine != NULL && i < nrel; i++)
+		for (k = 0; k < ARRAY_SIZE(topos); k++)
+			if ((allowed & bit[k]) && strcmp(rel[i].topo, topos[k]) == 0)
+				mine[m++] = rel[i];
+	if (mine != NULL && a != NULL &&
+	    falcon_advise(mine, m, workload, av, gpus, 0, a) == FALCON_OK) {
+		const struct falcon_atopo *p = a->pick >= 0 ? &a->topo[a->pick] : NULL;
+		unsigned l = 0, f = 0;
+
+		if (p != NULL && strcmp(p->topo, topos[T_HYBRID]) == 0 &&
+		    sscanf(p->option, "--gres=gpu:%u,falcon_gpu:%u", &l, &f) == 2 && l + f == gpus)
+			auto_take(out, T_HYBRID, l, f);
+		else if (p != NULL && strcmp(p->topo, topos[T_LOCAL]) == 0)
+			auto_take(out, T_LOCAL, gpus, 0);
+		else if (p != NULL && strcmp(p->topo, topos[T_FALCON]) == 0)
+			auto_take(out, T_FALCON, 0, gpus);
+		if (out->topo[0] != '\0') {
+			out->history = true;
+			falcon_advise_line(a, out->reason, sizeof(out->reason));
+		} else {
+			falcon_strlcpy(hist, a->reason, sizeof(hist));
+		}
+	}
+	falcon_err_clear();
+	free(mine);
+	free(a);
+	if (out->topo[0] != '\0')
+		return FALCON_OK;
+	/* no advice from history: what is free now, local first */
+	memset(&lt, 0, sizeof(lt));
+	memset(&ft, 0, sizeof(ft));
+	scan(av, gpus, &s);
+	now_local(&lt, &s, gpus);
+	now_falcon(&ft, &s, av, gpus);
+	if ((allowed & FALCON_AUTO_LOCAL) && lt.now == FALCON_ANOW_FREE)
+		auto_take(out, T_LOCAL, gpus, 0);
+	else if ((allowed & FALCON_AUTO_FALCON) && ft.now == FALCON_ANOW_FREE)
+		auto_take(out, T_FALCON, 0, gpus);
+	else if ((allowed & FALCON_AUTO_LOCAL) && lt.now != FALCON_ANOW_NEVER)
+		auto_take(out, T_LOCAL, gpus, 0);
+	else if ((allowed & FALCON_AUTO_FALCON) && ft.now != FALCON_ANOW_NEVER)
+		auto_take(out, T_FALCON, 0, gpus);
+	app(out->reason, sizeof(out->reason), "%s: no advice from history (%s): ", workload,
+	    hist[0] ? hist : "no GPU job of an allowed topology");
+	if (out->topo[0] == '\0')
+		app(out->reason, sizeof(out->reason), "no allowed topology can give %u GPUs", gpus);
+	else
+		app(out->reason, sizeof(out->reason), "%s", out->local ? lt.where : ft.where);
+	if (out->topo[0] != '\0' &&
+	    (out->local ? lt.now : ft.now) != FALCON_ANOW_FREE)
+		app(out->reason, sizeof(out->reason), "; nothing is free now");
+	return FALCON_OK;
+}
+
+/* jget - member key of o (ctx names o) of type t into *v, else the parse error. */
+static falcon_err_t jget(json_object *o, const char *ctx, const char *key, json_type t,
+			 json_object **v)
+{
+	if (!json_object_object_get_ex(o, key, v) ||
+	    !(json_object_is_type(*v, t) ||
+	      (t == json_type_double && json_object_is_type(*v, json_type_int))))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s.%s: expected %s", ctx, key,
+				      t == json_type_string ? "a string" : t == json_type_array ?
+				      "an array" : "a number");
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_advice_rows(json_object *o, struct falcon_rrel **rows, size_t *n)
+{
+	json_object *adv, *e, *ts, *t, *v;
+	struct falcon_rrel *r = NULL;
+	size_t i, k, cap = 0, cnt = 0;
+	falcon_err_t rv;
+	char ctx[96];
+
+	*rows = NULL;
+	*n = 0;
+	if (o == NULL || !json_object_is_type(o, json_type_object))
+		return falcon_err_set(FALCON_ERR_PARSE, "expected a JSON object");
+	if ((rv = jget(o, "(top)", "advice", json_type_array, &adv)) != FALCON_OK)
+		return rv;
+	for (i = 0; i < json_object_array_length(adv); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(adv, i), "topologies", &ts) &&
+		    json_object_is_type(ts, json_type_array))
+			cap += json_object_array_length(ts);
+	if ((r = calloc(cap ? cap : 1, sizeof(*r))) == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "advice: %zu rows", cap);
+	for (i = 0; i < json_object_array_length(adv); i++) {
+		const char *wl, *base = "";
+
+		e = json_object_array_get_idx(adv, i);
+		snprintf(ctx, sizeof(ctx), "advice[%zu]", i);
+		if (!json_object_is_type(e, json_type_object)) {
+			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: expected an object", ctx);
+			goto fail;
+		}
+		if ((rv = jget(e, ctx, "workload", json_type_string, &v)) != FALCON_OK)
+			goto fail;
+		wl = json_object_get_string(v);
+		if (json_object_object_get_ex(e, "baseline", &v) &&
+		    json_object_is_type(v, json_type_string))
+			base = json_object_get_string(v);
+		if ((rv = jget(e, ctx, "topologies", json_type_array, &ts)) != FALCON_OK)
+			goto fail;
+		for (k = 0; k < json_object_array_length(ts) && cnt < cap; k++) {
+			struct falcon_rrel *x = &r[cnt];
+			int64_t jobs, med;
+
+			t = json_object_array_get_idx(ts, k);
+			snprintf(ctx, sizeof(ctx), "advice[%zu].topologies[%zu]", i, k);
+			if (!json_object_is_type(t, json_type_object)) {
+				rv = falcon_err_set(FALCON_ERR_PARSE, "%s: expected an object", ctx);
+				goto fail;
+			}
+			if ((rv = jget(t, ctx, "topology", json_type_string, &v)) != FALCON_OK)
+				goto fail;
+			falcon_strlcpy(x->topo, json_object_get_string(v), sizeof(x->topo));
+			if ((rv = jget(t, ctx, "jobs", json_type_int, &v)) != FALCON_OK)
+				goto fail;
+			jobs = json_object_get_int64(v);
+			if ((rv = jget(t, ctx, "elapsed_median_s", json_type_int, &v)) != FALCON_OK)
+				goto fail;
+			med = json_object_get_int64(v);
+			if (jobs < 0 || med < 0 || med > UINT32_MAX) {
+				rv = falcon_err_set(FALCON_ERR_PARSE, "%s: jobs %lld, elapsed_median_s "
+						    "%lld: expected counts >= 0", ctx, (long long)jobs,
+						    (long long)med);
+				goto fail;
+			}
+			if ((rv = jget(t, ctx, "relative", json_type_double, &v)) != FALCON_OK)
+				goto fail;
+			x->rel = json_object_get_double(v);
+			x->jobs = (size_t)jobs;
+			x->median = (uint32_t)med;
+			falcon_strlcpy(x->workload, wl, sizeof(x->workload));
+			falcon_strlcpy(x->baseline, base, sizeof(x->baseline));
+			cnt++;
+		}
+	}
+	*rows = r;
+	*n = cnt;
+	return FALCON_OK;
+fail:
+	free(r);
+	return rv;
+}

@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "core/falcon_err.h"
 #include "report.h"
 
@@ -128,6 +130,48 @@ falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t 
  * no such entry; an entry whose count does not parse counts 0.
  */
 uint64_t falcon_gres_count(const char *gres, const char *name);
+
+/* The topologies --falcon-topology=auto may choose (a partition's
+ * AllowTopologies), as a mask. */
+#define FALCON_AUTO_LOCAL 1u
+#define FALCON_AUTO_HYBRID 2u
+#define FALCON_AUTO_FALCON 4u
+
+/* What --falcon-topology=auto chose for a job. */
+struct falcon_auto {
+	char topo[32];          /* localGPUs, hybridGPUs, falconGPUs; "" = none */
+	unsigned local, falcon; /* its GPUs as local (gres gpu) and falcon (falcon_gpu) */
+	bool history;           /* by the workload's history (else by what is free) */
+	char reason[600];
+};
+
+/*
+ * falcon_advise_auto - the topology for a job of workload asking for gpus
+ * GPUs (1..64) with --falcon-topology=auto, among the allowed ones (a
+ * FALCON_AUTO_* mask): falcon_advise()'s pick over rel[]'s rows of the
+ * allowed topologies when it makes one (the same rule as `falconctl
+ * advise`); otherwise, with no or too little history, by what av says is
+ * free now: local GPUs free on a node, else falcon GPUs free in a pool and
+ * falcon_gpu slots on a node, else whichever of the two the partition can
+ * ever give, local first (Table III's baseline, nothing composed).  No
+ * choice (out->topo "") when no allowed topology can ever give gpus GPUs.
+ * *out is filled whole.  FALCON_ERR_INVAL for a NULL argument or gpus out
+ * of range; never another error.
+ */
+falcon_err_t falcon_advise_auto(const struct falcon_rrel *rel, size_t nrel, const char *workload,
+				const struct falcon_avail *av, unsigned gpus, unsigned allowed,
+				struct falcon_auto *out);
+
+/*
+ * falcon_advice_rows - the history rows (one per workload and topology:
+ * workload, topology, jobs, elapsed_median_s, relative, the workload's
+ * baseline) of a `falconctl advise --format json` document o, as
+ * falcon_report_relative() made them; *rows malloc'd (free()), *n rows.
+ * FALCON_ERR_PARSE naming the member (advice[i].topologies[k].jobs...)
+ * that is missing or of the wrong type; FALCON_ERR_NOMEM.  On error *rows
+ * is NULL and *n 0.
+ */
+falcon_err_t falcon_advice_rows(json_object *o, struct falcon_rrel **rows, size_t *n);
 
 /* falcon_anow_str - "free", "busy", "never", "unknown". */
 const char *falcon_anow_str(enum falcon_anow s);

@@ -39,6 +39,7 @@ struct aopts {
 	long gpus;
 	long min_jobs;
 	bool json;
+	bool save;                   /* --save: the JSON into falcon.conf's AdviceFile */
 };
 
 /* What is free now, as read: the arrays falcon_avail borrows. */
@@ -54,7 +55,7 @@ struct now {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: falconctl advise [--workload NAME] [--gpus N] [--start T] [--end T]\n"
-		   "       [--min-jobs N] [--format table|json] [--config FILE]\n"
+		   "       [--min-jobs N] [--format table|json] [--save] [--config FILE]\n"
 		   "T: as falconctl report's (default: now-30days .. now)\n");
 }
 
@@ -191,6 +192,41 @@ out:
 	falcon_conf_free(conf);
 }
 
+/* save - the advices a[0..n) as JSON (falcon_advise_write) into
+ * falcon.conf's AdviceFile, replaced whole (written beside it, then
+ * renamed: job_submit_falcon never reads half a file), mode 0644.  An exit
+ * code, after saying why. */
+static int save(const struct aopts *o, const struct falcon_advice *a, size_t n,
+		const struct falcon_avail *av, const struct now *nw)
+{
+	struct falcon_conf *conf = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	falcon_err_t rv;
+
+	if (f == NULL) {
+		falcon_error("advise: out of memory");
+		return FALCONCTL_EXIT_FAIL;
+	}
+	rv = falcon_advise_write(f, a, n, (unsigned)o->gpus, av,
+				 nw->chassis_known ? NULL : nw->chassis_error, o->w.start, o->w.end,
+				 (size_t)o->min_jobs, true);
+	if (fclose(f) != 0 && rv == FALCON_OK)
+		rv = falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	if (rv == FALCON_OK)
+		rv = falcon_conf_load(falcon_conf_path(o->config), &conf);
+	if (rv == FALCON_OK)
+		rv = falcon_write_file_atomic(conf->advice_file, buf, len, 0644);
+	if (rv == FALCON_OK)
+		falcon_info("advise: %zu workload(s) written to %s", n, conf->advice_file);
+	else
+		falcon_error("advise: --save: %s", falcon_errmsg());
+	falcon_conf_free(conf);
+	free(buf);
+	return rv == FALCON_OK ? FALCONCTL_EXIT_OK : FALCONCTL_EXIT_FAIL;
+}
+
 /* advise_all - the advice for o->workload, else for each workload of rel
  * with a GPU job; printed.  An exit code, after saying why. */
 static int advise_all(const struct aopts *o, const struct falcon_rrel *rel, size_t nrel,
@@ -230,6 +266,10 @@ static int advise_all(const struct aopts *o, const struct falcon_rrel *rel, size
 			falcon_error("%s", falcon_errmsg());
 			goto out;
 		}
+	}
+	if (o->save) {
+		rc = save(o, adv, n, &av, nw);
+		goto out;
 	}
 	if (falcon_advise_write(stdout, adv, n, (unsigned)o->gpus, &av,
 				nw->chassis_known ? NULL : nw->chassis_error, o->w.start, o->w.end,
@@ -278,6 +318,7 @@ int falconctl_advise(int argc, char **argv)
 		{ "start", required_argument, NULL, 'S' }, { "end", required_argument, NULL, 'E' },
 		{ "min-jobs", required_argument, NULL, 'm' },
 		{ "format", required_argument, NULL, 'o' }, { "config", required_argument, NULL, 'c' },
+		{ "save", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct aopts o = { .w = { .cmd = "advise", .progress = 0 }, .gpus = 1,
@@ -286,7 +327,7 @@ int falconctl_advise(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:g:S:E:m:o:c:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:g:S:E:m:o:c:sh", lo, NULL)) != -1) {
 		falcon_err_t rv = FALCON_OK;
 
 		switch (c) {
@@ -296,6 +337,7 @@ int falconctl_advise(int argc, char **argv)
 		case 'E': end = optarg; break;
 		case 'm': rv = falcon_strtol(optarg, 10, 1, 1000000, &o.min_jobs); break;
 		case 'c': o.config = optarg; break;
+		case 's': o.save = true; break;
 		case 'o':
 			if (strcmp(optarg, "table") && strcmp(optarg, "json")) {
 				falcon_error("advise: --format %s: expected table or json", optarg);

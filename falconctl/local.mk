@@ -5,6 +5,15 @@
 # falconctl/advise.c), its unit test, the cluster test and the
 # bench.
 
+# The advisor's pure part and the report rows it reads, for
+# job_submit_falcon's --falcon-topology=auto (plugin/job_submit.mk): PIC,
+# json-c, no libslurm.
+noinst_LTLIBRARIES += falconctl/libfalcon_advise.la
+falconctl_libfalcon_advise_la_SOURCES = falconctl/advise.c falconctl/advise.h \
+	falconctl/report.c falconctl/report.h
+falconctl_libfalcon_advise_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)
+falconctl_libfalcon_advise_la_LIBADD = $(JSON_LIBS)
+
 bin_PROGRAMS += falconctl/falconctl
 falconctl_falconctl_SOURCES = \
 	falconctl/falconctl.c falconctl/exitcode.h \
@@ -49,3 +58,13 @@ BENCH_TARGETS += bench-report
 bench-report: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/tests/bench/report
+
+# Bench (by hand, no cluster): the replay of a job trace, always-local vs
+# always-falcon vs --falcon-topology=auto's rule (issue 31).
+noinst_PROGRAMS += tests/bench/bench_replay
+tests_bench_bench_replay_SOURCES = tests/bench/bench_replay.c
+tests_bench_bench_replay_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)
+tests_bench_bench_replay_LDADD = falconctl/libfalcon_advise.la $(LIBFALCON_CORE) $(JSON_LIBS) -lm
+BENCH_TARGETS += bench-replay
+bench-replay: tests/bench/bench_replay
+	tests/bench/bench_replay $${BENCH_JOBS:-400} $${BENCH_SEED:-1}

@@ -41,7 +41,15 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/licenses.h"
 #include "src/slurmctld/slurmctld.h"
+/* gres_get_node_used(): src/common/gres.h up to 23.02, src/interfaces/ from 23.11 */
+#if __has_include("src/interfaces/gres.h")
+#include "src/interfaces/gres.h"
+#else
+#include "src/common/gres.h"
+#endif
 #pragma GCC diagnostic pop
+
+#include <json-c/json.h>
 
 #include "core/conf.h"
 #include "core/falcon_err.h"
@@ -49,6 +57,7 @@
 #include "core/log.h"
 #include "core/fleet.h"
 #include "core/policy.h"
+#include "falconctl/advise.h"
 
 const char plugin_name[] = "falcon-slurm partition policies and chassis pool licenses";
 const char plugin_type[] = "job_submit/falcon";
@@ -106,8 +115,22 @@ int init(void)
 	return SLURM_SUCCESS;
 }
 
+/* The history `falconctl advise --save` wrote (falcon.conf's AdviceFile),
+ * for --falcon-topology=auto; under g.lock. */
+static struct {
+	char path[4096];
+	struct stat st;
+	bool seen;                 /* st is valid (st_ino 0: no file) */
+	struct falcon_rrel *rows;  /* malloc'd */
+	size_t n;
+} adv;
+
 int fini(void)
 {
+	free(adv.rows);
+	adv.rows = NULL;
+	adv.n = 0;
+	adv.seen = false;
 	falcon_conf_free(g.conf);
 	g.conf = NULL;
 	g.seen = false;
@@ -776,6 +799,289 @@ static bool het_move(uint32_t offset, char **lic)
 	return true;
 }
 
+/*
+ * advice_refresh - (re)read the AdviceFile of c when it changed (as
+ * conf_refresh() watches falcon.conf).  A file that does not parse keeps
+ * the rows read before; none at all leaves no rows (auto then decides by
+ * what is free now).  Logged once per change.  g.lock held.
+ */
+static void advice_refresh(const struct falcon_conf *c)
+{
+	struct falcon_rrel *rows = NULL;
+	json_object *o;
+	struct stat st;
+	size_t n = 0;
+
+	if (strcmp(c->advice_file, adv.path) != 0) {
+		snprintf(adv.path, sizeof(adv.path), "%s", c->advice_file);
+		adv.seen = false;
+	}
+	if (stat(adv.path, &st) != 0) {
+		if (!adv.seen || adv.st.st_ino != 0)
+			falcon_info("AdviceFile %s: %s: --falcon-topology=auto decides by what is "
+				    "free now (`falconctl advise --save` writes it)", adv.path,
+				    strerror(errno));
+		memset(&adv.st, 0, sizeof(adv.st));
+		adv.seen = true;
+		free(adv.rows);
+		adv.rows = NULL;
+		adv.n = 0;
+		return;
+	}
+	if (adv.seen && same_file(&st, &adv.st))
+		return;
+	adv.st = st;
+	adv.seen = true;
+	o = json_object_from_file(adv.path);
+	if (o == NULL || falcon_advice_rows(o, &rows, &n) != FALCON_OK) {
+		falcon_error("AdviceFile %s: %s; %s", adv.path,
+			     o == NULL ? json_util_get_last_err() : falcon_errmsg(),
+			     adv.rows ? "keeping the history read before" : "no history in use");
+		json_object_put(o);
+		return;
+	}
+	json_object_put(o);
+	free(adv.rows);
+	adv.rows = rows;
+	adv.n = n;
+	falcon_info("AdviceFile %s: %zu workload/topology rows", adv.path, n);
+}
+
+/* pool_free - how many of pool's GPU licenses a job could take now
+ * (spec_fits_now(), by bisection up to the configured total). */
+static uint32_t pool_free(const char *lic, uint32_t total)
+{
+	uint32_t lo = 0, hi = total, mid;
+	char *spec;
+	bool fits;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		spec = xstrdup_printf("%s:%u", lic, mid);
+		fits = spec_fits_now(spec);
+		xfree(spec);
+		if (fits)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* pool_total - the configured total of license lic (lic_fits(), by
+ * bisection; 0 = none). */
+static uint32_t pool_total(const char *lic)
+{
+	uint32_t lo = 0, hi = 4096, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (lic_fits(lic, mid, NULL))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * avail_now - what is free now for a job of partition part, as `falconctl
+ * advise` reads it from slurm_load_node and falcond: each node of the
+ * partition, its GRES gpu and falcon_gpu configured and not allocated
+ * (nothing free on a node down, drained, failing or not responding), and
+ * each chassis cabled to one of them, its GPU license's total and what a
+ * job could take now (reservations such as falcond's quarantine counted).
+ * Slurm's node read lock is held (job_submit's caller).  The arrays are
+ * xmalloc'd (xfree).
+ */
+static void avail_now(const struct falcon_conf *fc, const char *part, struct falcon_avail *av,
+		      struct falcon_anode **nodes, struct falcon_achassis **chs)
+{
+	part_record_t *p = find_part_record((char *)part);
+	bool *seen = xcalloc(fc->nchassis ? fc->nchassis : 1, sizeof(bool));
+	node_record_t *np;
+	size_t nn = 0, nc = 0, k;
+	int i;
+
+	*nodes = xcalloc(node_record_count ? node_record_count : 1, sizeof(**nodes));
+	*chs = xcalloc(fc->nchassis ? fc->nchassis : 1, sizeof(**chs));
+	for (i = 0; p != NULL && p->node_bitmap != NULL && (np = next_node(&i)); i++) {
+		struct falcon_anode *d = &(*nodes)[nn];
+		const struct falcon_host_conf *h;
+		char *used;
+		bool up;
+
+		if (!bit_test(p->node_bitmap, np->index))
+			continue;
+		up = !IS_NODE_DOWN(np) && !IS_NODE_DRAIN(np) && !IS_NODE_FAIL(np) &&
+		     !IS_NODE_NO_RESPOND(np);
+		used = gres_get_node_used(np->gres_list);
+		snprintf(d->name, sizeof(d->name), "%s", np->name);
+		d->gpus = (uint32_t)falcon_gres_count(np->gres, "gpu");
+		d->falcon_gpus = (uint32_t)falcon_gres_count(np->gres, "falcon_gpu");
+		d->gpus_free = up ? d->gpus - (uint32_t)MIN(falcon_gres_count(used, "gpu"),
+							   d->gpus) : 0;
+		d->falcon_gpus_free = up ? d->falcon_gpus -
+			(uint32_t)MIN(falcon_gres_count(used, "falcon_gpu"), d->falcon_gpus) : 0;
+		xfree(used);
+		nn++;
+		if ((h = falcon_conf_host(fc, np->name)) == NULL)
+			continue;
+		for (k = 0; k < fc->nchassis; k++)
+			if (!seen[k] && strcmp(fc->chassis[k].name, h->chassis) == 0) {
+				struct falcon_achassis *c = &(*chs)[nc++];
+				char lic[FALCON_NAME_LEN + 8];
+
+				seen[k] = true;
+				snprintf(c->name, sizeof(c->name), "%s", h->chassis);
+				if (falcon_license_name(h->chassis, FALCON_DEV_GPU, lic,
+							sizeof(lic)) == FALCON_OK) {
+					c->gpus = pool_total(lic);
+					c->gpus_free = pool_free(lic, c->gpus);
+				}
+			}
+	}
+	xfree(seen);
+	av->nodes = *nodes;
+	av->nnodes = nn;
+	av->chassis = *chs;
+	av->nchassis = nc;
+	av->chassis_known = true;
+}
+
+/* tres_auto - old (a tres_per_node) with its gpu and falcon_gpu entries
+ * replaced by local gpu and falcon falcon_gpu ones, in old's spelling
+ * ("gres:" up to 22.05, "gres/" after); xmalloc'd. */
+static char *tres_auto(const char *old, unsigned local, unsigned falcon)
+{
+	const char *pre = old != NULL && strstr(old, "gres/") != NULL ? "gres/" : "gres:";
+	char *out = NULL, *copy = xstrdup(old ? old : ""), *save = NULL, *e;
+
+	for (e = strtok_r(copy, ",", &save); e != NULL; e = strtok_r(NULL, ",", &save)) {
+		const char *name = e + (strncmp(e, "gres", 4) == 0 && (e[4] == ':' || e[4] == '/')
+					? 5 : 0);
+		size_t len = strcspn(name, ":=");
+
+		if (name != e && ((len == 3 && strncmp(name, "gpu", 3) == 0) ||
+				  (len == 10 && strncmp(name, "falcon_gpu", 10) == 0)))
+			continue;
+		xstrfmtcat(out, "%s%s", out ? "," : "", e);
+	}
+	if (local > 0)
+		xstrfmtcat(out, "%s%sgpu:%u", out ? "," : "", pre, local);
+	if (falcon > 0)
+		xstrfmtcat(out, "%s%sfalcon_gpu:%u", out ? "," : "", pre, falcon);
+	xfree(copy);
+	return out;
+}
+
+/*
+ * auto_topology - --falcon-topology=auto (SPANK_FALCON_TOPOLOGY=auto in the
+ * job's spank_job_env): the job's N GPUs (gres gpu + falcon_gpu) rewritten
+ * as the topology falcon_advise_auto() chooses among those the partition's
+ * policy allows, from the AdviceFile's history of the job's workload (its
+ * --comment, else its name) and what is free now; the choice and its
+ * reason told to the user (*msg, xmalloc'd) and put in the AdminComment
+ * (falcon:auto=TOPOLOGY until the prolog's tag, which keeps auto=1).  A job
+ * without auto is left alone (SLURM_SUCCESS, *msg NULL); one asking for no
+ * GPU is refused (ESLURM_INVALID_GRES with *msg).  judge() then applies the
+ * policy and the pool licenses to what was chosen.
+ */
+static int auto_topology(job_desc_msg_t *job, uint32_t uid, char **msg)
+{
+	static const unsigned cand[] = { FALCON_AUTO_LOCAL, FALCON_AUTO_HYBRID, FALCON_AUTO_FALCON };
+	struct falcon_job_opts opts;
+	struct falcon_job_req req = { 0, 0, 0 };
+	struct falcon_avail av = { 0 };
+	struct falcon_anode *nodes = NULL;
+	struct falcon_achassis *chs = NULL;
+	struct falcon_auto out;
+	const char *wl = job->comment && job->comment[0] ? job->comment
+			 : job->name ? job->name : "";
+	char *part = NULL, *save = NULL, *tag = NULL, *t;
+	unsigned allowed = 0, n, k;
+	int rv = SLURM_SUCCESS;
+
+	*msg = NULL;
+	if (falcon_job_opts_parse(job->spank_job_env, job->spank_job_env_size, &opts) != FALCON_OK ||
+	    !opts.topology_auto)
+		return SLURM_SUCCESS; /* judge() refuses a bad option word */
+	if (falcon_tres_parse(job->tres_per_node, &req) != FALCON_OK ||
+	    req.gpus + req.falcon_gpus == 0) {
+		*msg = xstrdup("falcon: --falcon-topology=auto chooses where a job's GPUs come "
+			       "from: ask for them with --gres=gpu:N (or falcon_gpu:N)");
+		return ESLURM_INVALID_GRES;
+	}
+	n = (unsigned)(req.gpus + req.falcon_gpus);
+	pthread_mutex_lock(&g.lock);
+	conf_refresh();
+	if (g.conf == NULL) {
+		pthread_mutex_unlock(&g.lock);
+		return SLURM_SUCCESS; /* judge() says why */
+	}
+	part = xstrdup(job->partition && job->partition[0] ? job->partition : default_part_name);
+	if (part != NULL)
+		strtok_r(part, ",", &save); /* the first partition's nodes and policy */
+	for (k = 0; k < sizeof(cand) / sizeof(cand[0]); k++) {
+		char *tres;
+
+		if (cand[k] == FALCON_AUTO_HYBRID && n < 2)
+			continue;
+		/* hybrid: its most local split, the one the fewest limits refuse */
+		tres = cand[k] == FALCON_AUTO_LOCAL ? xstrdup_printf("gres/gpu:%u", n)
+		       : cand[k] == FALCON_AUTO_HYBRID ? xstrdup_printf("gres/gpu:%u,gres/falcon_gpu:1", n - 1)
+		       : xstrdup_printf("gres/falcon_gpu:%u", n);
+		if (falcon_policy_job(g.conf, part_known, part, tres, NULL, 0, NULL) == FALCON_OK)
+			allowed |= cand[k];
+		xfree(tres);
+	}
+	falcon_err_clear();
+	advice_refresh(g.conf);
+	avail_now(g.conf, part ? part : "", &av, &nodes, &chs);
+	falcon_advise_auto(adv.rows, adv.n, wl, &av, n, allowed, &out);
+	t = out.topo[0] != '\0' ? tres_auto(job->tres_per_node, out.local, out.falcon) : NULL;
+	if (t != NULL && falcon_policy_job(g.conf, part_known, part, t, NULL, 0, NULL) != FALCON_OK) {
+		/* a hybrid split past a limit (MaxFalconGPUs) */
+		snprintf(out.reason, sizeof(out.reason), "its choice %s (%s) is refused: %s",
+			 out.topo, t, falcon_errmsg());
+		out.topo[0] = '\0';
+		xfree(t);
+	}
+	pthread_mutex_unlock(&g.lock);
+	if (t == NULL) {
+		*msg = xstrdup_printf("falcon: --falcon-topology=auto: %s; the job keeps what it "
+				      "asked for", out.reason);
+		falcon_info("uid %u: auto: %s", uid, out.reason);
+		goto done;
+	}
+	falcon_info("uid %u partition %s: auto: tres_per_node '%s' -> '%s' (%s): %s", uid,
+		    part ? part : "(default)", job->tres_per_node ? job->tres_per_node : "", t,
+		    out.topo, out.reason);
+	xfree(job->tres_per_node);
+	job->tres_per_node = t;
+	if (out.local > 0 && out.falcon > 0)
+		t = xstrdup_printf("--gres=gpu:%u,falcon_gpu:%u", out.local, out.falcon);
+	else
+		t = xstrdup_printf("--gres=%s:%u", out.local ? "gpu" : "falcon_gpu",
+				   out.local ? out.local : out.falcon);
+	*msg = xstrdup_printf("falcon: --falcon-topology=auto: %s (%s) by %s: %s", out.topo, t,
+			      out.history ? "the workload's history" : "what is free now",
+			      out.reason);
+	xfree(t);
+	t = xstrdup_printf("%s%s", FALCON_TAG_PREFIX "auto=", out.topo);
+	if (falcon_tag_merge(job->admin_comment, t, &tag) == FALCON_OK) {
+		xfree(job->admin_comment);
+		job->admin_comment = xstrdup(tag);
+	}
+	free(tag);
+	xfree(t);
+done:
+	xfree(nodes);
+	xfree(chs);
+	xfree(part);
+	return rv;
+}
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	char *why = NULL, *lic = NULL, *feat = NULL;
@@ -785,6 +1091,19 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		het_leader = job_desc;
 	else if (job_desc->het_job_offset == NO_VAL)
 		het_leader = NULL;
+
+	rv = auto_topology(job_desc, submit_uid, &why);
+	if (rv != SLURM_SUCCESS || why != NULL) {
+		/* the refusal, or on success what auto chose (sbatch shows it) */
+		if (err_msg != NULL) {
+			xfree(*err_msg);
+			*err_msg = why;
+			why = NULL;
+		}
+		xfree(why);
+		if (rv != SLURM_SUCCESS)
+			return rv;
+	}
 
 	rv = judge(job_desc->partition, job_desc->tres_per_node, job_desc->spank_job_env,
 		   job_desc->spank_job_env_size, job_desc->licenses, job_desc->req_nodes,

@@ -35,6 +35,7 @@ static const struct {
 			    "pack, spread or any" },
 	[FSP_OPT_CHECK] = { "falcon-check", "FALCON_CHECK", "quick|full|off",
 			    "quick, full or off" },
+	[FSP_OPT_TOPOLOGY] = { "falcon-topology", "FALCON_TOPOLOGY", "auto", "auto" },
 };
 
 const char *fsp_option_name(enum fsp_opt opt)
@@ -65,6 +66,8 @@ falcon_err_t fsp_option_check(enum fsp_opt opt, const char *source,
 	else if (value != NULL && opt == FSP_OPT_CHECK &&
 		 falcon_check_from_str(value, &check) == FALCON_OK)
 		canon = falcon_check_str(check);
+	else if (value != NULL && opt == FSP_OPT_TOPOLOGY && strcasecmp(value, "auto") == 0)
+		canon = "auto";
 	if (canon == NULL)
 		return falcon_err_set(FALCON_ERR_INVAL, "%s=%s: expected %s", source,
 				      value ? value : "", opt_table[opt].words_text);

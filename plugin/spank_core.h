@@ -26,11 +26,12 @@ struct fsp_config {
 };
 
 /* The user options and where their words are checked. */
-enum fsp_opt { FSP_OPT_PLACE = 0, FSP_OPT_CHECK };
+enum fsp_opt { FSP_OPT_PLACE = 0, FSP_OPT_CHECK, FSP_OPT_TOPOLOGY, FSP_NOPTS };
 
 /*
  * fsp_option_name/fsp_option_env/fsp_option_words - "falcon-place",
- * "FALCON_PLACE", "pack|spread|any" (and the same for check); static strings.
+ * "FALCON_PLACE", "pack|spread|any" (and the same for check and topology:
+ * "falcon-topology", "FALCON_TOPOLOGY", "auto"); static strings.
  */
 const char *fsp_option_name(enum fsp_opt opt);
 const char *fsp_option_env(enum fsp_opt opt);

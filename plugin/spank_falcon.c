@@ -44,8 +44,8 @@ SPANK_PLUGIN(spank_falcon, 1);
 /* The state of this process's instance; zeroed in slurm_spank_exit. */
 static struct {
 	struct fsp_config cfg;
-	char value[2][FSP_WORD_LEN];   /* indexed by enum fsp_opt; "" = not given */
-	bool given[2];
+	char value[FSP_NOPTS][FSP_WORD_LEN]; /* indexed by enum fsp_opt; "" = not given */
+	bool given[FSP_NOPTS];
 	bool initialized;
 } ctx = {
 	.initialized = false,
@@ -73,7 +73,8 @@ static void log_sink_slurm(falcon_log_level_t level, const char *line, void *arg
 /* The user gave --falcon-place/--falcon-check (remote: Slurm replays it). */
 static int option_cb(int val, const char *optarg, int remote)
 {
-	enum fsp_opt opt = val == FSP_OPT_CHECK ? FSP_OPT_CHECK : FSP_OPT_PLACE;
+	enum fsp_opt opt = val == FSP_OPT_CHECK ? FSP_OPT_CHECK
+			   : val == FSP_OPT_TOPOLOGY ? FSP_OPT_TOPOLOGY : FSP_OPT_PLACE;
 	char source[32];
 
 	snprintf(source, sizeof(source), "--%s", fsp_option_name(opt));
@@ -105,6 +106,17 @@ static struct spank_option options[] = {
 			 "the partition's Check= in falcon.conf; env FALCON_CHECK)",
 		.has_arg = 1,
 		.val = FSP_OPT_CHECK,
+		.cb = option_cb,
+	},
+	{
+		.name = "falcon-topology",
+		.arginfo = "auto",
+		.usage = "[falcon] auto: take the job's N GPUs as local GPUs or chassis "
+			 "GPUs, whichever the site's history and what is free now say "
+			 "ends sooner, within the partition's AllowTopologies "
+			 "(job_submit_falcon decides; env FALCON_TOPOLOGY)",
+		.has_arg = 1,
+		.val = FSP_OPT_TOPOLOGY,
 		.cb = option_cb,
 	},
 };
@@ -264,16 +276,20 @@ static int submit_check(spank_context_t context)
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_context_t context = spank_context();
-	const char *defaults[2] = { ctx.cfg.place, ctx.cfg.check };
+	const char *defaults[FSP_NOPTS] = { ctx.cfg.place, ctx.cfg.check, "" };
 	const char *env;
 	spank_err_t err;
 	int opt, rv = -1;
 
 	if (context != S_CTX_ALLOCATOR && context != S_CTX_LOCAL)
 		return 0;
-	if (submit_check(context) < 0)
+	/* with --falcon-topology=auto job_submit_falcon rewrites the GRES
+	 * first: the policy is judged on its choice, not on what was typed */
+	env = getenv(fsp_option_env(FSP_OPT_TOPOLOGY));
+	if (ctx.value[FSP_OPT_TOPOLOGY][0] == '\0' && (env == NULL || *env == '\0') &&
+	    submit_check(context) < 0)
 		goto fail;
-	for (opt = FSP_OPT_PLACE; opt <= FSP_OPT_CHECK; opt++) {
+	for (opt = FSP_OPT_PLACE; opt < FSP_NOPTS; opt++) {
 		if (!ctx.given[opt]) {
 			env = getenv(fsp_option_env(opt));
 			if (env != NULL && *env != '\0') {

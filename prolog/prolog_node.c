@@ -659,6 +659,7 @@ static void tag_job(struct node_run *r)
 	t.busbw = r->busbw;
 	t.algbw = r->algbw;
 	t.degraded = r->topo.degraded;
+	t.auto_topo = r->job.opts.topology_auto;
 	t0 = fp_now_us();
 	if (falcon_tag_build(&t, tag, sizeof(tag)) == NULL ||
 	    fp_slurm_tag(&r->job, tag) != FALCON_OK)

@@ -606,6 +606,7 @@ static falcon_err_t set_value(const struct keydef *k, void *obj, const struct co
 #define G(f) .off = offsetof(struct falcon_conf, f)
 static const struct keydef global_keys[] = {
 	{ .name = "StateDir", .type = V_PATH, G(state_dir) },
+	{ .name = "AdviceFile", .type = V_PATH, G(advice_file) },
 	{ .name = "ListenAddress", .type = V_HOSTPORT, G(listen_address) },
 	{ .name = "StatusListen", .type = V_HOSTPORT, G(status_listen) },
 	{ .name = "FalcondUrl", .type = V_URLS, G(falcond_url) },
@@ -1000,6 +1001,11 @@ static falcon_err_t apply_defaults(struct falcon_conf *c)
 	    (rv = set_default(&c->slurm_user, "slurm")) != FALCON_OK ||
 	    (rv = set_default(&c->run_dir, "/run/falcon")) != FALCON_OK)
 		return rv;
+	if (c->advice_file == NULL &&
+	    asprintf(&c->advice_file, "%s/advice.json", c->state_dir) < 0) {
+		c->advice_file = NULL;
+		return falcon_err_set(FALCON_ERR_NOMEM, "out of memory");
+	}
 	if (c->falcond_url == NULL &&
 	    asprintf(&c->falcond_url, "http://%s", c->listen_address) < 0) {
 		c->falcond_url = NULL;
@@ -1095,6 +1101,7 @@ void falcon_conf_free(struct falcon_conf *c)
 		return;
 	free(c->path);
 	free(c->state_dir);
+	free(c->advice_file);
 	free(c->listen_address);
 	free(c->status_listen);
 	free(c->falcond_url);

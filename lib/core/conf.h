@@ -108,6 +108,10 @@ struct falcon_conf {
 	char *path;                 /* the top-level file loaded */
 	/* globals */
 	char *state_dir;            /* StateDir=, default /var/lib/falcon */
+	char *advice_file;          /* AdviceFile=, default <StateDir>/advice.json:
+				     * `falconctl advise --output`'s history, which
+				     * job_submit_falcon reads for
+				     * --falcon-topology=auto */
 	char *listen_address;       /* ListenAddress= host:port, default 127.0.0.1:6830 */
 	char *status_listen;        /* StatusListen= host:port of falcond's read-only
 				     * status page, NULL (default): none */

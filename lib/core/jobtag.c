@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/jobtag.h"
 #include "core/util.h"
@@ -145,6 +146,12 @@ falcon_err_t falcon_job_opts_parse(char *const *env, size_t n, struct falcon_job
 					      "falcon-check=%s: expected quick, full or off", v);
 		out->check_set = true;
 	}
+	if ((v = opt_value(env, n, "TOPOLOGY")) != NULL) {
+		if (strcasecmp(v, "auto") != 0)
+			return falcon_err_set(FALCON_ERR_INVAL,
+					      "falcon-topology=%s: expected auto", v);
+		out->topology_auto = true;
+	}
 	return FALCON_OK;
 }
 
@@ -209,8 +216,12 @@ char *falcon_tag_build(const struct falcon_tag *t, char *buf, size_t n)
 		ok = add(buf, n, &off, "%sbusbw=%.1f", sep, t->busbw);
 		sep = ",";
 	}
-	if (ok && t->degraded)
+	if (ok && t->degraded) {
 		ok = add(buf, n, &off, "%slink=degraded", sep);
+		sep = ",";
+	}
+	if (ok && t->auto_topo)
+		ok = add(buf, n, &off, "%sauto=1", sep);
 	return ok ? buf : NULL;
 }
 
@@ -390,6 +401,8 @@ falcon_err_t falcon_tag_parse(const char *comment, struct falcon_tag *out)
 			*(KEY("busbw") ? &out->busbw : &out->algbw) = d;
 		} else if (KEY("link")) {
 			out->degraded = vlen == 8 && memcmp(v, "degraded", 8) == 0;
+		} else if (KEY("auto")) {
+			out->auto_topo = vlen == 1 && *v == '1';
 		}
 #undef KEY
 		p = comma ? comma + 1 : end;

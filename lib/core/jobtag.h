@@ -48,13 +48,15 @@ struct falcon_job_opts {
 	falcon_place_t place;
 	bool check_set;
 	falcon_check_t check;
+	bool topology_auto; /* --falcon-topology=auto: job_submit_falcon chose the topology */
 };
 
 /*
  * falcon_job_opts_parse - the falcon options from a job's SPANK environment
  * (env: n "NAME=VALUE" strings, as job_info.spank_job_env; NULL entries are
- * skipped).  Names: SPANK_FALCON_PLACE / FALCON_PLACE and SPANK_FALCON_CHECK
- * / FALCON_CHECK (spank_job_control_setenv() stores the SPANK_ prefixed
+ * skipped).  Names: SPANK_FALCON_PLACE / FALCON_PLACE, SPANK_FALCON_CHECK
+ * / FALCON_CHECK and SPANK_FALCON_TOPOLOGY / FALCON_TOPOLOGY (the one
+ * value "auto"; spank_job_control_setenv() stores the SPANK_ prefixed
  * name; the plain one is accepted too); the SPANK_ name wins when both are
  * there.  An unknown value is FALCON_ERR_INVAL naming it (*out keeps what
  * was parsed before).  *out is zeroed first.
@@ -71,12 +73,14 @@ struct falcon_tag {
 	double busbw;       /* GB/s; < 0 = not measured (left out) */
 	double algbw;       /* GB/s; written instead of busbw with one GPU; < 0 = none */
 	bool degraded;      /* link=degraded */
+	bool auto_topo;     /* auto=1: --falcon-topology=auto chose topo */
 };
 
 /*
  * falcon_tag_build - the tag "falcon:topo=T,l=N,f=N,nvme=X,check=C,busbw=B"
  * (keys in that order, present ones only; bandwidth with one decimal; with
- * exactly one GPU in all algbw replaces busbw; ",link=degraded" last) into
+ * exactly one GPU in all algbw replaces busbw; ",link=degraded", then
+ * ",auto=1" last) into
  * buf of n bytes.  Returns buf, or NULL when it does not fit.  A tag has no
  * blank and no ';' (see falcon_tag_merge()).
  */

@@ -278,6 +278,18 @@ rc=0; $A --workload no-such-workload >/dev/null 2>"$t_tmp/a.err" || rc=$?
 [ $rc = 1 ] && grep -q "no-such-workload has no GPU job" "$t_tmp/a.err" ||
 	t_fail "advise, unknown workload: exit $rc: $(cat "$t_tmp/a.err")"
 t_ok "advise ($picks) follows report's relative runtime; too little history and unknown workloads said"
+# --save: the same document into falcon.conf's AdviceFile, for
+# job_submit_falcon's --falcon-topology=auto (replaced whole, 0644)
+echo "AdviceFile=$t_tmp/saved/advice.json" >> "$FALCON_CONF"
+mkdir -p "$t_tmp/saved"
+$A --min-jobs 1 --save 2>"$t_tmp/a.err" || t_fail "advise --save: $(cat "$t_tmp/a.err")"
+grep -q "advise: 2 workload(s) written to $t_tmp/saved/advice.json" "$t_tmp/a.err" ||
+	t_fail "advise --save said: $(cat "$t_tmp/a.err")"
+[ "$(stat -c %a "$t_tmp/saved/advice.json")" = 644 ] || t_fail "AdviceFile mode $(stat -c %a "$t_tmp/saved/advice.json")"
+python3 "$t_tmp/advise.py" "$t_tmp/r-topology.json" "$t_tmp/saved/advice.json" >/dev/null ||
+	t_fail "the saved advice differs: $(cat "$t_tmp/saved/advice.json")"
+[ -z "$(ls "$t_tmp/saved" | grep -v '^advice.json$')" ] || t_fail "left beside it: $(ls "$t_tmp/saved")"
+t_ok "advise --save wrote the advice into AdviceFile"
 
 # the node's own GPUs held by a job: the advice flips to the free falcon GPUs
 hold=$(sbatch --parsable -o /dev/null -J hold --gres=gpu:8 --wrap 'sleep 300') || t_fail "sbatch hold"

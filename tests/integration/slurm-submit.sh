@@ -18,7 +18,8 @@
 fp_slurm_node
 s_need_job_submit
 fp_setup "PartitionName=small AllowTopologies=localGPUs,hybridGPUs MaxFalconGPUs=2
-PartitionName=debug MaxFalconGPUs=12 MaxFalconNVMe=1"
+PartitionName=debug MaxFalconGPUs=12 MaxFalconNVMe=1
+AdviceFile=$t_tmp/advice.json"
 good_conf=$(cat "$FALCON_CONF")
 
 fp_slurm_start --license c1_gpu:8,c1_nvme:1 --gpus 8 \
@@ -188,12 +189,61 @@ if [ -f "$spank" ]; then
 	t_ok "spank_falcon refused it in sbatch (command line and #SBATCH): $said"
 fi
 
+# -- --falcon-topology=auto (issue 31): job_submit_falcon takes the job's
+# GPUs as local or chassis GPUs by the workload's history (AdviceFile, as
+# `falconctl advise --save` writes it: bert runs 1.5x as long on falcon
+# GPUs) and what is free now; sbatch tells the user, the tag records it
+cat >"$t_tmp/advice.json" <<'EOA'
+{ "gpus": 4, "min_jobs": 3, "advice": [ { "workload": "bert", "baseline": "localGPUs",
+  "topologies": [
+    { "topology": "localGPUs", "jobs": 5, "elapsed_median_s": 100, "relative": 1.0 },
+    { "topology": "falconGPUs", "jobs": 6, "elapsed_median_s": 150, "relative": 1.5 } ] } ] }
+EOA
+tres() { scontrol show job "$1" | tr ' ' '\n' | sed -n 's/^TresPerNode=//p'; }
+# auto_job WANT_TOPO WANT_GRES [SBATCH_ARGS] - a bert job of 4 GPUs with
+# auto: what sbatch said, its GRES and licenses, the tag it ran with
+auto_job() {
+	jid=$(SLURM_CONF=$t_tmp/client-slurm.conf sbatch --parsable -J bert --falcon-topology=auto \
+		--gres=falcon_gpu:4 ${3:-} -o /dev/null --wrap 'sleep 1' 2>"$t_tmp/sb.err") ||
+		t_fail "sbatch --falcon-topology=auto: $(cat "$t_tmp/sb.err")"
+	grep -q "falcon: --falcon-topology=auto: $1 (--gres=$2) by the workload's history" \
+		"$t_tmp/sb.err" || t_fail "auto job $jid: sbatch said '$(cat "$t_tmp/sb.err")'"
+	tres "$jid" | grep -Eq "^gres[:/]$2\$" || t_fail "auto job $jid: TresPerNode=$(tres "$jid")"
+	s_wait_done "$jid"
+	[ "$(s_job_state "$jid")" = COMPLETED ] || t_fail "auto job $jid: $(s_job_state "$jid")"
+	admin_has "$jid" "falcon:topo=$1,.*auto=1" ||
+		t_fail "auto job $jid ran with tag '$(admin "$jid")', want $1 and auto=1"
+	t_ok "auto: $1 ($(grep -o 'by the .*' "$t_tmp/sb.err" | cut -c1-120)); tag '$(admin "$jid")'"
+}
+admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+admin_has() { admin "$1" | grep -q "$2"; }
+if [ -f "$spank" ]; then
+	# the node's 8 GPUs free: local, the faster.  In partition small,
+	# which refuses falconGPUs: spank_falcon's early check must leave the
+	# typed falcon_gpu:4 to auto
+	auto_job localGPUs gpu:4 "-p small"
+	[ "$(licenses "$jid")" = "(null)" ] || t_fail "auto local job $jid Licenses=$(licenses "$jid")"
+	# the node's GPUs taken: chassis GPUs, free now, rather than a wait
+	blocker=$(sbatch --parsable --gres=gpu:8 -o /dev/null --wrap 'sleep 300') || t_fail "blocker"
+	s_wait_state "$blocker" RUNNING
+	auto_job falconGPUs falcon_gpu:4
+	[ "$(licenses "$jid")" = c1_gpu:4 ] || t_fail "auto falcon job $jid Licenses=$(licenses "$jid")"
+	scancel "$blocker"
+	s_wait_done "$blocker"
+	# auto with no GPU asked: refused, named
+	if SLURM_CONF=$t_tmp/client-slurm.conf sbatch --falcon-topology=auto -o /dev/null \
+		--wrap true >"$t_tmp/sb.out" 2>"$t_tmp/sb.err"; then
+		t_fail "sbatch --falcon-topology=auto without GPUs was accepted"
+	fi
+	grep -q 'falcon: --falcon-topology=auto chooses where a job.s GPUs come from' "$t_tmp/sb.err" ||
+		t_fail "auto without GPUs: $(cat "$t_tmp/sb.err")"
+	t_ok "auto without GPUs refused: $(grep falcon "$t_tmp/sb.err" | head -1)"
+fi
+
 # -- a running job requeued by Slurm (scontrol requeue; preemption and
 # node failures take the same path): its epilog gives the devices back and
 # its AdminComment loses the topology it no longer holds (falcon:released)
 # until it is composed again (issue 32)
-admin() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
-admin_has() { admin "$1" | grep -q "$2"; }
 # requeue_untags GRES TOPO - a job of GRES, tagged falcon:topo=TOPO while
 # it runs, requeued: falcon:released and no topology while it pends
 requeue_untags() {

@@ -284,6 +284,112 @@ START_TEST(test_write_json)
 }
 END_TEST
 
+/* --falcon-topology=auto: the history's pick among the allowed
+ * topologies, else what is free now, local first */
+START_TEST(test_auto)
+{
+	const unsigned all = FALCON_AUTO_LOCAL | FALCON_AUTO_HYBRID | FALCON_AUTO_FALCON;
+	struct falcon_rrel *rel;
+	struct falcon_auto o;
+	size_t n, i;
+
+	reset();
+	rel = rows(bert, ARRAY_SIZE(bert), &n);
+	/* history: local 1.00, falcon 1.97; all free: local */
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "bert-large", &avail, 4, all, &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "localGPUs");
+	ck_assert(o.history && o.local == 4 && o.falcon == 0);
+	ck_assert_ptr_nonnull(strstr(o.reason, "bert-large: localGPUs 1.00"));
+	/* the partition allows falcon GPUs only */
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "bert-large", &avail, 4, FALCON_AUTO_FALCON,
+					    &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "falconGPUs");
+	ck_assert(o.history && o.local == 0 && o.falcon == 4);
+	/* local GPUs taken on every node: falcon, free now, wins */
+	for (i = 0; i < ARRAY_SIZE(nodes); i++)
+		nodes[i].gpus_free = 2;
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "bert-large", &avail, 4, all, &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "falconGPUs");
+	ck_assert(o.history && o.falcon == 4);
+	/* no history of the workload: what is free now (falcon), then local */
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "new-model", &avail, 4, all, &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "falconGPUs");
+	ck_assert(!o.history);
+	ck_assert_ptr_nonnull(strstr(o.reason, "new-model: no advice from history"));
+	reset();
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "new-model", &avail, 4, all, &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "localGPUs");
+	ck_assert_ptr_nonnull(strstr(o.reason, "local GPUs free on 3 nodes"));
+	/* nothing free, local allowed: local (its wait) */
+	for (i = 0; i < ARRAY_SIZE(nodes); i++)
+		nodes[i].gpus_free = 0;
+	pool[0].gpus_free = 0;
+	ck_assert_int_eq(falcon_advise_auto(NULL, 0, "new-model", &avail, 4, FALCON_AUTO_LOCAL |
+					    FALCON_AUTO_FALCON, &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "localGPUs");
+	ck_assert_ptr_nonnull(strstr(o.reason, "nothing is free now"));
+	/* 9 GPUs: no node has 9 local GPUs nor a chassis 9 */
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "new-model", &avail, 9, all, &o), FALCON_OK);
+	ck_assert_str_eq(o.topo, "");
+	ck_assert_ptr_nonnull(strstr(o.reason, "no allowed topology can give 9 GPUs"));
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "x", &avail, 0, all, &o), FALCON_ERR_INVAL);
+	free(rel);
+}
+END_TEST
+
+/* the rows job_submit_falcon reads back from `falconctl advise --save` */
+START_TEST(test_advice_rows)
+{
+	struct falcon_advice a[2];
+	struct falcon_rrel *rel, *back;
+	struct falcon_auto o1, o2;
+	json_object *o;
+	char *buf = NULL;
+	size_t n, nb, len = 0;
+	FILE *f;
+
+	reset();
+	rel = rows(bert, ARRAY_SIZE(bert), &n);
+	ck_assert_int_eq(falcon_advise(rel, n, "bert-large", &avail, 4, 0, &a[0]), FALCON_OK);
+	ck_assert_int_eq(falcon_advise(rel, n, "resnet", &avail, 4, 0, &a[1]), FALCON_OK);
+	ck_assert_ptr_nonnull(f = open_memstream(&buf, &len));
+	ck_assert_int_eq(falcon_advise_write(f, a, 2, 4, &avail, NULL, 10, 20, 0, true), FALCON_OK);
+	fclose(f);
+	ck_assert_ptr_nonnull(o = json_tokener_parse(buf));
+	ck_assert_int_eq(falcon_advice_rows(o, &back, &nb), FALCON_OK);
+	json_object_put(o);
+	ck_assert_uint_eq(nb, 3);
+	ck_assert_str_eq(back[0].workload, "bert-large");
+	ck_assert_str_eq(back[0].topo, "localGPUs");
+	ck_assert_uint_eq(back[0].jobs, 5);
+	ck_assert_uint_eq(back[0].median, 100);
+	ck_assert_str_eq(back[1].topo, "falconGPUs");
+	ck_assert(back[1].rel > 1.96 && back[1].rel < 1.98);
+	ck_assert_str_eq(back[2].workload, "resnet");
+	/* the same choice from the rows read back */
+	pool[0].gpus_free = 8;
+	nodes[0].gpus_free = nodes[1].gpus_free = nodes[2].gpus_free = 0;
+	ck_assert_int_eq(falcon_advise_auto(rel, n, "bert-large", &avail, 4, 7, &o1), FALCON_OK);
+	ck_assert_int_eq(falcon_advise_auto(back, nb, "bert-large", &avail, 4, 7, &o2), FALCON_OK);
+	ck_assert_str_eq(o1.topo, o2.topo);
+	ck_assert_str_eq(o1.reason, o2.reason);
+	free(back);
+	/* bad documents: the member named */
+	o = json_tokener_parse("{\"gpus\":4}");
+	ck_assert_int_eq(falcon_advice_rows(o, &back, &nb), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "advice: expected an array"));
+	ck_assert_ptr_null(back);
+	json_object_put(o);
+	o = json_tokener_parse("{\"advice\":[{\"workload\":\"w\",\"topologies\":"
+			       "[{\"topology\":\"localGPUs\",\"jobs\":\"5\"}]}]}");
+	ck_assert_int_eq(falcon_advice_rows(o, &back, &nb), FALCON_ERR_PARSE);
+	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "advice[0].topologies[0].jobs: expected a number"));
+	json_object_put(o);
+	free(buf);
+	free(rel);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("advise");
@@ -296,6 +402,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_hybrid);
 	tcase_add_loop_test(tc, test_gres, 0, ARRAY_SIZE(gres_cases));
 	tcase_add_test(tc, test_write_json);
+	tcase_add_test(tc, test_auto);
+	tcase_add_test(tc, test_advice_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

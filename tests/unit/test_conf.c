@@ -85,6 +85,7 @@ static void chk_defaults(const struct falcon_conf *c)
 	const struct falcon_partition_conf *p = falcon_conf_partition(c, "batch");
 
 	ck_assert_str_eq(c->state_dir, "/var/lib/falcon");
+	ck_assert_str_eq(c->advice_file, "/var/lib/falcon/advice.json");
 	ck_assert_str_eq(c->listen_address, "127.0.0.1:6830");
 	ck_assert_ptr_null(c->status_listen); /* no status page unless asked */
 	ck_assert_str_eq(c->falcond_url, "http://127.0.0.1:6830");
@@ -124,6 +125,7 @@ static void chk_url_list(const struct falcon_conf *c)
 static void chk_globals(const struct falcon_conf *c)
 {
 	ck_assert_str_eq(c->state_dir, "/srv/falcon/state");
+	ck_assert_str_eq(c->advice_file, "/srv/falcon/advice.json");
 	ck_assert_str_eq(c->listen_address, "0.0.0.0:7000");
 	ck_assert_str_eq(c->falcond_url, "https://ctl.example.com:7000/");
 	ck_assert_str_eq(c->sysfs_root, "/tmp/sim/%h");
@@ -326,6 +328,7 @@ static const struct {
 	{ "comments only", "# nothing\n\n   # indented\n\t\n", chk_defaults },
 	{ "every global",
 	  "StateDir=/srv/falcon/state\n"
+	  "AdviceFile=/srv/falcon/advice.json\n"
 	  "ListenAddress=0.0.0.0:7000\n"
 	  "FalcondUrl=https://ctl.example.com:7000/\n"
 	  "SysfsRoot=/tmp/sim/%h\n"

@@ -78,6 +78,19 @@ START_TEST(test_opts)
 	ck_assert_int_eq(falcon_job_opts_parse(env5, 2, &o), FALCON_OK);
 	ck_assert(!o.place_set && !o.check_set);
 	ck_assert_int_eq(falcon_job_opts_parse(NULL, 0, &o), FALCON_OK);
+	ck_assert(!o.topology_auto);
+	{
+		char *env6[] = { "SPANK_FALCON_TOPOLOGY=auto" };
+		char *env7[] = { "FALCON_TOPOLOGY=AUTO", "SPANK_FALCON_CHECK=off" };
+		char *env8[] = { "SPANK_FALCON_TOPOLOGY=falcon" };
+
+		ck_assert_int_eq(falcon_job_opts_parse(env6, 1, &o), FALCON_OK);
+		ck_assert(o.topology_auto && !o.place_set && !o.check_set);
+		ck_assert_int_eq(falcon_job_opts_parse(env7, 2, &o), FALCON_OK);
+		ck_assert(o.topology_auto && o.check_set);
+		ck_assert_int_eq(falcon_job_opts_parse(env8, 1, &o), FALCON_ERR_INVAL);
+		ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "falcon-topology=falcon: expected auto"));
+	}
 }
 END_TEST
 
@@ -85,16 +98,20 @@ static const struct {
 	struct falcon_tag t;
 	const char *want;
 } build_cases[] = {
-	{ { "hybridGPUs", 4, 4, "falcon", "pass", 19.64, -1, false },
+	{ { "hybridGPUs", 4, 4, "falcon", "pass", 19.64, -1, false, false },
 	  "falcon:topo=hybridGPUs,l=4,f=4,nvme=falcon,check=pass,busbw=19.6" },
-	{ { "falconGPUs", 0, 4, NULL, "warn", 18.0, 30.0, true },
+	{ { "falconGPUs", 0, 4, NULL, "warn", 18.0, 30.0, true, false },
 	  "falcon:topo=falconGPUs,f=4,check=warn,busbw=18.0,link=degraded" },
-	{ { "falconGPUs", 0, 1, NULL, "pass", 0.0, 12.34, false },
+	{ { "falconGPUs", 0, 1, NULL, "pass", 0.0, 12.34, false, false },
 	  "falcon:topo=falconGPUs,f=1,check=pass,algbw=12.3" },
-	{ { "localGPUs", 8, 0, "local", "off", -1, -1, false },
+	{ { "localGPUs", 8, 0, "local", "off", -1, -1, false, false },
 	  "falcon:topo=localGPUs,l=8,nvme=local,check=off" },
-	{ { NULL, 0, 0, "falcon", NULL, -1, -1, false }, "falcon:nvme=falcon" },
-	{ { "bad value", 2, 0, NULL, NULL, -1, -1, false }, "falcon:l=2" },
+	{ { NULL, 0, 0, "falcon", NULL, -1, -1, false, false }, "falcon:nvme=falcon" },
+	{ { "bad value", 2, 0, NULL, NULL, -1, -1, false, false }, "falcon:l=2" },
+	{ { "localGPUs", 4, 0, NULL, "pass", 20.0, -1, false, true },
+	  "falcon:topo=localGPUs,l=4,check=pass,busbw=20.0,auto=1" },
+	{ { "falconGPUs", 0, 2, NULL, NULL, -1, -1, true, true },
+	  "falcon:topo=falconGPUs,f=2,link=degraded,auto=1" },
 };
 
 START_TEST(test_build)
