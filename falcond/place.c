@@ -189,20 +189,16 @@ static bool reachable(const struct falcond_slot *slots, size_t n, size_t i, cons
 	return mode == FALCON_MODE_STANDARD || nh < ADVANCED_HOSTS_PER_DRAWER;
 }
 
-static bool usable(const struct falcond_slot *s, falcon_dev_type_t type)
-{
-	return s->holder == NULL && !s->quarantined && !s->unreachable && s->dev->type == type &&
-	       s->dev->owner[0] == '\0' && strcasecmp(s->dev->health, "Critical") != 0 &&
-	       strcasecmp(s->dev->state, "Absent") != 0;
-}
-
-/* unusable_why - why slots[i] (s) is not a candidate for host, in words
- * (a static string or buf, n bytes): the -v log of a refused compose. */
-static const char *unusable_why(const struct falcond_slot *s, const struct falcond_slot *slots,
-				size_t n, size_t i, const char *host, falcon_mode_t mode,
-				char *buf, size_t len)
+/* why_not - NULL when slots[i] (s) may go to host, else why not in words: a
+ * static string, or buf (len bytes) naming the holder when buf is given
+ * (the -v log of a refused compose).  The device's type is the caller's. */
+static const char *why_not(const struct falcond_slot *s, const struct falcond_slot *slots,
+			   size_t n, size_t i, const char *host, falcon_mode_t mode, char *buf,
+			   size_t len)
 {
 	if (s->holder != NULL) {
+		if (buf == NULL)
+			return "held";
 		snprintf(buf, len, "%s %s", s->dev->owner[0] ? "attached (last read) to a port of"
 			 : "leased to", s->holder);
 		return buf;
@@ -221,7 +217,7 @@ static const char *unusable_why(const struct falcond_slot *s, const struct falco
 		return "drawer unknown";
 	if (!reachable(slots, n, i, host, mode))
 		return "its drawer (half) is taken by other hosts (mode limit)";
-	return "?";
+	return NULL;
 }
 
 static int cmp_slot(const void *a, const void *b, const struct falcond_slot *slots)
@@ -261,18 +257,19 @@ static falcon_err_t pick_type(const struct falcond_slot *slots, size_t n, const 
 	if (want <= 0)
 		return FALCON_OK;
 	for (i = 0; i < n && nc < ARRAY_SIZE(cand); i++)
-		if (usable(&slots[i], type) && reachable(slots, n, i, host, mode) &&
-		    slots[i].dev->drawer >= 0 && slots[i].dev->drawer <= MAX_DRAWERS)
+		if (slots[i].dev->type == type &&
+		    why_not(&slots[i], slots, n, i, host, mode, NULL, 0) == NULL)
 			cand[nc++] = i;
 	if ((int)nc < want) {
-		char why[160];
+		char buf[160];
+		const char *why;
 
 		for (i = 0; i < n; i++)
-			if (slots[i].dev->type == type && !(usable(&slots[i], type) &&
-							    reachable(slots, n, i, host, mode)))
+			if (slots[i].dev->type == type &&
+			    (why = why_not(&slots[i], slots, n, i, host, mode, buf,
+					   sizeof(buf))) != NULL)
 				falcon_verbose("place: %s not usable for %s: %s", slots[i].dev->id,
-					       host, unusable_why(&slots[i], slots, n, i, host,
-								  mode, why, sizeof(why)));
+					       host, why);
 		return falcon_err_set(FALCON_ERR_NORESOURCE,
 				      "%d %s wanted for host %s, %zu free and reachable (%s mode)",
 				      want, falcon_dev_type_str(type), host, nc,

@@ -297,6 +297,23 @@ static bool lic_fits(const char *name, long count, bool *exists)
 	return valid;
 }
 
+/* lic_total - the configured total of license name (slurm.conf Licenses=),
+ * at most hi: the largest count lic_fits() grants, by bisection (no reader
+ * of one total exists in 22.05).  0 when there is no such license. */
+static long lic_total(const char *name, long hi)
+{
+	long lo = 0, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (lic_fits(name, mid, NULL))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
  * pool_refuse - NULL when pool's license of type holds per_node x nodes
  * devices, else the falcon message (xmalloc'd): the pool's total is found
@@ -307,7 +324,7 @@ static char *pool_refuse(const char *pool, falcon_dev_type_t type, int per_node,
 	char name[FALCON_NAME_LEN + 8];
 	const char *what = type == FALCON_DEV_GPU ? "GPUs" : "NVMe";
 	const char *gres = type == FALCON_DEV_GPU ? "falcon_gpu" : "falcon_nvme";
-	long want = (long)per_node * nodes, lo = 0, hi = want - 1, mid;
+	long want = (long)per_node * nodes;
 	bool exists = true;
 
 	if (per_node <= 0 || falcon_license_name(pool, type, name, sizeof(name)) != FALCON_OK)
@@ -320,16 +337,9 @@ static char *pool_refuse(const char *pool, falcon_dev_type_t type, int per_node,
 				      "administrator must add Licenses=%s:<number of %s> "
 				      "(job_submit_falcon(8)); asked %s:%d", pool, name, name,
 				      what, gres, per_node);
-	while (lo < hi) { /* the largest count that fits: the configured total */
-		mid = lo + (hi - lo + 1) / 2;
-		if (lic_fits(name, mid, NULL))
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
 	return xstrdup_printf("falcon: chassis %s has %ld %s; asked %d per node x %u node%s "
-			      "(%s:%d)", pool, lo, what, per_node, nodes, nodes == 1 ? "" : "s",
-			      gres, per_node);
+			      "(%s:%d)", pool, lic_total(name, want - 1), what, per_node, nodes,
+			      nodes == 1 ? "" : "s", gres, per_node);
 }
 
 /* What fleet_fits() needs: the configuration and the job judged (not
@@ -402,6 +412,28 @@ static bool spec_fits_now(char *spec)
 	return ok;
 }
 
+/* lic_free - how many of license name a job could take now, at most hi:
+ * the largest count spec_fits_now() grants, by bisection (no reader of one
+ * license's use exists in all of 22.05 to 24.11). */
+static long lic_free(const char *name, long hi)
+{
+	long lo = 0, mid;
+	char *spec;
+	bool fits;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		spec = xstrdup_printf("%s:%ld", name, mid);
+		fits = spec_fits_now(spec);
+		xfree(spec);
+		if (fits)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
  * fleet_fits - falcon_fleet_fits_fn over slurmctld's licenses: ever, the
  * configured totals (lic_fits()); else what is free now, reservations
@@ -438,34 +470,20 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 /*
  * fleet_backlog - falcon_fleet_backlog_fn over slurmctld's licenses: the
  * GPUs pending jobs claim of chassis c's pool (pending_claims()) minus the
- * GPUs free in it now, the largest count spec_fits_now() grants
- * (bisection, as pool_refuse(): no reader of one license's use
- * exists in all of 22.05 to 24.11).  In GPUs; 0 when the pool has no name.
+ * GPUs free in it now (lic_free()).  In GPUs; 0 when the pool has no name.
  */
 static long fleet_backlog(size_t c, void *arg)
 {
 	const struct fleet_arg *fa = arg;
-	char gname[FALCON_NAME_LEN + 8], *spec;
-	long lo = 0, hi = 1, mid;
-	bool ok;
-	int k;
+	char gname[FALCON_NAME_LEN + 8];
+	long hi = 1;
 
 	if (falcon_license_name(fa->conf->chassis[c].name, FALCON_DEV_GPU, gname,
 				sizeof(gname)) != FALCON_OK)
 		return 0;
 	while (hi < (1L << 20) && lic_fits(gname, hi, NULL)) /* the configured total, bounded */
 		hi *= 2;
-	for (k = 0; lo < hi && k < 40; k++) { /* the largest count free now */
-		mid = lo + (hi - lo + 1) / 2;
-		spec = xstrdup_printf("%s:%ld", gname, mid);
-		ok = spec_fits_now(spec);
-		xfree(spec);
-		if (ok)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return pending_claims(gname, fa->job_id) - lo;
+	return pending_claims(gname, fa->job_id) - lic_free(gname, hi);
 }
 
 /* fixed_pick - the pick of a job whose -w list names hosts on several
@@ -847,43 +865,6 @@ static void advice_refresh(const struct falcon_conf *c)
 	falcon_info("AdviceFile %s: %zu workload/topology rows", adv.path, n);
 }
 
-/* pool_free - how many of pool's GPU licenses a job could take now
- * (spec_fits_now(), by bisection up to the configured total). */
-static uint32_t pool_free(const char *lic, uint32_t total)
-{
-	uint32_t lo = 0, hi = total, mid;
-	char *spec;
-	bool fits;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo + 1) / 2;
-		spec = xstrdup_printf("%s:%u", lic, mid);
-		fits = spec_fits_now(spec);
-		xfree(spec);
-		if (fits)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-/* pool_total - the configured total of license lic (lic_fits(), by
- * bisection; 0 = none). */
-static uint32_t pool_total(const char *lic)
-{
-	uint32_t lo = 0, hi = 4096, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo + 1) / 2;
-		if (lic_fits(lic, mid, NULL))
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 /*
  * avail_now - what is free now for a job of partition part, as `falconctl
  * advise` reads it from slurm_load_node and falcond: each node of the
@@ -936,8 +917,8 @@ static void avail_now(const struct falcon_conf *fc, const char *part, struct fal
 				snprintf(c->name, sizeof(c->name), "%s", h->chassis);
 				if (falcon_license_name(h->chassis, FALCON_DEV_GPU, lic,
 							sizeof(lic)) == FALCON_OK) {
-					c->gpus = pool_total(lic);
-					c->gpus_free = pool_free(lic, c->gpus);
+					c->gpus = (uint32_t)lic_total(lic, 4096);
+					c->gpus_free = (uint32_t)lic_free(lic, c->gpus);
 				}
 			}
 	}

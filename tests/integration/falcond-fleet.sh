@@ -36,19 +36,26 @@ fd_start_falcond
 
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
+# slow_reconcile MS OUT - endpoint reads of c1 take MS each; a reconcile
+# that reads every device (reread) started in the background (its pid in
+# rpid, its answer in OUT), and 1 s later still reading
+slow_reconcile() {
+	fd_sim c1 POST /admin/faults "{\"rules\":[{\"action\":\"latency\",\"method\":\"GET\",\"path\":\"/redfish/v1/Fabrics/PCIe/Endpoints*\",\"ms\":$1}]}" >/dev/null
+	_rb='{"reread":true}'
+	_rc=$(fd_cred POST /v1/reconcile "$_rb")
+	curl -s -o "$2" -X POST -H "Authorization: Munge $_rc" \
+		-H 'Content-Type: application/json' --data-binary "$_rb" \
+		"http://127.0.0.1:$FD_PORT/v1/reconcile" &
+	rpid=$!
+	# the reconcile is reading (its first endpoint GET is under way)
+	sleep 1
+	kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended within 1 s: the chassis was not slow"
+}
+
 # ---- 1. a reconcile reading a slow chassis does not delay a compose --------
 # 500 ms per endpoint read: a reconcile of the 16 devices takes > 8 s
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","path":"/redfish/v1/Fabrics/PCIe/Endpoints*","ms":500}]}' >/dev/null
-rbody='{"reread":true}'
-rc=$(fd_cred POST /v1/reconcile "$rbody")
 t0=$(date +%s%N)
-curl -s -o "$t_tmp/rec.out" -X POST -H "Authorization: Munge $rc" \
-	-H 'Content-Type: application/json' --data-binary "$rbody" \
-	"http://127.0.0.1:$FD_PORT/v1/reconcile" &
-rpid=$!
-# the reconcile is reading (its first endpoint GET is under way)
-sleep 1
-kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended within 1 s: the chassis was not slow"
+slow_reconcile 500 "$t_tmp/rec.out"
 t1=$(date +%s%N)
 fd_expect 200 POST /v1/compose '{"job_id":1,"host":"node1","gpus":2}'
 during=$(ms_since $t1)
@@ -207,14 +214,7 @@ k=$(sed -n 's/.*16 GPU wanted for host node2, \([0-9]*\) free.*/\1/p' "$t_tmp/ou
 [ -n "$k" ] && [ "$k" -gt 0 ] || t_fail "how many GPUs node2 reaches: $(cat "$t_tmp/out")"
 fd_expect 200 POST /v1/compose "{\"job_id\":20,\"host\":\"node2\",\"gpus\":$k}"
 # 300 ms per endpoint read: the reconcile's read of c1 takes ~5 s
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","method":"GET","path":"/redfish/v1/Fabrics/PCIe/Endpoints*","ms":300}]}' >/dev/null
-rc=$(fd_cred POST /v1/reconcile "$rbody")
-curl -s -o "$t_tmp/rec6.out" -X POST -H "Authorization: Munge $rc" \
-	-H 'Content-Type: application/json' --data-binary "$rbody" \
-	"http://127.0.0.1:$FD_PORT/v1/reconcile" &
-rpid=$!
-sleep 1
-kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended within 1 s: the chassis was not slow"
+slow_reconcile 300 "$t_tmp/rec6.out"
 fd_expect 200 POST /v1/decompose '{"job_id":20}'
 kill -0 $rpid 2>/dev/null || t_fail "the reconcile ended before the release did: nothing shown"
 wait $rpid

@@ -289,7 +289,12 @@ grep -q "advise: 2 workload(s) written to $t_tmp/saved/advice.json" "$t_tmp/a.er
 python3 "$t_tmp/advise.py" "$t_tmp/r-topology.json" "$t_tmp/saved/advice.json" >/dev/null ||
 	t_fail "the saved advice differs: $(cat "$t_tmp/saved/advice.json")"
 [ -z "$(ls "$t_tmp/saved" | grep -v '^advice.json$')" ] || t_fail "left beside it: $(ls "$t_tmp/saved")"
-t_ok "advise --save wrote the advice into AdviceFile"
+# an AdviceFile it cannot write: exit 1, the path named
+sed -i "s|^AdviceFile=.*|AdviceFile=$t_tmp/no-such-dir/advice.json|" "$FALCON_CONF"
+rc=0; $A --min-jobs 1 --save 2>"$t_tmp/a.err" || rc=$?
+[ $rc = 1 ] && grep -q "advise: --save: .*$t_tmp/no-such-dir/advice.json" "$t_tmp/a.err" ||
+	t_fail "advise --save into a missing directory: exit $rc: $(cat "$t_tmp/a.err")"
+t_ok "advise --save wrote the advice into AdviceFile; an unwritable one is named (exit 1)"
 
 # the node's own GPUs held by a job: the advice flips to the free falcon GPUs
 hold=$(sbatch --parsable -o /dev/null -J hold --gres=gpu:8 --wrap 'sleep 300') || t_fail "sbatch hold"

@@ -238,6 +238,21 @@ if [ -f "$spank" ]; then
 	grep -q 'falcon: --falcon-topology=auto chooses where a job.s GPUs come from' "$t_tmp/sb.err" ||
 		t_fail "auto without GPUs: $(cat "$t_tmp/sb.err")"
 	t_ok "auto without GPUs refused: $(grep falcon "$t_tmp/sb.err" | head -1)"
+	# a bad AdviceFile (a member of the wrong type): slurmctld's log names
+	# the file and the member, and the history read before stays in use
+	cp "$t_tmp/advice.json" "$t_tmp/advice.good"
+	printf '{"advice":[{"workload":"bert","topologies":[{"topology":"localGPUs","jobs":"5"}]}]}\n' \
+		>"$t_tmp/advice.json.new" && mv "$t_tmp/advice.json.new" "$t_tmp/advice.json"
+	jid=$(SLURM_CONF=$t_tmp/client-slurm.conf sbatch --parsable -H -J bert --falcon-topology=auto \
+		--gres=falcon_gpu:4 -o /dev/null --wrap true 2>"$t_tmp/sb.err") ||
+		t_fail "auto with a bad AdviceFile: $(cat "$t_tmp/sb.err")"
+	scancel "$jid"
+	grep -q "AdviceFile $t_tmp/advice.json: advice\[0\].topologies\[0\].jobs: expected a number; keeping the history read before" \
+		"$s_state/log/slurmctld.log" || t_fail "bad AdviceFile: $(grep AdviceFile "$s_state/log/slurmctld.log")"
+	grep -q "localGPUs (--gres=gpu:4) by the workload's history" "$t_tmp/sb.err" ||
+		t_fail "auto with a bad AdviceFile lost its history: $(cat "$t_tmp/sb.err")"
+	mv "$t_tmp/advice.good" "$t_tmp/advice.json"
+	t_ok "bad AdviceFile: named with its member in slurmctld's log, the history before kept"
 fi
 
 # -- a running job requeued by Slurm (scontrol requeue; preemption and
