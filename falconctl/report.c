@@ -465,6 +465,12 @@ falcon_err_t falcon_report_devices(const struct falcon_rhist *h, size_t nh,
 			falcon_strlcpy(x->chassis, e->chassis, sizeof(x->chassis));
 			falcon_strlcpy(x->device, e->device, sizeof(x->device));
 		}
+		/* a keep (falcond/keep.h): idle time, not a lease of a job */
+		if (strncmp(e->result, "kept warm", 9) == 0) {
+			if (e->released > e->attached)
+				x->idle_h += (double)(e->released - e->attached) / 3600.0;
+			continue;
+		}
 		x->entries++;
 		/* sorted by job id within a device: count the first of a run */
 		if (i == 0 || hp[i - 1]->job_id != e->job_id || strcmp(hp[i - 1]->device, e->device) != 0 ||
@@ -641,12 +647,12 @@ static void write_table(FILE *f, const struct falcon_report *r)
 		if (r->devs_error != NULL)
 			fprintf(f, "unavailable: %s\n", r->devs_error);
 		else
-			fprintf(f, "%-10s %-16s %7s %6s %10s %11s\n", "CHASSIS", "DEVICE", "LEASES",
-				"JOBS", "CHECK_FAIL", "QUARANTINED");
+			fprintf(f, "%-10s %-16s %7s %6s %10s %11s %7s\n", "CHASSIS", "DEVICE", "LEASES",
+				"JOBS", "CHECK_FAIL", "QUARANTINED", "IDLE_H");
 		for (i = 0; i < r->ndevs; i++)
-			fprintf(f, "%-10s %-16s %7zu %6zu %10zu %11zu\n", r->devs[i].chassis,
+			fprintf(f, "%-10s %-16s %7zu %6zu %10zu %11zu %7.2f\n", r->devs[i].chassis,
 				r->devs[i].device, r->devs[i].entries, r->devs[i].jobs,
-				r->devs[i].check_fail, r->devs[i].quarantined);
+				r->devs[i].check_fail, r->devs[i].quarantined, r->devs[i].idle_h);
 	}
 }
 
@@ -764,6 +770,7 @@ static falcon_err_t write_json(FILE *f, const struct falcon_report *r)
 					       json_object_new_int64((int64_t)d->check_fail));
 			json_object_object_add(e, "quarantined",
 					       json_object_new_int64((int64_t)d->quarantined));
+			json_object_object_add(e, "idle_hours", jdouble(d->idle_h, 4));
 			json_object_array_add(a, e);
 		}
 		json_object_object_add(o, "devices", a);

@@ -123,6 +123,10 @@ struct falcon_rdev {
 	size_t jobs;                    /* distinct jobs */
 	size_t check_fail;              /* leases whose job's check failed */
 	size_t quarantined;             /* leases that ended in quarantine */
+	double idle_h;                  /* hours kept warm on a node with no job
+					 * (falcond's KeepWarm=: history results
+					 * "kept warm; ..."; not counted in
+					 * entries) */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include "compose.h"
 #include "detach.h"
 #include "inventory.h"
+#include "keep.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -122,7 +123,8 @@ static falcon_err_t compose_repeat(struct compose_ctx *x)
 	for (i = 0, old = NULL; i < st->ledger->nleases && old == NULL; i++) {
 		struct falcon_lease *l = &st->ledger->leases[i];
 
-		if (l->job_id == r->job_id && strcmp(l->host, r->host) == 0 && !falcond_lease_in_flight(l))
+		if (l->job_id == r->job_id && strcmp(l->host, r->host) == 0 &&
+		    !falcond_lease_in_flight(l) && !falcond_lease_kept(l))
 			old = l;
 	}
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
@@ -149,6 +151,54 @@ static falcon_err_t compose_repeat(struct compose_ctx *x)
 	}
 	pthread_mutex_unlock(&st->lock);
 	return rv;
+}
+
+/*
+ * compose_reuse - devices kept warm on the host (keep.h) that serve the
+ * request are the answer, with no chassis request: a new lease of them,
+ * active, written before the answer (x->answered) (ch->lock held: a
+ * reconcile cannot release the kept lease meanwhile; takes st->lock).
+ * Nothing kept that fits: FALCON_OK and the compose goes on.
+ */
+static falcon_err_t compose_reuse(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	const struct falcon_compose_req *r = x->r;
+	unsigned long long idle = 0, gen;
+	struct falcon_lease *k;
+	char from[FALCON_LEASE_ID_LEN];
+	long long kept_ms;
+	falcon_err_t rv;
+
+	pthread_mutex_lock(&st->lock);
+	k = falcond_keep_find(st->ledger, st->conf, r, x->h->name,
+			      st->conf->keep_warm_reset != NULL, falcond_now_ms());
+	if (k == NULL || falcond_live_has(x->ch, k->id)) {
+		pthread_mutex_unlock(&st->lock);
+		return FALCON_OK;
+	}
+	falcon_strlcpy(from, k->id, sizeof(from));
+	kept_ms = k->kept_ms;
+	rv = falcond_keep_take(st->ledger, k, r, falcond_now_ms(), x->out, &idle);
+	if (rv != FALCON_OK) {
+		pthread_mutex_unlock(&st->lock);
+		return rv;
+	}
+	x->ch->idle_gpu_ms += idle;
+	st->kept_reused++;
+	gen = ++st->gen;
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
+	rv = falcond_commit_upto_locked(st, gen);
+	pthread_mutex_unlock(&st->lock);
+	x->answered = true;
+	if (rv != FALCON_OK)
+		return rv; /* the lease stays in memory: the prolog's retry is answered from it */
+	falcon_info("lease %s: job %u on %s: %zu device(s) kept warm in lease %s for %.1f s, "
+		    "reused%s; no chassis request", x->out->id, r->job_id, r->host, x->out->ndevs,
+		    from, (double)(falcond_now_ms() - kept_ms) / 1000.0,
+		    x->out->reset ? " by another user (KeepWarmReset= first)" : "");
+	return FALCON_OK;
 }
 
 /* compose_slots - x->slots from x->inv (falcond_place_slots) (ch->lock
@@ -201,17 +251,69 @@ static void compose_lease(struct compose_ctx *x)
 	pthread_mutex_unlock(&x->st->lock);
 }
 
-/* compose_pick - inventory, placement, the lease to make (ch->lock held). */
+/*
+ * compose_evict - the kept lease of the chassis kept longest (keep.h) is
+ * released for this compose, which lacks free devices: Slurm counts kept
+ * devices as free, so the job holding their license gets them (never
+ * starve another node).  Detached with ch->lock held (as a reconcile
+ * does), committed (takes st->lock).  Returns false when none is kept.
+ */
+static bool compose_evict(struct compose_ctx *x)
+{
+	struct falcond_state *st = x->st;
+	char id[FALCON_LEASE_ID_LEN] = "", why[96];
+	long long now = falcond_now_ms(), oldest = 0;
+	size_t i;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < st->ledger->nleases; i++) {
+		const struct falcon_lease *l = &st->ledger->leases[i];
+
+		if (falcond_lease_kept(l) && l->ndevs > 0 &&
+		    strcmp(l->devs[0].chassis, x->ch->cc->name) == 0 &&
+		    !falcond_live_has(x->ch, l->id) && (id[0] == '\0' || l->kept_ms < oldest)) {
+			falcon_strlcpy(id, l->id, sizeof(id));
+			oldest = l->kept_ms;
+		}
+	}
+	if (id[0] != '\0') {
+		x->ch->idle_gpu_ms += falcond_keep_idle_ms(falcond_ledger_lease(st->ledger, id), now);
+		st->kept_evicted++;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (id[0] == '\0')
+		return false;
+	falcon_info("lease %s: kept warm; released for job %u on %s, short of free devices", id,
+		    x->r->job_id, x->r->host);
+	snprintf(why, sizeof(why), FALCOND_KEEP_RESULT "; released for job %u", x->r->job_id);
+	falcond_release_lease(st, x->ch, id, why, NULL);
+	pthread_mutex_lock(&st->lock);
+	falcond_commit_locked(st);
+	pthread_mutex_unlock(&st->lock);
+	return true;
+}
+
+/* compose_pick - inventory, placement, the lease to make (ch->lock held);
+ * short of free devices, kept ones are released (compose_evict) one lease
+ * at a time until the placement succeeds or none is kept. */
 static falcon_err_t compose_pick(struct compose_ctx *x)
 {
 	falcon_err_t rv;
 
-	rv = falcond_chassis_inventory(x->st, x->ch, &x->inv, false);
-	if (rv == FALCON_OK)
-		rv = compose_slots(x);
-	if (rv == FALCON_OK)
-		rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
-				   x->r->gpus, x->r->nvme, x->picks);
+	for (;;) {
+		rv = falcond_chassis_inventory(x->st, x->ch, &x->inv, false);
+		if (rv == FALCON_OK)
+			rv = compose_slots(x);
+		if (rv == FALCON_OK)
+			rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
+					   x->r->gpus, x->r->nvme, x->picks);
+		if (rv != FALCON_ERR_NORESOURCE ||
+		    (x->r->deadline_ms && falcon_now_ms() >= x->r->deadline_ms) || !compose_evict(x))
+			break;
+		free(x->slots);
+		x->slots = NULL;
+		falcon_inventory_free(&x->inv);
+	}
 	if (rv == FALCON_OK)
 		compose_lease(x);
 	return rv;
@@ -470,6 +572,7 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 
 	if ((rv = compose_resolve(&x)) == FALCON_OK &&
 	    (rv = compose_repeat(&x)) == FALCON_OK && !x.answered &&
+	    (rv = compose_reuse(&x)) == FALCON_OK && !x.answered &&
 	    (rv = compose_pick(&x)) == FALCON_OK &&
 	    (rv = compose_in_time(&x)) == FALCON_OK &&
 	    (rv = compose_record(&x)) == FALCON_OK &&

@@ -12,6 +12,7 @@
 
 #include "decompose.h"
 #include "detach.h"
+#include "keep.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -42,6 +43,36 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
 	return rv;
 }
 
+/*
+ * decompose_keep - lease id kept warm instead of released (keep.h): when
+ * falcond_keep_wanted, its devices stay attached to its host, the lease
+ * turns "kept" and the reconcile thread is woken for its deadline; one
+ * already kept (a retried epilog) stays so (takes st->lock; the caller
+ * commits).  Returns whether it is kept; false leaves it as it was.
+ */
+static bool decompose_keep(struct falcond_state *st, const char *id,
+			   const struct falcon_decompose_req *r)
+{
+	struct falcon_lease *lp;
+	bool kept = false;
+
+	pthread_mutex_lock(&st->lock);
+	lp = falcond_ledger_lease(st->ledger, id);
+	if (lp != NULL && falcond_lease_kept(lp)) {
+		kept = r->keep;
+	} else if (lp != NULL && falcond_keep_wanted(st->ledger, st->conf, lp, r)) {
+		if (falcond_keep_begin(st->ledger, lp, falcond_now_ms()) != FALCON_OK)
+			falcon_warn("%s", falcon_errmsg());
+		kept = true;
+		st->kept_total++;
+		falcon_info("lease %s: job %u's %zu device(s) kept warm on %s for %d s", id,
+			    lp->job_id, lp->ndevs, lp->host, falcond_keep_seconds(st->conf, lp));
+		pthread_cond_broadcast(&st->wake); /* its deadline */
+	}
+	pthread_mutex_unlock(&st->lock);
+	return kept;
+}
+
 /* wait_live - until no lease of r (its lease, or its job's) is live on
  * any chassis (st->lock held, released while waiting). */
 static void wait_live(struct falcond_state *st, const struct falcon_decompose_req *r)
@@ -63,13 +94,13 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	falcon_err_t rv = FALCON_OK;
-	int total_q = 0, n = 0;
+	int total_q = 0, n = 0, nkept = 0;
 
 	for (;;) {
 		char id[FALCON_LEASE_ID_LEN] = "", chname[FALCON_NAME_LEN] = "";
 		struct falcon_lease *lp = NULL;
 		struct falcond_chassis *ch;
-		bool live;
+		bool live, kept = false;
 		size_t i;
 
 		pthread_mutex_lock(&st->lock);
@@ -81,7 +112,8 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 		else /* a dead falcond's in-flight lease is left to settle */
 			for (i = 0; i < st->ledger->nleases && lp == NULL; i++)
 				if (st->ledger->leases[i].job_id == r->job_id &&
-				    !falcond_lease_in_flight(&st->ledger->leases[i]))
+				    !falcond_lease_in_flight(&st->ledger->leases[i]) &&
+				    !falcond_lease_kept(&st->ledger->leases[i]))
 					lp = &st->ledger->leases[i];
 		if (lp != NULL) {
 			falcon_strlcpy(id, lp->id, sizeof(id));
@@ -97,6 +129,12 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			pthread_mutex_lock(&st->lock);
 			falcond_ledger_remove_lease(st->ledger, id);
 			pthread_mutex_unlock(&st->lock);
+		} else if ((kept = decompose_keep(st, id, r))) {
+			pthread_mutex_lock(&st->lock);
+			if (live)
+				falcond_live_del(st, ch, id);
+			pthread_mutex_unlock(&st->lock);
+			nkept++;
 		} else {
 			char result[160];
 
@@ -120,7 +158,8 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			break;
 		json_object_array_add(a, json_object_new_string(id));
 		n++;
-		falcon_info("lease %s: closed", id);
+		if (!kept)
+			falcon_info("lease %s: closed", id);
 	}
 	if (n == 0 && rv == FALCON_OK)
 		rv = r->lease[0] ? falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: no lease %s", r->lease)
@@ -128,6 +167,7 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 						  r->job_id);
 	json_object_object_add(o, "closed", a);
 	json_object_object_add(o, "quarantined", json_object_new_int(total_q));
+	json_object_object_add(o, "kept", json_object_new_int(nkept));
 	if (closed)
 		*closed = o;
 	else

@@ -964,6 +964,11 @@ falcon_err_t falcond_ledger_compact(struct falcond_ledger *lg)
 	return falcond_ledger_save(lg);
 }
 
+bool falcond_lease_kept(const struct falcon_lease *l)
+{
+	return strcmp(l->state, "kept") == 0;
+}
+
 /* falcond_lease_in_flight - a lease in state "composing" or "settling";
  * a dead falcond's unless it is live (state.h, falcond_live_has). */
 bool falcond_lease_in_flight(const struct falcon_lease *l)

@@ -256,6 +256,12 @@ long long falcond_now_ms(void);
  * composing it (its chassis' live set, state.h).
  */
 bool falcond_lease_in_flight(const struct falcon_lease *l);
+/*
+ * falcond_lease_kept - l is kept warm (state "kept", KeepWarm=): its job
+ * ended, its devices stay attached to its host for the next job there
+ * (keep.h); it is no job's lease any more.
+ */
+bool falcond_lease_kept(const struct falcon_lease *l);
 /* falcond_lease_port_first - l->devs[i] is the first device of l on its port. */
 bool falcond_lease_port_first(const struct falcon_lease *l, size_t i);
 /*

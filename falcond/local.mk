@@ -7,7 +7,8 @@ if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
 tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
-	falcond/ledger.c falcond/ledger.h falcond/place.c falcond/place.h
+	falcond/ledger.c falcond/ledger.h falcond/place.c falcond/place.h \
+	falcond/keep.c falcond/keep.h
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)
@@ -29,7 +30,7 @@ TESTS += tests/unit/test_falcond_status
 tests_unit_test_falcond_status_SOURCES = tests/unit/test_falcond_status.c tests/unit/testutil.h \
 	falcond/statuspage.c falcond/statuspage.h falcond/ha.c falcond/ha.h \
 	falcond/confgen.c falcond/confgen.h \
-	falcond/status.c falcond/status.h falcond/state.c falcond/state.h \
+	falcond/status.c falcond/status.h falcond/state.c falcond/state.h falcond/keep.c falcond/keep.h \
 	falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
 	falcond/slurmcheck.c falcond/slurmcheck.h falcond/ledger.c falcond/ledger.h \
 	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
@@ -58,7 +59,7 @@ endif
 # From the top down (doc/ARCHITECTURE.md): main, the HTTP front, the status
 # page, events;
 # compose, decompose, reconcile, quarantine, status; resv, detach;
-# inventory, desc; state; history; place; ledger; confgen, ha.
+# inventory, desc; state; history; place, keep; ledger; confgen, ha.
 sbin_PROGRAMS += falcond/falcond
 falcond_falcond_SOURCES = falcond/main.c \
 	falcond/falcond.c falcond/falcond.h falcond/events.c falcond/events.h \
@@ -70,6 +71,7 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/detach.c falcond/detach.h falcond/inventory.c falcond/inventory.h \
 	falcond/desc.c falcond/desc.h falcond/state.c falcond/state.h \
 	falcond/history.c falcond/history.h falcond/place.c falcond/place.h \
+	falcond/keep.c falcond/keep.h \
 	falcond/ledger.c falcond/ledger.h falcond/confgen.c falcond/confgen.h \
 	falcond/ha.c falcond/ha.h
 falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \

@@ -429,6 +429,7 @@ int main(int argc, char **argv)
 			break;
 		reload_conf(cfg);
 		falcon_info("SIGHUP: reconcile");
+		/* its keeps judged under the new KeepWarm= (keep.h) */
 		falcond_reconcile(&g_st, NULL);
 	}
 stop:

@@ -24,6 +24,7 @@
 #include "desc.h"
 #include "detach.h"
 #include "inventory.h"
+#include "keep.h"
 #include "resv.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -75,16 +76,79 @@ static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 #endif
 }
 
+/*
+ * unusable_nodes - the names of the nodes Slurm has drained, draining,
+ * down or failing, ','-joined between commas (",n1,n2,"; a new string,
+ * caller frees), into *out; NULL when Slurm cannot be asked: their kept
+ * devices (keep.h) go back to the chassis.
+ */
+static void unusable_nodes(struct falcond_state *st, char **out)
+{
+	*out = NULL;
+	if (!st->use_slurm)
+		return;
+#ifdef HAVE_SLURM
+	{
+		node_info_msg_t *msg = NULL;
+		size_t len = 2, off;
+		uint32_t i;
+
+		pthread_once(&slurm_once, slurm_init_once);
+		if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+			falcon_warn("reconcile: slurm_load_node: %s; drained nodes not checked",
+				    slurm_strerror(slurm_get_errno()));
+			return;
+		}
+		for (i = 0; i < msg->record_count; i++)
+			len += msg->node_array[i].name ? strlen(msg->node_array[i].name) + 1 : 0;
+		if ((*out = malloc(len)) != NULL) {
+			strcpy(*out, ",");
+			off = 1;
+			for (i = 0; i < msg->record_count; i++) {
+				const node_info_t *n = &msg->node_array[i];
+				uint32_t base = n->node_state & NODE_STATE_BASE;
+
+				if (n->name == NULL ||
+				    !((n->node_state & (NODE_STATE_DRAIN | NODE_STATE_FAIL)) ||
+				      base == NODE_STATE_DOWN || base == NODE_STATE_UNKNOWN))
+					continue;
+				off += (size_t)sprintf(*out + off, "%s,", n->name);
+			}
+		}
+		slurm_free_node_info_msg(msg);
+	}
+#endif
+}
+
 /* One reconcile pass: what Slurm said, and the counts. */
 struct reconcile_run {
 	uint32_t *jobs;              /* running jobs (owned) */
 	size_t njobs;
+	char *unusable;              /* ",node,...," drained/down (owned), NULL = not checked */
 	int slurm_ok;                /* 0: jobs is what Slurm says; -1: not checked */
 	unsigned long long rolled, closed_gone, closed_job, orphans, errors;
 	unsigned long long late, settling; /* late attaches detached; leases left settling */
 	unsigned long long since;    /* the chassis' change generation when its read
 				      * began (falcond_chassis_gen) */
 };
+
+/*
+ * kept_verdict - why kept lease l (keep.h) goes back to the chassis, or
+ * NULL: its KeepWarm= has passed (the conf now: a reload that lowered it
+ * counts), or its node is drained or down (st->lock held).
+ */
+static const char *kept_verdict(struct reconcile_run *run, const struct falcond_state *st,
+				const struct falcon_lease *l)
+{
+	char pat[FALCON_NAME_LEN + 2];
+
+	if (falcond_keep_deadline(st->conf, l) <= falcond_now_ms())
+		return FALCOND_KEEP_RESULT "; released: KeepWarm= passed";
+	snprintf(pat, sizeof(pat), ",%s,", l->host);
+	if (run->unusable != NULL && strstr(run->unusable, pat) != NULL)
+		return FALCOND_KEEP_RESULT "; released: node drained or down";
+	return NULL;
+}
 
 /*
  * lease_verdict - why lease l of chassis ch must be closed, or NULL: a
@@ -94,7 +158,8 @@ struct reconcile_run {
  * began (run->since) is not judged by the read: the next pass will.
  * In-flight leases are reconcile_settle's.
  */
-static const char *lease_verdict(struct reconcile_run *run, const struct falcond_chassis *ch,
+static const char *lease_verdict(struct reconcile_run *run, const struct falcond_state *st,
+				 const struct falcond_chassis *ch,
 				 const struct falcon_inventory *inv, const struct falcon_lease *l)
 {
 	const char *cn = ch->cc->name;
@@ -116,6 +181,8 @@ static const char *lease_verdict(struct reconcile_run *run, const struct falcond
 			return "gone from the chassis";
 		}
 	}
+	if (falcond_lease_kept(l))
+		return kept_verdict(run, st, l);
 	if (run->slurm_ok != 0)
 		return NULL;
 	for (j = 0; j < run->njobs && run->jobs[j] != l->job_id; j++)
@@ -137,7 +204,7 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 			     const struct falcon_inventory *inv, struct reconcile_run *run)
 {
 	char ids[64][FALCON_LEASE_ID_LEN];
-	char why[64][32];
+	char why[64][64];
 	size_t nids = 0, i;
 
 	pthread_mutex_lock(&st->lock);
@@ -148,7 +215,14 @@ static void reconcile_leases(struct falcond_state *st, struct falcond_chassis *c
 		if (l->ndevs == 0 || strcmp(l->devs[0].chassis, ch->cc->name) != 0 ||
 		    falcond_lease_in_flight(l) || falcond_live_has(ch, l->id))
 			continue;
-		reason = lease_verdict(run, ch, inv, l);
+		reason = lease_verdict(run, st, ch, inv, l);
+		if (reason != NULL && falcond_lease_kept(l)) {
+			/* its idle time ends now (the detach follows) */
+			ch->idle_gpu_ms += falcond_keep_idle_ms(l, falcond_now_ms());
+			st->kept_expired++;
+			falcon_info("reconcile: lease %s (kept warm on %s since job %u): %s", l->id,
+				    l->host, l->job_id, reason);
+		}
 		if (reason != NULL) {
 			falcon_strlcpy(ids[nids], l->id, sizeof(ids[nids]));
 			falcon_strlcpy(why[nids++], reason, sizeof(why[0]));
@@ -382,6 +456,7 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 	size_t c;
 
 	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);
+	unusable_nodes(st, &run.unusable);
 	/* the chassis in parallel: each waits on its own reads */
 	passes = calloc(st->nchassis ? st->nchassis : 1, sizeof(*passes));
 	tids = calloc(st->nchassis ? st->nchassis : 1, sizeof(*tids));
@@ -399,6 +474,7 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 		p->run.jobs = run.jobs;
 		p->run.njobs = run.njobs;
 		p->run.slurm_ok = run.slurm_ok;
+		p->run.unusable = run.unusable;
 		started[c] = st->nchassis > 1 &&
 			     pthread_create(&tids[c], NULL, chassis_pass_main, p) == 0;
 		if (!started[c])
@@ -413,6 +489,7 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 	free(tids);
 	free(started);
 	free(run.jobs);
+	free(run.unusable);
 	pthread_mutex_lock(&st->lock);
 	st->reconcile_runs++;
 	st->rolled_back += run.rolled;
@@ -503,6 +580,20 @@ void *falcond_reconciler(void *arg)
 			long long at = hold_due(st, last_pass);
 
 			due = at >= 0 && (due < 0 || at < due) ? at : due;
+		}
+		{	/* the first keep to end (keep.h), on falcon_now_ms's
+			 * clock; one past at the last pass (its chassis
+			 * unreachable) waits, as a settle deadline does */
+			unsigned cg = falcond_conf_hold(); /* a SIGHUP may reload meanwhile */
+			long long kept = falcond_keep_next(st->ledger, st->conf, last_wall);
+
+			falcond_conf_release(cg);
+
+			if (kept > 0) {
+				long long at = falcon_now_ms() + (kept - falcond_now_ms()) + 50;
+
+				due = due < 0 || at < due ? at : due;
+			}
 		}
 		if (!st->kick && (due < 0 || falcon_now_ms() < due)) {
 			wake_at(st, due);

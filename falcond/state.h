@@ -116,6 +116,9 @@ struct falcond_chassis {
 	unsigned long long detaches;    /* detach requests sent (atomic): a reconcile
 					 * that sent none reads the chassis once */
 	char forget[8][FALCON_NAME_LEN];
+	unsigned long long idle_gpu_ms; /* GPU-ms kept warm (attached, no job) by the
+					 * keeps that ended since start (keep.h;
+					 * st->lock) */
 };
 
 struct falcond_state {
@@ -143,6 +146,7 @@ struct falcond_state {
 	unsigned long long disagree_orphan, disagree_gone, disagree_job, rolled_back;
 	unsigned long long disagree_late; /* attaches of a dead falcond caught late */
 	unsigned long long quarantined_total;
+	unsigned long long kept_total, kept_reused, kept_evicted, kept_expired; /* keep.h */
 	struct falcond_hist_metric compose_lat, decompose_lat;
 };
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "keep.h"
 #include "resv.h"
 #include "core/util.h"
 
@@ -206,6 +207,54 @@ char *falcond_metrics_standby_text(void)
 		      "(a standby exports 0).\n# TYPE falcond_active gauge\nfalcond_active 0\n");
 }
 
+/*
+ * metrics_keep - what KeepWarm= costs and gives (keep.h): the GPU-seconds
+ * devices spent attached with no job (keeps ended since start plus those
+ * running now), the devices kept now, the keeps by outcome (st->lock held).
+ */
+static void metrics_keep(struct sbuf *b, const struct falcond_state *st)
+{
+	long long now = falcond_now_ms();
+	size_t c, i;
+
+	sb_printf(b, "# HELP falcond_attached_idle_gpu_seconds_total GPU-seconds chassis GPUs "
+		      "stayed attached to a node with no job (KeepWarm=).\n"
+		      "# TYPE falcond_attached_idle_gpu_seconds_total counter\n");
+	for (c = 0; c < st->nchassis; c++) {
+		unsigned long long ms = st->ch[c].idle_gpu_ms;
+
+		for (i = 0; i < st->ledger->nleases; i++) {
+			const struct falcon_lease *l = &st->ledger->leases[i];
+
+			if (l->ndevs > 0 && strcmp(l->devs[0].chassis, st->ch[c].cc->name) == 0)
+				ms += falcond_keep_idle_ms(l, now);
+		}
+		sb_printf(b, "falcond_attached_idle_gpu_seconds_total{chassis=\"%s\"} %.3f\n",
+			  st->ch[c].cc->name, (double)ms / 1000.0);
+	}
+	sb_printf(b, "# HELP falcond_kept_devices Devices kept warm on a node now (KeepWarm=).\n"
+		      "# TYPE falcond_kept_devices gauge\n");
+	for (c = 0; c < st->nchassis; c++) {
+		size_t n = 0;
+
+		for (i = 0; i < st->ledger->nleases; i++) {
+			const struct falcon_lease *l = &st->ledger->leases[i];
+
+			if (falcond_lease_kept(l) && l->ndevs > 0 &&
+			    strcmp(l->devs[0].chassis, st->ch[c].cc->name) == 0)
+				n += l->ndevs;
+		}
+		sb_printf(b, "falcond_kept_devices{chassis=\"%s\"} %zu\n", st->ch[c].cc->name, n);
+	}
+	sb_printf(b, "# HELP falcond_keep_total Leases kept warm, and how their keeps ended.\n"
+		      "# TYPE falcond_keep_total counter\n"
+		      "falcond_keep_total{result=\"kept\"} %llu\n"
+		      "falcond_keep_total{result=\"reused\"} %llu\n"
+		      "falcond_keep_total{result=\"released_for_another\"} %llu\n"
+		      "falcond_keep_total{result=\"expired\"} %llu\n",
+		  st->kept_total, st->kept_reused, st->kept_evicted, st->kept_expired);
+}
+
 char *falcond_metrics_text(struct falcond_state *st)
 {
 	static const char *const states[] = { "free", "leased", "attached", "quarantined" };
@@ -269,6 +318,7 @@ char *falcond_metrics_text(struct falcond_state *st)
 		      "falcond_reconcile_disagreements_total{kind=\"late_attach\"} %llu\n",
 		  st->disagree_orphan, st->disagree_gone, st->disagree_job, st->rolled_back,
 		  st->disagree_late);
+	metrics_keep(&b, st);
 	metrics_alerting(&b, st);
 	sb_printf(&b, "# HELP falcond_reconcile_runs_total Reconcile passes.\n"
 		      "# TYPE falcond_reconcile_runs_total counter\nfalcond_reconcile_runs_total %llu\n",

@@ -113,7 +113,7 @@ static int run(struct epilog_run *r)
 	json_object *o;
 	falcon_err_t rv;
 	size_t i, n = 0, stuck = 0;
-	bool present[FP_MAX_DEVS];
+	bool present[FP_MAX_DEVS], keep, any;
 	int q = 0, lock;
 	long long t0;
 
@@ -209,8 +209,17 @@ static int run(struct epilog_run *r)
 		json_object_put(o);
 	}
 	falcon_err_clear();
+	/* every device off the bus and none held: falcond may keep them warm
+	 * on the host, by the KeepWarm= of the partition its lease names (its
+	 * other conditions: falcond/keep.h); asked only where falcon.conf sets
+	 * KeepWarm= somewhere, so that a falcond older than it is never sent
+	 * the field */
+	keep = stuck == 0 && reason[0] == '\0';
+	for (i = 0, any = false; keep && i < r->conf->npartitions; i++)
+		any = any || r->conf->partitions[i].keep_warm > 0;
+	keep = keep && any;
 	if ((rv = fp_decompose(r->conf, r->job.id, r->job.node, r->lease.id, r->deadline,
-			       check[0] ? check : NULL, &q)) != FALCON_OK)
+			       check[0] ? check : NULL, keep, &q)) != FALCON_OK)
 		/* falcond's or the chassis' problem, not the node's */
 		falcon_error("job %u: decompose: %s: %s; the lease is left to falcond's "
 			     "reconcile", r->job.id, falcon_strerror(rv), falcon_errmsg());

@@ -264,7 +264,7 @@ falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job
 }
 
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
-			  const char *lease, long long deadline, const char *check,
+			  const char *lease, long long deadline, const char *check, bool keep,
 			  int *quarantined)
 {
 	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
@@ -298,6 +298,8 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 			if (check != NULL && *check != '\0')
 				json_object_object_add(body, "check", json_object_new_string_len(
 							       check, (int)strnlen(check, 127)));
+			if (keep)
+				json_object_object_add(body, "keep", json_object_new_boolean(1));
 			if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
 				json_object_put(resp);
 				resp = NULL;
@@ -333,7 +335,7 @@ void fp_give_back(const struct falcon_conf *conf, uint32_t job, const char *node
 		  const char *lease)
 {
 	if (fp_decompose(conf, job, node, lease, falcon_now_ms() + FP_RESERVE_MS, "rolled back",
-			 NULL) != FALCON_OK)
+			 false, NULL) != FALCON_OK)
 		falcon_error("rollback: decompose job %u on %s: %s (falcond's reconcile will "
 			     "reclaim the lease)", job, node, falcon_errmsg());
 }
@@ -383,7 +385,9 @@ falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const cha
 			if (falcon_proto_lease_from_json(json_object_array_get_idx(leases, i), &l) !=
 			    FALCON_OK)
 				continue;
-			if (l.job_id == job && strcmp(l.host, node) == 0) {
+			/* a lease kept warm is no job's any more (KeepWarm=) */
+			if (l.job_id == job && strcmp(l.host, node) == 0 &&
+			    strcmp(l.state, "kept") != 0) {
 				*out = l;
 				fp_lease_on_host(out);
 				rv = FALCON_OK;

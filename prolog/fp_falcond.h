@@ -91,12 +91,15 @@ bool fp_cause_note(struct fp_cause *c, falcon_err_t e, const char *detail);
  * job's other nodes keep theirs).  *quarantined (may be NULL) gets
  * falcond's count of devices it could not detach.  No lease is FALCON_OK.
  * check (NULL = none) is the job's check verdict, recorded by falcond in
- * each device's history (at most 127 characters are sent).  Retries
+ * each device's history (at most 127 characters are sent).  keep: the
+ * devices are off the node's bus and falcond may keep them attached to the
+ * host for the partition's KeepWarm= (sent only when true, so that a
+ * falcond older than KeepWarm= is never sent the field).  Retries
  * transient errors like fp_compose, never past deadline (falcon_now_ms()).
  * Errors: falcond's (FALCON_ERR_*), the detail set.
  */
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
-			  const char *lease, long long deadline, const char *check,
+			  const char *lease, long long deadline, const char *check, bool keep,
 			  int *quarantined);
 /* Kept back from the prolog's time for giving a lease back (ms). */
 #define FP_RESERVE_MS 5000

@@ -557,6 +557,71 @@ static int bring_up(struct node_run *r, int *lock)
 	return -1;
 }
 
+/*
+ * reset_kept - devices kept warm for another user (the lease's "reset",
+ * falcon.conf KeepWarmReset=): the site's program is run on them before
+ * the job sees them, as "PROG TYPE:BDF..." (TYPE gpu or nvme), within 60 s
+ * or what is left of the budget.  Any other outcome than exit 0 gives
+ * them back (the rollback detaches them: a fresh compose next time) and
+ * requeues the job: it never gets a device that was not reset.  Runs
+ * without the node lock (*lock given back, taken again after).
+ */
+static int reset_kept(struct node_run *r, int *lock)
+{
+	const char *prog = r->conf->keep_warm_reset;
+	char *argv[FP_MAX_DEVS + 2], args[FP_MAX_DEVS][FALCON_BDF_LEN + 8], detail[300];
+	long long end = falcon_now_ms() + 60000, left = r->deadline - RESERVE_MS;
+	size_t i, n = 0;
+	pid_t pid;
+	int st = 0;
+
+	if (!r->lease.reset)
+		return -1;
+	fp_unlock(*lock); /* the rollback below takes it again */
+	*lock = -1;
+	if (prog == NULL)
+		return fail_requeue(r, FALCON_ERR_POLICY, "devices kept warm for another user "
+				    "and no KeepWarmReset= here to reset them");
+	argv[n++] = (char *)prog;
+	for (i = 0; i < r->lease.ndevs && i < FP_MAX_DEVS; i++) {
+		snprintf(args[i], sizeof(args[i]), "%s:%s",
+			 r->lease.devs[i].type == FALCON_DEV_NVME ? "nvme" : "gpu", r->lease.devs[i].bdf);
+		argv[n++] = args[i];
+	}
+	argv[n] = NULL;
+	end = left < end ? left : end;
+	if ((pid = fork()) < 0)
+		return fail_requeue(r, FALCON_ERR_IO, "KeepWarmReset=: fork failed");
+	if (pid == 0) {
+		execv(prog, argv);
+		_exit(127);
+	}
+	for (;;) {
+		struct timespec ts = { 0, 20000000L };
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (falcon_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			snprintf(detail, sizeof(detail), "KeepWarmReset=%s: killed past its time", prog);
+			return fail_requeue(r, FALCON_ERR_TIMEOUT, detail);
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(detail, sizeof(detail), "KeepWarmReset=%s: %s %d on devices kept warm for "
+			 "another user", prog, WIFEXITED(st) ? "exit" : "signal",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		return fail_requeue(r, FALCON_ERR_CHASSIS, detail);
+	}
+	falcon_info("job %u: %zu device(s) kept warm for another user reset by %s", r->job.id,
+		    r->lease.ndevs, prog);
+	*lock = fp_lock(r->conf);
+	return -1;
+}
+
 /* read_topology - the job's topology into r->topo (under the node lock). */
 static falcon_err_t read_topology(struct node_run *r)
 {
@@ -680,6 +745,8 @@ static int steps(struct node_run *r)
 		return rc;
 	if (r->job.req.falcon_gpus + r->job.req.falcon_nvme > 0) {
 		if ((rc = compose(r)) >= 0 || (rc = bring_up(r, &lock)) >= 0)
+			return rc;
+		if ((rc = reset_kept(r, &lock)) >= 0)
 			return rc;
 	}
 	if ((rc = write_topology(r, lock)) >= 0 || (rc = verify(r)) >= 0)

@@ -7,4 +7,4 @@ TESTS += tests/integration/quickstart.sh
 endif
 EXTRA_DIST += tests/integration/quickstart.sh scripts/quickstart.sh \
 	scripts/cluster.sh scripts/lib.sh scripts/install-deps.sh \
-	examples/train.sh examples/falcon-demo.conf.in
+	examples/train.sh examples/falcon-demo.conf.in examples/falcon-keepwarm-reset

@@ -298,6 +298,11 @@ falcon_err_t falcon_proto_parse_decompose(const char *body, size_t len,
 			rv = get_name(what, key, v, r.lease, sizeof(r.lease), false);
 		} else if (strcmp(key, "check") == 0) {
 			rv = get_text(what, key, v, r.check, sizeof(r.check));
+		} else if (strcmp(key, "keep") == 0) {
+			if (!json_object_is_type(v, json_type_boolean))
+				rv = falcon_err_set(FALCON_ERR_PARSE, "%s: keep: expected true or false",
+						    what);
+			r.keep = json_object_get_boolean(v);
 		} else {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: unknown field '%.64s'", what, key);
 		}
@@ -393,6 +398,10 @@ json_object *falcon_proto_lease_json(const struct falcon_lease *l)
 	json_object_object_add(o, "place", json_object_new_string(falcon_place_str(l->place)));
 	json_object_object_add(o, "state", json_object_new_string(l->state));
 	json_object_object_add(o, "created", json_object_new_int64(l->created_ms));
+	if (l->kept_ms)
+		json_object_object_add(o, "kept", json_object_new_int64(l->kept_ms));
+	if (l->reset)
+		json_object_object_add(o, "reset", json_object_new_boolean(1));
 	for (i = 0; i < l->ndevs; i++) {
 		const struct falcon_lease_dev *d = &l->devs[i];
 		json_object *j = json_object_new_object();
@@ -483,6 +492,19 @@ falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *o
 	if ((rv = lget_int(o, "created", 0, LONG_MAX, &x)) != FALCON_OK)
 		return rv;
 	l->created_ms = x;
+	if (json_object_object_get_ex(o, "kept", &v)) {
+		if ((rv = get_int("lease", "kept", v, 1, LONG_MAX, &x)) != FALCON_OK)
+			return rv;
+		l->kept_ms = x;
+	}
+	if ((strcmp(l->state, "kept") == 0) != (l->kept_ms != 0))
+		return falcon_err_set(FALCON_ERR_PARSE, "lease: kept: expected with state \"kept\" "
+				      "and only then");
+	if (json_object_object_get_ex(o, "reset", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return falcon_err_set(FALCON_ERR_PARSE, "lease: reset: expected true or false");
+		l->reset = json_object_get_boolean(v);
+	}
 	if (!json_object_object_get_ex(o, "devices", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return falcon_err_set(FALCON_ERR_PARSE, "lease: devices: expected an array");

@@ -63,6 +63,10 @@ struct falcon_decompose_req {
 	uint32_t job_id;                   /* 0 = by lease */
 	char lease[FALCON_LEASE_ID_LEN];   /* "" = by job */
 	char check[128];                   /* the job's check result for the history, "" = none */
+	bool keep;                         /* the epilog allows falcond to keep the devices
+					    * on the node for the partition's KeepWarm=
+					    * seconds (it removed them from the bus and
+					    * none would not come off); false: detach now */
 };
 
 struct falcon_device_req {
@@ -100,8 +104,15 @@ struct falcon_lease {
 	char host[FALCON_NAME_LEN];
 	char partition[FALCON_NAME_LEN];
 	falcon_place_t place;
-	char state[16];                    /* "composing", "active", "closing" */
+	char state[16];                    /* "composing", "active", "closing", "kept" */
 	long long created_ms;
+	long long kept_ms;                 /* state "kept": when its job's epilog gave
+					    * the devices back to be kept warm (ms since
+					    * the epoch); 0 otherwise ("kept" in JSON,
+					    * written only when set) */
+	bool reset;                        /* (an answer) the devices were kept warm for
+					    * another user: falcon-prolog runs
+					    * KeepWarmReset= on them first ("reset") */
 	size_t ndevs;
 	struct falcon_lease_dev devs[FALCON_PROTO_MAX_DEVS];
 };

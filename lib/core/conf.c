@@ -629,6 +629,7 @@ static const struct keydef global_keys[] = {
 	  .max = 604800 },
 	{ .name = "InventoryReuse", .type = V_INT, G(inventory_reuse), .min = 0, .max = 3600 },
 	{ .name = "UnreachableHold", .type = V_INT, G(unreachable_hold), .min = 0, .max = 86400 },
+	{ .name = "KeepWarmReset", .type = V_PATH, G(keep_warm_reset) },
 	{ .name = "EventListen", .type = V_HOSTPORT, G(event_listen) },
 	{ .name = "EventUrl", .type = V_URL, G(event_url) },
 	{ .name = "EventCertFile", .type = V_PATH, G(event_cert_file) },
@@ -678,6 +679,7 @@ static const struct keydef partition_keys[] = {
 	{ .name = "MinP2PBW_FF", .type = V_GBPS, P(min_p2p_bw_ff), .min = 0, .max = 10000 },
 	{ .name = "MinP2PBW_FL", .type = V_GBPS, P(min_p2p_bw_fl), .min = 0, .max = 10000 },
 	{ .name = "MinP2PBW_LL", .type = V_GBPS, P(min_p2p_bw_ll), .min = 0, .max = 10000 },
+	{ .name = "KeepWarm", .type = V_INT, P(keep_warm), .min = 0, .max = 86400 },
 };
 #undef P
 
@@ -1102,6 +1104,7 @@ void falcon_conf_free(struct falcon_conf *c)
 	free(c->path);
 	free(c->state_dir);
 	free(c->advice_file);
+	free(c->keep_warm_reset);
 	free(c->listen_address);
 	free(c->status_listen);
 	free(c->falcond_url);

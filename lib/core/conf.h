@@ -87,7 +87,7 @@ struct falcon_host_conf {
 };
 
 /* PartitionName= AllowTopologies= MaxFalconGPUs= MaxFalconNVMe= Place= Check=
- * CheckAction= MinBusBW= MinP2PBW_FF= MinP2PBW_FL= MinP2PBW_LL= */
+ * CheckAction= MinBusBW= MinP2PBW_FF= MinP2PBW_FL= MinP2PBW_LL= KeepWarm= */
 struct falcon_partition_conf {
 	char name[FALCON_NAME_LEN]; /* "DEFAULT" holds defaults for the others */
 	unsigned allow_topologies;  /* falcon_conf_topo_t bits; default FALCON_CONF_TOPO_ALL */
@@ -100,6 +100,8 @@ struct falcon_partition_conf {
 	double min_p2p_bw_ff;       /* GB/s bidirectional, 0 = no floor */
 	double min_p2p_bw_fl;
 	double min_p2p_bw_ll;
+	int keep_warm;              /* KeepWarm= seconds a job's devices stay on its
+				     * node for the next job there, 0 = off (default) */
 	const char *file;
 	int line;
 };
@@ -152,6 +154,10 @@ struct falcon_conf {
 				     * last read of a chassis' zones plus its own
 				     * record of its changes, default 60, 0 = read
 				     * at every compose */
+	char *keep_warm_reset;      /* KeepWarmReset= program falcon-prolog runs on
+				     * devices kept warm for another user before
+				     * handing them over; NULL (default): kept
+				     * devices go to the same user only */
 	int unreachable_hold;       /* UnreachableHold= seconds a chassis stays
 				     * unreachable before falcond's reservation
 				     * also holds its free devices, default 30,

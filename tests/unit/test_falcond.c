@@ -2,8 +2,11 @@
  * test_falcond.c - falcond's ledger (round trip, crash safety of the write
  * under SIGKILL, corrupted ledgers refused with a clear error; the log:
  * append and replay, a torn last line, a corrupt line, compaction and a
- * crash in its middle, a failed append) and
- * placement/policy (a table of pack/spread/any, mode limits, refusals).
+ * crash in its middle, a failed append),
+ * placement/policy (a table of pack/spread/any, mode limits, refusals) and
+ * the keep-warm questions (keep.h: when a lease is kept, which kept lease
+ * serves a compose, the split, the deadline under a reload, a kept lease
+ * through the ledger file).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -20,6 +23,7 @@
 
 #include "testutil.h"
 #include "falcond/ledger.h"
+#include "falcond/keep.h"
 #include "falcond/place.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -1029,6 +1033,182 @@ START_TEST(log_write_fails)
 }
 END_TEST
 
+/* ------------------------------------------------------------ keep warm */
+
+/* keep_conf - a falcon.conf with KeepWarm=600 on partition gpu (DEFAULT:
+ * off), KeepWarmReset= when reset; *c (free with falcon_conf_free). */
+static void keep_conf(struct falcon_conf **c, int gpu_keep, bool reset)
+{
+	const char *dir = make_tmpdir("keepconf");
+	char path[4200], text[4800];
+
+	snprintf(path, sizeof(path), "%s/falcon.conf", dir);
+	snprintf(text, sizeof(text),
+		 "StateDir=%s\n%s"
+		 "ChassisName=c1 Url=http://127.0.0.1:1/\n"
+		 "HostName=n1 Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0\n"
+		 "PartitionName=gpu KeepWarm=%d\nPartitionName=other\n",
+		 dir, reset ? "KeepWarmReset=/usr/sbin/falcon-keepwarm-reset\n" : "", gpu_keep);
+	ck_assert_int_eq(falcon_write_file_atomic(path, text, strlen(text), 0600), FALCON_OK);
+	ck_assert_int_eq(falcon_conf_load(path, c), FALCON_OK);
+}
+
+/* kept_lease - lease n on host, uid, partition gpu, ngpu GPUs and nnvme NVMe. */
+static struct falcon_lease kept_lease(unsigned long long n, const char *host, long uid, int ngpu,
+				      int nnvme)
+{
+	struct falcon_lease l = mk_lease(n, host, ngpu + nnvme);
+	size_t i;
+
+	l.uid = uid;
+	snprintf(l.partition, sizeof(l.partition), "gpu");
+	for (i = 0; i < l.ndevs; i++) {
+		l.devs[i].type = (int)i < ngpu ? FALCON_DEV_GPU : FALCON_DEV_NVME;
+		snprintf(l.devs[i].id, sizeof(l.devs[i].id), "drawer1_slot%llu", n * 8 + i + 1);
+	}
+	return l;
+}
+
+START_TEST(keep_wanted)
+{
+	struct falcon_conf *c = NULL;
+	struct falcond_ledger *lg = NULL;
+	struct falcon_lease l = kept_lease(1, "n1", 1000, 2, 0), other = l;
+	struct falcon_decompose_req r = { .keep = true };
+
+	keep_conf(&c, 600, false);
+	ck_assert_int_eq(falcond_ledger_load(make_tmpdir("keepw"), &lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &l), FALCON_OK);
+	ck_assert(falcond_keep_wanted(lg, c, &l, &r));
+	/* the epilog did not ask (a device held, a stuck one) */
+	r.keep = false;
+	ck_assert(!falcond_keep_wanted(lg, c, &l, &r));
+	r.keep = true;
+	/* a failed, warned or broken check goes back to the chassis */
+	snprintf(r.check, sizeof(r.check), "falcon:topo=falconGPUs,f=2,check=fail,busbw=3.1");
+	ck_assert(!falcond_keep_wanted(lg, c, &l, &r));
+	snprintf(r.check, sizeof(r.check), "falcon:topo=falconGPUs,f=2,check=warn");
+	ck_assert(!falcond_keep_wanted(lg, c, &l, &r));
+	snprintf(r.check, sizeof(r.check), "falcon:topo=falconGPUs,f=2,check=error");
+	ck_assert(!falcond_keep_wanted(lg, c, &l, &r));
+	snprintf(r.check, sizeof(r.check), "falcon:topo=falconGPUs,f=2,check=pass,busbw=20.1");
+	ck_assert(falcond_keep_wanted(lg, c, &l, &r));
+	/* a partition without KeepWarm= */
+	snprintf(other.partition, sizeof(other.partition), "other");
+	ck_assert(!falcond_keep_wanted(lg, c, &other, &r));
+	/* a quarantined device */
+	ck_assert_int_eq(falcond_ledger_quarantine(lg, "c1", l.devs[1].id, "test"), FALCON_OK);
+	ck_assert(!falcond_keep_wanted(lg, c, &l, &r));
+	falcond_ledger_free(lg);
+	falcon_conf_free(c);
+}
+END_TEST
+
+START_TEST(keep_find_take)
+{
+	struct falcon_conf *c = NULL;
+	struct falcond_ledger *lg = NULL;
+	struct falcon_lease a = kept_lease(1, "n1", 1000, 4, 1), b = kept_lease(2, "n1", 2000, 2, 0);
+	struct falcon_lease out, *k;
+	struct falcon_compose_req r = { .job_id = 77, .gpus = 2, .uid = 1000 };
+	unsigned long long idle = 0;
+	long long t0 = 1800000000000LL;
+
+	keep_conf(&c, 600, false);
+	snprintf(r.host, sizeof(r.host), "n1");
+	snprintf(r.partition, sizeof(r.partition), "gpu");
+	ck_assert_int_eq(falcond_ledger_load(make_tmpdir("keepf"), &lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &a), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &b), FALCON_OK);
+	/* active leases are no keep */
+	ck_assert_ptr_null(falcond_keep_find(lg, c, &r, "n1", true, t0));
+	ck_assert_int_eq(falcond_keep_begin(lg, falcond_ledger_lease(lg, "L-2"), t0 - 2000),
+			 FALCON_OK);
+	ck_assert_int_eq(falcond_keep_begin(lg, falcond_ledger_lease(lg, "L-1"), t0 - 1000),
+			 FALCON_OK);
+	ck_assert_int_eq(falcond_keep_deadline(c, falcond_ledger_lease(lg, "L-1")), t0 + 599000);
+	ck_assert_int_eq(falcond_keep_next(lg, c, 0), t0 + 598000);
+	ck_assert_int_eq(falcond_keep_next(lg, c, t0 + 598000), t0 + 599000);
+	/* the same user's, though another user's is older */
+	k = falcond_keep_find(lg, c, &r, "n1", true, t0);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->id, "L-1");
+	/* not on another host, not more than it holds, not past the deadline */
+	ck_assert_ptr_null(falcond_keep_find(lg, c, &r, "n2", true, t0));
+	r.gpus = 5;
+	ck_assert_ptr_null(falcond_keep_find(lg, c, &r, "n1", true, t0));
+	r.gpus = 2;
+	ck_assert_ptr_null(falcond_keep_find(lg, c, &r, "n1", true, t0 + 600000));
+	/* another user: only with a reset, and then the oldest */
+	r.uid = 3000;
+	ck_assert_ptr_null(falcond_keep_find(lg, c, &r, "n1", false, t0));
+	k = falcond_keep_find(lg, c, &r, "n1", true, t0);
+	ck_assert_str_eq(k->id, "L-2");
+	/* 2 GPUs and the NVMe of L-1: a new lease, L-1 keeps 2 GPUs */
+	r.uid = 1000;
+	r.nvme = 1;
+	k = falcond_keep_find(lg, c, &r, "n1", false, t0);
+	ck_assert_int_eq(falcond_keep_take(lg, k, &r, t0, &out, &idle), FALCON_OK);
+	ck_assert_str_eq(out.id, "L-3");
+	ck_assert_str_eq(out.state, "active");
+	ck_assert_int_eq(out.job_id, 77);
+	ck_assert_int_eq(out.ndevs, 3);
+	ck_assert(!out.reset);
+	ck_assert_int_eq(out.kept_ms, 0);
+	ck_assert_uint_eq(idle, 2 * 1000); /* 2 GPUs kept 1 s */
+	k = falcond_ledger_lease(lg, "L-1");
+	ck_assert_int_eq(k->ndevs, 2);
+	ck_assert(falcond_lease_kept(k));
+	ck_assert_uint_eq(falcond_keep_idle_ms(k, t0), 2 * 1000);
+	/* another user's (with reset): all of L-2, which goes */
+	r.uid = 1000;
+	r.nvme = 0;
+	r.job_id = 78;
+	k = falcond_ledger_lease(lg, "L-2");
+	ck_assert_int_eq(falcond_keep_take(lg, k, &r, t0, &out, &idle), FALCON_OK);
+	ck_assert(out.reset);
+	ck_assert_ptr_null(falcond_ledger_lease(lg, "L-2"));
+	/* too few: nothing changes */
+	r.gpus = 3;
+	k = falcond_ledger_lease(lg, "L-1");
+	ck_assert_int_eq(falcond_keep_take(lg, k, &r, t0, &out, &idle), FALCON_ERR_NORESOURCE);
+	ck_assert_int_eq(falcond_ledger_lease(lg, "L-1")->ndevs, 2);
+	/* the history: a's job closed as kept, its kept entries closed by the reuse */
+	ck_assert_int_eq(lg->nleases, 3);
+	falcond_ledger_free(lg);
+	falcon_conf_free(c);
+}
+END_TEST
+
+START_TEST(keep_reload_and_file)
+{
+	struct falcon_conf *c = NULL, *lower = NULL;
+	struct falcond_ledger *lg = NULL, *back = NULL;
+	struct falcon_lease a = kept_lease(1, "n1", 1000, 2, 0);
+	const char *dir = make_tmpdir("keepfile");
+	long long t0 = 1800000000000LL;
+
+	keep_conf(&c, 600, false);
+	keep_conf(&lower, 5, false);
+	ck_assert_int_eq(falcond_ledger_load(dir, &lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &a), FALCON_OK);
+	ck_assert_int_eq(falcond_keep_begin(lg, falcond_ledger_lease(lg, "L-1"), t0), FALCON_OK);
+	/* a reload to KeepWarm=5 ends it 5 s after it began */
+	ck_assert_int_eq(falcond_keep_deadline(c, falcond_ledger_lease(lg, "L-1")), t0 + 600000);
+	ck_assert_int_eq(falcond_keep_deadline(lower, falcond_ledger_lease(lg, "L-1")), t0 + 5000);
+	/* through the file and back (a restart keeps the keep) */
+	ck_assert_int_eq(falcond_ledger_save(lg), FALCON_OK);
+	ck_assert_int_eq(falcond_ledger_load(dir, &back), FALCON_OK);
+	ck_assert_int_eq(back->nleases, 1);
+	ck_assert(falcond_lease_kept(&back->leases[0]));
+	ck_assert_int_eq(back->leases[0].kept_ms, t0);
+	falcond_ledger_free(back);
+	falcond_ledger_free(lg);
+	falcon_conf_free(lower);
+	falcon_conf_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("falcond");
@@ -1061,6 +1241,11 @@ int main(void)
 	tcase_add_loop_test(tc, place_refused, 0, (int)ARRAY_SIZE(refusals));
 	tcase_add_test(tc, place_slots);
 	tcase_add_test(tc, reach_known);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("keep warm");
+	tcase_add_test(tc, keep_wanted);
+	tcase_add_test(tc, keep_find_take);
+	tcase_add_test(tc, keep_reload_and_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -291,7 +291,9 @@ START_TEST(test_devices)
 	struct falcon_rhist h[] = {
 		{ "c1", "drawer1_slot1", "n1", "L1", "", "released", 103, 1, 2 },
 		{ "c1", "drawer1_slot1", "n1", "L2", "", "quarantined", 104, 3, 4 },
-		{ "c1", "drawer1_slot1", "n2", "L3", "", "released", 104, 5, 6 },
+		{ "c1", "drawer1_slot1", "n2", "L3", "", "released; kept warm", 104, 5, 6 },
+		/* kept warm 1 h, then reused: idle, no lease of a job */
+		{ "c1", "drawer1_slot1", "n2", "L3", "", "kept warm; reused by job 105", 104, 6, 3606 },
 		{ "c1", "drawer1_slot2", "n1", "L4", "fail", "released; check: fail", 103, 1, 2 },
 		{ "c0", "drawer2_slot8", "n1", "L5", "", "released", 999, 1, 0 },
 	};
@@ -306,7 +308,9 @@ START_TEST(test_devices)
 	ck_assert_uint_eq(d[1].jobs, 2);
 	ck_assert_uint_eq(d[1].check_fail, 2); /* job 104's tag says fail */
 	ck_assert_uint_eq(d[1].quarantined, 1);
+	ck_assert_double_eq_tol(d[1].idle_h, 1.0, 1e-9);
 	ck_assert_uint_eq(d[2].check_fail, 1);
+	ck_assert_double_eq_tol(d[2].idle_h, 0.0, 1e-9);
 	free(d);
 	free(j);
 }

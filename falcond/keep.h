@@ -1,0 +1,115 @@
+/*
+ * keep.h - devices kept warm on their node (keep.c; falcon.conf's
+ * KeepWarm=, issue 29): the pure questions of the ledger that decompose,
+ * compose and reconcile ask about a lease kept warm.
+ *
+ * A job's epilog takes its devices off the node's bus (sysfs remove) and
+ * asks for the decompose with "keep": when the job's partition has
+ * KeepWarm= seconds, falcond leaves the devices attached to the host's
+ * port and turns the lease "kept" (no chassis request).  The next compose
+ * on that host of that user (any user when KeepWarmReset= is set, the
+ * prolog then resetting them first) that asks for no more GPUs and NVMe
+ * than are kept is answered with them at once: a new lease, the prolog
+ * rescans the bus and finds them as after an attach.  A kept lease is
+ * released (detached) at its deadline, when a compose anywhere on its
+ * chassis lacks free devices (never starve another node: Slurm counts a
+ * kept device as free, so a job holding the license gets it), when the
+ * node drains or is down, and when a reload lowers KeepWarm= below its age.
+ *
+ * Above the ledger only: no lock is taken here, the callers hold
+ * st->lock.
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#ifndef FALCOND_KEEP_H
+#define FALCOND_KEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ledger.h"
+
+/* The history results of a kept lease (falcond_ledger_record_release); a
+ * history entry whose result starts with FALCOND_KEEP_RESULT is time the
+ * device spent attached and idle (falconctl report --by device). */
+#define FALCOND_KEEP_RESULT "kept warm"
+
+/*
+ * falcond_keep_seconds - KeepWarm= of lease l's partition in conf (its
+ * PartitionName line, else DEFAULT's, else 0: off), in seconds.
+ */
+int falcond_keep_seconds(const struct falcon_conf *conf, const struct falcon_lease *l);
+
+/*
+ * falcond_keep_deadline - when kept lease l is due for release (ms since
+ * the epoch, the ledger's clock): its kept_ms plus its partition's
+ * KeepWarm= in conf now, so that a reload lowering KeepWarm= shortens
+ * every keep at once.  0 when l is not kept.
+ */
+long long falcond_keep_deadline(const struct falcon_conf *conf, const struct falcon_lease *l);
+
+/*
+ * falcond_keep_wanted - whether a decompose of active lease l asked with
+ * keep (r) keeps it warm: r->keep, its partition's KeepWarm= > 0, no
+ * device of it quarantined in lg, and the job's check verdict (r->check,
+ * the prolog's tag) not check=fail, check=warn or check=error (a device
+ * that failed its check goes back to the chassis, as without KeepWarm).
+ */
+bool falcond_keep_wanted(struct falcond_ledger *lg, const struct falcon_conf *conf,
+			 const struct falcon_lease *l, const struct falcon_decompose_req *r);
+
+/*
+ * falcond_keep_begin - lease l (active, in lg) kept warm at now_ms (ms
+ * since the epoch): each device's history entry of the job is closed
+ * ("released; kept warm") and a kept one opened, state "kept", kept_ms
+ * set.  The caller commits.  FALCON_ERR_NOMEM (a history entry).
+ */
+falcon_err_t falcond_keep_begin(struct falcond_ledger *lg, struct falcon_lease *l,
+				long long now_ms);
+
+/*
+ * falcond_keep_find - the kept lease of lg that can serve compose r on
+ * host (NULL: none; a pointer into lg, valid until it changes): kept on
+ * host, not past its deadline at now_ms, its uid r->uid's or, when
+ * any_user (KeepWarmReset= set), anyone's, holding at least r->gpus GPUs
+ * and r->nvme NVMe.  The same user's is preferred, then the oldest (its
+ * deadline comes first).
+ */
+struct falcon_lease *falcond_keep_find(struct falcond_ledger *lg, const struct falcon_conf *conf,
+				       const struct falcon_compose_req *r, const char *host,
+				       bool any_user, long long now_ms);
+
+/*
+ * falcond_keep_take - a new active lease *out for compose r (job, uid,
+ * partition, place; id "L-<seq>" from lg->seq) made of r->gpus GPUs and
+ * r->nvme NVMe of kept lease k (in lg), added to lg: each device's kept
+ * history entry is closed ("kept warm; reused by job N") and one of the
+ * new lease opened; k loses them (and is removed once empty).  out->reset
+ * is set when k was another user's.  *idle_gpu_ms (may be NULL) gets the
+ * GPU-milliseconds the GPUs taken spent kept, to now_ms.  k is not valid
+ * after the call.  FALCON_ERR_NORESOURCE (k holds too few: nothing
+ * changed); FALCON_ERR_NOMEM adding the new lease (the devices taken are
+ * then in no lease: a reconcile detaches them as orphans).  The caller
+ * commits.
+ */
+falcon_err_t falcond_keep_take(struct falcond_ledger *lg, struct falcon_lease *k,
+			       const struct falcon_compose_req *r, long long now_ms,
+			       struct falcon_lease *out, unsigned long long *idle_gpu_ms);
+
+/*
+ * falcond_keep_idle_ms - the GPU-milliseconds kept lease l has held its
+ * GPUs idle at now_ms (ms since the epoch): (now_ms - kept_ms) x its GPUs;
+ * 0 when not kept.
+ */
+unsigned long long falcond_keep_idle_ms(const struct falcon_lease *l, long long now_ms);
+
+/*
+ * falcond_keep_next - the earliest deadline after after_ms of lg's kept
+ * leases under conf (ms since the epoch), 0 when none: the reconcile
+ * thread wakes then (one already past at its last pass, its chassis
+ * unreachable, waits for the next pass instead of spinning).
+ */
+long long falcond_keep_next(const struct falcond_ledger *lg, const struct falcon_conf *conf,
+			    long long after_ms);
+
+#endif /* FALCOND_KEEP_H */

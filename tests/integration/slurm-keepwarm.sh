@@ -1,0 +1,178 @@
+#!/bin/sh
+# slurm-keepwarm.sh - KeepWarm= (issue #29) on a real two-node cluster: the
+# host (falcon-sim's node1, ports H1/H2: both drawers) and "node2"
+# (scripts/cluster.sh --node2, port H3: drawer 1 only), falcon-prolog and
+# falcon-epilog on both, falcond asking this cluster's slurmctld:
+#   (a) a job's devices stay attached to its node when it ends, and the
+#       next job of the same user there that asks for no more gets them
+#       with no chassis request (falcon-sim counts no PATCH), its own
+#       CUDA_VISIBLE_DEVICES and tag as after a fresh compose;
+#   (b) a job on node2 whose drawer is all kept on the host starts at
+#       once, not requeued: the keeps give way (never starve a node);
+#   (c) falcond SIGKILLed while it keeps devices: after its restart they
+#       are still kept, and reused;
+#   (d) another user's job is not given them without KeepWarmReset=, and
+#       with it is, after the site's reset program ran on each;
+#   (e) a node drained, and a reload lowering KeepWarm=, give back what is
+#       kept: the pool is clean.
+# Skips where namespaces cannot be made.
+#
+# Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/slurm-lib.sh"
+. "$top_srcdir/tests/integration/prolog-lib.sh"
+s_need_slurm
+fp_need
+s_need_netns
+plugin=$top_builddir/plugin/.libs/spank_falcon.so
+[ -f "$plugin" ] || t_skip "spank_falcon.so not built"
+id nobody >/dev/null 2>&1 || t_skip "no user nobody"
+FP_HOST=$(hostname -s)
+case $FP_HOST in node1|node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
+FP_LISTEN=0.0.0.0
+# KeepWarm= as examples/falcon.conf shows it
+keep=$(sed -n '/^[^#]/s/.*KeepWarm=\([0-9][0-9]*\).*/\1/p' "$top_srcdir/examples/falcon.conf" | head -n 1)
+[ -n "$keep" ] || t_fail "examples/falcon.conf shows no KeepWarm="
+fp_setup "PartitionName=debug KeepWarm=$keep
+PartitionName=small KeepWarm=$keep"
+
+conf2=$t_tmp/falcon-node2.conf
+for p in prolog epilog; do
+	cat >"$t_tmp/$p.sh" <<EOS
+#!/bin/sh
+c="$FALCON_CONF"
+[ "\$SLURMD_NODENAME" = node2 ] && c="$conf2"
+exec "$top_builddir/prolog/falcon-$p" -c "\$c" -v 2>>"$t_tmp/slurm-$p-\$SLURMD_NODENAME.log"
+EOS
+	chmod 0755 "$t_tmp/$p.sh"
+done
+s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
+	--spank "$plugin" --spank-args "conf=$FALCON_CONF"
+ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
+[ -n "$ns" ] || t_fail "no namespace index for node2"
+mkconf2() {
+	sed -e "s|^SysfsRoot=.*|SysfsRoot=$SYSFS/%h|" "$FALCON_CONF" >"$conf2"
+	echo "FalcondUrl=http://10.77.$ns.1:$FD_PORT" >>"$conf2"
+}
+mkconf2
+fp_falcond_with_slurm
+out=$t_tmp/out
+mkdir -p "$out" && chmod 1777 "$out"
+
+metric() {
+	curl -s "http://127.0.0.1:$FD_PORT/metrics" | sed -n "s/^$1 //p"
+}
+kept() { metric 'falcond_kept_devices{chassis="c1"}'; }
+# k_job NAME [sbatch options...] - a job that prints its devices; its id in $jid
+k_job() {
+	_n=$1
+	shift
+	jid=$(sbatch --parsable -o "$out/$_n.%j" "$@" \
+		--wrap 'echo "cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"') ||
+		t_fail "$_n: sbatch failed"
+}
+# k_done JOB NAME - COMPLETED, never requeued by falcon, its output
+k_done() {
+	fp_completed "$1"
+	case $(scontrol show job "$1" | sed -n 's/^ *AdminComment=//p') in
+	*requeued*) t_fail "$2: job $1 was requeued: $(scontrol show job "$1" | grep AdminComment)" ;;
+	esac
+	cat "$out/$2.$1"
+}
+wait_kept() {
+	wait_for 60 "$1 device(s) kept" sh -c "[ \"\$(curl -s http://127.0.0.1:$FD_PORT/metrics | sed -n 's/^falcond_kept_devices{chassis=\"c1\"} //p')\" = $1 ]" ||
+		{ tail -n 20 "$t_tmp/falcond.log" "$t_tmp"/slurm-epilog-*.log >&2; t_fail "kept: $(kept), $1 expected"; }
+}
+
+# (a) the host's job of all 8 GPUs ends: all 8 kept on the host
+k_job a1 -w "$FP_HOST" --gres=falcon_gpu:8
+k_done "$jid" a1 >/dev/null
+wait_kept 8
+grep -q "kept warm on $FP_HOST for $keep s" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not say it kept them: $(tail -n 5 "$t_tmp/falcond.log")"
+# the same user's next job of 4: no chassis PATCH at all
+fd_count_on 0
+k_job a2 -w "$FP_HOST" --gres=falcon_gpu:4
+a2=$jid
+line=$(k_done "$a2" a2)
+patches=$(fd_counted PATCH)
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+[ "$patches" = 0 ] || t_fail "(a) job $a2 sent $patches PATCH(es) to the chassis"
+grep -q "job $a2 on $FP_HOST: 4 device(s) kept warm in lease" "$t_tmp/falcond.log" ||
+	t_fail "(a) falcond did not reuse: $(grep "job $a2" "$t_tmp/falcond.log" | tail -n 3)"
+case $line in "cvd=GPU-"*,*,*,*" topo=falconGPUs") ;; *) t_fail "(a) job $a2's environment: $line" ;; esac
+tag=$(scontrol show job "$a2" | sed -n 's/^ *AdminComment=//p')
+case $tag in *falcon:topo=falconGPUs,f=4*) ;; *) t_fail "(a) job $a2's tag: $tag" ;; esac
+[ "$(metric 'falcond_keep_total{result="reused"}')" = 1 ] || t_fail "(a) reused count: $(metric 'falcond_keep_total{result="reused"}')"
+wait_kept 8
+t_ok "(a) 8 GPUs kept on $FP_HOST; job $a2 (same user) reused 4 with no chassis PATCH: $line; $tag"
+
+# (b) node2 reaches drawer 1 only, and all of it is kept on the host
+k_job b1 -w node2 --gres=falcon_gpu:2
+line=$(k_done "$jid" b1)
+case $line in "cvd=GPU-"*,*" topo=falconGPUs") ;; *) t_fail "(b) job $jid on node2: $line" ;; esac
+ev=$(metric 'falcond_keep_total{result="released_for_another"}')
+[ "${ev:-0}" -ge 1 ] || t_fail "(b) no keep released for node2's job"
+t_ok "(b) node2's job $jid ran at once with drawer 1 kept on the host: $ev keep(s) gave way; $line"
+wait_kept 2
+
+# (c) falcond killed while it keeps devices
+fd_stop_falcond -KILL
+FD_NO_SLURM= fd_start_falcond
+[ "$(kept)" = 2 ] || t_fail "(c) kept after the restart: $(kept), 2 before"
+k_job c1 -w node2 --gres=falcon_gpu:2
+line=$(k_done "$jid" c1)
+grep -q "job $jid on node2: 2 device(s) kept warm in lease" "$t_tmp/falcond.log" ||
+	t_fail "(c) job $jid not served from the keep after the restart"
+t_ok "(c) falcond SIGKILLed with 2 devices kept: kept after its restart, job $jid reused them: $line"
+wait_kept 2
+
+# (d) another user's job of 4 on node2: root's 2 kept there give way, it
+# is composed afresh (no KeepWarmReset=)
+d1=$(runuser -u nobody -- sbatch --parsable -o "$out/d1.%j" -w node2 --gres=falcon_gpu:4 \
+	--wrap 'echo "cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"') || t_fail "(d) sbatch as nobody"
+k_done "$d1" d1 >/dev/null
+grep -q "job $d1 on node2: .* kept warm in lease" "$t_tmp/falcond.log" &&
+	t_fail "(d) job $d1 of another user was given kept devices without KeepWarmReset="
+wait_kept 4
+cat >"$t_tmp/reset.sh" <<EOS
+#!/bin/sh
+echo "\$*" >>"$t_tmp/reset.log"
+EOS
+chmod 0755 "$t_tmp/reset.sh"
+echo "KeepWarmReset=$t_tmp/reset.sh" >>"$FALCON_CONF"
+mkconf2
+kill -HUP "$FD_PID"
+wait_for 30 "falcond to reload" grep -q 'SIGHUP: reloaded' "$t_tmp/falcond.log" || t_fail "(d) no reload"
+k_job d2 -w node2 --gres=falcon_gpu:2
+d2=$jid
+line=$(k_done "$d2" d2)
+grep -q "job $d2 on node2: 2 device(s) kept warm in lease .*reused by another user" "$t_tmp/falcond.log" ||
+	t_fail "(d) job $d2 not given nobody's kept devices with KeepWarmReset= set"
+[ "$(wc -w <"$t_tmp/reset.log")" = 2 ] && grep -q '^gpu:0000:[0-9a-f:.]* gpu:0000:' "$t_tmp/reset.log" ||
+	t_fail "(d) the reset program's arguments: $(cat "$t_tmp/reset.log" 2>/dev/null)"
+t_ok "(d) nobody's job $d1 composed afresh; with KeepWarmReset= root's job $d2 got nobody's kept GPUs after '$(cat "$t_tmp/reset.log")': $line"
+wait_kept 4
+
+# (e) a keep on the host too; node2 drained: its keeps go at the next
+# reconcile, the host's stays; a reload lowering KeepWarm= ends that one
+k_job e1 -w "$FP_HOST" --gres=falcon_gpu:2
+k_done "$jid" e1 >/dev/null
+wait_kept 6
+hosts_kept() {
+	fd_ledger_copy "$t_tmp/ledger.tmp"
+	python3 -c 'import json,sys
+print(" ".join(sorted(l["host"] for l in json.load(open(sys.argv[1]))["leases"] if l["state"] == "kept")))' \
+		"$t_tmp/ledger.tmp"
+}
+node2_free() { case $(hosts_kept) in *node2*) return 1 ;; esac; }
+scontrol update nodename=node2 state=drain reason=keepwarm-test
+"$FALCONCTL" reconcile >/dev/null || t_fail "(e) falconctl reconcile"
+wait_for 30 "node2's keeps to go" node2_free || t_fail "(e) node2 drained, still kept: $(hosts_kept)"
+scontrol update nodename=node2 state=resume
+[ "$(hosts_kept)" = "$FP_HOST" ] || t_fail "(e) kept after node2's drain: '$(hosts_kept)'"
+grep -q 'kept warm; released: node drained' "$t_tmp/falcond.log" || t_fail "(e) no drain release logged"
+sed -i "s/KeepWarm=$keep/KeepWarm=1/" "$FALCON_CONF"
+kill -HUP "$FD_PID"
+fp_wait_pool_clean 60
+t_ok "(e) node2 drained: its keeps released, the host's kept; KeepWarm=1 reloaded: pool clean; idle GPU-s $(metric 'falcond_attached_idle_gpu_seconds_total{chassis="c1"}')"
