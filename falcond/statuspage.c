@@ -93,7 +93,7 @@ static json_object *jarr(json_object *o, const char *key)
 /* A slot as the page shows it. */
 struct slot {
 	const char *chassis, *device, *kind, *model, *health, *lease;
-	const char *state;     /* free, leased, settling, attached, quarantined, absent */
+	const char *state;     /* free, leased, kept, settling, attached, quarantined, absent */
 	const char *job, *host, *reason;
 	char user[64];         /* user name, else the uid; "" without a lease */
 	int drawer, slot;
@@ -116,7 +116,8 @@ static json_object *find(json_object *a, const char *k1, const char *v1, const c
 }
 
 /* slot_of - device d of status st as a slot: an in-flight lease's devices
- * are "settling", the holder's uid as a user name. */
+ * are "settling", a kept one's (KeepWarm=) "kept", the holder's uid as a
+ * user name. */
 static void slot_of(json_object *st, json_object *d, struct slot *s)
 {
 	json_object *l, *q;
@@ -136,7 +137,9 @@ static void slot_of(json_object *st, json_object *d, struct slot *s)
 	l = find(jarr(st, "leases"), "id", s->lease, NULL, NULL);
 	if (l != NULL) {
 		ls = jstr(l, "state");
-		if (strcmp(s->state, "leased") == 0 && ls && strcmp(ls, "active") != 0)
+		if (strcmp(s->state, "leased") == 0 && ls && strcmp(ls, "kept") == 0)
+			s->state = "kept"; /* KeepWarm=: on a node, no job */
+		else if (strcmp(s->state, "leased") == 0 && ls && strcmp(ls, "active") != 0)
 			s->state = "settling"; /* composing, settling or closing */
 		s->job = jstr(l, "job_id");
 		s->host = jstr(l, "host");
@@ -160,6 +163,7 @@ static const char *fill_of(const char *state)
 {
 	static const struct { const char *state, *fill; } fills[] = {
 		{ "free", "#cfe8cf" }, { "leased", "#9cc3ee" }, { "settling", "#f5d98b" },
+		{ "kept", "#b8dfe6" },
 		{ "attached", "#d9c2ef" }, { "quarantined", "#ef9a9a" }, { "absent", "#eeeeee" },
 	};
 	size_t i;
@@ -394,7 +398,8 @@ static void body(FILE *f, json_object *st)
 	if (slots)
 		table_slots(f, slots, n);
 	table_history(f, jarr(st, "history"));
-	fputs("<p class=\"legend\">free: in the pool; leased: a job's; settling: a lease being "
+	fputs("<p class=\"legend\">free: in the pool; leased: a job's; kept: on a node for its "
+	      "next job (KeepWarm=); settling: a lease being "
 	      "composed, rolled back or released; attached: on a host with no lease; quarantined: "
 	      "out of the pool; absent: no device in the slot.</p>", f);
 	free(slots);
@@ -415,7 +420,7 @@ char *falcond_statuspage_html(json_object *status, bool with_head)
 		      "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
 		      "td,th{border:1px solid #bbb;padding:2px 6px;font-size:13px}"
 		      ".up{color:#2e7d32}.down{color:#c62828}.quarantined{background:#ef9a9a}"
-		      ".leased{background:#9cc3ee}.settling{background:#f5d98b}"
+		      ".leased{background:#9cc3ee}.settling{background:#f5d98b}.kept{background:#b8dfe6}"
 		      ".attached{background:#d9c2ef}.free{background:#cfe8cf}</style></head>"
 		      "<body><div id=\"live\">", f);
 	body(f, status);

@@ -185,9 +185,13 @@ static const char page_status[] =
 	"\"lease\":null,\"job_id\":null,\"host\":null},"
 	"{\"chassis\":\"c1\",\"id\":\"d2s1\",\"drawer\":2,\"slot\":1,\"type\":\"GPU\","
 	"\"model\":\"V100\",\"health\":\"OK\",\"state\":\"leased\",\"lease\":\"L-2\","
-	"\"job_id\":8,\"host\":\"node\\\"2\"}],"
+	"\"job_id\":8,\"host\":\"node\\\"2\"},"
+	"{\"chassis\":\"c1\",\"id\":\"d2s4\",\"drawer\":2,\"slot\":4,\"type\":\"GPU\","
+	"\"model\":\"V100\",\"health\":\"OK\",\"state\":\"leased\",\"lease\":\"L-3\","
+	"\"job_id\":9,\"host\":\"node1\"}],"
 	"\"leases\":[{\"id\":\"L-1\",\"job_id\":7,\"uid\":0,\"host\":\"node1\",\"state\":\"settling\"},"
-	"{\"id\":\"L-2\",\"job_id\":8,\"uid\":0,\"host\":\"node\\\"2\",\"state\":\"active\"}],"
+	"{\"id\":\"L-2\",\"job_id\":8,\"uid\":0,\"host\":\"node\\\"2\",\"state\":\"active\"},"
+	"{\"id\":\"L-3\",\"job_id\":9,\"uid\":0,\"host\":\"node1\",\"state\":\"kept\"}],"
 	"\"quarantine\":[{\"chassis\":\"c1\",\"device\":\"d1s3\",\"reason\":\"admin: <script>x</script> & 'y'\"}],"
 	"\"history\":[{\"chassis\":\"c1\",\"device\":\"d1s1\",\"job_id\":7,\"host\":\"node1\","
 	"\"lease\":\"L-1\",\"when\":1700000000000,\"event\":\"attached\"},"
@@ -210,6 +214,8 @@ START_TEST(page)
 					"data-host=\"node1\">"));
 	ck_assert_ptr_nonnull(strstr(h, "data-device=\"d2s1\" data-state=\"leased\" data-job=\"8\" "
 					"data-user=\"root\" data-host=\"node&quot;2\">"));
+	/* a lease kept warm (KeepWarm=): its device is kept */
+	ck_assert_ptr_nonnull(strstr(h, "data-device=\"d2s4\" data-state=\"kept\" data-job=\"9\""));
 	/* drawer 1 slot 2 has no device; drawer 2's slots 2 and 3 neither */
 	ck_assert_ptr_nonnull(strstr(h, "<title>empty slot: absent</title>"));
 	ck_assert_ptr_nonnull(strstr(h, "data-chassis=\"c&lt;2&gt;\" data-reachable=\"no\""));
