@@ -2,7 +2,8 @@
 # slurm-keepwarm.sh - KeepWarm= (issue #29) on a real two-node cluster: the
 # host (falcon-sim's node1, ports H1/H2: both drawers) and "node2"
 # (scripts/cluster.sh --node2, port H3: drawer 1 only), falcon-prolog and
-# falcon-epilog on both, falcond asking this cluster's slurmctld:
+# falcon-epilog on both, job_submit_falcon adding the pool's licenses,
+# falcond asking this cluster's slurmctld:
 #   (a) a job's devices stay attached to its node when it ends, and the
 #       next job of the same user there that asks for no more gets them
 #       with no chassis request (falcon-sim counts no PATCH), its own
@@ -24,6 +25,7 @@
 s_need_slurm
 fp_need
 s_need_netns
+s_need_job_submit
 plugin=$top_builddir/plugin/.libs/spank_falcon.so
 [ -f "$plugin" ] || t_skip "spank_falcon.so not built"
 id nobody >/dev/null 2>&1 || t_skip "no user nobody"
@@ -46,8 +48,11 @@ exec "$top_builddir/prolog/falcon-$p" -c "\$c" -v 2>>"$t_tmp/slurm-$p-\$SLURMD_N
 EOS
 	chmod 0755 "$t_tmp/$p.sh"
 done
+# the pool as licenses that job_submit_falcon adds, as a site runs it: a
+# kept device is free for Slurm
 s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--spank "$plugin" --spank-args "conf=$FALCON_CONF"
+	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --license c1_gpu:8,c1_nvme:1 \
+	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
 [ -n "$ns" ] || t_fail "no namespace index for node2"
 mkconf2() {
@@ -110,6 +115,8 @@ t_ok "(a) 8 GPUs kept on $FP_HOST; job $a2 (same user) reused 4 with no chassis 
 # (b) node2 reaches drawer 1 only, and all of it is kept on the host
 k_job b1 -w node2 --gres=falcon_gpu:2
 line=$(k_done "$jid" b1)
+scontrol show job "$jid" | grep -q 'Licenses=c1_gpu:2' ||
+	t_fail "(b) job $jid holds no pool license: $(scontrol show job "$jid" | grep -o 'Licenses=[^ ]*')"
 case $line in "cvd=GPU-"*,*" topo=falconGPUs") ;; *) t_fail "(b) job $jid on node2: $line" ;; esac
 ev=$(metric 'falcond_keep_total{result="released_for_another"}')
 [ "${ev:-0}" -ge 1 ] || t_fail "(b) no keep released for node2's job"
