@@ -56,6 +56,10 @@ struct compose_ctx {
 	size_t picks[FALCON_PROTO_MAX_DEVS];
 	struct falcon_lease l;            /* the lease being made */
 	bool sent[FALCON_PROTO_MAX_DEVS]; /* l.devs[i] may be attached: a rollback detaches it */
+	size_t npre;                      /* picks[0..npre) are kept warm on the host
+					   * (keep.h): attached already, taken from
+					   * their kept lease at the record */
+	bool pre[FALCON_PROTO_MAX_DEVS];  /* l.devs[i] is one of them */
 	long long t0_ms;                  /* falcon_now_ms() when the attempt began */
 };
 
@@ -239,8 +243,19 @@ static void compose_lease(struct compose_ctx *x)
 
 		falcon_strlcpy(ld->chassis, x->ch->cc->name, sizeof(ld->chassis));
 		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
-		falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, &x->ch->reach),
-			       sizeof(ld->port));
+		if (i < x->npre) { /* kept warm: on the port it is attached to */
+			const struct falcon_lease *k = falcond_ledger_device_lease(
+				x->st->ledger, x->ch->cc->name, d->id);
+			size_t j;
+
+			for (j = 0; k != NULL && j < k->ndevs; j++)
+				if (strcmp(k->devs[j].id, d->id) == 0)
+					falcon_strlcpy(ld->port, k->devs[j].port, sizeof(ld->port));
+			x->pre[i] = true;
+		} else {
+			falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, &x->ch->reach),
+				       sizeof(ld->port));
+		}
 		ld->drawer = d->drawer;
 		ld->slot = d->slot;
 		ld->type = d->type;
@@ -269,9 +284,13 @@ static bool compose_evict(struct compose_ctx *x)
 	for (i = 0; i < st->ledger->nleases; i++) {
 		const struct falcon_lease *l = &st->ledger->leases[i];
 
+		/* not one this compose takes devices from (keep_picks) */
 		if (falcond_lease_kept(l) && l->ndevs > 0 &&
 		    strcmp(l->devs[0].chassis, x->ch->cc->name) == 0 &&
-		    !falcond_live_has(x->ch, l->id) && (id[0] == '\0' || l->kept_ms < oldest)) {
+		    !falcond_live_has(x->ch, l->id) &&
+		    !falcond_keep_serves(st->conf, l, x->r, x->h->name,
+					 st->conf->keep_warm_reset != NULL, now) &&
+		    (id[0] == '\0' || l->kept_ms < oldest)) {
 			falcon_strlcpy(id, l->id, sizeof(id));
 			oldest = l->kept_ms;
 		}
@@ -293,20 +312,59 @@ static bool compose_evict(struct compose_ctx *x)
 	return true;
 }
 
-/* compose_pick - inventory, placement, the lease to make (ch->lock held);
- * short of free devices, kept ones are released (compose_evict) one lease
- * at a time until the placement succeeds or none is kept. */
+/*
+ * keep_picks - the devices kept warm on the host that may serve this
+ * compose (falcond_keep_serves; not a live lease's), up to its GPUs and
+ * NVMe, into x->picks[0..x->npre), their counts into *g and *v: the rest
+ * is placed around them and attached, so that a job asking for more than
+ * one keep holds, or for a mix of keeps, pays only for what is missing
+ * (ch->lock held; takes st->lock).
+ */
+static void keep_picks(struct compose_ctx *x, int *g, int *v)
+{
+	struct falcond_state *st = x->st;
+	long long now = falcond_now_ms();
+	bool any = st->conf->keep_warm_reset != NULL;
+	size_t i;
+
+	*g = *v = 0;
+	x->npre = 0;
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < x->inv.n; i++) {
+		const struct falcon_device *d = &x->inv.devs[i];
+		const struct falcon_lease *k = falcond_ledger_device_lease(st->ledger,
+									  x->ch->cc->name, d->id);
+		int *n = d->type == FALCON_DEV_GPU ? g : d->type == FALCON_DEV_NVME ? v : NULL;
+		int want = d->type == FALCON_DEV_GPU ? x->r->gpus : x->r->nvme;
+
+		if (n == NULL || *n >= want || k == NULL || x->slots[i].quarantined ||
+		    falcond_live_has(x->ch, k->id) ||
+		    !falcond_keep_serves(st->conf, k, x->r, x->h->name, any, now))
+			continue;
+		x->picks[x->npre++] = i;
+		(*n)++;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* compose_pick - inventory, placement, the lease to make (ch->lock held):
+ * devices kept warm on the host first (keep_picks), the rest placed; short
+ * of free devices, kept ones elsewhere are released (compose_evict) one
+ * lease at a time until the placement succeeds or none is kept. */
 static falcon_err_t compose_pick(struct compose_ctx *x)
 {
 	falcon_err_t rv;
+	int g = 0, v = 0;
 
 	for (;;) {
 		rv = falcond_chassis_inventory(x->st, x->ch, &x->inv, false);
 		if (rv == FALCON_OK)
 			rv = compose_slots(x);
 		if (rv == FALCON_OK)
+			keep_picks(x, &g, &v);
+		if (rv == FALCON_OK)
 			rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
-					   x->r->gpus, x->r->nvme, x->picks);
+					   x->r->gpus - g, x->r->nvme - v, x->picks + x->npre);
 		if (rv != FALCON_ERR_NORESOURCE ||
 		    (x->r->deadline_ms && falcon_now_ms() >= x->r->deadline_ms) || !compose_evict(x))
 			break;
@@ -353,11 +411,30 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 {
 	struct falcond_state *st = x->st;
 	falcon_err_t rv;
+	size_t i;
 
 	pthread_mutex_lock(&st->lock);
+	rv = FALCON_OK;
+	for (i = 0; i < x->l.ndevs && rv == FALCON_OK; i++) {
+		unsigned long long idle = 0;
+
+		if (!x->pre[i])
+			continue;
+		/* kept warm: out of its kept lease, attached already */
+		rv = falcond_keep_give(st->ledger, x->ch->cc->name, x->l.devs[i].id, x->r->job_id,
+				       falcond_now_ms(), &idle);
+		x->ch->idle_gpu_ms += idle;
+		x->sent[i] = rv == FALCON_OK;
+	}
+	if (x->npre > 0 && rv == FALCON_OK) {
+		st->kept_reused++;
+		falcon_info("job %u on %s: %zu of %zu device(s) kept warm on the host, reused; "
+			    "the rest attached", x->r->job_id, x->r->host, x->npre, x->l.ndevs);
+	}
 	st->ledger->seq++;
 	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
-	rv = falcond_ledger_add_lease(st->ledger, &x->l);
+	if (rv == FALCON_OK)
+		rv = falcond_ledger_add_lease(st->ledger, &x->l);
 	if (rv == FALCON_OK)
 		x->live = falcond_live_add(x->ch, x->l.id);
 	pthread_mutex_unlock(&x->ch->lock);
@@ -457,9 +534,15 @@ static falcon_err_t compose_attach(struct compose_ctx *x)
 		size_t n;
 		falcon_err_t rv;
 
+		bool need[FALCON_PROTO_MAX_DEVS];
+
 		if (!falcond_lease_port_first(&x->l, i))
 			continue;
-		n = falcond_lease_port_set(&x->l, port, NULL, ids);
+		for (k = 0; k < x->l.ndevs; k++)
+			need[k] = !x->pre[k]; /* kept warm: attached already */
+		n = falcond_lease_port_set(&x->l, port, need, ids);
+		if (n == 0)
+			continue;
 		rv = attach_ids(x, port, ids, n);
 		if (rv == FALCON_OK)
 			continue;

@@ -81,6 +81,45 @@ static int count(const struct falcon_lease *l, falcon_dev_type_t t)
 	return n;
 }
 
+bool falcond_keep_serves(const struct falcon_conf *conf, const struct falcon_lease *l,
+			 const struct falcon_compose_req *r, const char *host, bool any_user,
+			 long long now_ms)
+{
+	bool mine = r->uid >= 0 && l->uid == r->uid;
+
+	return falcond_lease_kept(l) && strcmp(l->host, host) == 0 &&
+	       falcond_keep_deadline(conf, l) > now_ms && (mine || any_user);
+}
+
+falcon_err_t falcond_keep_give(struct falcond_ledger *lg, const char *chassis, const char *dev,
+			       uint32_t job, long long now_ms, unsigned long long *idle_gpu_ms)
+{
+	struct falcon_lease *k = falcond_ledger_device_lease(lg, chassis, dev);
+	char result[80];
+	size_t i, j;
+
+	if (idle_gpu_ms)
+		*idle_gpu_ms = 0;
+	if (k == NULL || !falcond_lease_kept(k))
+		return falcon_err_set(FALCON_ERR_CONFLICT, "keep: %s/%s is kept no more", chassis,
+				      dev);
+	for (i = 0; i < k->ndevs && strcmp(k->devs[i].id, dev) != 0; i++)
+		;
+	snprintf(result, sizeof(result), FALCOND_KEEP_RESULT "; reused by job %u", job);
+	falcond_ledger_record_release(lg, k->id, &k->devs[i], result);
+	if (idle_gpu_ms && k->devs[i].type == FALCON_DEV_GPU && now_ms > k->kept_ms)
+		*idle_gpu_ms = (unsigned long long)(now_ms - k->kept_ms);
+	for (j = i; j + 1 < k->ndevs; j++)
+		k->devs[j] = k->devs[j + 1];
+	if (--k->ndevs == 0) {
+		char id[FALCON_LEASE_ID_LEN];
+
+		falcon_strlcpy(id, k->id, sizeof(id));
+		falcond_ledger_remove_lease(lg, id);
+	}
+	return FALCON_OK;
+}
+
 struct falcon_lease *falcond_keep_find(struct falcond_ledger *lg, const struct falcon_conf *conf,
 				       const struct falcon_compose_req *r, const char *host,
 				       bool any_user, long long now_ms)
@@ -92,8 +131,7 @@ struct falcon_lease *falcond_keep_find(struct falcond_ledger *lg, const struct f
 		struct falcon_lease *l = &lg->leases[i];
 		bool mine = r->uid >= 0 && l->uid == r->uid;
 
-		if (!falcond_lease_kept(l) || strcmp(l->host, host) != 0 ||
-		    falcond_keep_deadline(conf, l) <= now_ms || (!mine && !any_user) ||
+		if (!falcond_keep_serves(conf, l, r, host, any_user, now_ms) ||
 		    count(l, FALCON_DEV_GPU) < r->gpus || count(l, FALCON_DEV_NVME) < r->nvme)
 			continue;
 		if (best == NULL ||

@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ledger.h"
 
@@ -66,6 +67,27 @@ bool falcond_keep_wanted(struct falcond_ledger *lg, const struct falcon_conf *co
  */
 falcon_err_t falcond_keep_begin(struct falcond_ledger *lg, struct falcon_lease *l,
 				long long now_ms);
+
+/*
+ * falcond_keep_serves - whether kept lease l may give devices to compose r
+ * on host: kept on host, not past its deadline at now_ms, its uid r->uid's
+ * or, when any_user (KeepWarmReset= set), anyone's.
+ */
+bool falcond_keep_serves(const struct falcon_conf *conf, const struct falcon_lease *l,
+			 const struct falcon_compose_req *r, const char *host, bool any_user,
+			 long long now_ms);
+
+/*
+ * falcond_keep_give - device dev of chassis leaves its kept lease for job
+ * (a compose that placed the rest of its devices around it): its kept
+ * history entry is closed ("kept warm; reused by job N"), the lease loses
+ * it (and is removed once empty).  *idle_gpu_ms (may be NULL) gets the
+ * GPU-milliseconds it spent kept, to now_ms (0 for an NVMe).
+ * FALCON_ERR_CONFLICT when dev is in no kept lease (nothing changed).  The
+ * caller commits.
+ */
+falcon_err_t falcond_keep_give(struct falcond_ledger *lg, const char *chassis, const char *dev,
+			       uint32_t job, long long now_ms, unsigned long long *idle_gpu_ms);
 
 /*
  * falcond_keep_find - the kept lease of lg that can serve compose r on

@@ -7,7 +7,8 @@
 #   (a) a job's devices stay attached to its node when it ends, and the
 #       next job of the same user there that asks for no more gets them
 #       with no chassis request (falcon-sim counts no PATCH), its own
-#       CUDA_VISIBLE_DEVICES and tag as after a fresh compose;
+#       CUDA_VISIBLE_DEVICES and tag as after a fresh compose; a job
+#       asking for what two keeps hold together takes both, no PATCH;
 #   (b) a job on node2 whose drawer is all kept on the host starts at
 #       once, not requeued: the keeps give way (never starve a node);
 #   (c) falcond SIGKILLed while it keeps devices: after its restart they
@@ -111,6 +112,17 @@ case $tag in *falcon:topo=falconGPUs,f=4*) ;; *) t_fail "(a) job $a2's tag: $tag
 [ "$(metric 'falcond_keep_total{result="reused"}')" = 1 ] || t_fail "(a) reused count: $(metric 'falcond_keep_total{result="reused"}')"
 wait_kept 8
 t_ok "(a) 8 GPUs kept on $FP_HOST; job $a2 (same user) reused 4 with no chassis PATCH: $line; $tag"
+# 8 again: 4 in each of two keeps, taken together, still no PATCH
+fd_count_on 0
+k_job a3 -w "$FP_HOST" --gres=falcon_gpu:8
+line=$(k_done "$jid" a3)
+patches=$(fd_counted PATCH)
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+[ "$patches" = 0 ] || t_fail "(a) job $jid sent $patches PATCH(es) for devices kept in two leases"
+grep -q "job $jid on $FP_HOST: 8 of 8 device(s) kept warm on the host, reused" "$t_tmp/falcond.log" ||
+	t_fail "(a) job $jid: $(grep "job $jid" "$t_tmp/falcond.log" | tail -n 3)"
+wait_kept 8
+t_ok "(a) job $jid of 8 took both keeps with no PATCH: $line"
 
 # (b) node2 reaches drawer 1 only, and all of it is kept on the host
 k_job b1 -w node2 --gres=falcon_gpu:2

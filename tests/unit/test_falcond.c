@@ -1175,6 +1175,26 @@ START_TEST(keep_find_take)
 	ck_assert_int_eq(falcond_ledger_lease(lg, "L-1")->ndevs, 2);
 	/* the history: a's job closed as kept, its kept entries closed by the reuse */
 	ck_assert_int_eq(lg->nleases, 3);
+	/* one device at a time (a compose placing the rest around it) */
+	r.uid = 1000;
+	ck_assert(falcond_keep_serves(c, falcond_ledger_lease(lg, "L-1"), &r, "n1", false, t0));
+	ck_assert(!falcond_keep_serves(c, falcond_ledger_lease(lg, "L-1"), &r, "n2", false, t0));
+	ck_assert(!falcond_keep_serves(c, falcond_ledger_lease(lg, "L-3"), &r, "n1", true, t0));
+	k = falcond_ledger_lease(lg, "L-1");
+	{
+		char d0[FALCON_NAME_LEN], d1[FALCON_NAME_LEN];
+
+		snprintf(d0, sizeof(d0), "%s", k->devs[0].id);
+		snprintf(d1, sizeof(d1), "%s", k->devs[1].id);
+		ck_assert_int_eq(falcond_keep_give(lg, "c1", d0, 79, t0 + 1000, &idle), FALCON_OK);
+		ck_assert_uint_eq(idle, 2000);
+		ck_assert_int_eq(falcond_ledger_lease(lg, "L-1")->ndevs, 1);
+		/* an active lease's device is no keep's */
+		ck_assert_int_eq(falcond_keep_give(lg, "c1", out.devs[0].id, 79, t0, &idle),
+				 FALCON_ERR_CONFLICT);
+		ck_assert_int_eq(falcond_keep_give(lg, "c1", d1, 79, t0, &idle), FALCON_OK);
+		ck_assert_ptr_null(falcond_ledger_lease(lg, "L-1")); /* empty: gone */
+	}
 	falcond_ledger_free(lg);
 	falcon_conf_free(c);
 }
