@@ -8,8 +8,9 @@
  * KeepWarm= seconds, falcond leaves the devices attached to the host's
  * port and turns the lease "kept" (no chassis request).  The next compose
  * on that host of that user (any user when KeepWarmReset= is set, the
- * prolog then resetting them first) that asks for no more GPUs and NVMe
- * than are kept is answered with them at once: a new lease, the prolog
+ * prolog then resetting them first) takes the kept devices it can use and
+ * attaches only the rest; one that asks for no more than one keep holds
+ * is answered at once, with no chassis request: a new lease, the prolog
  * rescans the bus and finds them as after an attach.  A kept lease is
  * released (detached) at its deadline, when a compose anywhere on its
  * chassis lacks free devices (never starve another node: Slurm counts a
