@@ -428,8 +428,9 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 	}
 	if (x->npre > 0 && rv == FALCON_OK) {
 		st->kept_reused++;
-		falcon_info("job %u on %s: %zu of %zu device(s) kept warm on the host, reused; "
-			    "the rest attached", x->r->job_id, x->r->host, x->npre, x->l.ndevs);
+		falcon_info("job %u on %s: %zu of %zu device(s) kept warm on the host, reused; %s",
+			    x->r->job_id, x->r->host, x->npre, x->l.ndevs,
+			    x->npre < x->l.ndevs ? "the rest attached" : "no chassis request");
 	}
 	st->ledger->seq++;
 	snprintf(x->l.id, sizeof(x->l.id), "L-%llu", st->ledger->seq);
