@@ -79,13 +79,20 @@ static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 /*
  * unusable_nodes - the names of the nodes Slurm has drained, draining,
  * down or failing, ','-joined between commas (",n1,n2,"; a new string,
- * caller frees), into *out; NULL when Slurm cannot be asked: their kept
- * devices (keep.h) go back to the chassis.
+ * caller frees), into *out: their kept devices (keep.h) go back to the
+ * chassis; NULL when nothing is kept or Slurm cannot be asked.
  */
 static void unusable_nodes(struct falcond_state *st, char **out)
 {
+	bool kept = false;
+	size_t k;
+
 	*out = NULL;
-	if (!st->use_slurm)
+	pthread_mutex_lock(&st->lock); /* one RPC less a pass when nothing is kept */
+	for (k = 0; k < st->ledger->nleases && !kept; k++)
+		kept = falcond_lease_kept(&st->ledger->leases[k]);
+	pthread_mutex_unlock(&st->lock);
+	if (!st->use_slurm || !kept)
 		return;
 #ifdef HAVE_SLURM
 	{
