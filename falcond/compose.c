@@ -270,8 +270,11 @@ static void compose_lease(struct compose_ctx *x)
  * compose_evict - the kept lease of the chassis kept longest (keep.h) is
  * released for this compose, which lacks free devices: Slurm counts kept
  * devices as free, so the job holding their license gets them (never
- * starve another node).  Detached with ch->lock held (as a reconcile
- * does), committed (takes st->lock).  Returns false when none is kept.
+ * starve another node).  It is live while its devices are detached, with
+ * ch->lock given up (a detach takes the chassis' seconds; the chassis'
+ * other composes, reuses among them, go on), then committed; ch->lock is
+ * held again on return (takes st->lock).  Returns false when none is kept
+ * (ch->lock kept throughout).
  */
 static bool compose_evict(struct compose_ctx *x)
 {
@@ -295,9 +298,12 @@ static bool compose_evict(struct compose_ctx *x)
 			oldest = l->kept_ms;
 		}
 	}
-	if (id[0] != '\0') {
+	/* live: no other compose, reuse or reconcile touches it meanwhile */
+	if (id[0] != '\0' && falcond_live_add(x->ch, id)) {
 		x->ch->idle_gpu_ms += falcond_keep_idle_ms(falcond_ledger_lease(st->ledger, id), now);
 		st->kept_evicted++;
+	} else {
+		id[0] = '\0';
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (id[0] == '\0')
@@ -305,10 +311,17 @@ static bool compose_evict(struct compose_ctx *x)
 	falcon_info("lease %s: kept warm; released for job %u on %s, short of free devices", id,
 		    x->r->job_id, x->r->host);
 	snprintf(why, sizeof(why), FALCOND_KEEP_RESULT "; released for job %u", x->r->job_id);
+	/* the detach takes a chassis' seconds: the other composes of the
+	 * chassis (a reuse among them) go on meanwhile */
+	pthread_mutex_unlock(&x->ch->lock);
+	x->ch_locked = false;
 	falcond_release_lease(st, x->ch, id, why, NULL);
 	pthread_mutex_lock(&st->lock);
+	falcond_live_del(st, x->ch, id);
 	falcond_commit_locked(st);
 	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_lock(&x->ch->lock);
+	x->ch_locked = true;
 	return true;
 }
 
