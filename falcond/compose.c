@@ -363,11 +363,14 @@ static void keep_picks(struct compose_ctx *x, int *g, int *v)
 /* compose_pick - inventory, placement, the lease to make (ch->lock held):
  * devices kept warm on the host first (keep_picks), the rest placed; short
  * of free devices, kept ones elsewhere are released (compose_evict) one
- * lease at a time until the placement succeeds or none is kept. */
+ * lease at a time until the placement succeeds or none is kept, or until
+ * less of the caller's budget is left than a release took
+ * (FALCON_ERR_NORESOURCE: its retry attaches them). */
 static falcon_err_t compose_pick(struct compose_ctx *x)
 {
 	falcon_err_t rv;
 	int g = 0, v = 0;
+	long long t0;
 
 	for (;;) {
 		rv = falcond_chassis_inventory(x->st, x->ch, &x->inv, false);
@@ -378,9 +381,22 @@ static falcon_err_t compose_pick(struct compose_ctx *x)
 		if (rv == FALCON_OK)
 			rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
 					   x->r->gpus - g, x->r->nvme - v, x->picks + x->npre);
+		t0 = falcon_now_ms();
 		if (rv != FALCON_ERR_NORESOURCE ||
-		    (x->r->deadline_ms && falcon_now_ms() >= x->r->deadline_ms) || !compose_evict(x))
+		    (x->r->deadline_ms && t0 >= x->r->deadline_ms) || !compose_evict(x))
 			break;
+		/* a release took a chassis change: the attach needs about as
+		 * long; with less of the caller's budget left it would time out
+		 * and roll back (make bench-warm, L = 20 s): the devices are
+		 * free now, the caller's next try gets them with a whole budget */
+		if (x->r->deadline_ms && x->r->deadline_ms - falcon_now_ms() < falcon_now_ms() - t0) {
+			rv = falcon_err_set(FALCON_ERR_NORESOURCE, "compose: job %u on %s: kept "
+					    "devices released for it in %.1f s, too little of the "
+					    "caller's budget left to attach; try again",
+					    x->r->job_id, x->r->host,
+					    (double)(falcon_now_ms() - t0) / 1000.0);
+			break;
+		}
 		free(x->slots);
 		x->slots = NULL;
 		falcon_inventory_free(&x->inv);
