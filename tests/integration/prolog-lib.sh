@@ -77,6 +77,42 @@ EOS
 	s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" "$@"
 }
 
+# fp_node2_start [s_start options...] - after fp_setup (or a falcon.conf
+# and falcond of the test's own): the cluster with a second node "node2"
+# (cluster.sh --node2) and one Prolog=/Epilog= wrapper for both nodes, node2's
+# falcon-prolog/falcon-epilog reading FP_CONF2 ($t_tmp/falcon-node2.conf,
+# made by fp_node2_conf) and logging to $t_tmp/slurm-{prolog,epilog}-NODE.log.
+# Sets FP_NS, node2's namespace index.
+fp_node2_start() {
+	FP_CONF2=$t_tmp/falcon-node2.conf
+	for _p in prolog epilog; do
+		cat >"$t_tmp/$_p.sh" <<EOS
+#!/bin/sh
+c="$FALCON_CONF"
+[ "\$SLURMD_NODENAME" = node2 ] && c="$FP_CONF2"
+exec "$top_builddir/prolog/falcon-$_p" -c "\$c" -v 2>>"$t_tmp/slurm-$_p-\$SLURMD_NODENAME.log"
+EOS
+		chmod 0755 "$t_tmp/$_p.sh"
+	done
+	s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" "$@"
+	FP_NS=$("$top_srcdir/scripts/cluster.sh" status "$s_state" |
+		sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
+	[ -n "$FP_NS" ] || t_fail "no namespace index for node2"
+}
+
+# fp_node2_conf [SED-EXPR...] - FP_CONF2 from FALCON_CONF (now) through the
+# sed expressions given, default node2's own sysfs tree (SysfsRoot=
+# $SYSFS/%h), with falcond reached over the veth pair (FalcondUrl=).
+fp_node2_conf() {
+	[ $# -gt 0 ] || set -- "s|^SysfsRoot=.*|SysfsRoot=$SYSFS/%h|"
+	_fnc=""
+	for _e in "$@"; do
+		_fnc="$_fnc -e '$_e'"
+	done
+	eval "sed $_fnc" '"$FALCON_CONF"' >"$FP_CONF2" || t_fail "$FP_CONF2"
+	echo "FalcondUrl=http://10.77.$FP_NS.1:$FD_PORT" >>"$FP_CONF2"
+}
+
 # fp_falcond_with_slurm - falcond again, now asking this cluster's
 # slurmctld (reconcile's slurm_load_jobs, the events' AdminComment), as
 # the quickstart runs it; its log starts empty.

@@ -23,22 +23,8 @@ fp_setup
 
 # one Prolog= for both nodes: node2 gets its own falcon.conf (falcond over
 # the veth pair, its own sysfs tree)
-conf2=$t_tmp/falcon-node2.conf
-for p in prolog epilog; do
-	cat >"$t_tmp/$p.sh" <<EOS
-#!/bin/sh
-c="$FALCON_CONF"
-[ "\$SLURMD_NODENAME" = node2 ] && c="$conf2"
-exec "$top_builddir/prolog/falcon-$p" -c "\$c" -v 2>>"$t_tmp/slurm-$p-\$SLURMD_NODENAME.log"
-EOS
-	chmod 0755 "$t_tmp/$p.sh"
-done
-s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--spank "$plugin" --spank-args "conf=$FALCON_CONF"
-ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
-[ -n "$ns" ] || t_fail "no namespace index for node2"
-sed -e "s|^SysfsRoot=.*|SysfsRoot=$SYSFS/%h|" "$FALCON_CONF" >"$conf2"
-echo "FalcondUrl=http://10.77.$ns.1:$FD_PORT" >>"$conf2"
+fp_node2_start --spank "$plugin" --spank-args "conf=$FALCON_CONF"
+fp_node2_conf
 
 present() {
 	fd_sim c1 GET /admin/state | python3 -c 'import json,sys

@@ -51,25 +51,11 @@ PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
 EOC
 fd_start_falcond
 
-conf2=$t_tmp/falcon-node2.conf
-for p in prolog epilog; do
-	cat >"$t_tmp/$p.sh" <<EOS
-#!/bin/sh
-c="$FALCON_CONF"
-[ "\$SLURMD_NODENAME" = node2 ] && c="$conf2"
-exec "$top_builddir/prolog/falcon-$p" -c "\$c" -v 2>>"$t_tmp/slurm-$p-\$SLURMD_NODENAME.log"
-EOS
-	chmod 0755 "$t_tmp/$p.sh"
-done
-s_start --node2 node2 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--license c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1 \
+fp_node2_start --license c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1 \
 	--features "$FP_HOST=falcon_c1 node2=falcon_c2" \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF" --preempt REQUEUE
-ns=$("$top_srcdir/scripts/cluster.sh" status "$s_state" | sed -n 's/.*netns falcon-ns\([0-9]*\)).*/\1/p')
-[ -n "$ns" ] || t_fail "no namespace index for node2"
-sed -e "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
-	-e "s|^RunDir=.*|RunDir=$t_tmp/run2|" "$FALCON_CONF" >"$conf2"
-echo "FalcondUrl=http://10.77.$ns.1:$FD_PORT" >>"$conf2"
+fp_node2_conf "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
+	"s|^RunDir=.*|RunDir=$t_tmp/run2|"
 # falcond asking this cluster's slurmctld: its re-pin of pending jobs
 fp_falcond_with_slurm
 

@@ -1035,22 +1035,18 @@ END_TEST
 
 /* ------------------------------------------------------------ keep warm */
 
-/* keep_conf - a falcon.conf with KeepWarm=600 on partition gpu (DEFAULT:
- * off), KeepWarmReset= when reset; *c (free with falcon_conf_free). */
+/* keep_conf - a falcon.conf with KeepWarm=gpu_keep on partition gpu
+ * (other: off), KeepWarmReset= when reset; *c (free with falcon_conf_free). */
 static void keep_conf(struct falcon_conf **c, int gpu_keep, bool reset)
 {
-	const char *dir = make_tmpdir("keepconf");
-	char path[4200], text[4800];
+	char text[600];
 
-	snprintf(path, sizeof(path), "%s/falcon.conf", dir);
 	snprintf(text, sizeof(text),
-		 "StateDir=%s\n%s"
-		 "ChassisName=c1 Url=http://127.0.0.1:1/\n"
+		 "%sChassisName=c1 Url=http://127.0.0.1:1/\n"
 		 "HostName=n1 Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0\n"
 		 "PartitionName=gpu KeepWarm=%d\nPartitionName=other\n",
-		 dir, reset ? "KeepWarmReset=/usr/sbin/falcon-keepwarm-reset\n" : "", gpu_keep);
-	ck_assert_int_eq(falcon_write_file_atomic(path, text, strlen(text), 0600), FALCON_OK);
-	ck_assert_int_eq(falcon_conf_load(path, c), FALCON_OK);
+		 reset ? "KeepWarmReset=/usr/sbin/falcon-keepwarm-reset\n" : "", gpu_keep);
+	ck_assert_int_eq(falcon_conf_parse("keep.conf", text, c), FALCON_OK);
 }
 
 /* kept_lease - lease n on host, uid, partition gpu, ngpu GPUs and nnvme NVMe. */
