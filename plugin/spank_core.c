@@ -18,6 +18,7 @@
 
 #include "core/conf.h"
 #include "core/falcon_err.h"
+#include "core/jobtag.h"
 #include "core/policy.h"
 #include "spank_core.h"
 #include "core/util.h"
@@ -25,17 +26,23 @@
 #define TOPOLOGY_MAX_BYTES (1024 * 1024)
 #define CUDA_INDEX_MAX 1023
 
+/* env is the user's fallback, ctl the job control name (SPANK_<ctl> in the
+ * prolog and job_submit).  The topology option's fallback is not
+ * FALCON_TOPOLOGY: that is what every task of a falcon job is given (its
+ * Table III label), and a srun or sbatch inside the job inherits it. */
 static const struct {
 	const char *name;
 	const char *env;
+	const char *ctl;
 	const char *words;
 	const char *words_text;
 } opt_table[] = {
-	[FSP_OPT_PLACE] = { "falcon-place", "FALCON_PLACE", "pack|spread|any",
+	[FSP_OPT_PLACE] = { "falcon-place", "FALCON_PLACE", "FALCON_PLACE", "pack|spread|any",
 			    "pack, spread or any" },
-	[FSP_OPT_CHECK] = { "falcon-check", "FALCON_CHECK", "quick|full|off",
+	[FSP_OPT_CHECK] = { "falcon-check", "FALCON_CHECK", "FALCON_CHECK", "quick|full|off",
 			    "quick, full or off" },
-	[FSP_OPT_TOPOLOGY] = { "falcon-topology", "FALCON_TOPOLOGY", "auto", "auto" },
+	[FSP_OPT_TOPOLOGY] = { "falcon-topology", FALCON_TOPOLOGY_REQUEST_ENV, "FALCON_TOPOLOGY",
+			       "auto", "auto" },
 };
 
 const char *fsp_option_name(enum fsp_opt opt)
@@ -46,6 +53,11 @@ const char *fsp_option_name(enum fsp_opt opt)
 const char *fsp_option_env(enum fsp_opt opt)
 {
 	return opt_table[opt].env;
+}
+
+const char *fsp_option_ctl(enum fsp_opt opt)
+{
+	return opt_table[opt].ctl;
 }
 
 const char *fsp_option_words(enum fsp_opt opt)

@@ -29,12 +29,20 @@ struct fsp_config {
 enum fsp_opt { FSP_OPT_PLACE = 0, FSP_OPT_CHECK, FSP_OPT_TOPOLOGY, FSP_NOPTS };
 
 /*
- * fsp_option_name/fsp_option_env/fsp_option_words - "falcon-place",
- * "FALCON_PLACE", "pack|spread|any" (and the same for check and topology:
- * "falcon-topology", "FALCON_TOPOLOGY", "auto"); static strings.
+ * fsp_option_name/fsp_option_env/fsp_option_words - the option's name, the
+ * environment variable a user sets instead of it, and its words:
+ * "falcon-place", "FALCON_PLACE", "pack|spread|any" (check alike;
+ * topology: "falcon-topology", "FALCON_TOPOLOGY_REQUEST", "auto").
+ * fsp_option_ctl - the name handed to the prolog and job_submit_falcon
+ * with spank_job_control_setenv() (Slurm prefixes it SPANK_):
+ * "FALCON_PLACE", "FALCON_CHECK", "FALCON_TOPOLOGY".  All static strings.
+ * The topology's user variable is not FALCON_TOPOLOGY: that is the job's
+ * label in every task (TASK ENVIRONMENT of spank_falcon(8)), which a srun
+ * or sbatch inside the job inherits.
  */
 const char *fsp_option_name(enum fsp_opt opt);
 const char *fsp_option_env(enum fsp_opt opt);
+const char *fsp_option_ctl(enum fsp_opt opt);
 const char *fsp_option_words(enum fsp_opt opt);
 
 /*

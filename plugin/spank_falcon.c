@@ -2,13 +2,16 @@
  * spank_falcon.c - the SPANK plugin of falcon-slurm (spank_falcon(8)).
  *
  * Allocator (sbatch, salloc) and local (srun) context: the user options
- * --falcon-place and --falcon-check (FALCON_PLACE/FALCON_CHECK as fallback,
- * plugstack place=/check= as defaults) are validated and handed to the
- * node prolog through the job control environment (SPANK_FALCON_PLACE,
- * SPANK_FALCON_CHECK).  Remote context (slurmstepd): every task gets
+ * --falcon-place, --falcon-check and --falcon-topology (FALCON_PLACE,
+ * FALCON_CHECK, FALCON_TOPOLOGY_REQUEST as fallback, plugstack
+ * place=/check= as defaults) are validated and handed to the node prolog
+ * and job_submit_falcon through the job control environment
+ * (SPANK_FALCON_PLACE, SPANK_FALCON_CHECK, SPANK_FALCON_TOPOLOGY).
+ * Remote context (slurmstepd): every task gets
  * CUDA_DEVICE_ORDER=PCI_BUS_ID and, when the prolog wrote
  * RunDir/<jobid>/topology.json, CUDA_VISIBLE_DEVICES, FALCON_TOPOLOGY,
- * FALCON_TOPOLOGY_FILE and FALCON_NVME from it.  Before that, as root
+ * FALCON_TOPOLOGY_FILE and FALCON_NVME from it (without one, those three
+ * inherited from a submitting falcon job are removed).  Before that, as root
  * (task_init_privileged), the job's cgroup v1 devices controller gets deny
  * rules for the GPUs and NVMe that are not the job's (lib/cgroup/cgroup.c),
  * and the job's composed devices are denied to the other running jobs.
@@ -114,7 +117,7 @@ static struct spank_option options[] = {
 		.usage = "[falcon] auto: take the job's N GPUs as local GPUs or chassis "
 			 "GPUs, whichever the site's history and what is free now say "
 			 "ends sooner, within the partition's AllowTopologies "
-			 "(job_submit_falcon decides; env FALCON_TOPOLOGY)",
+			 "(job_submit_falcon decides; env FALCON_TOPOLOGY_REQUEST)",
 		.has_arg = 1,
 		.val = FSP_OPT_TOPOLOGY,
 		.cb = option_cb,
@@ -307,10 +310,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		/* Becomes SPANK_FALCON_PLACE in the prolog's environment.  In
 		 * srun inside an allocation there is no job to create: Slurm
 		 * says ESPANK_NOT_AVAIL, which is fine. */
-		err = spank_job_control_setenv(sp, fsp_option_env(opt), ctx.value[opt], 1);
+		err = spank_job_control_setenv(sp, fsp_option_ctl(opt), ctx.value[opt], 1);
 		if (err != ESPANK_SUCCESS && err != ESPANK_NOT_AVAIL) {
 			falcon_error("cannot pass %s to the prolog: %s",
-				     fsp_option_env(opt), spank_strerror(err));
+				     fsp_option_ctl(opt), spank_strerror(err));
 			goto fail;
 		}
 	}
@@ -325,6 +328,17 @@ static int task_setenv(spank_t sp, const char *name, const char *value)
 
 	if (err != ESPANK_SUCCESS) {
 		falcon_error("cannot set %s: %s", name, spank_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static int task_unsetenv(spank_t sp, const char *name)
+{
+	spank_err_t err = spank_unsetenv(sp, name);
+
+	if (err != ESPANK_SUCCESS) {
+		falcon_error("cannot unset %s: %s", name, spank_strerror(err));
 		return -1;
 	}
 	return 0;
@@ -354,8 +368,12 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	ferr = fsp_task_env_load(ctx.cfg.rundir, jobid, &env);
 	if (ferr == FALCON_ERR_NOTFOUND) {
-		/* No topology.json: the job has no falcon devices. */
-		rv = 0;
+		/* No topology.json: the job has no falcon devices.  What a
+		 * falcon job that submitted this one passed on (sbatch
+		 * exports its environment) names the other job's devices. */
+		rv = task_unsetenv(sp, "FALCON_TOPOLOGY") < 0 ||
+		     task_unsetenv(sp, "FALCON_TOPOLOGY_FILE") < 0 ||
+		     task_unsetenv(sp, "FALCON_NVME") < 0 ? -1 : 0;
 		goto fail;
 	}
 	if (ferr != FALCON_OK) {

@@ -4,7 +4,8 @@
 # falcon-sim's node1),
 # with spank_falcon.so, falcond and falcon-sim (SysfsRoot = the sim's node1
 # tree): falconGPUs and falconNVMe jobs with their environment and
-# AdminComment in sacct, a job cancelled while running, the chassis down at
+# AdminComment in sacct, srun steps and sbatch inside a falcon job, a
+# job cancelled while running, the chassis down at
 # prolog (job requeued, node not drained, nothing leaked), an
 # epilog whose remove fails (node drained, device quarantined), devices left
 # attached for a job that ended (falcond's reconcile asks slurmctld and
@@ -50,6 +51,46 @@ tag=$(p_sacct "$jid")
 case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComment: $tag" ;; esac
 fp_wait_pool_clean 30
 t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
+
+# -- srun and sbatch inside a falcon job (issue 42: every srun in the batch
+# script of a falconGPUs job failed, "FALCON_TOPOLOGY=falconGPUs: expected
+# auto"): each step's tasks see the job's GPUs and label; a job submitted
+# from inside gets its own devices, or none and no inherited label
+cat >"$t_tmp/inner.sh" <<'EOS'
+#!/bin/sh
+echo "batch cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"
+srun -n1 sh -c 'echo "step1 cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"' ||
+	echo "srun -n1 failed"
+srun -n2 sh -c 'echo "step2.$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"' ||
+	echo "srun -n2 failed"
+sbatch --parsable --gres=falcon_gpu:1 -L falcon1:1 -o "$T/chain-%j.out" \
+	--wrap 'echo "chained cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"' >"$T/chain-falcon.id" ||
+	echo "sbatch falcon_gpu:1 failed"
+sbatch --parsable -o "$T/chain-%j.out" \
+	--wrap 'echo "plain topo=${FALCON_TOPOLOGY-unset} file=${FALCON_TOPOLOGY_FILE-unset}"' \
+	>"$T/chain-plain.id" || echo "sbatch without GRES failed"
+EOS
+jid=$(sbatch --parsable -n2 --gres=falcon_gpu:2 -L falcon1:2 --export=ALL,T="$t_tmp" \
+	-o "$t_tmp/job-%j.out" "$t_tmp/inner.sh")
+s_wait_done "$jid"
+out=$(cat "$t_tmp/job-$jid.out")
+[ "$(s_job_state "$jid")" = COMPLETED ] || { s_logs; t_fail "job $jid: $(s_job_state "$jid"): $out"; }
+cvd=$(sed -n 's/^batch cvd=\([^ ]*\) topo=falconGPUs$/\1/p' "$t_tmp/job-$jid.out")
+[ "$(printf '%s' "$cvd" | tr , '\n' | grep -c .)" = 2 ] || t_fail "batch step of job $jid: $out"
+for step in step1 step2.0 step2.1; do
+	grep -qx "$step cvd=$cvd topo=falconGPUs" "$t_tmp/job-$jid.out" ||
+		t_fail "srun inside falcon job $jid: no '$step cvd=$cvd topo=falconGPUs' in: $out"
+done
+c1=$(cat "$t_tmp/chain-falcon.id" 2>/dev/null) && c2=$(cat "$t_tmp/chain-plain.id" 2>/dev/null) ||
+	t_fail "sbatch inside falcon job $jid: $out"
+s_wait_done "$c1"
+s_wait_done "$c2"
+grep -Eqx 'chained cvd=[^,]+ topo=falconGPUs' "$t_tmp/chain-$c1.out" ||
+	t_fail "job $c1 submitted from job $jid: $(cat "$t_tmp/chain-$c1.out")"
+grep -qx 'plain topo=unset file=unset' "$t_tmp/chain-$c2.out" ||
+	t_fail "job $c2 without GRES submitted from job $jid: $(cat "$t_tmp/chain-$c2.out")"
+fp_wait_pool_clean 30
+t_ok "srun -n1, srun -n2 and sbatch inside falcon job $jid: steps see cvd=$cvd falconGPUs; chained jobs their own"
 
 # -- hybridGPUs: four of the node's own GPUs and four from the chassis
 jid=$(sbatch --parsable --gres=gpu:4,falcon_gpu:4 -L falcon1:4 -o "$t_tmp/job-%j.out" \

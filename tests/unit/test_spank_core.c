@@ -66,6 +66,11 @@ START_TEST(test_option_names)
 	ck_assert_str_eq(fsp_option_env(FSP_OPT_PLACE), "FALCON_PLACE");
 	ck_assert_str_eq(fsp_option_words(FSP_OPT_CHECK), "quick|full|off");
 	ck_assert_str_eq(fsp_option_env(FSP_OPT_CHECK), "FALCON_CHECK");
+	ck_assert_str_eq(fsp_option_ctl(FSP_OPT_PLACE), "FALCON_PLACE");
+	/* the request is not the label every task of a falcon job gets
+	 * (issue 42: srun inside a falconGPUs job read it and failed) */
+	ck_assert_str_eq(fsp_option_env(FSP_OPT_TOPOLOGY), "FALCON_TOPOLOGY_REQUEST");
+	ck_assert_str_eq(fsp_option_ctl(FSP_OPT_TOPOLOGY), "FALCON_TOPOLOGY");
 }
 END_TEST
 
