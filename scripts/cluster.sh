@@ -289,10 +289,14 @@ start_munged() {
 
 db_sql() { mariadb --no-defaults -S "$db_dir/mysqld.sock" -u root "$@"; }
 
+# The server's temporary files go to the state directory, not /tmp: two
+# bootstraps at once (two clusters of concurrent tests) sharing /tmp failed
+# "Could not remove temporary table: '/tmp/#sql-temptable-...', error: 2".
 db_install() {
-	rm -rf "$db_dir/data"
-	mkdir -p "$db_dir/data"
+	rm -rf "$db_dir/data" "$db_dir/tmp"
+	mkdir -p "$db_dir/data" "$db_dir/tmp"
 	mariadb-install-db --no-defaults --user=root --datadir="$db_dir/data" \
+		--tmpdir="$db_dir/tmp" \
 		--auth-root-authentication-method=socket --skip-test-db \
 		>>"$log/mariadb-install.log" 2>&1
 }
@@ -312,7 +316,9 @@ start_mariadb() {
 			}
 		fi
 		# setsid + nohup: the server outlives this script and its terminal.
+		mkdir -p "$db_dir/tmp"
 		setsid nohup mariadbd --no-defaults --user=root --datadir="$db_dir/data" \
+			--tmpdir="$db_dir/tmp" \
 			--socket="$db_dir/mysqld.sock" --pid-file="$f" \
 			--port="$DB_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
 			--log-error="$log/mariadbd.log" --innodb-buffer-pool-size=32M \

@@ -7,7 +7,8 @@
 # missing (not root, no ../shared fixtures, no munged).
 
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
+# each shell test in namespaces and cgroups of its own (tests/isolate.sh)
+SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/isolate.sh $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
 	FALCON_SHARED="$${FALCON_SHARED:-$(abs_top_srcdir)/../shared}"; \
@@ -20,7 +21,7 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PCI_CFLAGS) $(JSON_CFLAGS) \
 	-DFALCON_TEST_SRCDIR='"$(abs_top_srcdir)"' \
 	-DFALCON_TEST_BUILDDIR='"$(abs_top_builddir)"'
 
-EXTRA_DIST += tests/lib.sh
+EXTRA_DIST += tests/lib.sh tests/isolate.sh
 
 # The Prometheus alert rules shipped (examples/falcon-alerts.yml): promtool's
 # checks and rule unit tests, the metric names against a real falcond.

@@ -3,12 +3,16 @@
 # test's scratch directory, stopped when the test exits, and bounded waits
 # on job states.
 
-# One real cluster at a time: the tests that source this file run one after
-# another even under `make -j check` (several MariaDB/slurmdbd/slurmctld
-# starting at once on a 2-core machine made slurmdbd miss its start-up
-# window).  The test re-executes itself under flock(1); -o keeps the lock
-# in flock's own process so no daemon the test starts inherits it.
-if [ -z "${FALCON_CLUSTER_LOCK_HELD:-}" ] && command -v flock >/dev/null 2>&1; then
+# Under tests/isolate.sh (the harness's runner, FALCON_TEST_ISOLATED=1) each
+# test has its own network, mount and cgroup namespaces, and clusters run at
+# once.  Without it (not root, FALCON_TEST_ISOLATE=no) two clusters would
+# share this host's cgroups (both name their node after it and number jobs
+# from 1): the tests that source this file then run one after another even
+# under `make -j check`.  The test re-executes itself under flock(1); -o
+# keeps the lock in flock's own process so no daemon the test starts
+# inherits it.
+if [ -z "${FALCON_TEST_ISOLATED:-}" ] && [ -z "${FALCON_CLUSTER_LOCK_HELD:-}" ] &&
+	command -v flock >/dev/null 2>&1; then
 	FALCON_CLUSTER_LOCK_HELD=1
 	export FALCON_CLUSTER_LOCK_HELD
 	trap - EXIT
