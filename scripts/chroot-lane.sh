@@ -7,9 +7,10 @@
 #   chroot-lane.sh [--suite=trixie|sid] [MODE]
 #                             the suite (or FALCON_CHROOT_SUITE; default
 #                             trixie), then one of:
-#   chroot-lane.sh [--test]   scripts/test-all.sh --lane=host in the chroot:
-#                             every test tier against Slurm 24.11; its last
-#                             line is test-all's closing line
+#   chroot-lane.sh [--test]   scripts/test-all.sh --inside-lane=SUITE in the
+#                             chroot: the lane's steps and tests (tests/lanes)
+#                             against its Slurm; its last line is test-all's
+#                             closing line
 #   chroot-lane.sh --quickstart
 #                             the README's demo (scripts/quickstart.sh) in the
 #                             chroot, its STATE in the chroot's
@@ -130,13 +131,13 @@ if [ "$mode" = inside ]; then
 		shared=/src/shared
 	fi
 	env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
- LANG=C.UTF-8 TERM=${TERM:-dumb} FALCON_SHARED=$shared"
+ LANG=C.UTF-8 TERM=${TERM:-dumb} FALCON_SHARED=$shared FALCON_TEST_JOBS=${FALCON_TEST_JOBS:-6}"
 	rc=0
 	case $what in
 	test)
 		# shellcheck disable=SC2086
 		chroot "$root" /usr/bin/env -i $env /bin/sh -c \
-			'cd /src/falcon-slurm && exec scripts/test-all.sh --lane=host' &
+			"cd /src/falcon-slurm && exec scripts/test-all.sh --inside-lane=$suite" &
 		;;
 	quickstart)
 		# shellcheck disable=SC2086

@@ -1,29 +1,35 @@
 #!/bin/sh
 # scripts/install-deps.sh - install, from Debian packages (Debian 12
 # bookworm with Slurm 22.05, Debian 13 trixie with Slurm 24.11: the same
-# names on both), what falcon-slurm needs to build, test and run its demo.
-# Idempotent; run as root.
+# names on both), what falcon-slurm needs.  Idempotent; run as root.
 #   --build   build dependencies only
-#   (default) build + test + demo: munge, Slurm daemons, MariaDB, clang for
-#             fuzzing (libclang-rt-dev: the default clang's runtime, named
-#             the same on both), xmllint (libxml2-utils) for the report test,
-#             promtool (Debian 13's package promtool, Debian 12's prometheus)
-#             for the alert rules' tests, headless chromium for the status
-#             page's DOM and screenshot
+#   --demo    build + what scripts/quickstart.sh runs: munge, the Slurm
+#             daemons and client, MariaDB, python3, curl, openssl, iproute2,
+#             dpkg-dev (apt-get source of Slurm for job_submit_falcon)
+#   (default) --demo's and what the tests need besides (scripts/test-all.sh):
+#             clang for fuzzing (libclang-rt-dev: the default clang's
+#             runtime, named the same on both), xmllint (libxml2-utils) for
+#             the report test, promtool (Debian 13's package promtool,
+#             Debian 12's prometheus) for the alert rules' tests, headless
+#             chromium for the status page's DOM and screenshot, sushy and
+#             redfishtool (Redfish clients against falcon-sim), jsonschema,
+#             inotify-tools, and the package tools (debhelper, lintian, rpm,
+#             rpmlint, debootstrap for the chroot lanes)
 set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
  libpci-dev pciutils libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
  libmunge-dev libslurm-dev libssl-dev check libsystemd-dev"
-run_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
- python3 python3-sushy python3-jsonschema redfishtool openssl curl inotify-tools iproute2 util-linux procps psmisc clang
+demo_pkgs="munge slurm-wlm slurmctld slurmd slurmdbd slurm-client mariadb-server
+ python3 openssl curl iproute2 util-linux procps psmisc dpkg-dev"
+test_pkgs="python3-sushy python3-jsonschema redfishtool inotify-tools clang
  libclang-rt-dev libxml2-utils chromium"
 # promtool (the alert rules' tests): a package of its own from Debian 13 on,
 # part of prometheus before
 if apt-cache show promtool >/dev/null 2>&1; then
-	run_pkgs="$run_pkgs promtool"
+	test_pkgs="$test_pkgs promtool"
 else
-	run_pkgs="$run_pkgs prometheus"
+	test_pkgs="$test_pkgs prometheus"
 fi
 
 # systemd.pc (the unit directory): systemd-dev from Debian 13 on, systemd before
@@ -34,8 +40,12 @@ else
 	pkg_pkgs="$pkg_pkgs systemd"
 fi
 
-pkgs=$build_pkgs
-[ "${1:-}" = --build ] || pkgs="$build_pkgs $run_pkgs $pkg_pkgs"
+case ${1:-} in
+--build) pkgs=$build_pkgs ;;
+--demo) pkgs="$build_pkgs $demo_pkgs" ;;
+'') pkgs="$build_pkgs $demo_pkgs $test_pkgs $pkg_pkgs" ;;
+*) echo "install-deps: unknown argument $1 (--build, --demo or none)" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: run as root (apt-get install)" >&2
@@ -48,8 +58,9 @@ for p in $pkgs; do
 		missing="$missing $p"
 done
 # orig_tarball - Slurm's source for an offline package build, cached once
+# (the tests' package build; not for --build or --demo)
 orig_tarball() {
-	[ "${1:-}" = --build ] && return 0
+	[ -z "${1:-}" ] || return 0
 	"$(dirname "$0")/slurm-source.sh" --orig >/dev/null 2>&1 ||
 		echo "install-deps: WARNING: Slurm's orig tarball not cached (no network?):" \
 			"scripts/packages.sh cannot build job_submit_falcon offline" >&2

@@ -95,9 +95,9 @@ cmd_stop() {
 
 # ---- 1. Debian packages ----------------------------------------------------
 install_packages() {
-	say "step 1/6: Debian packages (scripts/install-deps.sh)"
-	scripts/install-deps.sh >"$log/install-deps.log" 2>&1 ||
-		fail "installing Debian packages (scripts/install-deps.sh)" "$log/install-deps.log"
+	say "step 1/6: Debian packages (scripts/install-deps.sh --demo)"
+	scripts/install-deps.sh --demo >"$log/install-deps.log" 2>&1 ||
+		fail "installing Debian packages (scripts/install-deps.sh --demo)" "$log/install-deps.log"
 	tail -n 1 "$log/install-deps.log" | sed 's/^/  /'
 }
 

@@ -1,97 +1,165 @@
 #!/bin/sh
 # scripts/test-all.sh - the README's test command and what .ci/run calls:
-# install what the tests need, then build and run every test tier, in two
-# lanes: this machine's Debian (12, Slurm 22.05) and a Debian 13 chroot
-# (Slurm 24.11) that scripts/chroot-lane.sh makes and caches; a third, a
-# Debian sid chroot (Slurm 26.05), with --lane=sid.
+# install what the tests need, then build and run every test, in two lanes
+# at once: this machine's Debian (12, Slurm 22.05) and a Debian 13 chroot
+# (Slurm 24.11) that scripts/chroot-lane.sh makes and caches in
+# /var/cache/falcon-slurm/trixie.
 #
-#   test-all.sh [--lane=all|host|trixie|sid]   (or FALCON_LANE=...; default
-#   all: host and trixie)
+#   test-all.sh [--lane=all|host|trixie|sid] [--jobs=N]
+#                   (or FALCON_LANE, FALCON_TEST_JOBS); default all: host
+#                   and trixie; sid (Debian's Slurm 26.05 binaries) only
+#                   when asked
+#   test-all.sh --list
+#                   which test runs in which lane and why (tests/lanes),
+#                   and which steps each lane runs
 #
-# The host lane, in this tree:
-#   0. scripts/slurm-source.sh: Slurm's source for job_submit_falcon.so
-#   1. build/       -Werror build; `make check`: unit tests (check) and the
-#                   integration tests (falcon-sim, munged, Slurm) as root
-#   2. build-asan/  the same sources with -fsanitize=address,undefined;
-#                   the unit tests again
-#   3. make distcheck (unit tests from the tarball)
-#   4. tests/integration/packages.sh: scripts/packages.sh's .debs installed
-#                   with apt into a fresh minbase chroot of this Debian
-#                   (cached in /var/cache/falcon-slurm/<codename>-minbase),
-#                   the main job, an upgrade under a lease, remove, purge
-#                   (root only: skipped otherwise, and said)
-# The trixie and sid lanes: scripts/chroot-lane.sh --suite=SUITE, which
-# runs the host lane of a copy of this tree in the chroot (root only:
-# skipped otherwise, and said).
+# Each lane runs these steps, each timed:
+#   deps       scripts/install-deps.sh (the chroot lanes: in the chroot)
+#   source     scripts/slurm-source.sh: the installed Slurm's source, for
+#              job_submit_falcon.so (without it: the plugin is not built
+#              and its tests skip, said loudly)
+#   build      build/: -Werror build of everything, unit tests included
+#   check      make check of the lane's tests (tests/lanes), N at once
+#              (--jobs, default 6: measured fastest on a 2-core machine);
+#              each shell test in namespaces and cgroups of its own
+#              (tests/isolate.sh)
+#   asan       (host) build-asan/: -fsanitize=address,undefined; the unit
+#              tests again
+#   distcheck  (host) make distcheck: the tarball builds and its unit tests
+#              pass
+#   packages   tests/integration/packages.sh: the lane's .debs installed
+#              with apt into a fresh minbase chroot, the main job, an
+#              upgrade under a lease, remove, purge
+# The trixie lane starts as soon as debootstrap is installed and runs beside
+# the host lane (scripts/chroot-lane.sh --suite=trixie; its lines prefixed
+# "trixie| "): the tests wait on daemons far more than they compute.
+# Root only for everything but the unit tests: otherwise skipped, and said.
 #
-# Prints one closing line "test-all: N passed, N failed, N skipped", the
-# sum of the lanes run.
-# Long fuzz, soak and benchmark runs are `make fuzz`, `make soak`, `make bench`.
+# Ends with a table (per lane: each step's time, the 15 slowest tests, the
+# total) and one closing line "test-all: N passed, N failed, N skipped",
+# the sum of the lanes.  Long fuzz, soak and benchmark runs are
+# `make fuzz`, `make soak`, `make bench`.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
-jobs=$(nproc 2>/dev/null || echo 2)
 lane=${FALCON_LANE:-all}
+jobs=${FALCON_TEST_JOBS:-6}
+inside=""
+list=no
 for a in "$@"; do
 	case $a in
 	--lane=*) lane=${a#--lane=} ;;
+	--jobs=*) jobs=${a#--jobs=} ;;
+	--inside-lane=*) inside=${a#--inside-lane=} ;; # chroot-lane.sh --test
+	--list) list=yes ;;
 	-h|--help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
 	*) echo "test-all: unknown argument $a (--help)" >&2; exit 2 ;;
 	esac
 done
 case $lane in all|host|trixie|sid) ;; *) echo "test-all: --lane=$lane: all, host, trixie or sid" >&2; exit 2 ;; esac
+case $jobs in [1-9]|[1-9][0-9]) ;; *) echo "test-all: --jobs=$jobs: a number 1-99" >&2; exit 2 ;; esac
+: "${FALCON_SHARED:=$top/../shared}" # every lane (chroot-lane.sh binds it)
+export FALCON_SHARED
+
+# manifest - "LANES TEST WHY" for each test of tests/lanes, in its order
+manifest() {
+	awk '/^#/ || /^[ \t]*$/ { next }
+	/^\[/ { l = substr($1, 2, length($1) - 2); why = $0; sub(/^\[[a-z]+\] */, "", why); next }
+	{ print l, $1, why }' tests/lanes
+}
+# lane_tests LANE - the tests LANE runs, in order
+lane_tests() {
+	manifest | awk -v lane="$1" '$1 == "all" || $1 == lane { print $2 }'
+}
+# steps_of LANE - the steps LANE runs
+steps_of() {
+	case $1 in
+	host) echo "deps source build check asan distcheck packages" ;;
+	*) echo "deps source build check packages" ;;
+	esac
+}
+
+if [ $list = yes ]; then
+	host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
+	printf '%-44s %-12s %s\n' TEST LANES WHY
+	manifest | while read -r l t why; do
+		case $l in all) l="host,trixie" ;; esac
+		printf '%-44s %-12s %s\n' "$t" "$l" "$why"
+	done
+	echo
+	for l in host trixie; do
+		echo "$l lane ($( [ $l = host ] && echo "this machine, $host_name" || echo "Debian 13 chroot")):" \
+			"$(lane_tests $l | wc -l) tests; steps: $(steps_of $l)"
+	done
+	echo "sid lane (--lane=sid only): the trixie lane's tests and steps in a Debian sid chroot"
+	exit 0
+fi
+
 sum_pass=0; sum_fail=0; sum_skip=0
 status=0
+failed=""
 t_start=$(date +%s)
-: "${FALCON_SHARED:=$top/../shared}" # both lanes (chroot-lane.sh binds it)
-export FALCON_SHARED
-host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
+work=$(mktemp -d "${TMPDIR:-/tmp}/falcon-test-all-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+times=$work/times   # "test-all-time LANE step|test NAME SECONDS RESULT"
+failed_logs=$work/failed-logs
+: >"$times"; : >"$failed_logs"
+me=${inside:-host}
+[ "$lane" != sid ] || me=sid
 
-# chroot_lane SUITE: the chroot's test-all; its closing line adds to ours.
+# step NAME CMD... - run CMD as step NAME of this lane, timed and recorded;
+# its exit status is returned
+step() {
+	_sn=$1; shift
+	echo "==== test-all: $me lane: $_sn ===="
+	_st0=$(date +%s); _src=0
+	"$@" || _src=$?
+	echo "test-all-time $me step $_sn $(($(date +%s) - _st0)) $_src" >>"$times"
+	echo "test-all: $me lane: $_sn: exit status $_src in $(($(date +%s) - _st0)) s"
+	return $_src
+}
+
+# chroot_lane SUITE - scripts/chroot-lane.sh --suite=SUITE --test, its
+# lines prefixed "SUITE| " and kept in $work/SUITE.out (with its closing
+# line and time records, read by chroot_lane_end)
 chroot_lane() {
-	cs=$1
-	echo "==== test-all: $cs lane (Debian $cs chroot, scripts/chroot-lane.sh --suite=$cs) ===="
+	_cs=$1
+	echo "==== test-all: $_cs lane (Debian $_cs chroot, scripts/chroot-lane.sh --suite=$_cs) ===="
+	echo "test-all-time $_cs start $(date +%s)" >"$work/$_cs.out"
 	if [ "$(id -u)" != 0 ]; then
-		echo "test-all: not root: the $cs lane is SKIPPED (needs debootstrap, chroot)" >&2
-		sum_skip=$((sum_skip + 1))
+		echo "test-all: not root: the $_cs lane is SKIPPED (needs debootstrap, chroot)" >&2
+		echo "$_cs| test-all: 0 passed, 0 failed, 1 skipped" >>"$work/$_cs.out"
 		return 0
 	fi
-	t0=$(date +%s)
-	out=$(mktemp)
-	# its lines prefixed, so that ours stays the only closing line
-	scripts/chroot-lane.sh --suite="$cs" --test 2>&1 | sed -u "s/^/$cs| /" | tee "$out" || true
-	line=$(sed -n "s/^$cs| \(test-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped\)\$/\1/p" \
-		"$out" | tail -n 1)
-	tfailed=$(sed -n "s/^$cs| test-all: failed in the host lane ([a-z]*)://p" "$out" | tail -n 1)
-	rm -f "$out"
-	[ -z "$tfailed" ] || echo "test-all: failed in the $cs lane:$tfailed"
-	if [ -z "$line" ]; then
-		echo "test-all: the $cs lane gave no closing line: counted as failed" >&2
-		sum_fail=$((sum_fail + 1)); status=1
+	FALCON_TEST_JOBS=$jobs scripts/chroot-lane.sh --suite="$_cs" --test 2>&1 |
+		sed -u "s/^/$_cs| /" | tee -a "$work/$_cs.out" || true
+}
+
+# chroot_lane_end SUITE - add the lane's closing line to ours, its time
+# records to the table's
+chroot_lane_end() {
+	_cs=$1 _out=$work/$1.out
+	_t0=$(sed -n "s/^test-all-time $_cs start //p" "$_out")
+	sed -n "s/^$_cs| \(test-all-time $_cs .*\)/\1/p" "$_out" >>"$times"
+	_line=$(sed -n "s/^$_cs| \(test-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped\)\$/\1/p" \
+		"$_out" | tail -n 1)
+	_tf=$(sed -n "s/^$_cs| test-all: failed in the $_cs lane://p" "$_out" | tail -n 1)
+	[ -z "$_tf" ] || failed="$failed $_cs:{$_tf }"
+	if [ -z "$_line" ]; then
+		echo "test-all: the $_cs lane gave no closing line: counted as failed" >&2
+		sum_fail=$((sum_fail + 1)); status=1; failed="$failed $_cs:{no closing line}"
 	else
-		set -- $line
+		set -- $_line
 		sum_pass=$((sum_pass + $2)); sum_fail=$((sum_fail + $4)); sum_skip=$((sum_skip + $6))
 		[ "$4" = 0 ] || status=1
 	fi
-	echo "test-all: $cs lane: ${line#test-all: } in $(($(date +%s) - t0)) s"
+	echo "test-all-time $_cs total $(($(date +%s) - ${_t0:-$t_start})) -" >>"$times"
 }
 
-if [ "$lane" = trixie ] || [ "$lane" = sid ]; then
-	chroot_lane "$lane"
-	[ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
-	echo "test-all: $sum_pass passed, $sum_fail failed, $sum_skip skipped"
-	exit $status
-fi
-echo "==== test-all: host lane ($host_name) ===="
-
-if [ "$(id -u)" = 0 ]; then
-	scripts/install-deps.sh
-else
-	echo "test-all: not root: skipping package installation" >&2
-fi
-./bootstrap >/dev/null 2>&1 || ./bootstrap
-
-tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
+# tally DIR: add the automake harness counts of DIR/test-suite.log, and
+# the time and result of each of the lane's tests (a test's .log is made
+# when it starts, its .trs when it ends)
+tally() {
 	log=$1/test-suite.log
 	[ -f "$log" ] || return 0
 	p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
@@ -112,79 +180,174 @@ tally() { # tally DIR: add the automake harness counts of DIR/test-suite.log
 		{ echo "---- $l (last 40 lines) ----"; tail -n 40 "$l" 2>&1 || true
 		} >>"$failed_logs"
 	done
+	[ -z "${2:-}" ] || for t in $2; do
+		b=$1/${t%.sh}
+		[ -f "$b.trs" ] || continue
+		t0=$(stat -c %W "$b.log" 2>/dev/null || echo 0)
+		t1=$(stat -c %Y "$b.trs")
+		secs=$((t1 - t0)); [ "$t0" != 0 ] || secs="?"
+		echo "test-all-time $me test $t $secs $(sed -n 's/^:test-result: //p' "$b.trs" | head -1)" >>"$times"
+	done
 }
-failed=""
-failed_logs=$(mktemp)
-trap 'rm -f "$failed_logs"' EXIT
 
-# Slurm's source of the installed version (cached in /var/cache/falcon-slurm)
-# for job_submit_falcon.so; without it the build goes on without the plugin.
+# The steps (run_lane runs them in this tree)
+do_deps() {
+	if [ "$(id -u)" = 0 ]; then
+		scripts/install-deps.sh
+	else
+		echo "test-all: not root: skipping package installation" >&2
+	fi
+}
 slurm_src=""
-if [ "$(id -u)" = 0 ] && slurm_src=$(scripts/slurm-source.sh); then
-	echo "test-all: Slurm source: $slurm_src"
+do_source() {
+	if [ "$(id -u)" = 0 ] && slurm_src=$(scripts/slurm-source.sh); then
+		echo "test-all: Slurm source: $slurm_src"
+	else
+		slurm_src=""
+		echo "test-all: WARNING: no Slurm source tree (scripts/slurm-source.sh failed or not root):" \
+			"job_submit_falcon.so is NOT built and its tests are skipped" >&2
+	fi
+}
+do_build() {
+	./bootstrap >/dev/null 2>&1 || ./bootstrap
+	rm -rf build && mkdir build
+	(cd build && ../configure --enable-werror ${slurm_src:+--with-slurm-source="$slurm_src"} \
+		>configure.out 2>&1 || { cat configure.out; exit 1; }
+	 sed -n '/^falcon-slurm .* configured:/,$p' configure.out
+	 make -j"$(nproc 2>/dev/null || echo 2)" >make.out 2>&1 || { cat make.out; exit 1; }
+	 make -j"$(nproc 2>/dev/null || echo 2)" check TESTS= >make-check.out 2>&1 ||
+		{ tail -n 40 make-check.out; exit 1; })
+}
+# the manifest against the harness's TESTS: every test in a lane
+check_manifest() {
+	make -s -C build list-tests | sort >"$work/registered"
+	manifest | awk '{ print $2 }' | sort >"$work/listed"
+	if ! cmp -s "$work/registered" "$work/listed"; then
+		echo "test-all: tests/lanes and the harness's TESTS differ (< registered only, > tests/lanes only):" >&2
+		diff "$work/registered" "$work/listed" | grep '^[<>]' >&2
+		return 1
+	fi
+	[ "$(manifest | awk '{ print $2 }' | sort | uniq -d)" = "" ] ||
+		{ echo "test-all: tests/lanes names a test twice" >&2; return 1; }
+}
+do_check() {
+	check_manifest || return 1
+	_tests=$(lane_tests "$me" | tr '\n' ' ')
+	echo "test-all: $me lane: $(echo $_tests | wc -w) tests, $jobs at once"
+	_rc=0
+	(cd build && make -j"$jobs" check TESTS="$_tests") || _rc=$?
+	tally build "$_tests"
+	# a test that ends leaves nothing running (issue 32): tests/isolate.sh
+	# fails a test whose cgroups still hold processes; what still runs from
+	# this build beside them is named, stopped and counted as a failure
+	# (only processes under our own root: another lane's chroot has a tree
+	# at the same path)
+	myroot=$(readlink /proc/self/root)
+	left=$(pgrep -a -f "$top/build/" 2>/dev/null | while read -r pid cmd; do
+		[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$myroot" ] && echo "$pid $cmd"
+	done || true)
+	if [ -n "$left" ]; then
+		echo "test-all: processes the tests left running:"; echo "$left"
+		echo "$left" | awk '{print $1}' | xargs -r kill 2>/dev/null || true
+		failed="$failed left-running"; sum_fail=$((sum_fail + 1)); _rc=1
+	fi
+	return $_rc
+}
+do_asan() {
+	_rc=0
+	rm -rf build-asan && mkdir build-asan
+	(cd build-asan && ../configure --enable-werror --enable-sanitizers \
+		--disable-integration-tests >configure.out 2>&1 || { cat configure.out; exit 1; }
+	 make -j"$(nproc 2>/dev/null || echo 2)" >make.out 2>&1 || { cat make.out; exit 1; }
+	 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		make -j"$(nproc 2>/dev/null || echo 2)" check) || _rc=$?
+	tally build-asan
+	return $_rc
+}
+do_distcheck() {
+	(cd build && make -j"$(nproc 2>/dev/null || echo 2)" distcheck >distcheck.out 2>&1 &&
+		tail -5 distcheck.out || { tail -80 distcheck.out; exit 1; })
+}
+do_packages() {
+	_prc=0
+	tests/integration/packages.sh || _prc=$?
+	case $_prc in
+	0) sum_pass=$((sum_pass + 1)) ;;
+	77) sum_skip=$((sum_skip + 1)) ;;
+	*) sum_fail=$((sum_fail + 1)); failed="$failed packages"; return 1 ;;
+	esac
+}
+
+# run_lane - this lane's steps here
+run_lane() {
+	host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
+	echo "==== test-all: $me lane ($host_name) ===="
+	if [ -n "$inside" ]; then
+		step deps do_deps || status=1
+	fi
+	step source do_source || true
+	if step build do_build; then
+		step check do_check || status=1
+		if [ "$me" = host ]; then
+			step asan do_asan || status=1
+			step distcheck do_distcheck || { status=1; failed="$failed distcheck"; }
+		fi
+	else
+		status=1; failed="$failed build"
+	fi
+	step packages do_packages || status=1
+}
+
+# table - the times of $times: per lane, each step, the slowest tests, the total
+table() {
+	echo "==== test-all: times (s) ===="
+	for l in $(awk '$1 == "test-all-time" { print $2 }' "$times" | awk '!seen[$0]++'); do
+		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "step" { s = s sprintf("%s %s s%s, ", $4, $5, $6 == "0" ? "" : " (exit " $6 ")") }
+			$1 == "test-all-time" && $2 == l && $3 == "total" { t = $4 }
+			END { sub(/, $/, "", s); printf "%s lane: %s; total %s s\n", l, s, t }' "$times"
+		echo "  its 15 slowest tests:"
+		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "test" && $5 != "?" { printf "  %6d  %-5s %s\n", $5, $6, $4 }' "$times" |
+			sort -rn | head -n 15
+	done
+	echo "all lanes: $(($(date +%s) - t_start)) s"
+}
+
+if [ -n "$inside" ]; then
+	# a chroot lane's inside (scripts/chroot-lane.sh --test): this lane's
+	# steps, its time records and closing line for the outer test-all
+	run_lane
+	echo "test-all-time $me total $(($(date +%s) - t_start)) -" >>"$times"
+	cat "$times"
+	[ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
+	[ -z "$failed" ] || { cat "$failed_logs"; echo "test-all: failed in the $me lane:$failed"; }
+	echo "test-all: $sum_pass passed, $sum_fail failed, $sum_skip skipped"
+	exit $status
+fi
+
+if [ "$lane" = trixie ] || [ "$lane" = sid ]; then
+	chroot_lane "$lane"
+	chroot_lane_end "$lane"
 else
-	slurm_src=""
-	echo "test-all: WARNING: no Slurm source tree (scripts/slurm-source.sh failed or not root):" \
-		"job_submit_falcon.so is NOT built and tests/integration/slurm-submit.sh is skipped" >&2
+	# deps first (the trixie lane's debootstrap comes from them), then the
+	# trixie lane beside this one
+	step deps do_deps || status=1
+	if [ "$lane" = all ]; then
+		chroot_lane trixie &
+		trixie_pid=$!
+	fi
+	run_lane
+	echo "test-all-time host total $(($(date +%s) - t_start)) -" >>"$times"
+	if [ "$lane" = all ]; then
+		echo "test-all: host lane done; waiting for the trixie lane"
+		wait "$trixie_pid" || true
+		chroot_lane_end trixie
+	fi
 fi
-
-echo "==== test-all: 1/4 -Werror build, unit + integration tests ===="
-rm -rf build && mkdir build
-(cd build && ../configure --enable-werror ${slurm_src:+--with-slurm-source="$slurm_src"} \
-	>configure.out 2>&1 || { cat configure.out; exit 1; }
- tail -20 configure.out
- make -j"$jobs" >make.out 2>&1 || { cat make.out; exit 1; }
- make -j"$jobs" check) || status=1
-tally build
-# a test that ends leaves nothing running (issue 32: a falcon-sim of
-# sim-host.sh outlived the run): what still runs from this build is
-# named, stopped and counted as a failure
-# (only processes under our own root: another lane's chroot has a tree at
-# the same path)
-myroot=$(readlink /proc/self/root)
-left=$(pgrep -a -f "$top/build/" 2>/dev/null | while read -r pid cmd; do
-	[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$myroot" ] && echo "$pid $cmd"
-done || true)
-if [ -n "$left" ]; then
-	echo "test-all: processes the tests left running:"; echo "$left"
-	echo "$left" | awk '{print $1}' | xargs -r kill 2>/dev/null || true
-	failed="$failed left-running"; sum_fail=$((sum_fail + 1)); status=1
-fi
-
-echo "==== test-all: 2/4 ASan/UBSan build, unit tests ===="
-rm -rf build-asan && mkdir build-asan
-(cd build-asan && ../configure --enable-werror --enable-sanitizers \
-	--disable-integration-tests >configure.out 2>&1 || { cat configure.out; exit 1; }
- make -j"$jobs" >make.out 2>&1 || { cat make.out; exit 1; }
- ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 make -j"$jobs" check) || status=1
-tally build-asan
-
-echo "==== test-all: 3/4 make distcheck ===="
-(cd build && make -j"$jobs" distcheck >distcheck.out 2>&1 && tail -5 distcheck.out ||
-	{ tail -80 distcheck.out; exit 1; }) || { status=1; failed="$failed distcheck"; }
-
-echo "==== test-all: 4/4 packages: the .debs installed, run, upgraded, removed in a clean chroot ===="
-t0=$(date +%s)
-prc=0
-tests/integration/packages.sh || prc=$?
-case $prc in
-0) sum_pass=$((sum_pass + 1)) ;;
-77) sum_skip=$((sum_skip + 1)) ;;
-*) sum_fail=$((sum_fail + 1)); status=1; failed="$failed packages" ;;
-esac
-echo "test-all: packages: exit status $prc in $(($(date +%s) - t0)) s"
-
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
 if [ -n "$failed" ]; then
 	cat "$failed_logs"
-	echo "test-all: failed in the host lane ($host_name):$failed"
+	echo "test-all: failed:$failed"
 fi
-echo "test-all: host lane ($host_name): $sum_pass passed, $sum_fail failed, $sum_skip skipped" \
-	"in $(($(date +%s) - t_start)) s"
-# the sid lane (Slurm 26.05) runs with --lane=sid only: the mirror's sid
-# lacks the slurm-wlm source it lists, so job_submit_falcon and the HRES
-# tests cannot be built there (README, issue 26)
-[ "$lane" = host ] || chroot_lane trixie
-[ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
+table
 echo "test-all: $sum_pass passed, $sum_fail failed, $sum_skip skipped"
 exit $status

@@ -36,6 +36,13 @@ EXTRA_DIST += tests/integration/alerts.sh tests/alerts/falcon-alerts-test.yml \
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
 
+# The registered tests, one a line: scripts/test-all.sh holds them against
+# tests/lanes (every test in a lane, none twice).
+list-tests:
+	@for t in $(TESTS); do echo "$$t"; done
+.PHONY: list-tests
+EXTRA_DIST += tests/lanes
+
 # After the harness, show check's own summary lines and the totals.
 check-local: check-TESTS
 	@echo "---- check summaries ----"
