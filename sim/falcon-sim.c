@@ -3,7 +3,8 @@
  * H3 Platform's management service (fabric zones) plus DMTF's
  * CompositionService, basic auth and sessions, fault injection over a
  * loopback admin API, and the host side of the PCIe bus as sysfs-shaped
- * trees (sim_host.c).  libmicrohttpd, one thread per connection.
+ * trees (sim_host.c).  lib/httpd (libmicrohttpd), one thread per
+ * connection, HTTPS with TLS 1.2 or later.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -24,23 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
-
 #include "core/log.h"
 #include "sim_server.h"
 #include "core/util.h"
+#include "httpd/httpd.h"
 
 #define MAX_BODY (1024 * 1024)
 
 static struct sim_server srv = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
-};
-
-struct req {
-	char *body;
-	size_t len;
-	bool too_big;
 };
 
 /* Content reader of a dropped response: half the body, then an error. */
@@ -370,7 +364,7 @@ static bool auth_exempt(const char *method, const char *url)
 }
 
 static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const char *method,
-			     struct req *rq)
+			     const struct falcon_httpd_req *rq)
 {
 	struct sim_reply r;
 	enum MHD_Result ret;
@@ -457,25 +451,24 @@ static enum MHD_Result admin(struct MHD_Connection *c, const char *url, const ch
 	return ret;
 }
 
-/* One connection's state (MHD_OPTION_NOTIFY_CONNECTION): whether it has
+/* One connection's state (falcon_httpd_conf.on_conn): whether it has
  * carried a Redfish request yet (counted once in srv.redfish_connections). */
 struct conn_info {
 	bool redfish;
 };
 
-static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-			  enum MHD_ConnectionNotificationCode toe)
+static void on_conn(void *cls, struct MHD_Connection *c, void **user, bool opened)
 {
 	(void)cls;
 	(void)c;
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		*socket_context = calloc(1, sizeof(struct conn_info));
+	if (opened) {
+		*user = calloc(1, sizeof(struct conn_info));
 		pthread_mutex_lock(&srv.lock);
 		srv.connections++;
 		pthread_mutex_unlock(&srv.lock);
-	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-		free(*socket_context);
-		*socket_context = NULL;
+	} else {
+		free(*user);
+		*user = NULL;
 	}
 }
 
@@ -483,9 +476,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * counts it (the benchmark's TLS handshakes per compose). */
 static void count_redfish_connection(struct MHD_Connection *c)
 {
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct conn_info *info = ci != NULL ? ci->socket_context : NULL;
+	struct conn_info *info = falcon_httpd_conn_user(c);
 
 	if (info == NULL || info->redfish)
 		return;
@@ -496,10 +487,8 @@ static void count_redfish_connection(struct MHD_Connection *c)
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-			       const char *method, const char *version,
-			       const char *upload_data, size_t *upload_data_size, void **con_cls)
+			       const char *method, struct falcon_httpd_req *rq)
 {
-	struct req *rq = *con_cls;
 	struct sim_fault_rule rule;
 	struct sim_caller who;
 	struct sim_reply r;
@@ -509,21 +498,6 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	enum MHD_Result ret;
 
 	(void)cls;
-	(void)version;
-	if (rq == NULL) {
-		rq = calloc(1, sizeof(*rq));
-		if (rq == NULL)
-			return MHD_NO;
-		*con_cls = rq;
-		return MHD_YES;
-	}
-	if (*upload_data_size > 0) {
-		if (falcon_buf_append(&rq->body, &rq->len, &rq->too_big, upload_data,
-				      *upload_data_size, MAX_BODY) != FALCON_OK)
-			return MHD_NO;
-		*upload_data_size = 0;
-		return MHD_YES;
-	}
 	falcon_debug("%s %s", method, url);
 	if (strncmp(url, "/admin/", 7) == 0)
 		return admin(c, url, method, rq);
@@ -587,51 +561,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	return ret;
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-		      enum MHD_RequestTerminationCode toe)
-{
-	struct req *rq = *con_cls;
-
-	(void)cls;
-	(void)c;
-	(void)toe;
-	if (rq != NULL) {
-		free(rq->body);
-		free(rq);
-		*con_cls = NULL;
-	}
-}
-
-/*
- * unescape - libmicrohttpd's %-decoding, except that a URL with an encoded
- * NUL ("%00") stays as it is (and so matches no resource) instead of being
- * cut short at the NUL into the name of a real resource.
- */
-static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
-{
-	(void)cls;
-	(void)c;
-	if (strstr(uri, "%00") != NULL)
-		return strlen(uri);
-	return MHD_http_unescape(uri);
-}
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char buf[512];
-
-	(void)cls;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	buf[strcspn(buf, "\n")] = '\0';
-	falcon_debug("libmicrohttpd: %s", buf);
-}
-
 /*
  * bind_listen - bind and listen on "HOST:PORT" ("[::1]:PORT" for IPv6).
  * Non-loopback addresses are refused unless allow_remote.  Returns the
- * socket in *fd and whether it is IPv6 in *v6.
+ * socket in *fd.
  */
-static falcon_err_t bind_listen(const char *spec, bool allow_remote, int *fd, bool *v6)
+static falcon_err_t bind_listen(const char *spec, bool allow_remote, int *fd)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	char host[256];
@@ -679,10 +614,8 @@ static falcon_err_t bind_listen(const char *spec, bool allow_remote, int *fd, bo
 		if (s < 0)
 			continue;
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 64) == 0) {
-			*v6 = ai->ai_family == AF_INET6;
+		if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 64) == 0)
 			break;
-		}
 		close(s);
 		s = -1;
 	}
@@ -947,57 +880,15 @@ static bool setup_auth(const struct sim_opts *o)
 	return true;
 }
 
-/*
- * struct tls_pem - --tls-cert and --tls-key read into memory for
- * libmicrohttpd (MHD_OPTION_HTTPS_MEM_CERT / _KEY, GnuTLS underneath);
- * NULL pointers when serving plain HTTP.  The key is wiped when freed.
- */
-struct tls_pem {
-	char *cert, *key;
-	size_t key_len;
-};
-
-static void tls_free(struct tls_pem *t)
-{
-	if (t->key != NULL)
-		explicit_bzero(t->key, t->key_len);
-	free(t->key);
-	free(t->cert);
-	memset(t, 0, sizeof(*t));
-}
-
-/* tls_load - read the PEM files; FALCON_ERR_INVAL when only one is given
- * or libmicrohttpd was built without TLS, file errors as falcon_read_file. */
-static falcon_err_t tls_load(const struct sim_opts *o, struct tls_pem *t)
-{
-	size_t len;
-	falcon_err_t rv;
-
-	memset(t, 0, sizeof(*t));
-	if (o->tls_cert == NULL && o->tls_key == NULL)
-		return FALCON_OK;
-	if (o->tls_cert == NULL || o->tls_key == NULL)
-		return falcon_err_set(FALCON_ERR_INVAL, "--tls-cert and --tls-key go together");
-	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-		return falcon_err_set(FALCON_ERR_INVAL, "--tls-cert: this libmicrohttpd was built "
-				      "without TLS (GnuTLS)");
-	if ((rv = falcon_read_file(o->tls_cert, 1 << 20, &t->cert, &len)) != FALCON_OK ||
-	    (rv = falcon_read_file(o->tls_key, 1 << 20, &t->key, &t->key_len)) != FALCON_OK) {
-		tls_free(t);
-		return rv;
-	}
-	return FALCON_OK;
-}
-
-/* open_listener - the bound listening socket *fd (caller closes), whether
- * it is IPv6, and its port (0 when --listen asked for any). */
-static falcon_err_t open_listener(const struct sim_opts *o, int *fd, bool *v6, unsigned *port)
+/* open_listener - the bound listening socket *fd (caller closes) and its
+ * port (0 when --listen asked for any). */
+static falcon_err_t open_listener(const struct sim_opts *o, int *fd, unsigned *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	falcon_err_t rv;
 
-	if ((rv = bind_listen(o->listen, o->allow_remote, fd, v6)) != FALCON_OK)
+	if ((rv = bind_listen(o->listen, o->allow_remote, fd)) != FALCON_OK)
 		return rv;
 	if (getsockname(*fd, (struct sockaddr *)&ss, &sl) != 0)
 		return falcon_err_set(FALCON_ERR_IO, "getsockname: %s", strerror(errno));
@@ -1017,32 +908,18 @@ static void block_signals(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* start_http - libmicrohttpd on fd (taken when it starts), one thread per
- * connection, HTTPS when t holds a certificate; NULL when it does not start. */
-static struct MHD_Daemon *start_http(int fd, bool v6, const struct tls_pem *t)
+/* start_http - the server on fd (taken when it starts), one thread per
+ * connection, HTTPS (TLS 1.2 or later) with --tls-cert and --tls-key. */
+static falcon_err_t start_http(const struct sim_opts *o, int fd, struct falcon_httpd **h)
 {
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+	struct falcon_httpd_conf k = {
+		.name = "http", .listen_fd = fd, .threads = FALCON_HTTPD_THREAD_PER_CONNECTION,
+		.flags = FALCON_HTTPD_KEEP_NUL, .idle_s = 600, .max_body = MAX_BODY,
+		.tls_cert_file = o->tls_cert, .tls_key_file = o->tls_key,
+		.mhd_log = FALCON_LOG_DEBUG, .handler = handler, .on_conn = on_conn,
+	};
 
-	if (t->cert != NULL)
-		return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, NULL,
-					MHD_OPTION_LISTEN_SOCKET, fd,
-					MHD_OPTION_HTTPS_MEM_CERT, t->cert,
-					MHD_OPTION_HTTPS_MEM_KEY, t->key,
-					MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-					MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
-					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-					MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
-					MHD_OPTION_END);
-	return MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
-				MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-				MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
-				MHD_OPTION_END);
+	return falcon_httpd_start(&k, h);
 }
 
 /* write_port_file - "<port>\n" to path, atomically (mode 0644). */
@@ -1066,16 +943,15 @@ static void wait_signal(sigset_t *set)
 	falcon_info("signal %d: stopping", sig);
 }
 
-/* stop - wake waiting handlers, stop the HTTP server (d may be NULL), close
+/* stop - wake waiting handlers, stop the HTTP server (h may be NULL), close
  * fd (>= 0: not yet the server's), the host side, and free what srv holds. */
-static void stop(struct MHD_Daemon *d, int fd, bool host_started)
+static void stop(struct falcon_httpd *h, int fd, bool host_started)
 {
 	pthread_mutex_lock(&srv.lock);
 	srv.stopping = true;
 	pthread_cond_broadcast(&srv.cond);
 	pthread_mutex_unlock(&srv.lock);
-	if (d != NULL)
-		MHD_stop_daemon(d);
+	falcon_httpd_stop(h);
 	if (fd >= 0)
 		close(fd);
 	sim_subs_stop(&srv);
@@ -1091,10 +967,8 @@ static void stop(struct MHD_Daemon *d, int fd, bool host_started)
  * the exit code (0 after a signal, 1 when something would not start). */
 static int serve(const struct sim_opts *o)
 {
-	struct MHD_Daemon *d = NULL;
-	struct tls_pem tls = { 0 };
-	const union MHD_DaemonInfo *di;
-	bool v6 = false, host_started = false;
+	struct falcon_httpd *h = NULL;
+	bool host_started = false;
 	unsigned port = 0;
 	int fd = -1, rc = 1;
 	sigset_t set;
@@ -1106,18 +980,14 @@ static int serve(const struct sim_opts *o)
 	}
 	if (!setup_auth(o))
 		goto out;
-	if (tls_load(o, &tls) != FALCON_OK) {
-		falcon_error("%s", falcon_errmsg());
-		goto out;
-	}
-	srv.tls = tls.cert != NULL;
+	srv.tls = o->tls_cert != NULL;
 	srv.no_sse = o->no_sse;
 	srv.no_switches = o->no_switches;
 	if (o->event_ca != NULL && (srv.event_ca = strdup(o->event_ca)) == NULL) {
 		falcon_error("out of memory");
 		goto out;
 	}
-	if (open_listener(o, &fd, &v6, &port) != FALCON_OK) {
+	if (open_listener(o, &fd, &port) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
@@ -1131,15 +1001,14 @@ static int serve(const struct sim_opts *o)
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
-	if ((d = start_http(fd, v6, &tls)) == NULL) {
-		falcon_error("cannot start the HTTP%s server on %s%s", srv.tls ? "S" : "", o->listen,
-			     srv.tls ? " (is the key the certificate's, both PEM?)" : "");
+	if (start_http(o, fd, &h) != FALCON_OK) {
+		falcon_error("cannot start the HTTP%s server on %s: %s", srv.tls ? "S" : "", o->listen,
+			     falcon_errmsg());
 		goto out;
 	}
-	fd = -1; /* the daemon owns it now */
-	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	if (di != NULL && di->port != 0)
-		port = di->port;
+	fd = -1; /* the server owns it now */
+	if (falcon_httpd_port(h) != 0)
+		port = falcon_httpd_port(h);
 	if (o->port_file != NULL && write_port_file(o->port_file, port) != FALCON_OK) {
 		falcon_error("--port-file: %s", falcon_errmsg());
 		goto out;
@@ -1150,8 +1019,7 @@ static int serve(const struct sim_opts *o)
 	wait_signal(&set);
 	rc = 0;
 out:
-	stop(d, fd, host_started);
-	tls_free(&tls);
+	stop(h, fd, host_started);
 	return rc;
 }
 

@@ -7,8 +7,8 @@ sim_falcon_sim_SOURCES = \
 	sim/sim_events.c sim/sim_accounts.c sim/sim_subs.c sim/sim_schema.c
 sim_falcon_sim_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(PCI_CFLAGS) \
 	$(CURL_CFLAGS) $(PTHREAD_CFLAGS)
-sim_falcon_sim_LDADD = $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(JSON_LIBS) $(MHD_LIBS) $(CURL_LIBS) \
-	$(PTHREAD_LIBS)
+sim_falcon_sim_LDADD = $(LIBFALCON_HTTPD) $(LIBFALCON_PCI) $(LIBFALCON_CORE) $(JSON_LIBS) \
+	$(MHD_LIBS) $(CURL_LIBS) $(PTHREAD_LIBS)
 dist_man_MANS += doc/falcon-sim.1
 EXTRA_DIST += examples/falcon-sim.json
 
@@ -37,7 +37,7 @@ SIM_TESTS = \
 if INTEGRATION_TESTS
 TESTS += $(SIM_TESTS)
 endif
-EXTRA_DIST += $(SIM_TESTS) tests/integration/sim-lib.sh
+EXTRA_DIST += $(SIM_TESTS) tests/integration/sim-lib.sh tests/integration/tls-lib.sh
 
 # libFuzzer over the configuration/fault parsers (by hand: make fuzz-sim-config).
 FUZZ_TARGETS += fuzz-sim-config

@@ -7,11 +7,13 @@
 # Insecure=yes (then every new connection is logged as unverified); an
 # expired one is refused.  A client keeps its TLS connection across the
 # requests of a compose: falcon-sim counts the connections that carried
-# Redfish requests (one TLS handshake each).
+# Redfish requests (one TLS handshake each).  TLS 1.0 and 1.1 are refused
+# to a client that offers them, 1.2 and 1.3 taken (openssl s_client).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/sim-lib.sh"
+. "$top_srcdir/tests/integration/tls-lib.sh"
 
 CLIENT=$top_builddir/tests/chassis-client
 [ -x "$CLIENT" ] || t_fail "$CLIENT not built"
@@ -44,6 +46,7 @@ req GET /redfish/v1 '' --cacert "$C/ca.pem"
 expect 200 "service root over HTTPS, verified with the local CA"
 [ "$(state | python3 -c 'import json,sys; print(json.load(sys.stdin)["tls"])')" = True ] ||
 	t_fail "/admin/state does not say tls"
+tls_versions falcon-sim "127.0.0.1:$SIM_PORT" "$C/ca.pem"
 cl --cacert "$C/ca.pem" attach H1 drawer1_slot1
 [ "$out" = ok ] || t_fail "client with CAFile: $out $(cat "$t_tmp/cl.err")"
 t_ok "chassis client verified the certificate with CAFile and attached"
