@@ -33,7 +33,8 @@ tests_unit_test_fleet_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_fleet_LDADD = $(LIBFALCON_CORE) $(CHECK_LIBS)
 endif
 
-dist_man_MANS += doc/falcon.conf.5
+# falcon.conf(5), and falcon(7), the users' page: falcon-slurm-common's
+dist_man_MANS += doc/falcon.conf.5 doc/falcon.7
 EXTRA_DIST += examples/falcon.conf
 
 # libFuzzer over the falcon.conf parser (by hand: make fuzz-conf
