@@ -18,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "advise_cmd.h"
-#include "advise.h"
+#include "advise/advise.h"
 #include "again.h"
 #include "exitcode.h"
 #include "report_cmd.h"

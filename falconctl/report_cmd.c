@@ -28,7 +28,7 @@
 #include "core/conf.h"
 #include "api/falcond_client.h"
 #include "core/log.h"
-#include "report.h"
+#include "advise/report.h"
 #include "core/util.h"
 
 #ifdef HAVE_SLURM

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "report.h"
+#include "advise/report.h"
 
 int falconctl_report(int argc, char **argv);
 

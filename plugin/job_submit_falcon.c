@@ -57,7 +57,7 @@
 #include "core/log.h"
 #include "core/fleet.h"
 #include "core/policy.h"
-#include "falconctl/advise.h"
+#include "advise/advise.h"
 
 const char plugin_name[] = "falcon-slurm partition policies and chassis pool licenses";
 const char plugin_type[] = "job_submit/falcon";

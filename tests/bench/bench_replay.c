@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "falconctl/advise.h"
+#include "advise/advise.h"
 #include "core/util.h"
 
 #define NODES 4

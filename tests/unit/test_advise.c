@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "falconctl/advise.h"
+#include "advise/advise.h"
 #include "testutil.h"
 #include "core/util.h"
 

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "falconctl/report.h"
+#include "advise/report.h"
 #include "testutil.h"
 #include "core/util.h"
 

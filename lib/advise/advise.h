@@ -3,8 +3,9 @@
  * a workload's relative runtime per topology (report.c's rows, Fig. 11
  * of the paper) and what is free now (local GPUs per node, falcon GPUs
  * per chassis pool) give the topology to ask for, its sbatch option and
- * the reason.  The slurmdbd, slurmctld and falcond calls stay in
- * advise_cmd.c.
+ * the reason.  Linked by falconctl (`falconctl advise`: its slurmdbd,
+ * slurmctld and falcond calls stay in falconctl/advise_cmd.c) and by
+ * job_submit_falcon.so (--falcon-topology=auto: auto.h).
  *
  * The rule (doc/falconctl.1, command advise), for N GPUs:
  *  - a topology is trusted when the workload has at least min_jobs jobs
@@ -31,7 +32,7 @@
 #include <json-c/json.h>
 
 #include "core/falcon_err.h"
-#include "report.h"
+#include "advise/report.h"
 
 /* Trusted history: a topology with fewer jobs is not picked. */
 #define FALCON_ADVISE_MIN_JOBS 3

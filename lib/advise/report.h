@@ -4,7 +4,8 @@
  * its AdminComment tag and GRES, the aggregation (per topology, partition,
  * user; relative runtime per workload; per device from falcond's history)
  * and the writers (table, csv, json, svg).  The slurmdbd and falcond calls
- * stay in report_cmd.c.
+ * stay in falconctl/report_cmd.c; the advisor (advise.h) reads the
+ * relative runtimes.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */

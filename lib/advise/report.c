@@ -15,7 +15,7 @@
 #include <json-c/json.h>
 
 #include "core/jobtag.h"
-#include "report.h"
+#include "advise/report.h"
 #include "core/util.h"
 
 /* ------------------------------------------------------------- parsing */

@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "advise.h"
+#include "advise/advise.h"
 #include "core/util.h"
 
 /* The GPU topologies, in the order ties are broken (Table III). */
