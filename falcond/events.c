@@ -13,9 +13,7 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +21,6 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
-
-#include <microhttpd.h>
 
 #ifdef HAVE_SLURM
 #include <slurm/slurm.h>
@@ -37,6 +33,7 @@
 #include "history.h"
 #include "quarantine.h"
 #include "core/log.h"
+#include "httpd/httpd.h"
 #include "core/util.h"
 
 struct listener {
@@ -56,10 +53,8 @@ static struct {
 	size_t n;
 	struct listener *l;
 	/* the receiver of subscribed events (EventListen=), NULL = none */
-	struct MHD_Daemon *recv;
+	struct falcon_httpd *recv;
 	char *url;                    /* EventUrl= (owned) */
-	char *tls_cert, *tls_key;     /* EventCertFile=/EventKeyFile= contents (owned) */
-	size_t tls_key_len;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static bool stopping(void *ctx)
@@ -436,11 +431,6 @@ static void *listen_main(void *arg)
 
 /* ---- the receiver: POSTs of the chassis' subscriptions ---- */
 
-struct recv_req {
-	char *body;
-	size_t len;
-	bool too_big;
-};
 
 /* secret_ok - whether auth is "Bearer <li's secret>" (constant time). */
 static bool secret_ok(struct listener *li, const char *auth)
@@ -458,18 +448,6 @@ static bool secret_ok(struct listener *li, const char *auth)
 	return ok && diff == 0;
 }
 
-static void peer_name(struct MHD_Connection *c, char *buf, size_t n)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-
-	falcon_strlcpy(buf, "?", n);
-	if (ci != NULL && ci->client_addr != NULL)
-		getnameinfo(ci->client_addr, ci->client_addr->sa_family == AF_INET6
-			    ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
-			    buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST);
-}
-
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"",
@@ -485,7 +463,8 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status)
 
 /* received - a complete POST for chassis `name`: authenticated, then its
  * records handled as SSE events are (on_event); the HTTP status. */
-static unsigned received(struct MHD_Connection *c, const char *name, struct recv_req *rq)
+static unsigned received(struct MHD_Connection *c, const char *name,
+			 const struct falcon_httpd_req *rq)
 {
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	struct listener *li = NULL;
@@ -495,7 +474,7 @@ static unsigned received(struct MHD_Connection *c, const char *name, struct recv
 	for (i = 0; i < ev.n; i++)
 		if (strcmp(ev.l[i].ch->cc->name, name) == 0)
 			li = &ev.l[i];
-	peer_name(c, peer, sizeof(peer));
+	falcon_httpd_peer(c, false, peer, sizeof(peer));
 	if (li == NULL || !secret_ok(li, auth)) {
 		falcon_warn("events: a POST for chassis '%.64s' from %s refused (401): %s", name,
 			    peer, li == NULL ? "no such chassis"
@@ -516,70 +495,16 @@ static unsigned received(struct MHD_Connection *c, const char *name, struct recv
 }
 
 static enum MHD_Result recv_handler(void *cls, struct MHD_Connection *c, const char *url,
-				    const char *method, const char *version,
-				    const char *upload, size_t *upload_size, void **con_cls)
+				    const char *method, struct falcon_httpd_req *rq)
 {
-	struct recv_req *rq = *con_cls;
 	size_t pl = strlen(FALCOND_EVENTS_PATH);
 
 	(void)cls;
-	(void)version;
-	if (rq == NULL) {
-		if ((rq = calloc(1, sizeof(*rq))) == NULL)
-			return MHD_NO;
-		*con_cls = rq;
-		return MHD_YES;
-	}
-	if (*upload_size > 0) {
-		if (falcon_buf_append(&rq->body, &rq->len, &rq->too_big, upload, *upload_size,
-				      FALCOND_EVENTS_MAX_BODY) != FALCON_OK)
-			return MHD_NO;
-		*upload_size = 0;
-		return MHD_YES;
-	}
 	if (strncmp(url, FALCOND_EVENTS_PATH, pl) != 0 || strchr(url + pl, '/') != NULL)
 		return answer(c, 404);
 	if (strcmp(method, "POST") != 0)
 		return answer(c, 405);
 	return answer(c, received(c, url + pl, rq));
-}
-
-static void recv_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-			   enum MHD_RequestTerminationCode toe)
-{
-	struct recv_req *rq = *con_cls;
-
-	(void)cls;
-	(void)c;
-	(void)toe;
-	if (rq != NULL) {
-		free(rq->body);
-		free(rq);
-		*con_cls = NULL;
-	}
-}
-
-/* recv_addr - EventListen= HOST:PORT ([v6]:PORT too) into *ss. */
-static falcon_err_t recv_addr(const char *spec, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | AI_PASSIVE,
-				  .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	const char *colon = strrchr(spec, ':');
-	char host[256];
-	size_t hl;
-	int e;
-
-	if (colon == NULL || (hl = (size_t)(colon - spec)) == 0 || hl >= sizeof(host))
-		return falcon_err_set(FALCON_ERR_CONFIG, "EventListen=%s: expected HOST:PORT", spec);
-	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']')
-		snprintf(host, sizeof(host), "%.*s", (int)(hl - 2), spec + 1);
-	else
-		snprintf(host, sizeof(host), "%.*s", (int)hl, spec);
-	if ((e = getaddrinfo(host, colon + 1, &hints, &ai)) != 0 || ai == NULL)
-		return falcon_err_set(FALCON_ERR_CONFIG, "EventListen=%s: %s", spec, gai_strerror(e));
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	return FALCON_OK;
 }
 
 /* recv_start - the receiver on conf's EventListen (HTTPS with
@@ -588,38 +513,22 @@ static falcon_err_t recv_addr(const char *spec, struct sockaddr_storage *ss)
 static falcon_err_t recv_start(const struct falcon_conf *conf)
 {
 	struct sockaddr_storage ss;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	struct falcon_httpd_conf k = {
+		.name = "events", .addr = (const struct sockaddr *)&ss,
+		.threads = FALCON_HTTPD_ONE_THREAD, .idle_s = 30,
+		.max_body = FALCOND_EVENTS_MAX_BODY, .mhd_log = FALCON_LOG_VERBOSE,
+		.tls_cert_file = conf->event_cert_file, .tls_key_file = conf->event_key_file,
+		.handler = recv_handler,
+	};
 	falcon_err_t rv;
 
-	if ((rv = recv_addr(conf->event_listen, &ss)) != FALCON_OK)
+	if ((rv = falcon_httpd_addr("EventListen", conf->event_listen, &ss, NULL)) != FALCON_OK)
 		return rv;
 	if ((rv = falcon_str_set(&ev.url, conf->event_url)) != FALCON_OK)
 		return rv;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	if (conf->event_cert_file != NULL) {
-		if ((rv = falcon_read_file(conf->event_cert_file, 1 << 20, &ev.tls_cert, NULL)) != FALCON_OK ||
-		    (rv = falcon_read_file(conf->event_key_file, 1 << 20, &ev.tls_key,
-					   &ev.tls_key_len)) != FALCON_OK)
-			return rv;
-		ev.recv = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, recv_handler, NULL,
-					   MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&ss,
-					   MHD_OPTION_HTTPS_MEM_CERT, ev.tls_cert,
-					   MHD_OPTION_HTTPS_MEM_KEY, ev.tls_key,
-					   MHD_OPTION_NOTIFY_COMPLETED, recv_completed, NULL,
-					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-					   MHD_OPTION_END);
-	} else {
-		ev.recv = MHD_start_daemon(flags, 0, NULL, NULL, recv_handler, NULL,
-					   MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&ss,
-					   MHD_OPTION_NOTIFY_COMPLETED, recv_completed, NULL,
-					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-					   MHD_OPTION_END);
-	}
-	if (ev.recv == NULL)
-		return falcon_err_set(FALCON_ERR_IO, "events: cannot listen on EventListen=%s%s",
-				      conf->event_listen, conf->event_cert_file
-				      ? " (is EventKeyFile the certificate's key, both PEM?)" : "");
+	if ((rv = falcon_httpd_start(&k, &ev.recv)) != FALCON_OK)
+		return falcon_err_prefix(rv, "events: cannot listen on EventListen=%s",
+					 conf->event_listen);
 	falcon_info("events: taking subscribed events on %s (%s), chassis POST to %s%sNAME",
 		    conf->event_listen, conf->event_cert_file ? "HTTPS" : "HTTP", ev.url,
 		    FALCOND_EVENTS_PATH);
@@ -628,15 +537,10 @@ static falcon_err_t recv_start(const struct falcon_conf *conf)
 
 static void recv_stop(void)
 {
-	if (ev.recv != NULL)
-		MHD_stop_daemon(ev.recv);
+	falcon_httpd_stop(ev.recv);
 	ev.recv = NULL;
-	if (ev.tls_key != NULL)
-		explicit_bzero(ev.tls_key, ev.tls_key_len);
-	free(ev.tls_key);
-	free(ev.tls_cert);
 	free(ev.url);
-	ev.tls_key = ev.tls_cert = ev.url = NULL;
+	ev.url = NULL;
 }
 
 falcon_err_t falcond_events_start(struct falcond_state *st)

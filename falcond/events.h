@@ -23,8 +23,9 @@
  * Bearer <hex>" through HttpHeaders), checks every FALCOND_EVENTS_CHECK_S
  * that the subscription is still there (a 404 or another Context: the
  * chassis restarted; it subscribes again with a new secret) and deletes it
- * when stopping.  One receiver (libmicrohttpd on EventListen=, HTTPS with
- * EventCertFile=; apart from falcond.c's API) takes the POSTs: one without
+ * when stopping.  One receiver (lib/httpd on EventListen=, HTTPS with
+ * EventCertFile=, TLS 1.2 or later; apart from falcond.c's API) takes the
+ * POSTs, one at a time on one thread: one without
  * the current secret of the chassis its path names is answered 401 and
  * logged; the rest is handled as the SSE events are.
  * Above quarantine.c, desc.c and history.c; called by main.c only.

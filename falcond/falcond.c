@@ -1,6 +1,6 @@
 /*
- * falcond.c - falcond's HTTP front (falcond.h): libmicrohttpd's event loop
- * (an internal polling thread pool, epoll where the library has it; the
+ * falcond.c - falcond's HTTP front (falcond.h): lib/httpd's thread pool
+ * over libmicrohttpd's event loop (epoll where the library has it; the
  * authenticated requests run on worker threads of their own, their
  * connection suspended meanwhile), munge authentication of every API
  * request and the dispatch to compose.c, decompose.c, reconcile.c,
@@ -12,21 +12,13 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
-#include <netdb.h>
-#include <pwd.h>
-#include <signal.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <microhttpd.h>
 
 #include "falcond.h"
 #include "compose.h"
@@ -41,16 +33,7 @@
 #include "api/auth.h"
 #include "core/log.h"
 #include "core/util.h"
-
-/* the state served (falcond_http_start; main.c's) */
-static struct falcond_state *g_st;
-
-/* true while the start-up reconcile runs (falcond listens already) */
-static bool g_reconciling;
-
-/* true once this falcond holds StateDir/falcond.lock and has loaded the
- * ledger; a standby answers 503 (answer_standby) until then */
-static bool g_active;
+#include "httpd/httpd.h"
 
 /* Seconds a client is asked to wait (Retry-After) while falcond reconciles. */
 #define RECONCILING_RETRY_AFTER "1"
@@ -63,75 +46,41 @@ static bool g_active;
  * WORKERS_MAX authenticated requests run at a time (a thread each); more
  * are answered 503 with Retry-After.
  *
- * Incomplete connections (issue 32: 1,500 connections trickling header
- * bytes from the clients' own address took all 64 per-address slots of
- * libmicrohttpd's MHD_OPTION_PER_IP_CONNECTION_LIMIT, which refuses the
- * new connection, so root's falconctl status waited 40 s).  falcond keeps
- * its own table of the connections that wait for a complete request
- * (hc_*, below; libmicrohttpd 0.9.75 has no request-header deadline: its
- * MHD_OPTION_CONNECTION_TIMEOUT restarts at every byte received):
+ * Incomplete connections (issue 32; lib/httpd's deadlines, httpd.h):
  *  - HTTP_REQUEST_S: a new connection must have sent a complete request
- *    (headers and body: the access handler's last call) within this many
- *    seconds of its accept, else it is closed, however slowly it trickles;
+ *    (headers and body) within this many seconds of its accept, else it is
+ *    closed, however slowly it trickles;
  *  - HTTP_IDLE_S: after an answer, a kept-alive connection's next request
  *    must be complete within this many seconds of that answer, and within
- *    HTTP_REQUEST_S of its request line (MHD_OPTION_URI_LOG_CALLBACK is
- *    called when the request line is complete); libmicrohttpd's own
- *    inactivity timeout (MHD_OPTION_CONNECTION_TIMEOUT) stays HTTP_IDLE_S;
+ *    HTTP_REQUEST_S of its request line; libmicrohttpd's own inactivity
+ *    timeout stays HTTP_IDLE_S;
  *  - HTTP_PER_IP: at most this many incomplete connections per address;
  *    a new one beyond it drops the oldest incomplete one of that address
- *    (the new one is accepted, never refused);
+ *    (the new one is accepted, never refused: libmicrohttpd's own
+ *    per-address limit, which refuses it, is not set);
  *  - a quarter of the connection limit is kept for connections with a
  *    complete request (authenticated work: a worker, a suspended compose,
- *    its answer): once the incomplete ones fill the other three quarters,
- *    a new connection drops the oldest incomplete one of any address.
- * A connection is dropped by shutdown(2) of its descriptor
- * (MHD_CONNECTION_INFO_CONNECTION_FD); libmicrohttpd then reads the end
- * of the stream and closes it.  The descriptor is only touched under
- * g_hc.lock while the connection is in the table, which its
- * MHD_CONNECTION_NOTIFY_CLOSED leaves before libmicrohttpd closes the
- * descriptor (daemon.c: MHD_cleanup_connections, internal_add_connection;
- * read in 0.9.75), so a reused descriptor is never shut down.
+ *    its answer).
  */
 #define HTTP_POOL_THREADS 4u
 #define HTTP_CONN_LIMIT 16384u
 #define HTTP_PER_IP 64u
 #define HTTP_IDLE_S 10u
 #define HTTP_REQUEST_S 5u
-#define HTTP_REAP_MS 200
-#define HTTP_DROP_LOG_S 10
 #define WORKERS_MAX 256
 
 /* Seconds a compose refused by a stopping falcond is asked to wait. */
 #define STOPPING_RETRY_AFTER "1"
 
-/* true from falcond_http_stopping() on: composes are answered 503 */
-static bool g_stopping;
-
-/* A connection as the incomplete-connection table sees it
- * (MHD_CONNECTION_INFO_SOCKET_CONTEXT), made at its accept, freed at its
- * close. */
-struct hconn {
-	struct hconn *prev, *next;  /* g_hc's list, oldest deadline start first */
-	int fd;                     /* libmicrohttpd's; shut down, never closed here */
-	int family;
-	unsigned char addr[16];     /* the peer's address (port left out) */
-	long long deadline_ms;      /* falcon_now_ms() by which the request is complete */
-	bool waiting;               /* in the list: no complete request yet */
-	bool dropped;               /* shut down by falcond */
-};
-
-/* the incomplete connections (g_hc.lock) */
-static struct {
+/* The HTTP front (falcond_http_start): the server, the state it serves
+ * (main.c's), the worker threads running (lock). */
+struct falcond_http {
+	struct falcon_httpd *httpd;
+	struct falcond_state *st;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct hconn *head, *tail;
-	size_t n, cap;              /* in the list; at most (cap: 3/4 of the limit) */
-	bool stop;
-	bool reaping;               /* the reaper thread runs */
-	pthread_t reaper;
-	unsigned long long late, per_ip, full;   /* dropped: deadline, address, limit */
-} g_hc = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+	pthread_cond_t done;
+	int workers;
+};
 
 /* An answer built away from its connection (worker threads), queued by
  * queue_ans(). */
@@ -146,10 +95,12 @@ enum rq_state { RQ_NEW, RQ_RUNNING, RQ_DONE };
 
 struct route;
 
+/* A request's own state (falcon_httpd_req.ctx, freed by req_free). */
 struct req {
-	char *body;
+	struct falcond_http *fh;
+	struct falcond_state *st;
+	const char *body;         /* the falcon_httpd_req's: valid until the request ends */
 	size_t len;
-	bool too_big;
 	enum rq_state state;
 	/* what the worker needs, copied off the connection */
 	struct MHD_Connection *c;
@@ -160,25 +111,6 @@ struct req {
 	char addr[80];
 	struct ans a;
 };
-
-/* worker threads running (g_workers_lock) */
-static pthread_mutex_t g_workers_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_workers_done = PTHREAD_COND_INITIALIZER;
-static int g_workers;
-
-static void addr_str(struct MHD_Connection *c, char *buf, size_t n)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	char host[INET6_ADDRSTRLEN + 1] = "?", port[16] = "?";
-
-	if (ci != NULL && ci->client_addr != NULL)
-		getnameinfo(ci->client_addr,
-			    ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								   : sizeof(struct sockaddr_in),
-			    host, sizeof(host), port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
-	snprintf(buf, n, "%s:%s", host, port);
-}
 
 /* answer_text - text (owned, consumed) as the answer a with status. */
 static void answer_text(struct ans *a, unsigned status, char *text, const char *ctype)
@@ -302,9 +234,9 @@ static falcon_err_t reconcile_body(const char *body, size_t len, bool *reread)
 	return rv;
 }
 
-static bool privileged(uid_t uid)
+static bool privileged(const struct falcond_state *st, uid_t uid)
 {
-	return uid == 0 || (g_st->slurm_uid != (uid_t)-1 && uid == g_st->slurm_uid);
+	return uid == 0 || (st->slurm_uid != (uid_t)-1 && uid == st->slurm_uid);
 }
 
 static double secs_since(const struct timespec *t0)
@@ -437,14 +369,14 @@ static void answer_stopping(struct ans *a, const char *url)
 static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route *rt,
 		     const struct req *rq, uid_t uid, const char *addr)
 {
-	struct falcond_state *st = g_st;
+	struct falcond_state *st = rq->st;
 	json_object *o = NULL;
 	struct timespec t0;
 	falcon_err_t rv;
 
 	(void)c;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (rt->auth == PRIV && __atomic_load_n(&g_reconciling, __ATOMIC_ACQUIRE) &&
+	if (rt->auth == PRIV && __atomic_load_n(&st->role.reconciling, __ATOMIC_ACQUIRE) &&
 	    !(rt->id == R_COMPOSE && compose_ready(st, rq)) &&
 	    !(rt->id == R_DECOMPOSE && decompose_ready(st, rq))) {
 		answer_reconciling(a, rt->path);
@@ -452,7 +384,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 	}
 	/* a compose that waited for its worker while the stop began: refused
 	 * like one that arrives after it (handler) */
-	if (rt->id == R_COMPOSE && __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE)) {
+	if (rt->id == R_COMPOSE && __atomic_load_n(&st->role.stopping, __ATOMIC_ACQUIRE)) {
 		answer_stopping(a, rt->path);
 		return;
 	}
@@ -496,11 +428,11 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		{ answer_json(a, 200, o); return; }
 	}
 	case R_STATUS:
-		o = falcond_status_json(st, uid, privileged(uid));
+		o = falcond_status_json(st, uid, privileged(st, uid));
 		if (o != NULL) {
 			json_object_object_add(o, "reconciling",
 					       json_object_new_boolean(__atomic_load_n(
-						       &g_reconciling, __ATOMIC_ACQUIRE)));
+						       &st->role.reconciling, __ATOMIC_ACQUIRE)));
 			/* the lock's holder record: this falcond (falconctl status) */
 			json_object_object_add(o, "holder", falcond_ha_holder());
 		}
@@ -544,7 +476,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		for (i = 0; i < st->nchassis; i++)
 			up += st->ch[i].have_last;
 		json_object_object_add(o, "status",
-				       json_object_new_string(__atomic_load_n(&g_reconciling,
+				       json_object_new_string(__atomic_load_n(&st->role.reconciling,
 									      __ATOMIC_ACQUIRE)
 								      ? "reconciling" : "ok"));
 		json_object_object_add(o, "leases", json_object_new_int64((int64_t)st->ledger->nleases));
@@ -557,7 +489,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 	case R_HISTORY:
 		rv = falcond_history_request(st->ledger, &st->lock,
 					     rq->qstart, rq->qend,
-					     uid, privileged(uid), &o);
+					     uid, privileged(st, uid), &o);
 		if (rv != FALCON_OK)
 			{ answer_err(a, rv, falcon_errmsg()); return; }
 		{ answer_json(a, 200, o); return; }
@@ -578,30 +510,31 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 static bool authenticate(struct ans *a, const struct req *rq, uid_t *uid)
 {
 	const struct route *rt = rq->rt;
+	struct falcond_state *st = rq->st;
 	char detail[1100];
 	falcon_err_t rv;
 
-	rv = falcon_auth_verify(g_st->conf->munge_socket, falcon_auth_header_cred(rq->auth),
+	rv = falcon_auth_verify(st->conf->munge_socket, falcon_auth_header_cred(rq->auth),
 				rq->method, rt->path, rq->body ? rq->body : "", rq->len, uid, NULL);
 	if (rv != FALCON_OK) {
 		snprintf(detail, sizeof(detail), "%s", falcon_errmsg());
 		falcon_warn("%u %s %s from %s uid %ld: %s", rv == FALCON_ERR_AUTH ? 401 : 503,
 			    rq->method, rt->path, rq->addr, *uid == (uid_t)-1 ? -1L : (long)*uid,
 			    detail);
-		pthread_mutex_lock(&g_st->lock);
-		g_st->auth_fail += rv == FALCON_ERR_AUTH;
-		pthread_mutex_unlock(&g_st->lock);
+		pthread_mutex_lock(&st->lock);
+		st->auth_fail += rv == FALCON_ERR_AUTH;
+		pthread_mutex_unlock(&st->lock);
 		answer_err(a, rv, detail);
 		return false;
 	}
-	if (rt->auth == PRIV && !privileged(*uid)) {
+	if (rt->auth == PRIV && !privileged(st, *uid)) {
 		snprintf(detail, sizeof(detail), "%s %s: uid %u is neither root nor SlurmUser",
 			 rq->method, rt->path, (unsigned)*uid);
 		falcon_warn("403 %s %s from %s uid %u: not allowed", rq->method, rt->path, rq->addr,
 			    (unsigned)*uid);
-		pthread_mutex_lock(&g_st->lock);
-		g_st->perm_fail++;
-		pthread_mutex_unlock(&g_st->lock);
+		pthread_mutex_lock(&st->lock);
+		st->perm_fail++;
+		pthread_mutex_unlock(&st->lock);
 		answer_err(a, FALCON_ERR_PERM, detail);
 		return false;
 	}
@@ -618,19 +551,20 @@ static bool authenticate(struct ans *a, const struct req *rq, uid_t *uid)
 static void *worker(void *arg)
 {
 	struct req *rq = arg;
+	struct falcond_http *fh = rq->fh;
 	struct MHD_Connection *c = rq->c;
 	uid_t uid = (uid_t)-1;
-	unsigned gen = falcond_conf_hold();
+	unsigned gen = falcond_conf_hold(&rq->st->confgen);
 
 	if (authenticate(&rq->a, rq, &uid))
 		dispatch(&rq->a, c, rq->rt, rq, uid, rq->addr);
-	falcond_conf_release(gen);
+	falcond_conf_release(&rq->st->confgen, gen);
 	rq->state = RQ_DONE;
-	pthread_mutex_lock(&g_workers_lock);
+	pthread_mutex_lock(&fh->lock);
 	MHD_resume_connection(c); /* rq is the connection's from here on */
-	if (--g_workers == 0)
-		pthread_cond_broadcast(&g_workers_done);
-	pthread_mutex_unlock(&g_workers_lock);
+	if (--fh->workers == 0)
+		pthread_cond_broadcast(&fh->done);
+	pthread_mutex_unlock(&fh->lock);
 	return NULL;
 }
 
@@ -670,287 +604,71 @@ static bool start_worker(struct MHD_Connection *c, struct req *rq)
 								  FALCON_PROTO_BUDGET_HEADER));
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_mutex_lock(&g_workers_lock);
-	if (g_workers < WORKERS_MAX) {
+	pthread_mutex_lock(&rq->fh->lock);
+	if (rq->fh->workers < WORKERS_MAX) {
 		rq->state = RQ_RUNNING;
 		MHD_suspend_connection(c);
 		ok = true;
 		if (pthread_create(&t, &at, worker, rq) == 0) {
-			g_workers++;
+			rq->fh->workers++;
 		} else {
 			answer_standby(&rq->a, true);
 			rq->state = RQ_DONE;
 			MHD_resume_connection(c);
 		}
 	}
-	pthread_mutex_unlock(&g_workers_lock);
+	pthread_mutex_unlock(&rq->fh->lock);
 	pthread_attr_destroy(&at);
 	if (!ok)
 		answer_standby(&rq->a, true);
 	return ok;
 }
 
-/* hc_of - c's entry in the incomplete-connection table (NULL before its
- * MHD_CONNECTION_NOTIFY_STARTED or when it could not be made). */
-static struct hconn *hc_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci != NULL ? ci->socket_context : NULL;
-}
-
-/* hc_unlink - h out of the list (g_hc.lock held). */
-static void hc_unlink(struct hconn *h)
-{
-	if (!h->waiting)
-		return;
-	if (h->prev)
-		h->prev->next = h->next;
-	else
-		g_hc.head = h->next;
-	if (h->next)
-		h->next->prev = h->prev;
-	else
-		g_hc.tail = h->prev;
-	h->prev = h->next = NULL;
-	h->waiting = false;
-	g_hc.n--;
-}
-
-/* hc_wait - h waits for a complete request until now + secs, at the end
- * of the list (g_hc.lock held; a dropped connection is left out). */
-static void hc_wait(struct hconn *h, unsigned secs)
-{
-	if (h->dropped)
-		return;
-	hc_unlink(h);
-	h->deadline_ms = falcon_now_ms() + 1000LL * secs;
-	h->prev = g_hc.tail;
-	if (g_hc.tail)
-		g_hc.tail->next = h;
-	else
-		g_hc.head = h;
-	g_hc.tail = h;
-	h->waiting = true;
-	g_hc.n++;
-}
-
-/* hc_drop - shut h's connection down (g_hc.lock held): libmicrohttpd
- * reads the end of the stream and closes it, then frees h (hc_notify). */
-static void hc_drop(struct hconn *h, unsigned long long *counter)
-{
-	hc_unlink(h);
-	h->dropped = true;
-	(*counter)++;
-	if (h->fd >= 0)
-		shutdown(h->fd, SHUT_RDWR);
-}
-
-/* hc_make_room - before h joins the list (g_hc.lock held): the oldest
- * incomplete connection of h's address when HTTP_PER_IP of them wait,
- * the oldest of all when the list is full (g_hc.cap), is dropped. */
-static void hc_make_room(const struct hconn *h)
-{
-	struct hconn *p, *oldest = NULL;
-	unsigned same = 0;
-
-	for (p = g_hc.head; p != NULL; p = p->next)
-		if (p->family == h->family && memcmp(p->addr, h->addr, sizeof(p->addr)) == 0 &&
-		    same++ == 0)
-			oldest = p;
-	if (same >= HTTP_PER_IP && oldest != NULL)
-		hc_drop(oldest, &g_hc.per_ip);
-	if (g_hc.n >= g_hc.cap && g_hc.head != NULL)
-		hc_drop(g_hc.head, &g_hc.full);
-}
-
-/*
- * hc_notify - MHD_OPTION_NOTIFY_CONNECTION: at the accept an entry (its
- * descriptor, its peer's address; *socket_context) joins the list with a
- * deadline HTTP_REQUEST_S from now, room made for it first; at the close
- * it leaves and is freed.  A connection whose entry cannot be allocated is
- * served without one (never dropped).
- */
-static void hc_notify(void *cls, struct MHD_Connection *c, void **socket_context,
-		      enum MHD_ConnectionNotificationCode code)
-{
-	struct hconn *h = *socket_context;
-	const union MHD_ConnectionInfo *ci;
-
-	(void)cls;
-	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (h == NULL)
-			return;
-		pthread_mutex_lock(&g_hc.lock);
-		hc_unlink(h);
-		pthread_mutex_unlock(&g_hc.lock);
-		free(h);
-		*socket_context = NULL;
-		return;
-	}
-	h = calloc(1, sizeof(*h));
-	if (h == NULL)
-		return;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	h->fd = ci != NULL ? ci->connect_fd : -1;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (ci != NULL && ci->client_addr != NULL) {
-		h->family = ci->client_addr->sa_family;
-		if (h->family == AF_INET)
-			memcpy(h->addr, &((const struct sockaddr_in *)(const void *)ci->client_addr)
-					 ->sin_addr, 4);
-		else if (h->family == AF_INET6)
-			memcpy(h->addr, &((const struct sockaddr_in6 *)(const void *)ci->client_addr)
-					 ->sin6_addr, 16);
-	}
-	pthread_mutex_lock(&g_hc.lock);
-	hc_make_room(h);
-	hc_wait(h, HTTP_REQUEST_S);
-	pthread_mutex_unlock(&g_hc.lock);
-	*socket_context = h;
-}
-
-/* hc_request_line - MHD_OPTION_URI_LOG_CALLBACK (called once a request
- * line is complete): a kept-alive connection's deadline becomes at most
- * HTTP_REQUEST_S from now.  Returns NULL, the request's first con_cls. */
-static void *hc_request_line(void *cls, const char *uri, struct MHD_Connection *c)
-{
-	struct hconn *h = hc_of(c);
-	long long dl = falcon_now_ms() + 1000LL * HTTP_REQUEST_S;
-
-	(void)cls;
-	(void)uri;
-	if (h != NULL) {
-		pthread_mutex_lock(&g_hc.lock);
-		if (h->waiting && h->deadline_ms > dl)
-			h->deadline_ms = dl;
-		pthread_mutex_unlock(&g_hc.lock);
-	}
-	return NULL;
-}
-
-/* hc_set - c has a complete request (complete true: out of the list) or
- * waits for its next one after an answer (HTTP_IDLE_S). */
-static void hc_set(struct MHD_Connection *c, bool complete)
-{
-	struct hconn *h = hc_of(c);
-
-	if (h == NULL)
-		return;
-	pthread_mutex_lock(&g_hc.lock);
-	if (complete)
-		hc_unlink(h);
-	else
-		hc_wait(h, HTTP_IDLE_S);
-	pthread_mutex_unlock(&g_hc.lock);
-}
-
-/*
- * hc_reaper - every HTTP_REAP_MS: the connections past their deadline are
- * dropped (the list is kept in deadline start order, but a request line
- * shortens a deadline: the whole list is read); what was dropped is
- * logged at most every HTTP_DROP_LOG_S seconds.  Until falcond_http_stop.
- */
-static void *hc_reaper(void *arg)
-{
-	unsigned long long logged = 0;
-	long long last_log = 0;
-
-	(void)arg;
-	pthread_mutex_lock(&g_hc.lock);
-	while (!g_hc.stop) {
-		struct timespec ts;
-		long long now = falcon_now_ms();
-		struct hconn *p, *next;
-		unsigned long long all;
-
-		for (p = g_hc.head; p != NULL; p = next) {
-			next = p->next;
-			if (p->deadline_ms <= now)
-				hc_drop(p, &g_hc.late);
-		}
-		all = g_hc.late + g_hc.per_ip + g_hc.full;
-		if (all != logged && now - last_log >= 1000LL * HTTP_DROP_LOG_S) {
-			falcon_warn("http: %llu more connection(s) without a complete request "
-				    "dropped (in all: %llu past their deadline, %llu over %u per "
-				    "address, %llu over the limit)", all - logged, g_hc.late,
-				    g_hc.per_ip, HTTP_PER_IP, g_hc.full);
-			logged = all;
-			last_log = now;
-		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += HTTP_REAP_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&g_hc.wake, &g_hc.lock, &ts);
-	}
-	if (g_hc.late + g_hc.per_ip + g_hc.full != 0)
-		falcon_info("http: %llu connection(s) without a complete request dropped in all "
-			    "(%llu past their deadline, %llu over %u per address, %llu over the "
-			    "limit)", g_hc.late + g_hc.per_ip + g_hc.full, g_hc.late, g_hc.per_ip,
-			    HTTP_PER_IP, g_hc.full);
-	pthread_mutex_unlock(&g_hc.lock);
-	return NULL;
-}
-
-/* hc_reaper_stop - end the reaper thread (when it runs; errno kept). */
-static void hc_reaper_stop(void)
-{
-	int e = errno;
-
-	if (!g_hc.reaping)
-		return;
-	pthread_mutex_lock(&g_hc.lock);
-	g_hc.stop = true;
-	pthread_cond_signal(&g_hc.wake);
-	pthread_mutex_unlock(&g_hc.lock);
-	pthread_join(g_hc.reaper, NULL);
-	g_hc.reaping = false;
-	errno = e;
-}
-
 /* wait_workers - until no worker runs (before MHD_stop_daemon: a suspended
  * connection must be resumed first). */
-static void wait_workers(void)
+static void wait_workers(struct falcond_http *fh)
 {
-	pthread_mutex_lock(&g_workers_lock);
-	while (g_workers > 0)
-		pthread_cond_wait(&g_workers_done, &g_workers_lock);
-	pthread_mutex_unlock(&g_workers_lock);
+	pthread_mutex_lock(&fh->lock);
+	while (fh->workers > 0)
+		pthread_cond_wait(&fh->done, &fh->lock);
+	pthread_mutex_unlock(&fh->lock);
+}
+
+/* req_free - falcon_httpd_conf.ctx_free: a request's own state. */
+static void req_free(void *ctx)
+{
+	struct req *rq = ctx;
+
+	free(rq->auth);
+	free(rq->qstart);
+	free(rq->qend);
+	free(rq->a.text);
+	free(rq);
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-			       const char *method, const char *version, const char *upload,
-			       size_t *upload_size, void **con_cls)
+			       const char *method, struct falcon_httpd_req *hr)
 {
-	struct req *rq = *con_cls;
+	struct falcond_http *fh = cls;
+	struct req *rq = hr->ctx;
 	const struct route *rt = NULL;
 	char detail[1100];
 	size_t i;
 
 	if (rq == NULL) {
-		rq = calloc(1, sizeof(*rq));
-		if (rq == NULL)
+		if ((rq = calloc(1, sizeof(*rq))) == NULL)
 			return MHD_NO;
-		*con_cls = rq;
-		return MHD_YES;
+		hr->ctx = rq;
+		rq->fh = fh;
+		rq->st = fh->st;
+		rq->body = hr->body;
+		rq->len = hr->len;
 	}
 	if (rq->state == RQ_DONE) /* resumed: the worker's answer */
 		return queue_ans(c, &rq->a);
 	if (rq->state == RQ_RUNNING)
 		return MHD_YES;
-	if (*upload_size > 0) {
-		if (falcon_buf_append(&rq->body, &rq->len, &rq->too_big, upload, *upload_size,
-				      FALCON_PROTO_MAX_BODY) != FALCON_OK)
-			return MHD_NO;
-		*upload_size = 0;
-		return MHD_YES;
-	}
-	hc_set(c, true); /* the request is complete: no deadline while it is served */
-	if (!__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_load_n(&fh->st->role.active, __ATOMIC_ACQUIRE)) {
 		/* a standby's role is scraped too (no active falcond: an alert) */
 		if (strcmp(url, "/metrics") == 0 && strcmp(method, "GET") == 0)
 			answer_text(&rq->a, 200, falcond_metrics_standby_text(),
@@ -959,7 +677,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 			answer_standby(&rq->a, false);
 		return queue_ans(c, &rq->a);
 	}
-	addr_str(c, rq->addr, sizeof(rq->addr));
+	falcon_httpd_peer(c, true, rq->addr, sizeof(rq->addr));
 	for (i = 0; i < ARRAY_SIZE(routes); i++)
 		if (strcmp(routes[i].path, url) == 0) {
 			rt = &routes[i];
@@ -972,17 +690,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		snprintf(detail, sizeof(detail), "%s %s: method not allowed (use %s)", method, url,
 			 rt->method);
 		answer_json(&rq->a, 405, falcon_proto_error_json(FALCON_ERR_INVAL, detail));
-	} else if (rq->too_big) {
+	} else if (hr->too_big) {
 		answer_json(&rq->a, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
 								 "body larger than 64 KiB"));
-	} else if (rt->id == R_COMPOSE && __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE)) {
+	} else if (rt->id == R_COMPOSE && __atomic_load_n(&fh->st->role.stopping, __ATOMIC_ACQUIRE)) {
 		answer_stopping(&rq->a, rt->path);
 	} else if (rt->auth == OPEN) {
 		/* health and metrics: short, on the event loop's thread */
-		unsigned gen = falcond_conf_hold();
+		unsigned gen = falcond_conf_hold(&fh->st->confgen);
 
 		dispatch(&rq->a, c, rt, rq, (uid_t)-1, rq->addr);
-		falcond_conf_release(gen);
+		falcond_conf_release(&fh->st->confgen, gen);
 	} else {
 		rq->rt = rt;
 		falcon_strlcpy(rq->method, method, sizeof(rq->method));
@@ -990,34 +708,6 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 			return MHD_YES;
 	}
 	return queue_ans(c, &rq->a);
-}
-
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-		      enum MHD_RequestTerminationCode toe)
-{
-	struct req *rq = *con_cls;
-
-	(void)cls;
-	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
-		hc_set(c, false); /* kept alive: its next request within HTTP_IDLE_S */
-	if (rq != NULL) {
-		free(rq->body);
-		free(rq->auth);
-		free(rq->qstart);
-		free(rq->qend);
-		free(rq->a.text);
-		free(rq);
-		*con_cls = NULL;
-	}
-}
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char buf[512];
-
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	buf[strcspn(buf, "\n")] = '\0';
-	falcon_warn("microhttpd: %s", buf);
 }
 
 /*
@@ -1043,71 +733,47 @@ static unsigned raise_nofile(void)
 	return rl.rlim_cur > 512 ? (unsigned)(rl.rlim_cur - 256) : 256;
 }
 
-/* HTTP_POOL_THREADS, HTTP_CONN_LIMIT, HTTP_PER_IP, HTTP_IDLE_S,
- * HTTP_REQUEST_S: the limits above; the flags and options (the connection
- * notifier, the request-line callback, MHD_CONNECTION_INFO_CONNECTION_FD
- * and _SOCKET_CONTEXT included) exist in libmicrohttpd 0.9.75 (Debian 12)
- * and 1.0.x (Debian 13).  libmicrohttpd's own per-address limit is not
- * set: it refuses the new connection (issue 32); hc_make_room drops the
- * oldest incomplete one instead. */
-struct MHD_Daemon *falcond_http_start(struct falcond_state *st, const struct sockaddr_storage *ss)
+falcon_err_t falcond_http_start(struct falcond_state *st, const struct sockaddr_storage *ss,
+			       struct falcond_http **out)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-			 MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 	unsigned limit = raise_nofile();
-	struct MHD_Daemon *d;
+	struct falcon_httpd_conf k = {
+		.name = "http", .addr = (const struct sockaddr *)ss,
+		.threads = FALCON_HTTPD_POOL, .pool_threads = HTTP_POOL_THREADS,
+		.flags = FALCON_HTTPD_SUSPEND, .conn_limit = limit, .idle_s = HTTP_IDLE_S,
+		.max_body = FALCON_PROTO_MAX_BODY, .request_s = HTTP_REQUEST_S,
+		.incomplete_per_ip = HTTP_PER_IP, .mhd_log = FALCON_LOG_WARN,
+		.handler = handler, .ctx_free = req_free,
+	};
+	struct falcond_http *fh = calloc(1, sizeof(*fh));
+	falcon_err_t rv;
 
-	g_st = st;
-	g_hc.cap = limit - limit / 4;
-	g_hc.stop = false;
-	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
-		flags |= MHD_USE_EPOLL;
-	else if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
-		flags |= MHD_USE_POLL;
-	falcon_verbose("http: %u pool threads, %s, at most %u connections (%zu without a "
-		       "complete request, %u of those per address), a request complete within "
-		       "%u s, idle ones closed after %u s", HTTP_POOL_THREADS,
-		       flags & MHD_USE_EPOLL ? "epoll" : "poll", limit, g_hc.cap, HTTP_PER_IP,
-		       HTTP_REQUEST_S, HTTP_IDLE_S);
-	if (pthread_create(&g_hc.reaper, NULL, hc_reaper, NULL) != 0)
-		return NULL;
-	g_hc.reaping = true;
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-			     MHD_OPTION_NOTIFY_CONNECTION, hc_notify, NULL,
-			     MHD_OPTION_URI_LOG_CALLBACK, hc_request_line, NULL,
-			     MHD_OPTION_THREAD_POOL_SIZE, HTTP_POOL_THREADS,
-			     MHD_OPTION_CONNECTION_LIMIT, limit,
-			     MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S,
-			     MHD_OPTION_END);
-	if (d == NULL)
-		hc_reaper_stop();
-	return d;
+	if (fh == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "http: out of memory");
+	fh->st = st;
+	pthread_mutex_init(&fh->lock, NULL);
+	pthread_cond_init(&fh->done, NULL);
+	k.cls = fh;
+	falcon_verbose("http: %u pool threads, at most %u connections (%u without a complete "
+		       "request, %u of those per address), a request complete within %u s, idle "
+		       "ones closed after %u s", HTTP_POOL_THREADS, limit, limit - limit / 4,
+		       HTTP_PER_IP, HTTP_REQUEST_S, HTTP_IDLE_S);
+	if ((rv = falcon_httpd_start(&k, &fh->httpd)) != FALCON_OK) {
+		falcond_http_stop(fh);
+		return rv;
+	}
+	*out = fh;
+	return FALCON_OK;
 }
 
-void falcond_http_active(bool reconciling)
+void falcond_http_stop(struct falcond_http *fh)
 {
-	g_reconciling = reconciling;
-	__atomic_store_n(&g_active, true, __ATOMIC_RELEASE);
-}
-
-void falcond_http_reconciled(void)
-{
-	__atomic_store_n(&g_reconciling, false, __ATOMIC_RELEASE);
-}
-
-void falcond_http_stopping(void)
-{
-	__atomic_store_n(&g_stopping, true, __ATOMIC_RELEASE);
-}
-
-void falcond_http_stop(struct MHD_Daemon *d)
-{
-	falcond_http_stopping();
-	wait_workers();
-	if (d)
-		MHD_stop_daemon(d);
-	hc_reaper_stop();
+	if (fh == NULL)
+		return;
+	falcond_role_stopping(fh->st);
+	wait_workers(fh);
+	falcon_httpd_stop(fh->httpd);
+	pthread_mutex_destroy(&fh->lock);
+	pthread_cond_destroy(&fh->done);
+	free(fh);
 }

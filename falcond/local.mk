@@ -36,8 +36,8 @@ tests_unit_test_falcond_status_SOURCES = tests/unit/test_falcond_status.c tests/
 	falcond/place.c falcond/place.h falcond/history.c falcond/history.h
 tests_unit_test_falcond_status_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS) $(SLURM_CFLAGS) \
 	$(PTHREAD_CFLAGS)
-tests_unit_test_falcond_status_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
-	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS) -lm
+tests_unit_test_falcond_status_LDADD = $(LIBFALCON_HTTPD) $(LIBFALCON_API) $(LIBFALCON_CHASSIS) \
+	$(LIBFALCON_CORE) $(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS) -lm
 
 check_PROGRAMS += tests/unit/test_history
 TESTS += tests/unit/test_history
@@ -76,7 +76,7 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/ha.c falcond/ha.h
 falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS) $(SYSTEMD_CFLAGS)
-falcond_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+falcond_falcond_LDADD = $(LIBFALCON_HTTPD) $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(MHD_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(SYSTEMD_LIBS) -lm
 
 FALCOND_ITESTS = tests/integration/falcond-api.sh tests/integration/falcond-crash.sh \

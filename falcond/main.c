@@ -9,9 +9,7 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,8 +31,7 @@
 #include "statuspage.h"
 #include "core/log.h"
 #include "core/util.h"
-
-static struct falcond_state g_st;
+#include "httpd/httpd.h"
 
 /* ready - tell systemd (Type=notify, sd_notify(3)) that falcond serves, in
  * ROLE (a no-op outside systemd and without libsystemd). */
@@ -45,38 +42,6 @@ static void ready(const char *role)
 #else
 	(void)role;
 #endif
-}
-
-/* listen_addr - the host:port ([v6]:port too) of falcon.conf key into *ss. */
-static falcon_err_t listen_addr(const char *key, const char *spec, struct sockaddr_storage *ss,
-				socklen_t *sl)
-{
-	char host[256];
-	const char *colon = strrchr(spec, ':');
-	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | AI_PASSIVE,
-				  .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	long port;
-	size_t hl;
-	int e;
-
-	if (colon == NULL || falcon_strtol(colon + 1, 10, 1, 65535, &port) != FALCON_OK)
-		return falcon_err_set(FALCON_ERR_CONFIG, "%s=%s: expected HOST:PORT", key, spec);
-	hl = (size_t)(colon - spec);
-	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {
-		spec++;
-		hl -= 2;
-	}
-	if (hl == 0 || hl >= sizeof(host))
-		return falcon_err_set(FALCON_ERR_CONFIG, "%s=%s: expected HOST:PORT", key, spec);
-	memcpy(host, spec, hl);
-	host[hl] = '\0';
-	e = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (e != 0 || ai == NULL)
-		return falcon_err_set(FALCON_ERR_CONFIG, "%s=%s: %s", key, spec, gai_strerror(e));
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*sl = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return FALCON_OK;
 }
 
 static bool str_differs(const char *a, const char *b)
@@ -147,7 +112,7 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
  * running one and its PartitionName lines (policy, Place=) and MungeSocket
  * take effect for the next request.
  */
-static void reload_conf(const char *path)
+static void reload_conf(struct falcond_state *st, const char *path)
 {
 	struct falcon_conf *n = NULL;
 	const char *what;
@@ -156,7 +121,7 @@ static void reload_conf(const char *path)
 		falcon_error("SIGHUP: %s; keeping the configuration loaded before", falcon_errmsg());
 		return;
 	}
-	what = restart_only_change(g_st.conf, n);
+	what = restart_only_change(st->conf, n);
 	if (what != NULL) {
 		falcon_warn("SIGHUP: %s: %s changed, which needs a restart of falcond; "
 			    "nothing reloaded", n->path, what);
@@ -164,7 +129,7 @@ static void reload_conf(const char *path)
 		return;
 	}
 	/* the old one is freed when the last request that may read it ends */
-	if (!falcond_conf_publish(&g_st.conf, n)) {
+	if (!falcond_conf_publish(&st->confgen, &st->conf, n)) {
 		falcon_error("SIGHUP: %s: out of memory; nothing reloaded", n->path);
 		falcon_conf_free(n);
 		return;
@@ -175,16 +140,16 @@ static void reload_conf(const char *path)
 }
 
 /* start_reconcile - the start-up reconcile (when asked), then changes are
- * served (falcond_http_reconciled). */
-static void start_reconcile(bool reconcile)
+ * served (falcond_role_reconciled). */
+static void start_reconcile(struct falcond_state *st, bool reconcile)
 {
 	if (reconcile) {
 		falcon_info("start-up reconcile: compose and decompose answer 503 until it ends");
-		if (falcond_reconcile(&g_st, NULL) != FALCON_OK)
+		if (falcond_reconcile(st, NULL) != FALCON_OK)
 			falcon_warn("start-up %s", falcon_errmsg());
 		falcon_info("start-up reconcile done");
 	}
-	falcond_http_reconciled();
+	falcond_role_reconciled(st);
 }
 
 /*
@@ -214,7 +179,7 @@ static void self_url(const char *listen, char *buf, size_t n)
  * reloading falcon.conf.  Returns 0 once held, the signal (SIGTERM,
  * SIGINT) that stopped it otherwise.
  */
-static int stand_by(const sigset_t *set, const char *cfg)
+static int stand_by(struct falcond_state *st, const sigset_t *set, const char *cfg)
 {
 	struct timespec poll = { FALCOND_HA_POLL_MS / 1000, (FALCOND_HA_POLL_MS % 1000) * 1000000L };
 	char url[512];
@@ -223,13 +188,13 @@ static int stand_by(const sigset_t *set, const char *cfg)
 	if (falcond_ha_try())
 		return 0;
 	falcon_info("standby: %s/" FALCOND_HA_LOCK_FILE " is held (active is %s); "
-		    "taking over when it is free", g_st.conf->state_dir,
+		    "taking over when it is free", st->conf->state_dir,
 		    falcond_ha_active_url(url, sizeof(url)));
 	ready("standby: answering 503 until the active falcond goes");
 	for (;;) {
 		sig = sigtimedwait(set, NULL, &poll);
 		if (sig == SIGHUP)
-			reload_conf(cfg);
+			reload_conf(st, cfg);
 		else if (sig > 0)
 			return sig;
 		if (falcond_ha_try())
@@ -239,37 +204,36 @@ static int stand_by(const sigset_t *set, const char *cfg)
 
 /*
  * become_active - with the lock held: the ledger and history of StateDir,
- * the chassis table; then requests are served (falcond_http_active).  false (logged)
+ * the chassis table; then requests are served (falcond_role_active).  false (logged)
  * when one of them cannot be loaded.
  */
-static bool become_active(bool reconcile)
+static bool become_active(struct falcond_state *st, bool reconcile)
 {
 	struct passwd *pw;
 
-	if (falcond_ledger_load(g_st.conf->state_dir, &g_st.ledger) != FALCON_OK ||
-	    falcond_history_start(g_st.conf->state_dir, g_st.ledger) != FALCON_OK) {
+	if (falcond_ledger_load(st->conf->state_dir, &st->ledger) != FALCON_OK ||
+	    falcond_history_start(st->conf->state_dir, st->ledger) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return false;
 	}
 	/* the ledger sits below the history writer: it hands closed entries
 	 * to the sink registered here */
-	g_st.ledger->on_release = falcond_history_append;
-	pw = getpwnam(g_st.conf->slurm_user);
-	g_st.slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
+	st->ledger->on_release = falcond_history_append;
+	pw = getpwnam(st->conf->slurm_user);
+	st->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
 	if (pw == NULL)
 		falcon_warn("SlurmUser=%s: no such user; only root may compose",
-			    g_st.conf->slurm_user);
-	if (falcond_state_init(&g_st) != FALCON_OK) {
+			    st->conf->slurm_user);
+	if (falcond_state_init(st) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return false;
 	}
 	/* until the start-up reconcile ends, health and status answer
 	 * ("reconciling") and changes are 503 (falcond.c) */
-	falcond_http_active(reconcile);
-	falcond_statuspage_active();
+	falcond_role_active(st, reconcile);
 	falcon_info("active: holding %s/" FALCOND_HA_LOCK_FILE " (state %s, %zu chassis, "
-		    "%zu lease(s))", g_st.conf->state_dir, g_st.ledger->path, g_st.nchassis,
-		    g_st.ledger->nleases);
+		    "%zu lease(s))", st->conf->state_dir, st->ledger->path, st->nchassis,
+		    st->ledger->nleases);
 	return true;
 }
 
@@ -326,9 +290,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cfg = NULL, *dump = NULL;
-	struct MHD_Daemon *d = NULL, *page = NULL;
+	static struct falcond_state st = { .use_slurm = true }; /* outlives the detached threads */
+	struct falcond_http *d = NULL;
+	struct falcon_httpd *page = NULL;
 	struct sockaddr_storage ss, ss_page;
-	socklen_t sl = 0;
 	pthread_t reconciler;
 	bool reconciling = false;
 	sigset_t set;
@@ -337,11 +302,10 @@ int main(int argc, char **argv)
 	bool reconcile = true;
 
 	falcon_log_init("falcond");
-	g_st.use_slurm = true;
 	while ((opt = getopt_long(argc, argv, "f:vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': cfg = optarg; break;
-		case 'S': g_st.use_slurm = false; break;
+		case 'S': st.use_slurm = false; break;
 		case 'R': reconcile = false; break;
 		case 'D': dump = optarg; break;
 		case 'v': verbose++; break;
@@ -355,22 +319,22 @@ int main(int argc, char **argv)
 	if (dump != NULL)
 		return dump_ledger(dump);
 	cfg = falcon_conf_path(cfg);
-	if (falcon_conf_load(cfg, &g_st.conf) != FALCON_OK) {
+	if (falcon_conf_load(cfg, &st.conf) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		return 2;
 	}
-	if (!falcond_conf_pin(&g_st.conf, g_st.conf)) {
+	if (!falcond_conf_pin(&st.confgen, &st.conf, st.conf)) {
 		falcon_error("out of memory");
 		goto out;
 	}
-	if (listen_addr("ListenAddress", g_st.conf->listen_address, &ss, &sl) != FALCON_OK ||
-	    (g_st.conf->status_listen &&
-	     listen_addr("StatusListen", g_st.conf->status_listen, &ss_page, &sl) != FALCON_OK)) {
+	if (falcon_httpd_addr("ListenAddress", st.conf->listen_address, &ss, NULL) != FALCON_OK ||
+	    (st.conf->status_listen &&
+	     falcon_httpd_addr("StatusListen", st.conf->status_listen, &ss_page, NULL) != FALCON_OK)) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
-	self_url(g_st.conf->listen_address, url, sizeof(url));
-	if (falcond_ha_open(g_st.conf->state_dir, url) != FALCON_OK) {
+	self_url(st.conf->listen_address, url, sizeof(url));
+	if (falcond_ha_open(st.conf->state_dir, url) != FALCON_OK) {
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
@@ -382,36 +346,34 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	/* listen first: a standby answers 503 standby, an active one that
 	 * reconciles answers health and status */
-	d = falcond_http_start(&g_st, &ss);
-	if (d == NULL) {
-		falcon_error("cannot listen on %s: %s", g_st.conf->listen_address, strerror(errno));
+	if (falcond_http_start(&st, &ss, &d) != FALCON_OK) {
+		falcon_error("cannot listen on %s: %s", st.conf->listen_address, falcon_errmsg());
 		goto out;
 	}
-	falcon_info("listening on %s (%s)", g_st.conf->listen_address, url);
+	falcon_info("listening on %s (%s)", st.conf->listen_address, url);
 	/* the read-only status page (StatusListen=): a standby's says so */
-	if (g_st.conf->status_listen) {
-		page = falcond_statuspage_start(&g_st, &ss_page);
-		if (page == NULL) {
-			falcon_error("cannot listen on StatusListen=%s: %s", g_st.conf->status_listen,
-				     strerror(errno));
+	if (st.conf->status_listen) {
+		if (falcond_statuspage_start(&st, &ss_page, &page) != FALCON_OK) {
+			falcon_error("cannot listen on StatusListen=%s: %s", st.conf->status_listen,
+				     falcon_errmsg());
 			goto out;
 		}
-		falcon_info("status page on http://%s/", g_st.conf->status_listen);
+		falcon_info("status page on http://%s/", st.conf->status_listen);
 	}
-	sig = stand_by(&set, cfg);
+	sig = stand_by(&st, &set, cfg);
 	if (sig != 0)
 		goto stop;
-	if (!become_active(reconcile))
+	if (!become_active(&st, reconcile))
 		goto out;
-	start_reconcile(reconcile);
+	start_reconcile(&st, reconcile);
 	ready("active: start-up reconcile done, serving");
 	/* periodic reconcile, settle deadlines, chassis back after an outage */
-	reconciling = pthread_create(&reconciler, NULL, falcond_reconciler, &g_st) == 0;
+	reconciling = pthread_create(&reconciler, NULL, falcond_reconciler, &st) == 0;
 	if (!reconciling) {
 		falcon_error("cannot start the reconcile thread");
 		goto out;
 	}
-	if (falcond_events_start(&g_st) != FALCON_OK)
+	if (falcond_events_start(&st) != FALCON_OK)
 		falcon_warn("%s: chassis events are not followed", falcon_errmsg());
 	for (;;) {
 		struct timespec check = { FALCOND_HA_CHECK_S, 0 };
@@ -427,30 +389,30 @@ int main(int argc, char **argv)
 		}
 		if (sig != SIGHUP)
 			break;
-		reload_conf(cfg);
+		reload_conf(&st, cfg);
 		falcon_info("SIGHUP: reconcile");
 		/* its keeps judged under the new KeepWarm= (keep.h) */
-		falcond_reconcile(&g_st, NULL);
+		falcond_reconcile(&st, NULL);
 	}
 stop:
 	/* before the line: a compose that arrives after it is refused (503) */
-	falcond_http_stopping();
+	falcond_role_stopping(&st);
 	falcon_info("signal %d: stopping (new composes are answered 503)", sig);
 	rc = 0;
 out:
-	falcond_http_stopping();
+	falcond_role_stopping(&st);
 	falcond_events_stop();
 	if (reconciling) {
-		falcond_reconciler_stop(&g_st);
+		falcond_reconciler_stop(&st);
 		pthread_join(reconciler, NULL);
 	}
-	falcond_statuspage_stop(page);
+	falcon_httpd_stop(page);
 	falcond_http_stop(d);
-	if (g_st.ch)
-		falcond_state_fini(&g_st);
+	if (st.ch)
+		falcond_state_fini(&st);
 	falcond_history_stop();
-	falcond_ledger_free(g_st.ledger);
+	falcond_ledger_free(st.ledger);
 	falcond_ha_close();
-	falcond_conf_free_all();
+	falcond_conf_free_all(&st.confgen);
 	return rc;
 }

@@ -591,10 +591,10 @@ void *falcond_reconciler(void *arg)
 		{	/* the first keep to end (keep.h), on falcon_now_ms's
 			 * clock; one past at the last pass (its chassis
 			 * unreachable) waits, as a settle deadline does */
-			unsigned cg = falcond_conf_hold(); /* a SIGHUP may reload meanwhile */
+			unsigned cg = falcond_conf_hold(&st->confgen); /* a SIGHUP may reload meanwhile */
 			long long kept = falcond_keep_next(st->ledger, st->conf, last_wall);
 
-			falcond_conf_release(cg);
+			falcond_conf_release(&st->confgen, cg);
 
 			if (kept > 0) {
 				long long at = falcon_now_ms() + (kept - falcond_now_ms()) + 50;
@@ -610,9 +610,9 @@ void *falcond_reconciler(void *arg)
 		last_wall = falcond_now_ms();
 		last_pass = falcon_now_ms();
 		pthread_mutex_unlock(&st->lock);
-		gen = falcond_conf_hold(); /* a SIGHUP may reload meanwhile */
+		gen = falcond_conf_hold(&st->confgen); /* a SIGHUP may reload meanwhile */
 		falcond_reconcile(st, NULL);
-		falcond_conf_release(gen);
+		falcond_conf_release(&st->confgen, gen);
 		pthread_mutex_lock(&st->lock);
 		if (interval)
 			next = falcon_now_ms() + interval;

@@ -131,9 +131,7 @@ struct resv_want {
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static struct falcond_state *g_st;
-static bool g_dirty, g_chassis_ok, g_started;
+static bool g_dirty, g_chassis_ok, g_tried;
 /* held jobs released so far (loop guard: FALCOND_RELEASE_MAX each) */
 static struct { uint32_t job; int n; } g_released[64];
 
@@ -434,9 +432,11 @@ static void release_jobs(struct falcond_state *st)
 	slurm_free_job_info_msg(msg);
 }
 
+/* resv_thread - a pass per kick, over the state st (arg). */
 static void *resv_thread(void *arg)
 {
-	(void)arg;
+	struct falcond_state *st = arg;
+
 	pthread_mutex_lock(&g_lock);
 	for (;;) {
 		bool heal;
@@ -447,25 +447,27 @@ static void *resv_thread(void *arg)
 		heal = g_chassis_ok;
 		g_chassis_ok = false;
 		pthread_mutex_unlock(&g_lock);
-		resv_sync(g_st);
-		falcond_slurm_check_once(g_st);
-		falcond_balance_run(g_st);
+		resv_sync(st);
+		falcond_slurm_check_once(st);
+		falcond_balance_run(st);
 		if (heal) {
-			resume_drains(g_st);
-			release_jobs(g_st);
+			resume_drains(st);
+			release_jobs(st);
 		}
 		pthread_mutex_lock(&g_lock);
 	}
 	return NULL;
 }
 
-static void resv_start(void)
+/* resv_start - libslurm's set-up and the thread over st, once (the first
+ * kick; g_lock held). */
+static void resv_start(struct falcond_state *st)
 {
 	pthread_t t;
 
+	g_tried = true;
 	slurm_init(NULL);
-	g_started = pthread_create(&t, NULL, resv_thread, NULL) == 0;
-	if (g_started)
+	if (pthread_create(&t, NULL, resv_thread, st) == 0)
 		pthread_detach(t);
 	else
 		falcon_error("cannot start the reservation thread: Slurm does not see the quarantine");
@@ -476,10 +478,8 @@ void falcond_resv_kick(struct falcond_state *st, bool all_chassis_ok)
 	if (!st->use_slurm)
 		return;
 	pthread_mutex_lock(&g_lock);
-	g_st = st;
-	pthread_mutex_unlock(&g_lock);
-	pthread_once(&g_once, resv_start);
-	pthread_mutex_lock(&g_lock);
+	if (!g_tried)
+		resv_start(st);
 	g_dirty = true;
 	g_chassis_ok |= all_chassis_ok;
 	pthread_cond_signal(&g_cond);

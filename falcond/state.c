@@ -89,6 +89,22 @@ void falcond_state_fini(struct falcond_state *st)
 	pthread_mutex_destroy(&st->lock);
 }
 
+void falcond_role_active(struct falcond_state *st, bool reconciling)
+{
+	__atomic_store_n(&st->role.reconciling, reconciling, __ATOMIC_RELEASE);
+	__atomic_store_n(&st->role.active, true, __ATOMIC_RELEASE);
+}
+
+void falcond_role_reconciled(struct falcond_state *st)
+{
+	__atomic_store_n(&st->role.reconciling, false, __ATOMIC_RELEASE);
+}
+
+void falcond_role_stopping(struct falcond_state *st)
+{
+	__atomic_store_n(&st->role.stopping, true, __ATOMIC_RELEASE);
+}
+
 struct falcond_chassis *falcond_chassis_of(struct falcond_state *st, const char *name)
 {
 	size_t i;

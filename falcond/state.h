@@ -1,9 +1,10 @@
 /*
  * state.h - what every part of falcond shares (state.c): the chassis table
  * (one entry per ChassisName, each with its lock, its last inventory and
- * what placement learnt of it), the state (configuration, ledger, group
- * commit, the reconcile thread's wake-up, metrics) and the ledger's group
- * commit.
+ * what placement learnt of it), the state (configuration and its
+ * generations, ledger, group commit, the reconcile thread's wake-up, the
+ * process' role, metrics) and the ledger's group commit.  One struct
+ * falcond_state exists, main()'s, passed to every part that needs it.
  *
  * Locks: changes to one chassis are serialized by its mutex (struct
  * falcond_chassis.lock); st->lock guards the ledger, caches and metrics
@@ -41,6 +42,7 @@
 #include "chassis/chassis.h"
 #include "core/conf.h"
 #include "core/falcon_err.h"
+#include "confgen.h"
 #include "ledger.h"
 #include "place.h"
 
@@ -122,7 +124,8 @@ struct falcond_chassis {
 };
 
 struct falcond_state {
-	struct falcon_conf *conf;
+	struct falcon_conf *conf;       /* the current generation (confgen) */
+	struct falcond_confgen confgen; /* the generations a SIGHUP swaps (confgen.h) */
 	struct falcond_ledger *ledger;
 	pthread_mutex_t lock;           /* ledger, caches, metrics */
 	pthread_cond_t saved;           /* group commit: a ledger write finished */
@@ -139,6 +142,16 @@ struct falcond_state {
 	pthread_cond_t unlive;          /* a lease left a chassis' live set */
 	bool kick;                      /* reconcile now (a chassis answers again) */
 	bool stopping;
+	/* the process' role (__atomic_*): set by main.c (falcond_role_*), read
+	 * by the HTTP front (falcond.c) and the status page (statuspage.c) */
+	struct {
+		bool active;                /* StateDir's lock held, the state loaded:
+					     * requests served (a standby answers 503) */
+		bool reconciling;           /* the start-up reconcile runs: changes
+					     * answered 503 with Retry-After */
+		bool stopping;              /* the stop has begun: new composes answered
+					     * 503, the status page's streams end */
+	} role;
 	/* metrics */
 	unsigned long long compose_ok, compose_fail, decompose_ok, decompose_fail;
 	unsigned long long chassis_errors[FALCON_ERR_MAX];
@@ -158,6 +171,20 @@ struct falcond_state {
  */
 falcon_err_t falcond_state_init(struct falcond_state *st);
 void falcond_state_fini(struct falcond_state *st);
+
+/*
+ * falcond_role_active - this falcond holds StateDir's lock and has loaded
+ * its state: requests are served; with reconciling, changes are answered
+ * 503 until falcond_role_reconciled().  falcond_role_stopping - the stop
+ * has begun (SIGTERM, SIGINT, the lock lost): from now on every new
+ * compose is answered 503 with Retry-After (doc/falcond.8, SIGNALS);
+ * composes already past that check run to their end; the status page's
+ * /events streams end.  Each an atomic store: idempotent, safe from any
+ * thread.
+ */
+void falcond_role_active(struct falcond_state *st, bool reconciling);
+void falcond_role_reconciled(struct falcond_state *st);
+void falcond_role_stopping(struct falcond_state *st);
 
 /* falcond_chassis_of - the chassis table's entry named name, or NULL. */
 struct falcond_chassis *falcond_chassis_of(struct falcond_state *st, const char *name);

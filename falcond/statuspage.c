@@ -19,18 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
-
 #include "statuspage.h"
 #include "confgen.h"
 #include "ha.h"
 #include "status.h"
 #include "core/log.h"
 #include "core/util.h"
-
-static struct falcond_state *g_st;
-static bool g_active;   /* atomic: falcond_statuspage_active() */
-static bool g_stopping; /* atomic: /events streams end */
+#include "httpd/httpd.h"
 
 /* SVG geometry, pixels */
 #define SLOT_W 96
@@ -490,26 +485,28 @@ static json_object *history_json(struct falcond_state *st)
 	return a;
 }
 
-/* snapshot - the page (or its fragment) of the state now; NULL when out of memory. */
-static char *snapshot(bool with_head)
+/* snapshot - the page (or its fragment) of st now (a standby's before
+ * st->role.active); NULL when out of memory. */
+static char *snapshot(struct falcond_state *st, bool with_head)
 {
 	json_object *o = NULL;
-	unsigned gen = falcond_conf_hold();
+	unsigned gen = falcond_conf_hold(&st->confgen);
 	char *p;
 
-	if (__atomic_load_n(&g_active, __ATOMIC_ACQUIRE)) {
-		o = falcond_status_json(g_st, 0, true);
+	if (__atomic_load_n(&st->role.active, __ATOMIC_ACQUIRE)) {
+		o = falcond_status_json(st, 0, true);
 		if (o != NULL)
-			json_object_object_add(o, "history", history_json(g_st));
+			json_object_object_add(o, "history", history_json(st));
 	}
 	p = falcond_statuspage_html(o, with_head);
 	json_object_put(o);
-	falcond_conf_release(gen);
+	falcond_conf_release(&st->confgen, gen);
 	return p;
 }
 
 /* An /events stream: the event being sent. */
 struct sse {
+	struct falcond_state *st;
 	char *buf;     /* owned */
 	size_t len, off;
 	bool sent;     /* one snapshot sent: wait the period before the next */
@@ -556,16 +553,16 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		for (i = 0; e->sent && i < FALCOND_STATUSPAGE_PERIOD_S * 10; i++) {
 			struct timespec t = { 0, 100 * 1000000L };
 
-			if (__atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&e->st->role.stopping, __ATOMIC_ACQUIRE))
 				return MHD_CONTENT_READER_END_OF_STREAM;
 			nanosleep(&t, NULL);
 		}
-		if (__atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&e->st->role.stopping, __ATOMIC_ACQUIRE))
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		free(e->buf);
 		e->buf = NULL;
 		e->off = e->len = 0;
-		frag = snapshot(false);
+		frag = snapshot(e->st, false);
 		if (frag != NULL)
 			e->buf = sse_event(frag, &e->len);
 		free(frag);
@@ -620,31 +617,28 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *t
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-			       const char *method, const char *version, const char *upload,
-			       size_t *upload_size, void **con_cls)
+			       const char *method, struct falcon_httpd_req *rq)
 {
+	struct falcond_state *st = cls;
 	struct MHD_Response *r;
 	struct sse *e;
 	enum MHD_Result rv;
 
-	(void)cls;
-	(void)version;
-	(void)upload;
-	(void)upload_size;
-	(void)con_cls;
-	/* read-only: answered at once, a body is never read */
+	(void)rq;
+	/* read-only: answered at once, a body is never read (FALCON_HTTPD_NO_BODY) */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0)
 		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 			      strdup("405 method not allowed: the status page answers GET only\n"),
 			      "text/plain");
 	if (strcmp(url, "/") == 0)
-		return answer(c, MHD_HTTP_OK, snapshot(true), "text/html; charset=utf-8");
+		return answer(c, MHD_HTTP_OK, snapshot(st, true), "text/html; charset=utf-8");
 	if (strcmp(url, "/events") != 0)
 		return answer(c, MHD_HTTP_NOT_FOUND, strdup("404 not found: GET / or /events\n"),
 			      "text/plain");
 	e = calloc(1, sizeof(*e));
 	if (e == NULL)
 		return MHD_NO;
+	e->st = st;
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, e, sse_free);
 	if (r == NULL) {
 		free(e);
@@ -657,42 +651,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	return rv;
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+falcon_err_t falcond_statuspage_start(struct falcond_state *st, const struct sockaddr_storage *ss,
+				      struct falcon_httpd **out)
 {
-	char buf[512];
+	struct falcon_httpd_conf k = {
+		.name = "status page", .addr = (const struct sockaddr *)ss,
+		.threads = FALCON_HTTPD_THREAD_PER_CONNECTION, .flags = FALCON_HTTPD_NO_BODY,
+		.conn_limit = FALCOND_STATUSPAGE_CONN_MAX,
+		.per_ip_limit = FALCOND_STATUSPAGE_CONN_MAX / 4, .idle_s = 30,
+		/* a browser that leaves ends its /events stream this way: not a warning */
+		.mhd_log = FALCON_LOG_VERBOSE, .handler = handler, .cls = st,
+	};
 
-	(void)cls;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	buf[strcspn(buf, "\n")] = '\0';
-	/* a browser that leaves ends its /events stream this way: not a warning */
-	falcon_verbose("status page: microhttpd: %s", buf);
-}
-
-struct MHD_Daemon *falcond_statuspage_start(struct falcond_state *st,
-					    const struct sockaddr_storage *ss)
-{
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-
-	g_st = st;
-	__atomic_store_n(&g_stopping, false, __ATOMIC_RELEASE);
-	return MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-				MHD_OPTION_CONNECTION_LIMIT, FALCOND_STATUSPAGE_CONN_MAX,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, FALCOND_STATUSPAGE_CONN_MAX / 4,
-				MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-				MHD_OPTION_END);
-}
-
-void falcond_statuspage_active(void)
-{
-	__atomic_store_n(&g_active, true, __ATOMIC_RELEASE);
-}
-
-void falcond_statuspage_stop(struct MHD_Daemon *d)
-{
-	__atomic_store_n(&g_stopping, true, __ATOMIC_RELEASE);
-	if (d)
-		MHD_stop_daemon(d);
+	return falcon_httpd_start(&k, out);
 }

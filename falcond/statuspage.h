@@ -20,7 +20,7 @@
 
 #include "state.h"
 
-struct MHD_Daemon;
+struct falcon_httpd;
 
 #define FALCOND_STATUSPAGE_PERIOD_S 2   /* seconds between two /events snapshots */
 #define FALCOND_STATUSPAGE_CONN_MAX 64u /* connections at once (a thread each) */
@@ -28,17 +28,16 @@ struct MHD_Daemon;
 
 /*
  * falcond_statuspage_start - listen on ss and serve the page of st (kept,
- * not owned: it must outlive falcond_statuspage_stop).  A thread per
- * connection, at most FALCOND_STATUSPAGE_CONN_MAX.  Until
- * falcond_statuspage_active() the page says this falcond is a standby and
- * names the active one.  NULL when it cannot listen (errno set).
+ * not owned: it must outlive the server) into *out (lib/httpd; stopped and
+ * freed by falcon_httpd_stop).  A thread per connection, at most
+ * FALCOND_STATUSPAGE_CONN_MAX, a quarter of those per address.  Until
+ * st->role.active the page says this falcond is a standby and names the
+ * active one; once st->role.stopping the /events streams end (within
+ * 0.1 s).  Errors of falcon_httpd_start (FALCON_ERR_IO when it cannot
+ * listen).
  */
-struct MHD_Daemon *falcond_statuspage_start(struct falcond_state *st,
-					    const struct sockaddr_storage *ss);
-
-/* falcond_statuspage_active - this falcond holds StateDir's lock and has
- * loaded its state: the page shows the chassis and leases. */
-void falcond_statuspage_active(void);
+falcon_err_t falcond_statuspage_start(struct falcond_state *st, const struct sockaddr_storage *ss,
+				      struct falcon_httpd **out);
 
 /*
  * falcond_statuspage_html - the whole page (with_head: an HTML document;
@@ -49,9 +48,5 @@ void falcond_statuspage_active(void);
  * frees; NULL when out of memory.
  */
 char *falcond_statuspage_html(json_object *status, bool with_head);
-
-/* falcond_statuspage_stop - end the /events streams (within 0.1 s), then
- * stop d (may be NULL). */
-void falcond_statuspage_stop(struct MHD_Daemon *d);
 
 #endif /* FALCOND_STATUSPAGE_H */

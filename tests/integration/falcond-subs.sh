@@ -7,11 +7,14 @@
 # forged POST (no secret, a wrong one, another chassis) is refused with 401
 # and logged and changes nothing; after the chassis restarts (its
 # subscriptions gone) falcond subscribes again and events flow; after
-# falcond stops its subscription is gone.  Root only (munged).
+# falcond stops its subscription is gone.  The listener refuses TLS 1.0
+# and 1.1 to a client that offers them and takes 1.2 and 1.3.  Root only
+# (munged).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
+. "$top_srcdir/tests/integration/tls-lib.sh"
 fd_need
 fd_start_munged
 command -v openssl >/dev/null 2>&1 || t_skip "openssl not found (apt-get install openssl)"
@@ -68,6 +71,7 @@ grep -q "events: chassis c1: .*no ServerSentEventUri: subscribing instead (Event
 [ "$(sub_state '[(x["owner"], x["destination"]) for x in s]')" = \
 	"[('falcond', '$RECV/c1')]" ] || t_fail "the chassis' subscriptions: $(sub_state s)"
 t_ok "no SSE stream: falcond subscribed with its Operator account, events to $RECV/c1"
+tls_versions "falcond's event listener" "127.0.0.1:$RECV_PORT" "$C/ca.pem"
 
 "$FALCONCTL" attach --job 5 --host node2 --gpus 2 --json >"$t_tmp/lease5" || t_fail "attach job 5"
 dev=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d.get("lease", d)["devices"][0]["id"])' "$t_tmp/lease5")
