@@ -69,17 +69,6 @@ struct falcon_lease *falcond_ledger_lease(struct falcond_ledger *lg, const char 
 	return NULL;
 }
 
-struct falcon_lease *falcond_ledger_job_host(struct falcond_ledger *lg, uint32_t job,
-					     const char *host)
-{
-	size_t i;
-
-	for (i = 0; i < lg->nleases; i++)
-		if (lg->leases[i].job_id == job && strcmp(lg->leases[i].host, host) == 0)
-			return &lg->leases[i];
-	return NULL;
-}
-
 struct falcon_lease *falcond_ledger_device_lease(struct falcond_ledger *lg, const char *chassis,
 						 const char *device)
 {

@@ -199,8 +199,6 @@ falcon_err_t falcond_ledger_from_json(json_object *o, struct falcond_ledger *lg)
 
 /* Lookups: pointers into the ledger, valid until it changes; NULL = none. */
 struct falcon_lease *falcond_ledger_lease(struct falcond_ledger *lg, const char *id);
-struct falcon_lease *falcond_ledger_job_host(struct falcond_ledger *lg, uint32_t job,
-					     const char *host);
 struct falcon_lease *falcond_ledger_device_lease(struct falcond_ledger *lg, const char *chassis,
 						 const char *device);
 struct falcond_quarantine *falcond_ledger_quarantined(struct falcond_ledger *lg,
