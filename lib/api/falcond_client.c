@@ -14,7 +14,6 @@
 
 #include "api/auth.h"
 #include "api/falcond_client.h"
-#include "chassis/redfish.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -108,6 +107,17 @@ static falcon_err_t split_urls(struct falcon_client *cl, const char *list)
 	return FALCON_OK;
 }
 
+/* libcurl's global set-up, once in this process before its first handle
+ * (libcurl manual, curl_global_init(3); a call after the first is counted
+ * and changes nothing, so lib/chassis' own beside this one is harmless). */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_once_rc;
+
+static void curl_once_init(void)
+{
+	curl_once_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
 falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int timeout_s,
 			       struct falcon_client **out)
 {
@@ -117,8 +127,10 @@ falcon_err_t falcon_client_new(const char *url, const char *munge_socket, int ti
 	if (url == NULL)
 		return falcon_err_set(FALCON_ERR_INVAL, "falcond url '(null)': expected "
 				      "http(s)://HOST:PORT");
-	if (falcon_curl_global_init() != FALCON_OK)
-		return FALCON_ERR_TRANSPORT;
+	pthread_once(&curl_once, curl_once_init);
+	if (curl_once_rc != CURLE_OK)
+		return falcon_err_set(FALCON_ERR_TRANSPORT, "curl_global_init: %s",
+				      curl_easy_strerror(curl_once_rc));
 	cl = calloc(1, sizeof(*cl));
 	if (cl == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "falcon_client_new");

@@ -1,7 +1,7 @@
 # lib/api/local.mk - libfalcon_api: falcond's request API: munge request
 # binding (auth), request/response bodies (proto), the client
-# (falcond_client, libcurl).  Depends on lib/chassis (device types, the
-# libcurl set-up) and lib/core.  Also its unit test and the fuzzer.
+# (falcond_client, libcurl, set up by itself).  Depends on lib/core only.
+# Also its unit test and the fuzzer.
 
 noinst_LTLIBRARIES += lib/api/libfalcon_api.la
 API_SRCS = lib/api/auth.c lib/api/proto.c lib/api/falcond_client.c
@@ -16,8 +16,7 @@ check_PROGRAMS += tests/unit/test_proto
 TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
 tests_unit_test_proto_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_proto_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
-	$(CHECK_LIBS)
+tests_unit_test_proto_LDADD = $(LIBFALCON_API) $(LIBFALCON_CORE) $(CHECK_LIBS)
 endif
 
 # libFuzzer over request parsing (make fuzz-falcond; FUZZ_SECONDS, default 600).
