@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	r->deadline = falcon_now_ms() + r->conf->epilog_timeout * 1000LL - 2000;
 	rc = run(r);
 	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld remove_us=%lld rc=%d",
-		       r->job.id, fp_now_us() - t_start, fp_falcond_us, r->t_remove_us, rc);
+		       r->job.id, fp_now_us() - t_start, fp_times().falcond_us, r->t_remove_us, rc);
 	falcon_conf_free(r->conf);
 	return rc;
 }

@@ -48,6 +48,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct fp_node_times t = { 0, 0, 0 };
+	struct fp_times tm;
 	struct falcon_conf *conf = NULL;
 	long long t_start = fp_now_us();
 	struct fp_job job;
@@ -59,9 +60,10 @@ int main(int argc, char **argv)
 	rc = job.slurmctld ? fp_slurmctld_run(conf, &job)
 			   : fp_node_run(conf, &job, falcon_now_ms() + conf->prolog_timeout * 1000LL,
 					 &t);
+	tm = fp_times();
 	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld rescan_wait_us=%lld "
 		       "scan_us=%lld slurm_us=%lld tag_us=%lld check_us=%lld rc=%d", job.id,
-		       fp_now_us() - t_start, fp_falcond_us, t.wait_us, fp_scan_us, fp_slurm_us,
+		       fp_now_us() - t_start, tm.falcond_us, t.wait_us, tm.scan_us, tm.slurm_us,
 		       t.tag_us, t.check_us, rc);
 	falcon_conf_free(conf);
 	return rc;

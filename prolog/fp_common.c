@@ -39,6 +39,25 @@ long long fp_now_us(void)
 	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
+/* the process' one timing record (fp_times; the programs are single-threaded) */
+static struct fp_times times;
+
+void fp_time_add(enum fp_clock clock, long long t0_us)
+{
+	long long d = fp_now_us() - t0_us;
+
+	switch (clock) {
+	case FP_TIME_FALCOND: times.falcond_us += d; break;
+	case FP_TIME_SLURM: times.slurm_us += d; break;
+	case FP_TIME_SCAN: times.scan_us += d; break;
+	}
+}
+
+struct fp_times fp_times(void)
+{
+	return times;
+}
+
 char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t n)
 {
 	int w = snprintf(buf, n, "%s/%u", conf->run_dir, job);

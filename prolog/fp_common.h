@@ -70,6 +70,21 @@ struct fp_job {
 long fp_left(long long deadline);
 /* fp_now_us - CLOCK_MONOTONIC in microseconds (timing breakdown). */
 long long fp_now_us(void);
+/*
+ * struct fp_times - where a run's time went, for the timing line
+ * falcon-prolog and falcon-epilog log at -v (the bench breakdown), in
+ * microseconds: falcond's requests, libslurm calls, libpci scans.  One
+ * record per process, kept here (no global of its own in each file):
+ * fp_time_add(CLOCK, T0) adds fp_now_us() - T0 to CLOCK's total
+ * (fp_falcond.c, fp_slurm.c, fp_topo.c), fp_times() reads them all (the
+ * programs' main()).
+ */
+struct fp_times {
+	long long falcond_us, slurm_us, scan_us;
+};
+enum fp_clock { FP_TIME_FALCOND, FP_TIME_SLURM, FP_TIME_SCAN };
+void fp_time_add(enum fp_clock clock, long long t0_us);
+struct fp_times fp_times(void);
 /* fp_job_dir - RunDir/<jobid> into buf (n bytes); NULL when it does not fit. */
 char *fp_job_dir(const struct falcon_conf *conf, uint32_t job, char *buf, size_t n);
 /*

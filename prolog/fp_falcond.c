@@ -18,8 +18,6 @@
 #include "core/log.h"
 #include "core/util.h"
 
-long long fp_falcond_us;
-
 /* transient - worth another try: the chassis, falcond or a lease may clear. */
 static bool transient(falcon_err_t e)
 {
@@ -130,7 +128,7 @@ static falcon_err_t compose_try(const struct falcon_conf *conf, const struct fal
 		*ra = falcon_client_retry_after(cl);
 		falcon_client_free(cl);
 	}
-	fp_falcond_us += fp_now_us() - t0;
+	fp_time_add(FP_TIME_FALCOND, t0);
 	if (rv == FALCON_OK) {
 		*out = lease;
 		fp_lease_on_host(out);
@@ -309,7 +307,7 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 				cl = NULL;
 			}
 			json_object_put(body);
-			fp_falcond_us += fp_now_us() - t0;
+			fp_time_add(FP_TIME_FALCOND, t0);
 		}
 		if (rv == FALCON_ERR_NOTFOUND) {
 			rv = FALCON_OK; /* no lease: nothing to give back */
@@ -354,7 +352,7 @@ falcon_err_t fp_quarantine(const struct falcon_conf *conf, const struct falcon_l
 			rv = falcon_client_quarantine(cl, d->chassis, d->id, reason);
 		while (again(&r, rv, falcon_client_retry_after(cl)));
 	falcon_client_free(cl);
-	fp_falcond_us += fp_now_us() - t0;
+	fp_time_add(FP_TIME_FALCOND, t0);
 	return rv;
 }
 
@@ -399,7 +397,7 @@ falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const cha
 fail:
 	json_object_put(st);
 	falcon_client_free(cl);
-	fp_falcond_us += fp_now_us() - t0;
+	fp_time_add(FP_TIME_FALCOND, t0);
 	return rv;
 }
 
@@ -423,7 +421,7 @@ int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node
 			falcon_client_free(cl);
 			cl = NULL;
 		}
-		fp_falcond_us += fp_now_us() - t0;
+		fp_time_add(FP_TIME_FALCOND, t0);
 		json_object_put(rep);
 		rep = NULL;
 		if ((rv != FALCON_ERR_SERVER && rv != FALCON_ERR_TRANSPORT) || !again(&r, rv, ra))

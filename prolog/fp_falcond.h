@@ -138,7 +138,5 @@ int fp_lease_held(const struct falcon_conf *conf, uint32_t job, const char *node
  * its error, the detail set. */
 falcon_err_t fp_lease_of(const struct falcon_conf *conf, uint32_t job, const char *node,
 			 struct falcon_lease *out);
-/* fp_round_trip_ms - time spent in falcond calls so far (bench breakdown). */
-extern long long fp_falcond_us;
 
 #endif /* FALCON_FP_FALCOND_H */

@@ -22,7 +22,6 @@
 #include "core/log.h"
 #include "core/util.h"
 
-long long fp_slurm_us;
 
 static void init_once(void)
 {
@@ -126,7 +125,7 @@ falcon_err_t fp_slurm_job(struct fp_job *job)
 	rv = FALCON_OK;
 fail:
 	slurm_free_job_info_msg(msg);
-	fp_slurm_us += fp_now_us() - t0;
+	fp_time_add(FP_TIME_SLURM, t0);
 	return rv;
 }
 
@@ -161,7 +160,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 fail:
 	free(merged);
 	slurm_free_job_info_msg(msg);
-	fp_slurm_us += fp_now_us() - t0;
+	fp_time_add(FP_TIME_SLURM, t0);
 	return rv;
 }
 

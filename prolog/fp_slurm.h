@@ -90,7 +90,5 @@ falcon_err_t fp_slurm_nodes(const char *nodelist, char (*nodes)[FALCON_NAME_LEN]
 /* fp_slurm_cancel - cancel the job (SIGKILL, whole job), logged; with
  * job->no_slurm only logged.  FALCON_ERR_SLURM when slurm_kill_job fails. */
 falcon_err_t fp_slurm_cancel(const struct fp_job *job);
-/* fp_slurm_us - time spent in libslurm calls so far (bench breakdown). */
-extern long long fp_slurm_us;
 
 #endif /* FALCON_FP_SLURM_H */

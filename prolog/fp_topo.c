@@ -18,7 +18,6 @@
 #include "pci/topo.h"
 #include "core/util.h"
 
-long long fp_scan_us;
 
 falcon_err_t fp_scan(const char *root, const struct falcon_host_conf *host,
 		     struct falcon_topo **t)
@@ -26,7 +25,7 @@ falcon_err_t fp_scan(const char *root, const struct falcon_host_conf *host,
 	long long t0 = fp_now_us();
 	falcon_err_t rv = falcon_topo_scan_host(root, host, t);
 
-	fp_scan_us += fp_now_us() - t0;
+	fp_time_add(FP_TIME_SCAN, t0);
 	return rv;
 }
 

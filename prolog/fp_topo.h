@@ -40,8 +40,8 @@ struct falcon_topo; /* lib/pci/topo.h: one scan of the bus */
 
 /*
  * fp_scan - one libpci scan of the bus under root for host
- * (falcon_topo_scan_host()), timed into fp_scan_us.  *t is the caller's
- * (falcon_topo_free()).  Errors as falcon_topo_scan_host(), detail set.
+ * (falcon_topo_scan_host()), timed (fp_time_add: FP_TIME_SCAN).  *t is
+ * the caller's (falcon_topo_free()).  Errors as falcon_topo_scan_host(), detail set.
  */
 falcon_err_t fp_scan(const char *root, const struct falcon_host_conf *host,
 		     struct falcon_topo **t);
@@ -117,7 +117,5 @@ const char *fp_cuda_visible(const struct fp_topo_result *res, const struct falco
 size_t fp_dev_holders(const char *root, const char *proc, uint32_t job,
 		      const struct falcon_lease_dev *d, char *held, size_t hn, char *reason,
 		      size_t n);
-/* fp_scan_us - time spent in libpci scans so far (bench breakdown). */
-extern long long fp_scan_us;
 
 #endif /* FALCON_FP_TOPO_H */
