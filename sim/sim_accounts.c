@@ -64,6 +64,19 @@ const char *sim_priv_name(unsigned priv)
 	}
 }
 
+const char *sim_priv_names(unsigned privs, char *buf, size_t n)
+{
+	size_t len = 0;
+	unsigned b;
+
+	buf[0] = '\0';
+	for (b = SIM_PRIV_LOGIN; b <= SIM_PRIV_SELF && len < n; b <<= 1)
+		if (privs & b)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? " or " : "",
+						sim_priv_name(b));
+	return buf;
+}
+
 bool sim_accounts_any(const struct sim_server *srv)
 {
 	int i;
@@ -359,6 +372,8 @@ int sim_account_patch(struct sim_server *srv, int idx, const struct sim_caller *
 	*status = 400;
 	json_object_object_foreach(body, k, v) {
 		(void)v;
+		if (strncmp(k, "@odata.", 7) == 0)
+			continue;
 		if (strcmp(k, "Password") != 0 && strcmp(k, "RoleId") != 0 && strcmp(k, "Enabled") != 0) {
 			snprintf(msg, n, "The property %.64s is not writable.", k);
 			return -1;
@@ -383,7 +398,8 @@ int sim_account_patch(struct sim_server *srv, int idx, const struct sim_caller *
 		a->role = (sim_role_t)role;
 	if (en != NULL)
 		a->enabled = json_object_get_boolean(en);
-	falcon_info("account %s changed (%s%s%s)", a->user, pw ? "password " : "",
-		    role >= 0 ? "role " : "", en ? "enabled" : "");
+	if (pw != NULL || role >= 0 || en != NULL)
+		falcon_info("account %s changed (%s%s%s)", a->user, pw ? "password " : "",
+			    role >= 0 ? "role " : "", en ? "enabled" : "");
 	return 0;
 }

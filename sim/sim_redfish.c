@@ -1926,17 +1926,21 @@ static void sub_create(struct sim_server *srv, const struct sim_caller *who,
 		 srv->subs[i].id);
 }
 
-/* refuse_priv - 403 unless who holds need; true when refused. */
+/* refuse_priv - 403 naming need's privileges unless who holds one of them;
+ * true when refused. */
 static bool refuse_priv(const struct sim_caller *who, unsigned need, const char *method,
 			const char *path, struct sim_reply *r)
 {
+	char names[128];
+
 	if (need == 0 || (who->privs & need) != 0)
 		return false;
+	sim_priv_names(need, names, sizeof(names));
 	sim_reply_error(r, 403, MSG_BASE "InsufficientPrivilege",
 			"There are insufficient privileges for the account or credentials "
 			"associated with the current session to perform the requested operation "
-			"(%s %s needs %s).", method, path, sim_priv_name(need));
-	falcon_verbose("%s %s refused: needs %s", method, path, sim_priv_name(need));
+			"(%s %s needs %s).", method, path, names);
+	falcon_verbose("%s %s refused: needs %s", method, path, names);
 	return true;
 }
 

@@ -338,8 +338,13 @@ unsigned sim_role_privs(sim_role_t role);
 const char *sim_role_name(sim_role_t role);
 int sim_role_parse(const char *id);
 
-/* sim_priv_name - DSP0266's name of one SIM_PRIV_* bit ("ConfigureUsers"). */
+/* sim_priv_name - DSP0266's name of one SIM_PRIV_* bit ("ConfigureUsers");
+ * "?" for anything else. */
 const char *sim_priv_name(unsigned priv);
+/* sim_priv_names - the names of the SIM_PRIV_* bits of privs, any one of
+ * which grants an operation, as "ConfigureComponents or ConfigureManager"
+ * (lowest bit first) into buf (n bytes, always terminated); returns buf. */
+const char *sim_priv_names(unsigned privs, char *buf, size_t n);
 
 /* sim_account_json / sim_role_json - a ManagerAccount (#ManagerAccount.v1_12_0)
  * or Role (#Role.v1_3_2) resource; new references, NULL when out of memory. */
@@ -358,7 +363,10 @@ int sim_account_create(struct sim_server *srv, struct json_object *body, int *st
 /*
  * sim_account_patch - PATCH an account {Password, RoleId, Enabled}; a
  * caller with only ConfigureSelf may change its own Password and nothing
- * else.  0, or -1 with *status (400 bad property, 403 not allowed) and msg.
+ * else.  OData annotations ("@odata.id", "@odata.etag"...) are ignored
+ * (DSP0266 sec. 7.5.3), so a body of annotations alone changes nothing, as
+ * {} does.  0, or -1 with *status (400 bad property, 403 not allowed) and
+ * msg.
  */
 int sim_account_patch(struct sim_server *srv, int idx, const struct sim_caller *who,
 		      struct json_object *body, int *status, char *msg, size_t n);

@@ -6,6 +6,8 @@
 # Debian's python3-sushy (the chassis inventory: Links.ComputerSystems and
 # ManagedBy, the Manager, the EventService).  A ReadOnly account gets 403
 # on a zone PATCH; an Operator (falcond's role) changes zones, not accounts.
+# A PATCH of an account holding only OData annotations changes nothing and
+# is answered 200 (DMTF's Protocol Validator, REQ_PATCH_ODATA_PROPS).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -60,6 +62,14 @@ req PATCH "$ACC" '{"RoleId":"Administrator"}' $CA -u ops2:pw2
 expect 403 "an Operator raising its own role"
 req PATCH "$ACC" '{"Password":"pw4"}' $CA -u ops2:pw2
 expect 200 "an Operator changing its own password (ConfigureSelf)"
+req PATCH "$ACC" "{\"@odata.id\":\"$ACC\"}" $CA -u ops2:pw4
+expect 200 "PATCH of its own account with only @odata.id (ConfigureSelf): nothing to change"
+[ "$(jget 'd["RoleId"]')" = Operator ] || t_fail "the annotation-only PATCH: $(cat "$t_tmp/body")"
+req PATCH "$ACC" "{\"@odata.id\":\"$ACC\",\"@odata.etag\":\"W/\\\"x\\\"\"}" $CA -u admin:adminpw
+expect 200 "Administrator: PATCH with only @odata.id and @odata.etag"
+req PATCH "$ACC" "{\"@odata.id\":\"$ACC\",\"BogusProp\":1}" $CA -u admin:adminpw
+expect 400 "an annotation beside an unknown property"
+jget 'd["error"]["message"]' | grep -q BogusProp || t_fail "400 does not name BogusProp"
 req GET "$ACC" '' $CA -u ops2:pw4
 expect 200 "the new password works"
 [ "$(jget 'd["Password"]')" = null ] || t_fail "the password is readable"

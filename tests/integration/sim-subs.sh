@@ -5,7 +5,9 @@
 # null), delete; events POSTed to an HTTPS listener (verified with
 # --event-ca) and to an HTTP one, with the subscription's HttpHeaders and
 # Context; RegistryPrefixes / ResourceTypes filters; the privileges
-# (ReadOnly may not subscribe, an Operator may and deletes only its own);
+# (ReadOnly may not subscribe: the 403 names ConfigureComponents and
+# ConfigureManager, either of which would do; an Operator may and deletes
+# only its own);
 # --no-sse leaves ServerSentEventUri out; python3-sushy's event service
 # lists, creates and deletes a subscription.
 #
@@ -72,6 +74,8 @@ expect 404 "--no-sse: the SSE stream"
 
 req POST "$SUBS" "{\"Destination\":\"$TLS_URL\",\"Protocol\":\"Redfish\"}" $CA -u mon:ropw
 expect 403 "ReadOnly: subscribe"
+jget 'd["error"]["message"]' | grep -q 'needs ConfigureComponents or ConfigureManager' ||
+	t_fail "the 403 does not name the two privileges that allow it: $(cat "$t_tmp/body")"
 req POST "$SUBS" '{"Protocol":"Redfish"}' $CA -u falcond:oppw
 expect 400 "no Destination"
 [ "$(jget 'd["error"]["code"]')" = Base.1.16.PropertyMissing ] || t_fail "400 code"
