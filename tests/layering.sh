@@ -4,9 +4,11 @@
 #   1. no cycle among product source files: with A -> B when A's object
 #      uses a global symbol B's object defines, the graph sorts (tsort);
 #      in particular no two files call each other;
-#   2. lib/ parts depend downwards only: core on nothing, pci, chassis and
-#      cgroup on core, api on chassis and core; nothing in lib/ uses a program's
-#      file (falcond/, falconctl/, prolog/, ncclcheck/, plugin/, sim/);
+#   2. lib/ parts depend downwards only: core on nothing, pci, chassis,
+#      cgroup, httpd and advise on core, api on chassis and core; nothing in
+#      lib/ uses a program's file (falcond/, falconctl/, prolog/, ncclcheck/,
+#      plugin/, sim/), and no program uses another program's file (each
+#      folder is a part of its own: what two programs share is a lib part);
 #   3. spank_falcon.so and job_submit_falcon.so need no libcurl, libpci,
 #      libmunge or libcrypto (readelf -d NEEDED);
 #   4. no product function is over 150 lines (this tree's style: a
@@ -18,7 +20,8 @@
 #      compiler does (the includer's folder, then the top and lib/).
 #      Read in the programs' and plugins' folders; a lib part is one room
 #      whose public header (chassis.h, redfish.h...) is its face, and
-#      point 2 holds the parts to each other.
+#      point 2 holds the parts to each other.  Read in lib/ too: no file
+#      includes a header of another program's folder (nor lib/ a program's).
 # Run from the build tree by `make check` (top_srcdir, top_builddir set);
 # skips (77) without nm/readelf.  LAYERING_EDGES=FILE keeps the "user
 # definer" file edges for a look.
@@ -71,20 +74,30 @@ if ! tsort "$tmp/edges" >/dev/null 2>"$tmp/tsort"; then
 	fail=1
 fi
 
-# 2. parts
+# 2. parts: a lib part by its folder, a program by its own folder
 part() {
 	case $1 in
 	lib/core/*) echo core ;; lib/pci/*) echo pci ;; lib/chassis/*) echo chassis ;;
-	lib/api/*) echo api ;; lib/cgroup/*) echo cgroup ;; *) echo program ;;
+	lib/api/*) echo api ;; lib/cgroup/*) echo cgroup ;; lib/httpd/*) echo httpd ;;
+	lib/advise/*) echo advise ;; lib/*) echo "lib?" ;; *) echo "${1%%/*}/" ;;
 	esac
 }
+is_program() { case $1 in */) return 0 ;; *) return 1 ;; esac; }
 while read -r a b; do
 	pa=$(part "$a"); pb=$(part "$b")
+	if is_program "$pa"; then
+		is_program "$pb" && [ "$pa" != "$pb" ] || continue
+		echo "layering: FAIL: $a ($pa) uses $b ($pb): a program uses no other" \
+			"program's file (what both need belongs in a lib part)"
+		fail=1
+		continue
+	fi
 	case "$pa>$pb" in
 	core\>core | pci\>pci | pci\>core | chassis\>chassis | chassis\>core | \
-	api\>api | api\>chassis | api\>core | cgroup\>cgroup | cgroup\>core | program\>*) ;;
+	api\>api | api\>chassis | api\>core | cgroup\>cgroup | cgroup\>core | \
+	httpd\>httpd | httpd\>core | advise\>advise | advise\>core) ;;
 	*) echo "layering: FAIL: $a ($pa) uses $b ($pb): lib parts depend downwards only" \
-		"(core <- pci, cgroup, chassis <- api)"; fail=1 ;;
+		"(core <- pci, cgroup, httpd, advise, chassis <- api)"; fail=1 ;;
 	esac
 done <"$tmp/edges"
 
@@ -130,6 +143,25 @@ while read -r f; do
 		done
 	done
 done <"$tmp/srcs" | sort -u >"$tmp/incl"
+# ... and no file includes a header of another program's folder (nor a
+# lib part a program's), whatever the order of the rooms
+(cd "$top_srcdir" && ls lib/*/*.[ch] 2>/dev/null) | while read -r f; do
+	sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$top_srcdir/$f" | while read -r h; do
+		for p in "$(dirname "$f")/$h" "$h" "lib/$h"; do
+			[ -f "$top_srcdir/$p" ] && { echo "$f $p"; break; }
+		done
+	done
+done >"$tmp/libincl"
+cat "$tmp/incl" "$tmp/libincl" | while read -r a b; do
+	pa=$(part "$a"); pb=$(part "$b")
+	is_program "$pb" && [ "$pa" != "$pb" ] || continue
+	echo "layering: FAIL: $a includes a header of $pb (room $b): a header of" \
+		"another program's folder (what both need belongs in a lib part)"
+done >"$tmp/xincl"
+if [ -s "$tmp/xincl" ]; then
+	cat "$tmp/xincl"
+	fail=1
+fi
 grep -v '^lib/' "$tmp/edges" | cat - "$tmp/incl" | sort -u >"$tmp/both"
 if ! tsort "$tmp/both" >/dev/null 2>"$tmp/tsort2"; then
 	echo "layering: FAIL: calls and includes together have a cycle (an include of a" \
