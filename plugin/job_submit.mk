@@ -22,7 +22,7 @@ plugin_job_submit_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
 # slurmctld, which loads the module.
 # json-c and the advisor: --falcon-topology=auto reads AdviceFile
 plugin_job_submit_falcon_la_LIBADD = $(LIBFALCON_ADVISE) $(LIBFALCON_CORE) $(JSON_LIBS)
-plugin_job_submit_falcon_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+plugin_job_submit_falcon_la_LDFLAGS = $(PLUGIN_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugin/job_submit_falcon.map
 plugin_job_submit_falcon_la_DEPENDENCIES = $(LIBFALCON_ADVISE) $(LIBFALCON_CORE) \
 	$(srcdir)/plugin/job_submit_falcon.map

@@ -11,7 +11,7 @@ plugin_spank_falcon_la_CFLAGS = $(AM_CFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
 # No -lslurm: slurm_info() and spank_*() come from the process that loads
 # the module (srun, sbatch, slurmstepd).
 plugin_spank_falcon_la_LIBADD = $(LIBFALCON_CGROUP) $(LIBFALCON_CORE) $(JSON_LIBS)
-plugin_spank_falcon_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+plugin_spank_falcon_la_LDFLAGS = $(PLUGIN_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugin/spank_falcon.map
 plugin_spank_falcon_la_DEPENDENCIES = $(LIBFALCON_CGROUP) $(LIBFALCON_CORE) $(srcdir)/plugin/spank_falcon.map
 endif

@@ -36,6 +36,12 @@ EXTRA_DIST += tests/integration/alerts.sh tests/alerts/falcon-alerts-test.yml \
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
 
+# The hardening configure asked for (m4/x_ac_hardening.m4) read off the built
+# programs and plugins: PIE, RELRO, BIND_NOW (programs only), stack
+# protector, _FORTIFY_SOURCE.
+TESTS += tests/hardening.sh
+EXTRA_DIST += tests/hardening.sh
+
 # The registered tests, one a line: scripts/test-all.sh holds them against
 # tests/lanes (every test in a lane, none twice).
 list-tests:
