@@ -51,7 +51,7 @@
 #   --hres FILE          resources.yaml (Slurm 25.11+ HRES; falconctl
 #                        slurm-conf writes one) copied beside slurm.conf;
 #                        "" = none
-#   --preempt MODE       preemption by partition (doc/INSTALL.md, "Preemption"):
+#   --preempt MODE       preemption by partition (doc/ADMIN.md, "Preemption"):
 #                        PreemptType=preempt/partition_prio, PreemptMode=MODE
 #                        (REQUEUE or CANCEL), on Slurm 23.02+
 #                        PreemptParameters=reclaim_licenses (a job waiting

@@ -13,7 +13,7 @@
 # it (preemption is Slurm's, not a falcon cause).  Slurm 22.05 has
 # no reclaim_licenses (23.02.0rc1 NEWS) and rejects the key: a job waiting
 # for pool licenses there never preempts, and the test is skipped saying so
-# (doc/INSTALL.md, "Preemption").
+# (doc/ADMIN.md, "Preemption").
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
