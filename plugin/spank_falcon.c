@@ -380,11 +380,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		falcon_error("job %u: %s", (unsigned)jobid, falcon_errmsg());
 		goto fail;
 	}
+	/* a label or NVMe list this job has not comes from a job that
+	 * submitted it: removed, as without topology.json */
 	if (task_setenv(sp, "FALCON_TOPOLOGY_FILE", env.topology_file) < 0 ||
 	    (env.cuda_visible_devices != NULL &&
 	     task_setenv(sp, "CUDA_VISIBLE_DEVICES", env.cuda_visible_devices) < 0) ||
-	    (env.topology != NULL && task_setenv(sp, "FALCON_TOPOLOGY", env.topology) < 0) ||
-	    (env.nvme != NULL && task_setenv(sp, "FALCON_NVME", env.nvme) < 0))
+	    (env.topology != NULL ? task_setenv(sp, "FALCON_TOPOLOGY", env.topology)
+				  : task_unsetenv(sp, "FALCON_TOPOLOGY")) < 0 ||
+	    (env.nvme != NULL ? task_setenv(sp, "FALCON_NVME", env.nvme)
+			      : task_unsetenv(sp, "FALCON_NVME")) < 0)
 		goto fail;
 	rv = 0;
 fail:

@@ -114,10 +114,10 @@ static const char *env_value(char *const *env, size_t n, const char *name)
 	return NULL;
 }
 
-/* An option's value: SPANK_FALCON_<NAME> (what spank_falcon exports) or,
- * without it, user (the user's variable); NULL when neither is set or it
- * is empty. */
-static const char *opt_value(char *const *env, size_t n, const char *name, const char *user)
+/* An option's value: SPANK_FALCON_<NAME> (the prolog's environment) or,
+ * without it, FALCON_<NAME> (the job control name as slurmctld holds it,
+ * job_submit's view); NULL when neither is set or it is empty. */
+static const char *opt_value(char *const *env, size_t n, const char *name)
 {
 	char key[64];
 	const char *v;
@@ -125,7 +125,7 @@ static const char *opt_value(char *const *env, size_t n, const char *name, const
 	snprintf(key, sizeof(key), "SPANK_FALCON_%s", name);
 	v = env_value(env, n, key);
 	if (v == NULL)
-		v = env_value(env, n, user);
+		v = env_value(env, n, key + strlen("SPANK_"));
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
@@ -134,19 +134,19 @@ falcon_err_t falcon_job_opts_parse(char *const *env, size_t n, struct falcon_job
 	const char *v;
 
 	memset(out, 0, sizeof(*out));
-	if ((v = opt_value(env, n, "PLACE", "FALCON_PLACE")) != NULL) {
+	if ((v = opt_value(env, n, "PLACE")) != NULL) {
 		if (falcon_place_from_str(v, &out->place) != FALCON_OK)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-place=%s: expected pack, spread or any", v);
 		out->place_set = true;
 	}
-	if ((v = opt_value(env, n, "CHECK", "FALCON_CHECK")) != NULL) {
+	if ((v = opt_value(env, n, "CHECK")) != NULL) {
 		if (falcon_check_from_str(v, &out->check) != FALCON_OK)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-check=%s: expected quick, full or off", v);
 		out->check_set = true;
 	}
-	if ((v = opt_value(env, n, "TOPOLOGY", FALCON_TOPOLOGY_REQUEST_ENV)) != NULL) {
+	if ((v = opt_value(env, n, "TOPOLOGY")) != NULL) {
 		if (strcasecmp(v, "auto") != 0)
 			return falcon_err_set(FALCON_ERR_INVAL,
 					      "falcon-topology=%s: expected auto", v);

@@ -52,21 +52,22 @@ struct falcon_job_opts {
 };
 
 /*
- * The user's variable for --falcon-topology=auto.  Not FALCON_TOPOLOGY:
- * spank_falcon sets that to the job's Table III label in every task, and a
- * srun or sbatch inside the job inherits it (issue 42).
+ * The user's variable for --falcon-topology=auto (spank_falcon's fallback
+ * of the option).  Not FALCON_TOPOLOGY: spank_falcon sets that to the
+ * job's Table III label in every task, and a srun or sbatch inside the job
+ * inherits it (issue 42).
  */
 #define FALCON_TOPOLOGY_REQUEST_ENV "FALCON_TOPOLOGY_REQUEST"
 
 /*
- * falcon_job_opts_parse - the falcon options from a job's SPANK environment
- * (env: n "NAME=VALUE" strings, as job_info.spank_job_env; NULL entries are
- * skipped).  Names: SPANK_FALCON_PLACE / FALCON_PLACE, SPANK_FALCON_CHECK
- * / FALCON_CHECK and SPANK_FALCON_TOPOLOGY / FALCON_TOPOLOGY_REQUEST (the
- * one value "auto"; spank_job_control_setenv() stores the SPANK_ prefixed
- * name; the user's variable is accepted too, for a prolog run by hand); the
- * SPANK_ name wins when both are there.  FALCON_TOPOLOGY itself (the
- * task's label, e.g. falconGPUs) is never read as a request.  An unknown value is FALCON_ERR_INVAL naming it (*out keeps what
+ * falcon_job_opts_parse - the falcon options from a job's SPANK job control
+ * environment (env: n "NAME=VALUE" strings, as job_desc/job_info's
+ * spank_job_env; NULL entries are skipped): what spank_falcon set with
+ * spank_job_control_setenv(), never the user's environment.  Names:
+ * FALCON_PLACE, FALCON_CHECK and FALCON_TOPOLOGY (the one value "auto"),
+ * as slurmctld holds them (job_submit sees them so, logged on Slurm
+ * 22.05), or with the SPANK_ prefix slurmd adds for the prolog; the
+ * SPANK_ name wins when both are there.  An unknown value is FALCON_ERR_INVAL naming it (*out keeps what
  * was parsed before).  *out is zeroed first.
  */
 falcon_err_t falcon_job_opts_parse(char *const *env, size_t n, struct falcon_job_opts *out);

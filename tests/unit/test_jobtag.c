@@ -81,11 +81,9 @@ START_TEST(test_opts)
 	ck_assert(!o.topology_auto);
 	{
 		char *env6[] = { "SPANK_FALCON_TOPOLOGY=auto" };
-		char *env7[] = { "FALCON_TOPOLOGY_REQUEST=AUTO", "SPANK_FALCON_CHECK=off" };
+		/* job_submit's view: the job control names without SPANK_ */
+		char *env7[] = { "FALCON_TOPOLOGY=AUTO", "SPANK_FALCON_CHECK=off" };
 		char *env8[] = { "SPANK_FALCON_TOPOLOGY=falcon" };
-		/* a task's label (inherited by a job submitted from a falcon
-		 * job) is no request */
-		char *env9[] = { "FALCON_TOPOLOGY=falconGPUs", "FALCON_PLACE=pack" };
 
 		ck_assert_int_eq(falcon_job_opts_parse(env6, 1, &o), FALCON_OK);
 		ck_assert(o.topology_auto && !o.place_set && !o.check_set);
@@ -93,8 +91,6 @@ START_TEST(test_opts)
 		ck_assert(o.topology_auto && o.check_set);
 		ck_assert_int_eq(falcon_job_opts_parse(env8, 1, &o), FALCON_ERR_INVAL);
 		ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "falcon-topology=falcon: expected auto"));
-		ck_assert_int_eq(falcon_job_opts_parse(env9, 2, &o), FALCON_OK);
-		ck_assert(!o.topology_auto && o.place_set);
 	}
 }
 END_TEST
