@@ -24,27 +24,12 @@
 #include "core/log.h"
 #include "core/util.h"
 
-/* "drawer<D>_slot<S>" -> drawer, slot (bounded: D 1-99, S 1-99). */
+/* "drawer<D>_slot<S>" -> drawer, slot (falcon_slot_id_parse); another id
+ * leaves them unknown (0). */
 static void parse_location(struct falcon_device *dev)
 {
-	char buf[FALCON_NAME_LEN];
-	char *us;
-	long d, s;
-
-	if (strncmp(dev->id, "drawer", 6) != 0)
-		return;
-	falcon_strlcpy(buf, dev->id + 6, sizeof(buf));
-	us = strstr(buf, "_slot");
-	if (us == NULL)
-		return;
-	*us = '\0';
-	if (falcon_strtol(buf, 10, 1, 99, &d) != FALCON_OK ||
-	    falcon_strtol(us + 5, 10, 1, 99, &s) != FALCON_OK) {
+	if (falcon_slot_id_parse(dev->id, &dev->drawer, &dev->slot) != FALCON_OK)
 		falcon_err_clear();
-		return;
-	}
-	dev->drawer = (int)d;
-	dev->slot = (int)s;
 }
 
 static void take_str(char *dst, size_t n, const char *v)

@@ -244,11 +244,13 @@ static void zone_cables(struct json_object *zone, const char *port, const char *
 	}
 	for (k = 0; k < nsw && inv->ncables < FALCON_CABLES_MAX; k++) {
 		char id[FALCON_NAME_LEN];
-		int d, n = 0;
+		int d;
 
 		falcon_rf_last_segment(sw[k], id, sizeof(id));
-		if (sscanf(id, "drawer%d%n", &d, &n) != 1 || id[n] != '\0' || d < 1)
+		if (falcon_drawer_id_parse(id, &d) != FALCON_OK) {
+			falcon_err_clear(); /* not a drawer's switch */
 			continue;
+		}
 		falcon_strlcpy(inv->cables[inv->ncables].port, port,
 			       sizeof(inv->cables[0].port));
 		inv->cables[inv->ncables++].drawer = d;

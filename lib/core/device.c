@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
+#include <string.h>
 #include <strings.h>
 
 #include "core/device.h"
@@ -33,4 +35,38 @@ falcon_err_t falcon_dev_type_from_str(const char *s, falcon_dev_type_t *out)
 		}
 	return falcon_err_set(FALCON_ERR_PARSE, "device type '%s': expected GPU, NVMe, NIC or other",
 			      s ? s : "(null)");
+}
+
+/* id_number - the characters at s up to stop (NULL: the end of s) as 1 to
+ * 99 without leading zero into *v. */
+static bool id_number(const char *s, const char *stop, long *v)
+{
+	size_t len = stop != NULL ? (size_t)(stop - s) : strlen(s);
+
+	return len > 0 && s[0] != '0' && falcon_strtol_n(s, len, 10, 1, 99, v) == FALCON_OK;
+}
+
+falcon_err_t falcon_slot_id_parse(const char *id, int *drawer, int *slot)
+{
+	const char *us;
+	long d, s;
+
+	if (id == NULL || strncmp(id, "drawer", 6) != 0 || (us = strstr(id, "_slot")) == NULL ||
+	    !id_number(id + 6, us, &d) || !id_number(us + 5, NULL, &s))
+		return falcon_err_set(FALCON_ERR_INVAL, "device id '%s': expected "
+				      "drawer<D>_slot<S>, D and S 1 to 99", id ? id : "(null)");
+	*drawer = (int)d;
+	*slot = (int)s;
+	return FALCON_OK;
+}
+
+falcon_err_t falcon_drawer_id_parse(const char *id, int *drawer)
+{
+	long d;
+
+	if (id == NULL || strncmp(id, "drawer", 6) != 0 || !id_number(id + 6, NULL, &d))
+		return falcon_err_set(FALCON_ERR_INVAL, "drawer id '%s': expected drawer<D>, D 1 "
+				      "to 99", id ? id : "(null)");
+	*drawer = (int)d;
+	return FALCON_OK;
 }

@@ -33,4 +33,16 @@ const char *falcon_dev_type_str(falcon_dev_type_t t);
  */
 falcon_err_t falcon_dev_type_from_str(const char *s, falcon_dev_type_t *out);
 
+/*
+ * falcon_slot_id_parse - a chassis slot's id "drawer<D>_slot<S>" (the
+ * Falcon 4016's spelling: H3's management service and falcon-sim) into
+ * *drawer and *slot, each 1 to 99 written without leading zero (one
+ * spelling per slot).  FALCON_ERR_INVAL ("device id 'X': expected
+ * drawer<D>_slot<S>, D and S 1 to 99") otherwise, NULL included;
+ * *drawer and *slot are untouched then.  falcon_drawer_id_parse - the same
+ * of a drawer's switch id "drawer<D>".
+ */
+falcon_err_t falcon_slot_id_parse(const char *id, int *drawer, int *slot);
+falcon_err_t falcon_drawer_id_parse(const char *id, int *drawer);
+
 #endif /* FALCON_DEVICE_H */

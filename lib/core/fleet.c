@@ -14,6 +14,7 @@
 
 #include "core/fleet.h"
 #include "core/policy.h"
+#include "core/util.h"
 
 /* place_one - rule 1/3: the first chassis with nodes candidate nodes whose
  * pool holds the whole job. */
@@ -130,17 +131,18 @@ static long chassis_of_term(const struct falcon_conf *conf, const char *t, size_
 {
 	size_t plen = strlen(FALCON_FLEET_FEATURE_PREFIX), nlen = len, i;
 	const char *star = memchr(t, '*', len);
-	char *end;
-	unsigned long v = 0;
+	long v = 0;
 
 	*count = 0;
 	if (len <= plen || strncmp(t, FALCON_FLEET_FEATURE_PREFIX, plen) != 0)
 		return -1;
 	if (star != NULL) {
 		nlen = (size_t)(star - t);
-		v = strtoul(star + 1, &end, 10);
-		if (end != t + len || v == 0 || v > UINT32_MAX)
+		if (falcon_strtol_n(star + 1, (size_t)(t + len - star - 1), 10, 1, UINT32_MAX,
+				    &v) != FALCON_OK) {
+			falcon_err_clear(); /* not a pin: a feature of its own for Slurm */
 			return -1;
+		}
 	}
 	for (i = 0; i < conf->nchassis; i++)
 		if (strlen(conf->chassis[i].name) == nlen - plen &&
@@ -317,16 +319,27 @@ static bool list_has(const char *s, const char *w)
 }
 
 /* lic_total - the count of license name in Licenses= s ("a:8,b"; a bare
- * name counts 1); -1 when absent. */
+ * name counts 1); -1 when absent, -2 when its count is not a number of
+ * licenses (detail set, naming the entry). */
 static long lic_total(const char *s, const char *name)
 {
 	size_t n = strlen(name);
+	long v;
 
 	while (s != NULL && *s != '\0') {
 		size_t len = strcspn(s, ",;");
 
-		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':' || s[n] == '='))
-			return len == n ? 1 : strtol(s + n + 1, NULL, 10);
+		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':' || s[n] == '=')) {
+			if (len == n)
+				return 1;
+			if (falcon_strtol_n(s + n + 1, len - n - 1, 10, 0, FALCON_LICENSE_MAX,
+					    &v) != FALCON_OK) {
+				falcon_err_prefix(FALCON_ERR_INVAL, "Licenses=%.*s: the count", (int)len,
+						  s);
+				return -2;
+			}
+			return v;
+		}
 		s += len;
 		if (*s != '\0')
 			s++;
@@ -334,28 +347,21 @@ static long lic_total(const char *s, const char *name)
 	return -1;
 }
 
-/* gres_count - the count of GRES name in a node's Gres ("a:8,b:type:2(S:0)"), -1 absent. */
-static long gres_count(const char *s, const char *name)
+/* gres_has - whether a node's Gres ("a:8,b:type:2(S:0)") names GRES name. */
+static bool gres_has(const char *s, const char *name)
 {
 	size_t n = strlen(name);
 
 	while (s != NULL && *s != '\0') {
 		size_t len = strcspn(s, ",");
-		const char *colon;
 
-		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':')) {
-			if (len == n)
-				return 1;
-			colon = s + n;
-			while (memchr(colon + 1, ':', len - (size_t)(colon + 1 - s)) != NULL)
-				colon = memchr(colon + 1, ':', len - (size_t)(colon + 1 - s));
-			return strtol(colon + 1, NULL, 10);
-		}
+		if (strncmp(s, name, n) == 0 && (len == n || s[n] == ':'))
+			return true;
 		s += len;
 		if (*s == ',')
 			s++;
 	}
-	return -1;
+	return false;
 }
 
 static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)
@@ -387,7 +393,7 @@ static void check_licenses(const struct falcon_conf *conf, const struct falcon_s
 	for (c = 0; c < conf->nchassis; c++) {
 		const char *cn = conf->chassis[c].name;
 
-		if (lic_total(v->licenses, cn) >= 0)
+		if (lic_total(v->licenses, cn) != -1)
 			problemf(problem, arg, n, "Licenses= has %s, the single license of both types "
 				 "of earlier releases: use %s_gpu and %s_nvme", cn, cn, cn);
 		for (t = 0; t < 2 && !v->hres; t++) {
@@ -397,7 +403,9 @@ static void check_licenses(const struct falcon_conf *conf, const struct falcon_s
 			if (falcon_license_name(cn, type, name, sizeof(name)) != FALCON_OK)
 				continue;
 			have = lic_total(v->licenses, name);
-			if (have < 0 && (want == NULL || want[c] != 0))
+			if (have == -2)
+				problemf(problem, arg, n, "%s", falcon_errmsg());
+			else if (have < 0 && (want == NULL || want[c] != 0))
 				problemf(problem, arg, n, "chassis %s has no license %s in slurm.conf "
 					 "Licenses= (falconctl slurm-conf)", cn, name);
 			else if (have >= 0 && want != NULL && want[c] >= 0 && have != want[c])
@@ -425,7 +433,7 @@ size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_sl
 				 "slurm.conf", hc->name, hc->chassis);
 			continue;
 		}
-		if (gres_count(v->gres ? v->gres[i] : NULL, "falcon_gpu") < 0)
+		if (!gres_has(v->gres ? v->gres[i] : NULL, "falcon_gpu"))
 			problemf(problem, arg, &n, "node %s has no Gres=falcon_gpu:N", hc->name);
 		snprintf(feat, sizeof(feat), "%s%s", FALCON_FLEET_FEATURE_PREFIX, hc->chassis);
 		if (conf->nchassis > 1 && !v->hres &&

@@ -330,15 +330,24 @@ falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, 
 
 long falcon_license_count(const char *lic, const char *name)
 {
-	size_t n = name != NULL ? strlen(name) : 0;
+	size_t n = name != NULL ? strlen(name) : 0, len;
 	const char *p = lic;
-	long sum = -1;
+	long sum = -1, v;
 
 	while (n > 0 && p != NULL && *p != '\0') {
+		len = strcspn(p, ",;");
 		if (strncmp(p, name, n) == 0 && (p[n] == ':' || p[n] == ',' || p[n] == ';' ||
-						 p[n] == '\0'))
-			sum = (sum < 0 ? 0 : sum) + (p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1);
-		p += strcspn(p, ",;");
+						 p[n] == '\0')) {
+			v = 1;
+			if (p[n] == ':' && falcon_strtol_n(p + n + 1, len - n - 1, 10, 0,
+							  FALCON_LICENSE_MAX, &v) != FALCON_OK) {
+				falcon_err_prefix(FALCON_ERR_INVAL, "license %.*s: the count",
+						  (int)len, p);
+				return FALCON_LICENSE_BAD;
+			}
+			sum = (sum < 0 ? 0 : sum) + v;
+		}
+		p += len;
 		if (*p != '\0')
 			p++;
 	}

@@ -102,8 +102,14 @@ falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, 
  * asks for (22.05 spelling: "NAME[:COUNT]" joined by ',' or ';'; a bare
  * name counts 1; a name listed twice is summed, as Slurm 22.05 adds
  * repeated names up).  -1 when lic (NULL = none) does not name it at all,
- * so that "c1_gpu:0" (0) and its absence (-1) differ.
+ * so that "c1_gpu:0" (0) and its absence (-1) differ; FALCON_LICENSE_BAD
+ * (-2, read as absent by a caller that tests < 0) when a count of name is
+ * not a number in [0, FALCON_LICENSE_MAX] ("c1_gpu:x"), with the entry
+ * named in the detail (falcon_errmsg: "license c1_gpu:x: the count: 'x' is
+ * not an integer in [0, 1000000000]").
  */
+#define FALCON_LICENSE_MAX 1000000000L
+#define FALCON_LICENSE_BAD (-2L)
 long falcon_license_count(const char *lic, const char *name);
 
 /*

@@ -39,6 +39,24 @@ bad:
 			      s ? s : "(null)", min, max);
 }
 
+falcon_err_t falcon_strtol_n(const char *s, size_t len, int base, long min, long max, long *out)
+{
+	char b[24];
+	size_t i;
+
+	if (s == NULL || len == 0 || len >= sizeof(b) || (base != 10 && base != 16))
+		goto bad;
+	for (i = 0; i < len; i++)
+		if (!(base == 16 ? isxdigit((unsigned char)s[i]) : isdigit((unsigned char)s[i])))
+			goto bad;
+	memcpy(b, s, len);
+	b[len] = '\0';
+	return falcon_strtol(b, base, min, max, out);
+bad:
+	return falcon_err_set(FALCON_ERR_INVAL, "'%.*s' is not an integer in [%ld, %ld]",
+			      s ? (int)(len < 64 ? len : 64) : 6, s ? s : "(null)", min, max);
+}
+
 falcon_err_t falcon_strtod(const char *s, double min, double max, double *out)
 {
 	char *end;
@@ -60,20 +78,10 @@ bad:
 /* hex_field - s[0..len) as 1..maxlen hex digits with a value <= max. */
 static bool hex_field(const char *s, size_t len, size_t maxlen, long max, long *v)
 {
-	char b[8];
-	size_t i;
-
-	if (len == 0 || len > maxlen || len >= sizeof(b))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	memcpy(b, s, len);
-	b[len] = '\0';
-	return falcon_strtol(b, 16, 0, max, v) == FALCON_OK;
+	return len <= maxlen && falcon_strtol_n(s, len, 16, 0, max, v) == FALCON_OK;
 }
 
-falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
+falcon_err_t falcon_bdf_parse(const char *in, struct falcon_bdf *out)
 {
 	const char *dot, *c2, *c1;
 	long dom = 0, bus, dev, fn;
@@ -88,11 +96,21 @@ falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
 	    !hex_field(c2 + 1, (size_t)(dot - c2 - 1), 2, 0x1f, &dev) ||
 	    !hex_field(dot + 1, strlen(dot + 1), 1, 7, &fn))
 		goto bad;
-	snprintf(out, FALCON_BDF_LEN, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+	*out = (struct falcon_bdf){ (unsigned)dom, (unsigned)bus, (unsigned)dev, (unsigned)fn };
 	return FALCON_OK;
 bad:
 	return falcon_err_set(FALCON_ERR_INVAL, "BDF '%s': expected [DDDD:]BB:DD.F "
 			      "(hex, device <= 1f, function <= 7)", in ? in : "(null)");
+}
+
+falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
+{
+	struct falcon_bdf b;
+	falcon_err_t rv = falcon_bdf_parse(in, &b);
+
+	if (rv == FALCON_OK)
+		snprintf(out, FALCON_BDF_LEN, "%04x:%02x:%02x.%x", b.domain, b.bus, b.dev, b.fn);
+	return rv;
 }
 
 size_t falcon_strlcpy(char *dst, const char *src, size_t n)

@@ -28,6 +28,18 @@
  */
 falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN]);
 
+/* A PCI address as numbers (falcon_bdf_parse). */
+struct falcon_bdf {
+	unsigned domain, bus, dev, fn;
+};
+
+/*
+ * falcon_bdf_parse - a PCI address, read as falcon_bdf_normalise() reads
+ * it, into *out (domain 0 when absent).  Errors as falcon_bdf_normalise();
+ * *out is untouched then.
+ */
+falcon_err_t falcon_bdf_parse(const char *in, struct falcon_bdf *out);
+
 /*
  * falcon_strtol - parse the whole of s as a decimal integer (or 0x-prefixed
  * hex when base is 0 or 16) in [min, max] into *out.  Leading/trailing
@@ -36,6 +48,16 @@ falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN]);
  * *out is untouched on error.
  */
 falcon_err_t falcon_strtol(const char *s, int base, long min, long max, long *out);
+
+/*
+ * falcon_strtol_n - the len bytes at s (a token inside a longer string:
+ * the 8 of "c1_gpu:8,c2_gpu:4", no NUL needed after it) as a number in
+ * [min, max] into *out: 1 to 20 digits of base 10 or 16 (no sign, no
+ * blank, no 0x).  FALCON_ERR_INVAL with a detail quoting the token, such
+ * as "'8x' is not an integer in [0, 1000000]", otherwise; *out is
+ * untouched then.
+ */
+falcon_err_t falcon_strtol_n(const char *s, size_t len, int base, long min, long max, long *out);
 
 /*
  * falcon_strtod - parse the whole of s as a finite decimal number in

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include "core/device.h"
 #include "core/falcon_err.h"
 #include "core/log.h"
 #include "testutil.h"
@@ -132,6 +133,112 @@ START_TEST(test_bdf_table)
 		ck_assert_int_eq(rv, FALCON_ERR_INVAL);
 		ck_assert_str_eq(out, "untouched");
 	}
+}
+END_TEST
+
+/* falcon_strtol_n: a token inside a longer string */
+static const struct {
+	const char *in;
+	size_t len;
+	int base;
+	long max;
+	falcon_err_t rv;
+	long want;
+	const char *detail;   /* in falcon_errmsg() on error */
+} strtol_n_cases[] = {
+	{ "8,c2_gpu:4", 1, 10, 100, FALCON_OK, 8, NULL },
+	{ "12(S:0)", 2, 10, 100, FALCON_OK, 12, NULL },
+	{ "fa00 0x1", 4, 16, 0xffff, FALCON_OK, 0xfa00, NULL },
+	{ "8x,b", 2, 10, 100, FALCON_ERR_INVAL, 0, "'8x' is not an integer in [0, 100]" },
+	{ "-1", 2, 10, 100, FALCON_ERR_INVAL, 0, "'-1'" },
+	{ "+1", 2, 10, 100, FALCON_ERR_INVAL, 0, "'+1'" },
+	{ " 1", 2, 10, 100, FALCON_ERR_INVAL, 0, "' 1'" },
+	{ "0x10", 4, 16, 100, FALCON_ERR_INVAL, 0, "'0x10'" },
+	{ "101", 3, 10, 100, FALCON_ERR_INVAL, 0, "'101' is not an integer in [0, 100]" },
+	{ "", 0, 10, 100, FALCON_ERR_INVAL, 0, "''" },
+	{ "123456789012345678901234", 24, 10, 100, FALCON_ERR_INVAL, 0, "'1234567890" },
+};
+
+START_TEST(test_strtol_n_table)
+{
+	long v = -12345;
+	falcon_err_t rv = falcon_strtol_n(strtol_n_cases[_i].in, strtol_n_cases[_i].len,
+					  strtol_n_cases[_i].base, 0, strtol_n_cases[_i].max, &v);
+
+	ck_assert_int_eq(rv, strtol_n_cases[_i].rv);
+	if (rv == FALCON_OK) {
+		ck_assert_int_eq(v, strtol_n_cases[_i].want);
+	} else {
+		ck_assert_int_eq(v, -12345);
+		ck_assert_msg(strstr(falcon_errmsg(), strtol_n_cases[_i].detail) != NULL, "%s",
+			      falcon_errmsg());
+	}
+}
+END_TEST
+
+START_TEST(test_bdf_parse)
+{
+	struct falcon_bdf b = { 9, 9, 9, 9 };
+
+	ck_assert_int_eq(falcon_bdf_parse("0001:c3:1f.7", &b), FALCON_OK);
+	ck_assert(b.domain == 1 && b.bus == 0xc3 && b.dev == 0x1f && b.fn == 7);
+	ck_assert_int_eq(falcon_bdf_parse("3b:00.1", &b), FALCON_OK);
+	ck_assert(b.domain == 0 && b.bus == 0x3b && b.dev == 0 && b.fn == 1);
+	b.bus = 77;
+	ck_assert_int_eq(falcon_bdf_parse("0000:3b:20.0", &b), FALCON_ERR_INVAL);
+	ck_assert_uint_eq(b.bus, 77);
+	ck_assert(strstr(falcon_errmsg(), "BDF '0000:3b:20.0'") != NULL);
+}
+END_TEST
+
+/* falcon_slot_id_parse / falcon_drawer_id_parse: the Falcon 4016's ids */
+static const struct {
+	const char *id;
+	int drawer, slot;     /* 0: refused */
+} slot_id_cases[] = {
+	{ "drawer1_slot1", 1, 1 },
+	{ "drawer2_slot8", 2, 8 },
+	{ "drawer12_slot99", 12, 99 },
+	{ "drawer01_slot1", 0, 0 },   /* one spelling per slot */
+	{ "drawer1_slot0", 0, 0 },
+	{ "drawer1_slot100", 0, 0 },
+	{ "drawer_slot1", 0, 0 },
+	{ "drawer1_slot", 0, 0 },
+	{ "drawer1_slot1x", 0, 0 },
+	{ "drawer-1_slot1", 0, 0 },
+	{ "drawer 1_slot1", 0, 0 },
+	{ "OffloadBlock9", 0, 0 },
+	{ NULL, 0, 0 },
+};
+
+START_TEST(test_slot_id_table)
+{
+	int d = -1, sl = -1;
+	falcon_err_t rv = falcon_slot_id_parse(slot_id_cases[_i].id, &d, &sl);
+
+	if (slot_id_cases[_i].drawer != 0) {
+		ck_assert_msg(rv == FALCON_OK, "%s: %s", slot_id_cases[_i].id, falcon_errmsg());
+		ck_assert_int_eq(d, slot_id_cases[_i].drawer);
+		ck_assert_int_eq(sl, slot_id_cases[_i].slot);
+	} else {
+		ck_assert_int_eq(rv, FALCON_ERR_INVAL);
+		ck_assert(d == -1 && sl == -1);
+		ck_assert_msg(strstr(falcon_errmsg(), "device id '") != NULL, "%s", falcon_errmsg());
+	}
+}
+END_TEST
+
+START_TEST(test_drawer_id)
+{
+	int d = -1;
+
+	ck_assert_int_eq(falcon_drawer_id_parse("drawer2", &d), FALCON_OK);
+	ck_assert_int_eq(d, 2);
+	ck_assert_int_eq(falcon_drawer_id_parse("drawer2_slot1", &d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_drawer_id_parse("drawer0", &d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_drawer_id_parse("switch1", &d), FALCON_ERR_INVAL);
+	ck_assert_int_eq(d, 2);
+	ck_assert(strstr(falcon_errmsg(), "drawer id 'switch1'") != NULL);
 }
 END_TEST
 
@@ -275,6 +382,10 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_errmsg_detail);
 	tcase_add_test(tc, test_errmsg_prefix);
 	tcase_add_loop_test(tc, test_strtol_table, 0, ARRAY_SIZE(strtol_cases));
+	tcase_add_loop_test(tc, test_strtol_n_table, 0, ARRAY_SIZE(strtol_n_cases));
+	tcase_add_test(tc, test_bdf_parse);
+	tcase_add_loop_test(tc, test_slot_id_table, 0, ARRAY_SIZE(slot_id_cases));
+	tcase_add_test(tc, test_drawer_id);
 	tcase_add_test(tc, test_strtod);
 	tcase_add_loop_test(tc, test_bdf_table, 0, ARRAY_SIZE(bdf_cases));
 	tcase_add_test(tc, test_strlcpy_truncates);

@@ -125,6 +125,11 @@ static const struct {
 	{ "[falcon_c1*1&falcon_c3*2]", "c1:1 c3:2", NULL },
 	{ "falcon_c9", "", "falcon_c9" },                 /* not a chassis of falcon.conf */
 	{ "[falcon_c1*1&ib*1]", "", "[falcon_c1*1&ib*1]" }, /* not ours: left alone */
+	/* a count that is not a node count: not a pin, left for Slurm as it is */
+	{ "falcon_c2*x", "", "falcon_c2*x" },
+	{ "falcon_c2*0", "", "falcon_c2*0" },
+	{ "falcon_c2*+1", "", "falcon_c2*+1" },
+	{ "falcon_c2*99999999999", "", "falcon_c2*99999999999" },
 };
 
 START_TEST(test_pin)
@@ -231,6 +236,19 @@ START_TEST(test_slurm_check)
 		long g[3] = { 8, 8, 8 };
 
 		ck_assert_int_eq(falcon_slurm_check(c, &ok, g, nvme, NULL, NULL), 0);
+	}
+	/* a Licenses= count that is not a number is named, not read as 0 */
+	{
+		const char *f2[] = { "falcon_c1", "falcon_c2", "falcon_c3" };
+		const char *g2[] = { "falcon_gpu:8", "falcon_gpu:8", "falcon_gpu:8" };
+		struct falcon_slurm_view bad = { "c1_gpu:8x,c1_nvme:1,c2_gpu:8,c2_nvme:1,c3_gpu:8",
+						 3, node, f2, g2, false };
+		long g[3] = { 8, 8, 8 };
+
+		buf[0] = '\0';
+		ck_assert_int_eq(falcon_slurm_check(c, &bad, g, nvme, collect, buf), 1);
+		ck_assert_msg(strstr(buf, "Licenses=c1_gpu:8x: the count: '8x' is not an integer")
+			      != NULL, "%s", buf);
 	}
 	falcon_conf_free(c);
 }

@@ -288,6 +288,27 @@ START_TEST(test_license_count)
 }
 END_TEST
 
+/* falcon_license_count(): a count that is not a number is named, not read as 0 */
+static const struct {
+	const char *lic, *detail;
+} lic_count_bad[] = {
+	{ "c1_gpu:x", "license c1_gpu:x: the count: 'x' is not an integer" },
+	{ "c1_gpu:8x,c2_gpu:1", "license c1_gpu:8x: the count: '8x'" },
+	{ "matlab:1;c1_gpu:", "license c1_gpu:: the count: ''" },
+	{ "c1_gpu:-1", "'-1' is not an integer in [0, 1000000000]" },
+	{ "c1_gpu:2,c1_gpu:99999999999", "license c1_gpu:99999999999" },
+};
+
+START_TEST(test_license_count_bad)
+{
+	ck_assert_int_eq(falcon_license_count(lic_count_bad[_i].lic, "c1_gpu"), FALCON_LICENSE_BAD);
+	ck_assert_msg(strstr(falcon_errmsg(), lic_count_bad[_i].detail) != NULL, "%s",
+		      falcon_errmsg());
+	/* another license's count is not read */
+	ck_assert_int_eq(falcon_license_count(lic_count_bad[_i].lic, "c9_gpu"), -1);
+}
+END_TEST
+
 START_TEST(test_license_bad)
 {
 	char *out = NULL;
@@ -377,6 +398,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_license, 0, ARRAY_SIZE(lic_cases));
 	tcase_add_test(tc, test_license_bad);
 	tcase_add_test(tc, test_license_count);
+	tcase_add_loop_test(tc, test_license_count_bad, 0, ARRAY_SIZE(lic_count_bad));
 	tcase_add_loop_test(tc, test_pool_licenses, 0, ARRAY_SIZE(pool_lic_cases));
 	tcase_add_test(tc, test_pool_licenses_bad);
 	suite_add_tcase(s, tc);
