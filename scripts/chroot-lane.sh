@@ -2,9 +2,11 @@
 # scripts/chroot-lane.sh - run falcon-slurm's tests (or the demo, or a
 # shell) in a Debian 13 (trixie) chroot, against trixie's Slurm 24.11, or
 # a Debian sid chroot (Slurm 26.05), on a Debian 12 machine: the second
-# and third lanes of scripts/test-all.sh.
+# and third lanes of scripts/test-all.sh.  --suite=bookworm: a fresh
+# Debian 12, for the README's first command on a machine that has
+# nothing yet (--quickstart).
 #
-#   chroot-lane.sh [--suite=trixie|sid] [MODE]
+#   chroot-lane.sh [--suite=trixie|sid|bookworm] [MODE]
 #                             the suite (or FALCON_CHROOT_SUITE; default
 #                             trixie), then one of:
 #   chroot-lane.sh [--test]   scripts/test-all.sh --inside-lane=SUITE in the
@@ -53,7 +55,7 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 suite=${FALCON_CHROOT_SUITE:-trixie}
 case ${1:-} in --suite=*) suite=${1#--suite=}; shift ;; esac
-case $suite in trixie|sid) ;; *) die "--suite=$suite: trixie or sid" ;; esac
+case $suite in trixie|sid|bookworm) ;; *) die "--suite=$suite: trixie, sid or bookworm" ;; esac
 root=${FALCON_CHROOT_CACHE:-/var/cache/falcon-slurm/$suite}
 mirror=${FALCON_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 stamp=$root/.falcon-slurm-debootstrapped
@@ -116,7 +118,7 @@ if [ "$mode" = inside ]; then
 	[ -f /etc/resolv.conf ] && cp /etc/resolv.conf "$root/etc/resolv.conf" || true
 	rm -rf "$root/src/falcon-slurm"
 	mkdir -p "$root/src/falcon-slurm" "$root/src/shared"
-	tar -C "$top" -cf - --exclude=./build --exclude=./build-asan \
+	tar -C "$top" -cf - --exclude=./build --exclude=./build-asan --exclude='./build-[!a]*' \
 		--exclude='./falcon-slurm-*' --exclude=./.git . |
 		tar -C "$root/src/falcon-slurm" -xf -
 	# The test clusters' lock (tests/integration/slurm-lib.sh) is the

@@ -68,7 +68,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/falcon-packages.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # the tree as a clean clone has it
 mkdir "$work/tree"
-tar -C "$top" -cf - --exclude=./.git --exclude=./build --exclude=./build-asan \
+tar -C "$top" -cf - --exclude=./.git --exclude=./build --exclude=./build-asan --exclude='./build-[!a]*' \
 	--exclude='./falcon-slurm-*' --exclude=./autom4te.cache . | tar -C "$work/tree" -xf -
 (cd "$work/tree" && ./bootstrap >"$work/bootstrap.log" 2>&1) ||
 	{ cat "$work/bootstrap.log" >&2; die "./bootstrap failed"; }
