@@ -24,8 +24,8 @@ cd "$top_builddir" || exit 1
 command -v readelf >/dev/null || { echo "hardening: SKIP: no readelf"; exit 77; }
 [ -f Makefile ] || { echo "hardening: SKIP: no Makefile in $top_builddir"; exit 77; }
 var() { sed -n "s/^$1 = //p" Makefile | head -n 1; }
-case " $(./config.status --config 2>/dev/null) " in
-*"'--disable-hardening'"* | *"'--enable-hardening=no'"*)
+case " $(./config.status --config 2>/dev/null | tr -d "'") " in
+*" --disable-hardening "* | *" --enable-hardening=no "*)
 	echo "hardening: SKIP: configured with --disable-hardening"; exit 77 ;;
 esac
 flags=" $(var HARDEN_CFLAGS) $(var HARDEN_LDFLAGS) $(var HARDEN_PROG_LDFLAGS) $(var CPPFLAGS) $(var CFLAGS) $(var LDFLAGS) "
