@@ -572,6 +572,14 @@ show_report() {
 	echo
 	echo "---- falconctl report --start today (accounting per topology, from slurmdbd)"
 	falconctl report --start today 2>"$log/falconctl.log" || fail "falconctl report" "$log/falconctl.log"
+	# the history sbatch --falcon-topology=auto chooses by (job_submit_falcon
+	# reads falcon.conf's AdviceFile; a site writes it hourly from cron)
+	if falconctl advise --save >>"$log/falconctl.log" 2>&1; then
+		echo "falconctl advise --save: the jobs' history written for --falcon-topology=auto" \
+			"(a site runs it hourly: falconctl(1))"
+	else
+		echo "$prog: warning: falconctl advise --save failed; see $log/falconctl.log" >&2
+	fi
 }
 
 # show_next_steps - where the logs are, what to try, how to stop; the last

@@ -44,6 +44,10 @@ check_run() {
 	grep -q '^check: ' "$_l" || t_fail "run $1: no check result"
 	grep -q 'drawer1_slot1 .* free ' "$_l" || t_fail "run $1: no falconctl status with free devices"
 	grep -q '^devices back in the pool' "$_l" || t_fail "run $1: devices not back in the pool"
+	# the AdviceFile of --falcon-topology=auto (issue 42: without it auto
+	# said "no advice from history" beside falconctl advise's 11 jobs)
+	grep -q '^falconctl advise --save: ' "$_l" && [ -s "$demo/falcond/advice.json" ] ||
+		t_fail "run $1: no AdviceFile written by falconctl advise --save"
 	sed -n '/^---- falconctl report/,/^Logs:/p' "$_l" | grep -q 'falconGPUs' ||
 		t_fail "run $1: no falconGPUs row in the quickstart's falconctl report"
 	# job_submit_falcon (unless Slurm's source could not be fetched, which
