@@ -1,12 +1,17 @@
 #!/bin/sh
 # scripts/chroot-lane.sh - run falcon-slurm's tests (or the demo, or a
-# shell) in a Debian 13 (trixie) chroot, against trixie's Slurm 24.11, or
-# a Debian sid chroot (Slurm 26.05), on a Debian 12 machine: the second
-# and third lanes of scripts/test-all.sh.  --suite=bookworm: a fresh
-# Debian 12, for the README's first command on a machine that has
-# nothing yet (--quickstart).
+# shell) in a Debian chroot on a Debian 12 machine: the chroot lanes of
+# scripts/test-all.sh.  Suites:
+#   trixie    Debian 13 with Debian's Slurm 24.11
+#   slurm26   Debian 13 with Slurm 26.05.3 built from SchedMD's release
+#             tarball (scripts/slurm-build.sh, in the chroot's /usr/local)
+#   sid       Debian sid with Debian's Slurm 26.05 binaries (by hand only:
+#             the mirror serves no source for them, so job_submit_falcon
+#             cannot be built there; the slurm26 lane covers 26.05)
+#   bookworm  a fresh Debian 12, for the README's first command on a machine
+#             that has nothing yet (--quickstart)
 #
-#   chroot-lane.sh [--suite=trixie|sid|bookworm] [MODE]
+#   chroot-lane.sh [--suite=trixie|slurm26|sid|bookworm] [MODE]
 #                             the suite (or FALCON_CHROOT_SUITE; default
 #                             trixie), then one of:
 #   chroot-lane.sh [--test]   scripts/test-all.sh --inside-lane=SUITE in the
@@ -26,7 +31,8 @@
 #   chroot-lane.sh --make     only make (or find) the chroot
 #   chroot-lane.sh --help     this text
 #
-# The chroot is made once with `debootstrap --variant=minbase` from
+# The chroot is made once with `debootstrap --variant=minbase` (once per
+# Debian release: kept as a tarball beside it for the next) from
 # Debian's packages ($FALCON_DEBIAN_MIRROR, default
 # http://deb.debian.org/debian) into $FALCON_CHROOT_CACHE (default
 # /var/cache/falcon-slurm/SUITE, about 2 GB once scripts/install-deps.sh
@@ -55,7 +61,11 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 suite=${FALCON_CHROOT_SUITE:-trixie}
 case ${1:-} in --suite=*) suite=${1#--suite=}; shift ;; esac
-case $suite in trixie|sid|bookworm) ;; *) die "--suite=$suite: trixie, sid or bookworm" ;; esac
+case $suite in
+trixie|sid|bookworm) codename=$suite ;;
+slurm26) codename=trixie ;;
+*) die "--suite=$suite: trixie, slurm26, sid or bookworm" ;;
+esac
 root=${FALCON_CHROOT_CACHE:-/var/cache/falcon-slurm/$suite}
 mirror=${FALCON_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 stamp=$root/.falcon-slurm-debootstrapped
@@ -184,9 +194,24 @@ if [ ! -f "$stamp" ]; then
 	rm -rf "$root"
 	mkdir -p "$root"
 	t0=$(date +%s)
-	say "debootstrap --variant=minbase $suite $root $mirror"
-	debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
-		{ tail -n 20 "$root.debootstrap.log" >&2; die "debootstrap failed (log: $root.debootstrap.log)"; }
+	# one debootstrap per Debian release: the chroots of one codename
+	# (trixie's two lanes, started together) unpack the first one's
+	# minbase, kept as DIR/debootstrap-CODENAME.tar
+	minbase=$(dirname "$root")/debootstrap-$codename.tar
+	exec 8>"$minbase.lock"
+	flock 8
+	if [ -f "$minbase" ]; then
+		say "unpacking $minbase into $root"
+		tar -C "$root" -xf "$minbase" || die "cannot unpack $minbase"
+	else
+		say "debootstrap --variant=minbase $codename $root $mirror"
+		debootstrap --variant=minbase "$codename" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+			{ tail -n 20 "$root.debootstrap.log" >&2; die "debootstrap failed (log: $root.debootstrap.log)"; }
+		tar -C "$root" -cf "$minbase.tmp" . && mv "$minbase.tmp" "$minbase" ||
+			{ rm -f "$minbase.tmp"; say "warning: cannot keep $minbase"; }
+	fi
+	flock -u 8
+	exec 8>&-
 	date -u +%FT%TZ >"$stamp"
 	say "chroot made in $(($(date +%s) - t0)) s: $root"
 else

@@ -6,6 +6,13 @@
 #   --demo    build + what scripts/quickstart.sh runs: munge, the Slurm
 #             daemons and client, MariaDB, python3, curl, openssl, iproute2,
 #             dpkg-dev (apt-get source of Slurm for job_submit_falcon)
+#   --slurm-from-source
+#             the default's, without Debian's Slurm (libslurm-dev, the
+#             daemons and commands) and the package tools, with what
+#             scripts/slurm-build.sh needs to build Slurm from its release
+#             tarball (the Slurm 26.05 lane: MariaDB's client library,
+#             libyaml for resources.yaml, D-Bus for cgroup/v2, hwloc, lz4,
+#             PAM, readline)
 #   (default) --demo's and what the tests need besides (scripts/test-all.sh):
 #             clang for fuzzing (libclang-rt-dev: the default clang's
 #             runtime, named the same on both), xmllint (libxml2-utils) for
@@ -40,11 +47,22 @@ else
 	pkg_pkgs="$pkg_pkgs systemd"
 fi
 
+# Slurm's own build dependencies (its configure finds each one), for
+# scripts/slurm-build.sh
+slurm_build_pkgs="libmariadb-dev libmariadb-dev-compat libyaml-dev libdbus-1-dev
+ libhwloc-dev liblz4-dev libpam0g-dev libreadline-dev zlib1g-dev"
+
 case ${1:-} in
 --build) pkgs=$build_pkgs ;;
 --demo) pkgs="$build_pkgs $demo_pkgs" ;;
+--slurm-from-source)
+	pkgs=""
+	for p in $build_pkgs $demo_pkgs $test_pkgs $slurm_build_pkgs; do
+		case $p in libslurm-dev|slurm-wlm|slurmctld|slurmd|slurmdbd|slurm-client) ;;
+		*) pkgs="$pkgs $p" ;; esac
+	done ;;
 '') pkgs="$build_pkgs $demo_pkgs $test_pkgs $pkg_pkgs" ;;
-*) echo "install-deps: unknown argument $1 (--build, --demo or none)" >&2; exit 2 ;;
+*) echo "install-deps: unknown argument $1 (--build, --demo, --slurm-from-source or none)" >&2; exit 2 ;;
 esac
 
 if [ "$(id -u)" != 0 ]; then

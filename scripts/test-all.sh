@@ -1,23 +1,29 @@
 #!/bin/sh
 # scripts/test-all.sh - the README's test command and what .ci/run calls:
-# install what the tests need, then build and run every test, in two lanes
-# at once: this machine's Debian (12, Slurm 22.05) and a Debian 13 chroot
-# (Slurm 24.11) that scripts/chroot-lane.sh makes and caches in
-# /var/cache/falcon-slurm/trixie.
+# install what the tests need, then build and run every test, in three
+# lanes at once: this machine's Debian (12, Slurm 22.05), a Debian 13
+# chroot with Debian's Slurm 24.11 (trixie), and a Debian 13 chroot with
+# Slurm 26.05.3 built from SchedMD's release tarball (slurm26;
+# $FALCON_SHARED/slurm/slurm-26.05.3.tar.xz, scripts/slurm-build.sh).
+# scripts/chroot-lane.sh makes the chroots and caches them in
+# /var/cache/falcon-slurm/trixie and .../slurm26 (Slurm's build in the
+# latter's /var/cache/falcon-slurm/slurm-26.05.3, installed in its
+# /usr/local).
 #
-#   test-all.sh [--lane=all|host|trixie|sid] [--jobs=N]
-#                   (or FALCON_LANE, FALCON_TEST_JOBS); default all: host
-#                   and trixie; sid (Debian's Slurm 26.05 binaries) only
-#                   when asked
+#   test-all.sh [--lane=all|host|trixie|slurm26] [--jobs=N]
+#                   (or FALCON_LANE, FALCON_TEST_JOBS); default all
 #   test-all.sh --list
 #                   which test runs in which lane and why (tests/lanes),
 #                   and which steps each lane runs
 #
 # Each lane runs these steps, each timed:
-#   deps       scripts/install-deps.sh (the chroot lanes: in the chroot)
-#   source     scripts/slurm-source.sh: the installed Slurm's source, for
-#              job_submit_falcon.so (without it: the plugin is not built
-#              and its tests skip, said loudly)
+#   deps       scripts/install-deps.sh (the chroot lanes: in the chroot;
+#              slurm26: --slurm-from-source)
+#   source     the lane's Slurm source, for job_submit_falcon.so:
+#              scripts/slurm-source.sh (Debian's, of the installed Slurm),
+#              slurm26: scripts/slurm-build.sh (built and installed once);
+#              without it the plugin is not built and its tests skip,
+#              said loudly
 #   build      build/: -Werror build of everything, unit tests included
 #   check      make check of the lane's tests (tests/lanes), N at once
 #              (--jobs, default 6: measured fastest on a 2-core machine);
@@ -27,12 +33,14 @@
 #              tests again
 #   distcheck  (host) make distcheck: the tarball builds and its unit tests
 #              pass
-#   packages   tests/integration/packages.sh: the lane's .debs installed
-#              with apt into a fresh minbase chroot, the main job, an
-#              upgrade under a lease, remove, purge
-# The trixie lane starts as soon as debootstrap is installed and runs beside
-# the host lane (scripts/chroot-lane.sh --suite=trixie; its lines prefixed
-# "trixie| "): the tests wait on daemons far more than they compute.
+#   packages   (host, trixie) tests/integration/packages.sh: the lane's
+#              .debs installed with apt into a fresh minbase chroot, the
+#              main job, an upgrade under a lease, remove, purge (slurm26
+#              has none: the packages depend on Debian's Slurm packages,
+#              and Debian has no 26.05 that the lane could install)
+# The chroot lanes start as soon as debootstrap is installed and run beside
+# the host lane (scripts/chroot-lane.sh --suite=LANE; their lines prefixed
+# "LANE| "): the tests wait on daemons far more than they compute.
 # Root only for everything but the unit tests: otherwise skipped, and said.
 #
 # Ends with a table (per lane: each step's time, the 15 slowest tests, the
@@ -56,7 +64,8 @@ for a in "$@"; do
 	*) echo "test-all: unknown argument $a (--help)" >&2; exit 2 ;;
 	esac
 done
-case $lane in all|host|trixie|sid) ;; *) echo "test-all: --lane=$lane: all, host, trixie or sid" >&2; exit 2 ;; esac
+chroot_lanes="trixie slurm26"
+case $lane in all|host|trixie|slurm26) ;; *) echo "test-all: --lane=$lane: all, host, trixie or slurm26" >&2; exit 2 ;; esac
 case $jobs in [1-9]|[1-9][0-9]) ;; *) echo "test-all: --jobs=$jobs: a number 1-99" >&2; exit 2 ;; esac
 : "${FALCON_SHARED:=$top/../shared}" # every lane (chroot-lane.sh binds it)
 export FALCON_SHARED
@@ -75,23 +84,27 @@ lane_tests() {
 steps_of() {
 	case $1 in
 	host) echo "deps source build check asan distcheck packages" ;;
+	slurm26) echo "deps source build check" ;;
 	*) echo "deps source build check packages" ;;
 	esac
 }
 
 if [ $list = yes ]; then
 	host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
-	printf '%-44s %-12s %s\n' TEST LANES WHY
+	printf '%-44s %-20s %s\n' TEST LANES WHY
 	manifest | while read -r l t why; do
-		case $l in all) l="host,trixie" ;; esac
-		printf '%-44s %-12s %s\n' "$t" "$l" "$why"
+		case $l in all) l="host,trixie,slurm26" ;; esac
+		printf '%-44s %-20s %s\n' "$t" "$l" "$why"
 	done
 	echo
-	for l in host trixie; do
-		echo "$l lane ($( [ $l = host ] && echo "this machine, $host_name" || echo "Debian 13 chroot")):" \
-			"$(lane_tests $l | wc -l) tests; steps: $(steps_of $l)"
+	for l in host $chroot_lanes; do
+		case $l in
+		host) d="this machine, $host_name, Debian's Slurm" ;;
+		trixie) d="Debian 13 chroot, Debian's Slurm 24.11" ;;
+		slurm26) d="Debian 13 chroot, Slurm 26.05.3 built from its release tarball" ;;
+		esac
+		echo "$l lane ($d): $(lane_tests $l | wc -l) tests; steps: $(steps_of $l)"
 	done
-	echo "sid lane (--lane=sid only): the trixie lane's tests and steps in a Debian sid chroot"
 	exit 0
 fi
 
@@ -105,7 +118,6 @@ times=$work/times   # "test-all-time LANE step|test NAME SECONDS RESULT"
 failed_logs=$work/failed-logs
 : >"$times"; : >"$failed_logs"
 me=${inside:-host}
-[ "$lane" != sid ] || me=sid
 
 # step NAME CMD... - run CMD as step NAME of this lane, timed and recorded;
 # its exit status is returned
@@ -193,18 +205,24 @@ tally() {
 # The steps (run_lane runs them in this tree)
 do_deps() {
 	if [ "$(id -u)" = 0 ]; then
-		scripts/install-deps.sh
+		if [ "$me" = slurm26 ]; then
+			scripts/install-deps.sh --slurm-from-source
+		else
+			scripts/install-deps.sh
+		fi
 	else
 		echo "test-all: not root: skipping package installation" >&2
 	fi
 }
 slurm_src=""
 do_source() {
-	if [ "$(id -u)" = 0 ] && slurm_src=$(scripts/slurm-source.sh); then
+	_ss=scripts/slurm-source.sh
+	[ "$me" != slurm26 ] || _ss=scripts/slurm-build.sh
+	if [ "$(id -u)" = 0 ] && slurm_src=$($_ss); then
 		echo "test-all: Slurm source: $slurm_src"
 	else
 		slurm_src=""
-		echo "test-all: WARNING: no Slurm source tree (scripts/slurm-source.sh failed or not root):" \
+		echo "test-all: WARNING: no Slurm source tree ($_ss failed or not root):" \
 			"job_submit_falcon.so is NOT built and its tests are skipped" >&2
 	fi
 }
@@ -295,7 +313,7 @@ run_lane() {
 	else
 		status=1; failed="$failed build"
 	fi
-	step packages do_packages || status=1
+	case " $(steps_of "$me") " in *" packages "*) step packages do_packages || status=1 ;; esac
 }
 
 # table - the times of $times: per lane, each step, the slowest tests, the total
@@ -324,23 +342,26 @@ if [ -n "$inside" ]; then
 	exit $status
 fi
 
-if [ "$lane" = trixie ] || [ "$lane" = sid ]; then
+if [ "$lane" != host ] && [ "$lane" != all ]; then
 	chroot_lane "$lane"
 	chroot_lane_end "$lane"
 else
-	# deps first (the trixie lane's debootstrap comes from them), then the
-	# trixie lane beside this one
+	# deps first (the chroot lanes' debootstrap comes from them), then the
+	# chroot lanes beside this one
 	step deps do_deps || status=1
+	pids=""
 	if [ "$lane" = all ]; then
-		chroot_lane trixie &
-		trixie_pid=$!
+		for l in $chroot_lanes; do
+			chroot_lane "$l" &
+			pids="$pids $!"
+		done
 	fi
 	run_lane
 	echo "test-all-time host total $(($(date +%s) - t_start)) -" >>"$times"
 	if [ "$lane" = all ]; then
-		echo "test-all: host lane done; waiting for the trixie lane"
-		wait "$trixie_pid" || true
-		chroot_lane_end trixie
+		echo "test-all: host lane done; waiting for the lanes $chroot_lanes"
+		for p in $pids; do wait "$p" || true; done
+		for l in $chroot_lanes; do chroot_lane_end "$l"; done
 	fi
 fi
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
