@@ -230,10 +230,10 @@ t0=$(date +%s)
 rc=0
 if [ "$mode" = shell ]; then
 	trap 'stop_chroot_pids' EXIT
-	FALCON_CHROOT_CACHE=$root unshare --mount --propagation private "$0" --inside shell || rc=$?
+	FALCON_CHROOT_CACHE=$root FALCON_CHROOT_SUITE=$suite unshare --mount --propagation private "$0" --inside shell || rc=$?
 else
 	# unshare execs the inside script: $! is it; a signal is passed on
-	FALCON_CHROOT_CACHE=$root unshare --mount --propagation private "$0" --inside "$mode" &
+	FALCON_CHROOT_CACHE=$root FALCON_CHROOT_SUITE=$suite unshare --mount --propagation private "$0" --inside "$mode" &
 	inner=$!
 	trap 'kill -TERM $inner 2>/dev/null; wait $inner; stop_chroot_pids; exit 130' INT TERM HUP
 	trap 'stop_chroot_pids' EXIT
