@@ -362,13 +362,16 @@ falcon_err_t nc_parse_args(int argc, char **argv, struct nc_opts *o)
 
 falcon_err_t nc_bdf_normalize(const char *in, char out[16])
 {
-	unsigned dom, bus, dev, fn;
-	int end = 0;
+	const char *c = strchr(in, ':');
+	struct falcon_bdf b;
+	long dom;
 
-	if (sscanf(in, "%8x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &end) != 4 ||
-	    in[end] != '\0' || dom > 0xffff || dev > 0x1f || fn > 7)
+	/* the domain (1 to 8 hex digits, at most ffff), then BB:DD.F as lib/core reads it */
+	if (c == NULL || c - in > 8 || strchr(c + 1, ':') != strrchr(c + 1, ':') ||
+	    falcon_strtol_n(in, (size_t)(c - in), 16, 0, 0xffff, &dom) != FALCON_OK ||
+	    falcon_bdf_parse(c + 1, &b) != FALCON_OK)
 		return falcon_err_set(FALCON_ERR_PARSE, "'%s': expected a PCI BDF (0000:3b:00.0)", in);
-	snprintf(out, 16, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	snprintf(out, 16, "%04lx:%02x:%02x.%x", dom, b.bus, b.dev, b.fn);
 	return FALCON_OK;
 }
 

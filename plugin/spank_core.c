@@ -212,9 +212,12 @@ void fsp_config_free(struct fsp_config *cfg)
  * GPU-89390D28-... for GPU-89390d28-..., measured on an H100, issue 30). */
 static bool same_cuda_entry(const char *a, size_t na, const char *b, size_t nb)
 {
+	long x, y;
+
 	if (strncmp(a, "GPU-", 4) == 0 || strncmp(b, "GPU-", 4) == 0)
 		return na == nb && strncasecmp(a, b, na) == 0;
-	return strtol(a, NULL, 10) == strtol(b, NULL, 10);
+	return falcon_strtol_n(a, na, 10, 0, CUDA_INDEX_MAX, &x) == FALCON_OK &&
+	       falcon_strtol_n(b, nb, 10, 0, CUDA_INDEX_MAX, &y) == FALCON_OK && x == y;
 }
 
 /* A "0,1,2" list of CUDA indices or of GPU UUIDs ("GPU-" and 36 hex
@@ -227,7 +230,6 @@ static bool cuda_list_ok(const char *s)
 {
 	const char *list = s, *p;
 	long v;
-	char num[8];
 	size_t n, m;
 
 	if (*s == '\0')
@@ -237,14 +239,8 @@ static bool cuda_list_ok(const char *s)
 		if (n == 40 && strncmp(s, "GPU-", 4) == 0 &&
 		    strspn(s + 4, "0123456789abcdefABCDEF-") == 36) {
 			/* a UUID as nvidia-smi -L prints it */
-		} else {
-			if (n == 0 || n >= sizeof(num))
-				return false;
-			memcpy(num, s, n);
-			num[n] = '\0';
-			if (strspn(num, "0123456789") != n ||
-			    falcon_strtol(num, 10, 0, CUDA_INDEX_MAX, &v) != FALCON_OK)
-				return false;
+		} else if (falcon_strtol_n(s, n, 10, 0, CUDA_INDEX_MAX, &v) != FALCON_OK) {
+			return false;
 		}
 		for (p = list; p < s; p += m + 1) {
 			m = strcspn(p, ",");

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fp_common.h"
+#include "core/device.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "pci/pcicfg.h"
@@ -72,10 +73,12 @@ falcon_dev_type_t fp_dev_kind(falcon_dev_type_t t)
 
 int fp_phys_slot_of(const char *id)
 {
-	int d, sl, n = 0, v;
+	int d, sl, v;
 
-	if (id == NULL || sscanf(id, "drawer%d_slot%d%n", &d, &sl, &n) != 2 || id[n] != '\0')
+	if (falcon_slot_id_parse(id, &d, &sl) != FALCON_OK) {
+		falcon_err_clear(); /* not a Falcon slot's id: no slot number */
 		return 0;
+	}
 	v = falcon_pcicfg_phys_slot(d, sl);
 	return v > 0 ? v : 0;
 }

@@ -58,11 +58,17 @@ static falcon_dev_kind_t pci_kind(falcon_dev_type_t t)
 	     : t == FALCON_DEV_NVME ? FALCON_PCI_NVME : FALCON_PCI_OTHER;
 }
 
+/* hex16 - a PCI ID of falcond's lease ("10de") as a number; 0 (not
+ * compared) when not given or not 4 hex digits' worth. */
 static uint16_t hex16(const char *s)
 {
-	unsigned long v = s[0] ? strtoul(s, NULL, 16) : 0;
+	long v = 0;
 
-	return v <= 0xffff ? (uint16_t)v : 0;
+	if (s[0] != '\0' && falcon_strtol(s, 16, 0, 0xffff, &v) != FALCON_OK) {
+		falcon_err_clear();
+		v = 0;
+	}
+	return (uint16_t)v;
 }
 
 /* identify - d's BDF by location into d->bdf; false with what was found in

@@ -191,6 +191,9 @@ struct json_object *sim_drawer_ports_json(const struct sim_config *cfg, int d);
 bool sim_parse_dev_id(const char *id, int *d, int *s);
 /* Parse "H<n>" (1-4) into a 0-based port index; -1 when malformed. */
 int sim_parse_port(const char *id);
+/* Parse a host port endpoint's id "hostport<A>_H<B>" (A and B one digit
+ * each, not checked against the ports) into a and b; false when malformed. */
+bool sim_parse_hostport(const char *id, int *a, int *b);
 
 const char *sim_mode_str(sim_mode_t m);
 

@@ -27,13 +27,31 @@ const char *sim_mode_str(sim_mode_t m)
 
 bool sim_parse_dev_id(const char *id, int *d, int *s)
 {
-	int dd, ss, n = 0;
+	int dd, ss;
 
-	if (id == NULL || sscanf(id, "drawer%1d_slot%1d%n", &dd, &ss, &n) != 2 ||
-	    id[n] != '\0' || dd < 1 || dd > SIM_DRAWERS || ss < 1 || ss > SIM_SLOTS)
+	if (falcon_slot_id_parse(id, &dd, &ss) != FALCON_OK) {
+		falcon_err_clear();
+		return false;
+	}
+	if (dd > SIM_DRAWERS || ss > SIM_SLOTS)
 		return false;
 	*d = dd;
 	*s = ss;
+	return true;
+}
+
+bool sim_parse_hostport(const char *id, int *a, int *b)
+{
+	long x, y;
+
+	if (id == NULL || strncmp(id, "hostport", 8) != 0 || strlen(id) != 12 ||
+	    strncmp(id + 9, "_H", 2) != 0 || falcon_strtol_n(id + 8, 1, 10, 0, 9, &x) != FALCON_OK ||
+	    falcon_strtol_n(id + 11, 1, 10, 0, 9, &y) != FALCON_OK) {
+		falcon_err_clear();
+		return false;
+	}
+	*a = (int)x;
+	*b = (int)y;
 	return true;
 }
 
@@ -129,19 +147,19 @@ static falcon_err_t get_bdf(struct json_object *v, const char *field, char *buf,
 			    unsigned *domain, unsigned *bus)
 {
 	char norm[FALCON_BDF_LEN];
-	unsigned dom, b;
+	struct falcon_bdf b;
 
-	/* lib/pci/topo's normaliser: DDDD:BB:DD.F or BB:DD.F, hex */
+	/* lib/core's BDF reader: DDDD:BB:DD.F or BB:DD.F, hex */
 	if (v == NULL || !json_object_is_type(v, json_type_string) ||
-	    falcon_bdf_normalise(json_object_get_string(v), norm) != FALCON_OK ||
-	    sscanf(norm, "%x:%x:", &dom, &b) != 2)
+	    falcon_bdf_parse(json_object_get_string(v), &b) != FALCON_OK ||
+	    falcon_bdf_normalise(json_object_get_string(v), norm) != FALCON_OK)
 		return falcon_err_set(FALCON_ERR_INVAL,
 				      "%s: expected a PCI address like \"0000:3b:00.0\"", field);
 	falcon_strlcpy(buf, norm, SIM_BDF_LEN);
 	if (domain != NULL)
-		*domain = dom;
+		*domain = b.domain;
 	if (bus != NULL)
-		*bus = b;
+		*bus = b.bus;
 	return FALCON_OK;
 }
 
@@ -585,15 +603,17 @@ static falcon_err_t validate(const struct sim_config *cfg)
 		}
 	for (h = 0; h < cfg->nhosts; h++)
 		for (k = 0; k < cfg->hosts[h].nlocal; k++) {
-			unsigned dom, bus, dev, fn;
+			struct falcon_bdf lb;
 
-			if (sscanf(cfg->hosts[h].local[k].bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+			if (falcon_bdf_parse(cfg->hosts[h].local[k].bdf, &lb) != FALCON_OK) {
+				falcon_err_clear();
 				continue;
+			}
 			for (p = 0; p < SIM_PORTS; p++) {
 				const struct sim_port *a = &cfg->port[p];
 
-				if (strcmp(a->host, cfg->hosts[h].name) == 0 && a->domain == dom &&
-				    bus >= a->bus && bus <= a->bus_last)
+				if (strcmp(a->host, cfg->hosts[h].name) == 0 && a->domain == lb.domain &&
+				    lb.bus >= a->bus && lb.bus <= a->bus_last)
 					return falcon_err_set(FALCON_ERR_INVAL,
 							      "hosts[%zu].local_devices[%zu].bdf: %s lies in H%d's bus range",
 							      h, k, cfg->hosts[h].local[k].bdf, p + 1);

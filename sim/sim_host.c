@@ -94,6 +94,16 @@ static int numa_of(unsigned bus)
 	return bus < 0x80 ? 0 : 1;
 }
 
+/* bus_of - the bus of a configured BDF (checked at load: sim_config.c). */
+static unsigned bus_of(const char *bdf)
+{
+	struct falcon_bdf b = { 0, 0, 0, 0 };
+
+	if (falcon_bdf_parse(bdf, &b) != FALCON_OK)
+		falcon_err_clear();
+	return b.bus;
+}
+
 static int host_index(const struct sim_config *cfg, const char *name)
 {
 	size_t i;
@@ -375,7 +385,7 @@ static void device_spec(const struct sim_device *dev, struct sim_link trained,
 	spec->max_width = (uint8_t)dev->max_link.width;
 	spec->cur_speed = speed_code(trained.speed_gts);
 	spec->cur_width = (uint8_t)trained.width;
-	falcon_pcicfg_default_bars(spec, (unsigned)strtoul(bdf + 5, NULL, 16));
+	falcon_pcicfg_default_bars(spec, bus_of(bdf));
 }
 
 static falcon_err_t write_adapter(struct sim_server *srv, int p)
@@ -504,7 +514,7 @@ static void do_rescan(struct sim_server *srv, int h)
 			snprintf(key, sizeof(key), "%s/%s/%s", host->name, host->local[k].bdf,
 				 host->local[k].serial);
 			if (write_fn(srv, h, host->local[k].bdf, &spec,
-				     numa_of((unsigned)strtoul(host->local[k].bdf + 5, NULL, 16)),
+				     numa_of(bus_of(host->local[k].bdf)),
 				     &host->local[k], key) == FALCON_OK)
 				hs->local_removed[h][k] = false;
 		}
@@ -562,6 +572,7 @@ static void do_remove(struct sim_server *srv, int h, const char *bdf)
 	struct sim_host_state *hs = srv->host;
 	const struct sim_config *cfg = &srv->cfg;
 	const struct sim_host *host = &cfg->hosts[h];
+	struct falcon_bdf rb;
 	unsigned dom, bus, dev, fn;
 	size_t k;
 	int p, d, s;
@@ -573,8 +584,14 @@ static void do_remove(struct sim_server *srv, int h, const char *bdf)
 			falcon_info("remove %s: local device %s", host->name, bdf);
 			return;
 		}
-	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+	if (falcon_bdf_parse(bdf, &rb) != FALCON_OK) {
+		falcon_err_clear(); /* not a PCI address: nothing of ours */
 		return;
+	}
+	dom = rb.domain;
+	bus = rb.bus;
+	dev = rb.dev;
+	fn = rb.fn;
 	for (p = 0; p < SIM_PORTS; p++) {
 		const struct sim_port *port = &cfg->port[p];
 		bool all;
@@ -830,7 +847,7 @@ falcon_err_t sim_host_start(struct sim_server *srv)
 			device_spec(dev, dev->link, dev->bdf, &spec);
 			snprintf(key, sizeof(key), "%s/%s/%s", cfg->hosts[h].name, dev->bdf, dev->serial);
 			if ((rv = write_fn(srv, (int)h, dev->bdf, &spec,
-					   numa_of((unsigned)strtoul(dev->bdf + 5, NULL, 16)),
+					   numa_of(bus_of(dev->bdf)),
 					   dev, key)) != FALCON_OK)
 				goto fail;
 		}

@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -995,17 +996,18 @@ static bool match(struct sim_server *srv, const char *path, const char *pat, str
 			if (r->p < 0 || !port_cabled(&srv->cfg, r->p))
 				return false;
 		} else if (strcmp(ps, "%h") == 0) {
-			int a, b, n = 0;
+			int a, b;
 
-			if (sscanf(ts, "hostport%1d_H%1d%n", &a, &b, &n) != 2 || ts[n] != '\0' ||
-			    a != b || a < 1 || a > SIM_PORTS || !port_cabled(&srv->cfg, a - 1))
+			if (!sim_parse_hostport(ts, &a, &b) || a != b || a < 1 || a > SIM_PORTS ||
+			    !port_cabled(&srv->cfg, a - 1))
 				return false;
 			r->p = a - 1;
 		} else if (strcmp(ps, "%W") == 0) {
-			int n = 0;
-
-			if (sscanf(ts, "drawer%1d%n", &r->d, &n) != 1 || ts[n] != '\0' ||
-			    r->d < 1 || r->d > SIM_DRAWERS)
+			if (falcon_drawer_id_parse(ts, &r->d) != FALCON_OK) {
+				falcon_err_clear();
+				return false;
+			}
+			if (r->d > SIM_DRAWERS)
 				return false;
 		} else if (strcmp(ps, "%D") == 0) {
 			if (!sim_parse_dev_id(ts, &r->d, &r->s) || !populated(&srv->cfg, r->d, r->s))
@@ -1451,7 +1453,7 @@ static bool zone_want(struct sim_server *srv, int p, struct json_object *body,
 	}
 	for (i = 0; i < json_object_array_length(eps); i++) {
 		const char *uri = link_id(json_object_array_get_idx(eps, i));
-		int a, b, n = 0;
+		int a, b;
 
 		if (uri == NULL) {
 			sim_reply_error(r, 400, MSG_BASE "PropertyValueTypeError",
@@ -1463,7 +1465,7 @@ static bool zone_want(struct sim_server *srv, int p, struct json_object *body,
 					"The resource at the URI %s is not an endpoint of this fabric.", uri);
 			return false;
 		}
-		if (sscanf(id, "hostport%1d_H%1d%n", &a, &b, &n) == 2 && id[n] == '\0') {
+		if (sim_parse_hostport(id, &a, &b)) {
 			if (a != p + 1 || b != p + 1) {
 				sim_reply_error(r, 400, MSG_BASE "PropertyValueNotInList",
 						"The host port endpoint %s belongs to zone H%d, not H%d.", id, a, p + 1);
@@ -1808,9 +1810,11 @@ static void new_session(struct sim_server *srv, struct json_object *body, struct
 		unsigned long oldest = ~0UL;
 
 		for (i = 0; i < SIM_MAX_SESSIONS; i++) {
-			unsigned long n = strtoul(srv->sessions[i].id, NULL, 10);
+			long n = 0; /* ids are ours: "%lu" of next_session */
 
-			if (n < oldest) {
+			if (falcon_strtol(srv->sessions[i].id, 10, 0, LONG_MAX, &n) != FALCON_OK)
+				falcon_err_clear();
+			if ((unsigned long)n < oldest) {
 				oldest = n;
 				se = &srv->sessions[i];
 			}

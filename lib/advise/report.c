@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,22 +152,22 @@ bad:
 uint64_t falcon_tres_count(const char *tres, uint32_t id)
 {
 	const char *p = tres;
+	long k, c;
 
 	while (p != NULL && *p != '\0') {
-		char *end;
-		unsigned long long k, c;
+		size_t len = strcspn(p, ","), klen = strcspn(p, "=");
 
-		errno = 0;
-		k = strtoull(p, &end, 10);
-		if (end == p || *end != '=' || errno != 0)
+		if (klen >= len ||
+		    falcon_strtol_n(p, klen, 10, 0, UINT32_MAX, &k) != FALCON_OK ||
+		    falcon_strtol_n(p + klen + 1, len - klen - 1, 10, 0, LONG_MAX, &c) != FALCON_OK) {
+			falcon_err_clear(); /* malformed: 0, as documented */
 			return 0;
-		p = end + 1;
-		c = strtoull(p, &end, 10);
-		if (end == p || (*end != ',' && *end != '\0') || errno != 0)
-			return 0;
-		if (k == id)
-			return c;
-		p = *end == ',' ? end + 1 : end;
+		}
+		if ((uint32_t)k == id)
+			return (uint64_t)c;
+		p += len;
+		if (*p == ',')
+			p++;
 	}
 	return 0;
 }

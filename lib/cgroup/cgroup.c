@@ -33,19 +33,19 @@ static int minor_of_dev(const char *dev)
 {
 	const char *base = strrchr(dev, '/');
 	struct stat st;
-	char *end;
 	long n;
 
 	if (stat(dev, &st) == 0 && S_ISCHR(st.st_mode) &&
 	    major(st.st_rdev) == FALCON_CG_NVIDIA_MAJOR && minor(st.st_rdev) < FALCON_CG_GPU_MINORS)
 		return (int)minor(st.st_rdev);
 	base = base ? base + 1 : dev;
-	if (strncmp(base, "nvidia", 6) != 0 || !isdigit((unsigned char)base[6]))
+	if (strncmp(base, "nvidia", 6) != 0)
 		return -1;
-	errno = 0;
-	n = strtol(base + 6, &end, 10);
-	if (errno != 0 || *end != '\0' || n < 0 || n >= FALCON_CG_GPU_MINORS)
+	if (falcon_strtol_n(base + 6, strlen(base + 6), 10, 0, FALCON_CG_GPU_MINORS - 1,
+			    &n) != FALCON_OK) {
+		falcon_err_clear(); /* not a GPU's device file */
 		return -1;
+	}
 	return (int)n;
 }
 
@@ -53,7 +53,6 @@ static int minor_of_dev(const char *dev)
 static int cuda_index(const char *cuda, size_t idx)
 {
 	const char *p = cuda;
-	char *end;
 	long n;
 
 	while (p != NULL && idx > 0) {
@@ -62,11 +61,12 @@ static int cuda_index(const char *cuda, size_t idx)
 			p++;
 		idx--;
 	}
-	if (p == NULL || !isdigit((unsigned char)*p))
+	if (p == NULL)
 		return -1;
-	n = strtol(p, &end, 10);
-	if ((*end != ',' && *end != '\0') || n >= FALCON_CG_GPU_MINORS)
+	if (falcon_strtol_n(p, strcspn(p, ","), 10, 0, FALCON_CG_GPU_MINORS - 1, &n) != FALCON_OK) {
+		falcon_err_clear(); /* a UUID, or no index of a minor */
 		return -1;
+	}
 	return (int)n;
 }
 
@@ -221,9 +221,9 @@ static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too
 {
 	struct dirent *de;
 	json_object *o;
-	char path[4096], *end;
+	char path[4096];
 	falcon_err_t rv = FALCON_OK;
-	unsigned long id;
+	long id;
 	DIR *d;
 
 	if ((d = opendir(rundir)) == NULL) {
@@ -234,8 +234,11 @@ static falcon_err_t other_jobs(const char *rundir, uint32_t jobid, bool gpus_too
 	while (rv == FALCON_OK && (de = readdir(d)) != NULL) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		id = strtoul(de->d_name, &end, 10);
-		if (*end != '\0' || id == jobid)
+		if (falcon_strtol(de->d_name, 10, 0, UINT32_MAX, &id) != FALCON_OK) {
+			falcon_err_clear(); /* not a job's directory */
+			continue;
+		}
+		if ((uint32_t)id == jobid)
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s/topology.json", rundir,
 				     de->d_name) >= sizeof(path))
@@ -287,10 +290,36 @@ falcon_err_t falcon_cg_job_rules(const char *rundir, uint32_t jobid, struct falc
 	return falcon_cg_gpu_rules(deny, rules);
 }
 
+/*
+ * mountinfo_line - one line of /proc/self/mountinfo (proc(5): "36 31 0:33 /
+ * /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices"), split in
+ * place: its mount point (the 5th field) and, after the " - " separator,
+ * its file system type and super options (*super NULL when absent).
+ * false when the line lacks the mount point or the type.
+ */
+static bool mountinfo_line(char *line, char **mnt, char **fstype, char **super)
+{
+	char *dash = strstr(line, " - "), *save = NULL, *f;
+	int i;
+
+	if (dash == NULL)
+		return false;
+	*dash = '\0';
+	f = strtok_r(line, " \t\n", &save);
+	for (i = 0; f != NULL && i < 4; i++)
+		f = strtok_r(NULL, " \t\n", &save);
+	*mnt = f;
+	save = NULL;
+	*fstype = strtok_r(dash + 3, " \t\n", &save);
+	*super = *fstype != NULL && strtok_r(NULL, " \t\n", &save) != NULL /* the source */
+		 ? strtok_r(NULL, " \t\n", &save) : NULL;
+	return *mnt != NULL && *fstype != NULL;
+}
+
 falcon_err_t falcon_cg_devices_root(char *buf, size_t len)
 {
 	const char *env = getenv("FALCON_CGROUP_DEVICES");
-	char line[4096], mnt[4096], fstype[64], super[1024];
+	char line[4096], mnt[4096];
 	bool found = false;
 	FILE *f;
 
@@ -303,16 +332,16 @@ falcon_err_t falcon_cg_devices_root(char *buf, size_t len)
 	/* "36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices"
 	 * (proc(5): mount point is field 5, fstype and super options after "-") */
 	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		const char *dash = strstr(line, " - ");
-		char *opt, *save = NULL;
+		char *m, *fstype, *super, *opt, *save = NULL;
 
-		if (dash == NULL || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(dash, " - %63s %*s %1023s", fstype, super) != 2 ||
-		    strcmp(fstype, "cgroup") != 0)
+		if (!mountinfo_line(line, &m, &fstype, &super) || strcmp(fstype, "cgroup") != 0 ||
+		    super == NULL)
 			continue;
 		for (opt = strtok_r(super, ",", &save); opt; opt = strtok_r(NULL, ",", &save))
 			if (strcmp(opt, "devices") == 0)
 				found = true;
+		if (found)
+			falcon_strlcpy(mnt, m, sizeof(mnt));
 	}
 	fclose(f);
 	if (!found)
@@ -355,14 +384,15 @@ static falcon_err_t deny_dir(const char *dir, const struct falcon_cg_rules *rule
 static uint32_t job_of(const char *path)
 {
 	const char *p = strrchr(path, '/');
-	char *end;
-	unsigned long id;
+	long id;
 
 	p = p ? p + 1 : path;
-	if (strncmp(p, "job_", 4) != 0 || !isdigit((unsigned char)p[4]))
+	if (strncmp(p, "job_", 4) != 0 ||
+	    falcon_strtol_n(p + 4, strlen(p + 4), 10, 0, UINT32_MAX, &id) != FALCON_OK) {
+		falcon_err_clear(); /* not a job's cgroup */
 		return 0;
-	id = strtoul(p + 4, &end, 10);
-	return *end == '\0' && id <= UINT32_MAX ? (uint32_t)id : 0;
+	}
+	return (uint32_t)id;
 }
 
 /* deny_glob - deny_dir on each directory matching pattern whose job is
@@ -560,7 +590,7 @@ falcon_err_t falcon_cg_bpf_deny(const char *cgdir, const struct falcon_cg_rules 
 
 falcon_err_t falcon_cg_v2_own(uint32_t jobid, char *buf, size_t len)
 {
-	char line[4096], mnt[4096] = "", fstype[64];
+	char line[4096], mnt[4096] = "";
 	char path[4096] = "", key[32];
 	bool job = false;
 	FILE *f;
@@ -568,12 +598,10 @@ falcon_err_t falcon_cg_v2_own(uint32_t jobid, char *buf, size_t len)
 	if ((f = fopen("/proc/self/mountinfo", "r")) == NULL)
 		return falcon_err_set(FALCON_ERR_IO, "/proc/self/mountinfo: %s", strerror(errno));
 	while (mnt[0] == '\0' && fgets(line, sizeof(line), f) != NULL) {
-		const char *dash = strstr(line, " - ");
+		char *m, *fstype, *super;
 
-		if (dash != NULL && sscanf(dash, " - %63s", fstype) == 1 &&
-		    strcmp(fstype, "cgroup2") == 0 &&
-		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-			mnt[0] = '\0';
+		if (mountinfo_line(line, &m, &fstype, &super) && strcmp(fstype, "cgroup2") == 0)
+			falcon_strlcpy(mnt, m, sizeof(mnt));
 	}
 	fclose(f);
 	if ((f = fopen("/proc/self/cgroup", "r")) == NULL)

@@ -589,9 +589,32 @@ const char *falcon_bar_type_str(falcon_bar_type_t t)
 	}
 }
 
+/* resource_start - the start address of one line of a sysfs resource file
+ * ("0x00000000fb000000 0x00000000fbffffff 0x0000000000040200": start, end,
+ * flags, each a 0x-prefixed hex number, pci-sysfs.c resource_show()) into
+ * *start; false (detail set) when the line is not three such numbers. */
+static bool resource_start(const char *line, size_t len, long *start)
+{
+	char buf[128], *tok, *save = NULL;
+	long v[3];
+	int n = 0;
+
+	if (len >= sizeof(buf)) {
+		falcon_err_set(FALCON_ERR_PARSE, "resource line of %zu bytes", len);
+		return false;
+	}
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save))
+		if (n == 3 || falcon_strtol(tok, 16, 0, LONG_MAX, &v[n++]) != FALCON_OK)
+			return false;
+	*start = v[0];
+	return n == 3;
+}
+
 int falcon_hp_unassigned_bar(const uint8_t *cfg, size_t len, const char *resource)
 {
-	unsigned long long start[FALCON_PCI_BARS] = { 0 };
+	long start[FALCON_PCI_BARS] = { 0 };
 	struct falcon_pcicfg_info info;
 	const char *p = resource;
 	int i, nlines = 0;
@@ -599,14 +622,13 @@ int falcon_hp_unassigned_bar(const uint8_t *cfg, size_t len, const char *resourc
 	if (falcon_pcicfg_parse(cfg, len, &info) != FALCON_OK || info.header_type != 0)
 		return -1;
 	while (p != NULL && *p != '\0' && nlines < FALCON_PCI_BARS) {
-		unsigned long long s, e, f;
-		int used = 0;
+		size_t ll = strcspn(p, "\n");
 
-		if (sscanf(p, "%llx %llx %llx%n", &s, &e, &f, &used) != 3 || used == 0)
+		if (!resource_start(p, ll, &start[nlines++])) {
+			falcon_err_clear();
 			return -2;
-		start[nlines++] = s;
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
+		}
+		p = p[ll] == '\n' ? p + ll + 1 : NULL;
 	}
 	for (i = 0; i < FALCON_PCI_BARS; i++)
 		if (info.bar_type[i] != FALCON_BAR_NONE && (i >= nlines || start[i] == 0))

@@ -341,14 +341,17 @@ static falcon_err_t libpci_read(const char *path, struct falcon_topo *t, size_t 
 		x->adapter = -1;
 		x->slot = -1;
 		if (d->phy_slot != NULL) {
-			char *end;
-			long n = strtol(d->phy_slot, &end, 10);
+			long n;
 
 			falcon_strlcpy(x->slot_name, d->phy_slot, sizeof(x->slot_name));
-			/* Linux names a duplicate "N-M" (drivers/pci/slot.c make_slot_name) */
-			if (end != d->phy_slot && (*end == '\0' || *end == '-') && n >= 0 &&
-			    n <= 0x1fff)
+			/* Linux names a duplicate "N-M" (drivers/pci/slot.c
+			 * make_slot_name); a name that is not a slot number (a
+			 * platform's own) leaves the slot unknown */
+			if (falcon_strtol_n(d->phy_slot, strcspn(d->phy_slot, "-"), 10, 0, 0x1fff,
+					    &n) == FALCON_OK)
 				x->slot = (int)n;
+			else
+				falcon_err_clear();
 		}
 		t->ndevs++;
 	}

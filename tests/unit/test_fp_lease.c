@@ -21,6 +21,7 @@
 #include "chassis/chassis.h"
 #include "fp_common.h"
 #include "fp_falcond.h"
+#include "pci/pcicfg.h"
 #include "testutil.h"
 
 /* falcond's answer to a compose: two GPUs of drawer 1, an NVMe of drawer 2 */
@@ -125,6 +126,20 @@ END_TEST
 /* The waiting reason: a chassis key that ran out (falcond's error detail
  * carries FALCON_CHASSIS_TIMEOUT_MARK) is chassis_timeout, any other
  * timeout (the budget) chassis_slow (issue #29). */
+/* fp_phys_slot_of: a Falcon slot's id, read bounded (falcon_slot_id_parse) */
+START_TEST(phys_slot_of_ids)
+{
+	ck_assert_int_eq(fp_phys_slot_of("drawer1_slot2"), falcon_pcicfg_phys_slot(1, 2));
+	ck_assert_int_eq(fp_phys_slot_of("drawer2_slot8"), falcon_pcicfg_phys_slot(2, 8));
+	ck_assert_int_eq(fp_phys_slot_of("drawer1_slot2x"), 0);
+	ck_assert_int_eq(fp_phys_slot_of("drawer 1_slot2"), 0);
+	ck_assert_int_eq(fp_phys_slot_of("drawer-1_slot2"), 0);
+	ck_assert_int_eq(fp_phys_slot_of("drawer99999999999_slot2"), 0);
+	ck_assert_int_eq(fp_phys_slot_of("OffloadBlock9"), 0);
+	ck_assert_int_eq(fp_phys_slot_of(NULL), 0);
+}
+END_TEST
+
 START_TEST(wait_why_chassis_timeout)
 {
 	ck_assert_str_eq(fp_wait_why(FALCON_ERR_TIMEOUT, "falcond: POST /v1/compose: HTTP 504: "
@@ -187,6 +202,7 @@ int main(void)
 
 	tcase_add_test(tc, lease_json_pinned);
 	tcase_add_test(tc, lease_json_kinds_and_older);
+	tcase_add_test(tc, phys_slot_of_ids);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("waiting");
 	tcase_add_test(tc, wait_why_chassis_timeout);

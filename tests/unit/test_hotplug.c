@@ -552,6 +552,12 @@ START_TEST(test_bars_fixture)
 		"0x0000000000000000 0x0000000001ffffff 0x000000002014220c\n"), 3);
 	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "0x0 0x0\n"), -2);
 	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "bogus\n"), -2);
+	/* each field a bounded hex number: no fourth, no trailing garbage */
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "0xf8000000 0xf8ffffff 0x40200 0x1\n"), -2);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "0xf8000000 0xf8ffffffg 0x40200\n"), -2);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "0x10000000000000000 0x0 0x0\n"), -2);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "-0x1 0x0 0x0\n"), -2);
+	ck_assert_int_eq(falcon_hp_unassigned_bar(c, len, "\n0x0 0x0 0x0\n"), -2);
 	/* falcon-sim's NVIDIA GPU has the BAR types of the real part */
 	falcon_pcicfg_default_spec(&s, 0x10de, 0x1db4, FALCON_CLASS_3D, FALCON_PCIE_ENDPOINT);
 	falcon_pcicfg_default_bars(&s, 0x62);

@@ -463,6 +463,12 @@ static const struct {
 	{ "0000:3b:20.0", NULL },
 	{ "0000:3b:00.0x", NULL },
 	{ "", NULL },
+	{ " 0000:3b:00.0", NULL },
+	{ "0x00:3b:00.0", NULL },
+	{ "000000000:3b:00.0", NULL },          /* a domain of 9 digits */
+	{ "10000:3b:00.0", NULL },              /* a domain over ffff */
+	{ "0000:0000:3b:00.0", NULL },
+	{ "0000:3b:00.0:", NULL },
 };
 
 START_TEST(test_bdf_normalize)

@@ -97,6 +97,13 @@ START_TEST(test_tres)
 	ck_assert_uint_eq(falcon_tres_count("", 1), 0);
 	ck_assert_uint_eq(falcon_tres_count("1=x,1001=4", 1001), 0);
 	ck_assert_uint_eq(falcon_tres_count("1=2,,1001=4", 1001), 0);
+	/* each number bounded, digits only (falcon_strtol_n) */
+	ck_assert_uint_eq(falcon_tres_count("1001=4x", 1001), 0);
+	ck_assert_uint_eq(falcon_tres_count("1001=+4", 1001), 0);
+	ck_assert_uint_eq(falcon_tres_count("1001= 4", 1001), 0);
+	ck_assert_uint_eq(falcon_tres_count("1001=99999999999999999999", 1001), 0);
+	ck_assert_uint_eq(falcon_tres_count("1=2,1001=", 1001), 0);
+	ck_assert_uint_eq(falcon_tres_count("1=2,1001=4,", 1001), 4);
 }
 END_TEST
 

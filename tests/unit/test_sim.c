@@ -321,6 +321,25 @@ START_TEST(test_ids)
 	ck_assert_int_eq(sim_parse_port("H4"), 3);
 	ck_assert_int_eq(sim_parse_port("H5"), -1);
 	ck_assert_int_eq(sim_parse_port("H12"), -1);
+	/* one spelling per slot: no leading zero, sign or blank (falcon_slot_id_parse) */
+	ck_assert(!sim_parse_dev_id("drawer01_slot1", &d, &s));
+	ck_assert(!sim_parse_dev_id("drawer 1_slot1", &d, &s));
+	ck_assert(!sim_parse_dev_id("drawer+1_slot1", &d, &s));
+	ck_assert(!sim_parse_dev_id("drawer3_slot1", &d, &s));
+	{
+		int a = -1, b = -1;
+
+		ck_assert(sim_parse_hostport("hostport2_H2", &a, &b));
+		ck_assert(a == 2 && b == 2);
+		ck_assert(sim_parse_hostport("hostport7_H1", &a, &b)); /* checked by the caller */
+		ck_assert(a == 7 && b == 1);
+		ck_assert(!sim_parse_hostport("hostport12_H1", &a, &b));
+		ck_assert(!sim_parse_hostport("hostport1_H", &a, &b));
+		ck_assert(!sim_parse_hostport("hostport1-H1", &a, &b));
+		ck_assert(!sim_parse_hostport("hostport-_H1", &a, &b));
+		ck_assert(!sim_parse_hostport(NULL, &a, &b));
+		ck_assert(a == 7 && b == 1);
+	}
 }
 END_TEST
 
