@@ -86,18 +86,10 @@ static int nodes_now(struct now *nw)
 		bool up = base != NODE_STATE_DOWN && base != NODE_STATE_FUTURE &&
 			  base != NODE_STATE_UNKNOWN &&
 			  !(nd->node_state & (NODE_STATE_DRAIN | NODE_STATE_NO_RESPOND));
-		uint64_t used;
 
 		if (nd->name == NULL)
 			continue;
-		falcon_strlcpy(a->name, nd->name, sizeof(a->name));
-		a->gpus = (uint32_t)falcon_gres_count(nd->gres, "gpu");
-		used = falcon_gres_count(nd->gres_used, "gpu");
-		a->gpus_free = up && used < a->gpus ? a->gpus - (uint32_t)used : 0;
-		a->falcon_gpus = (uint32_t)falcon_gres_count(nd->gres, "falcon_gpu");
-		used = falcon_gres_count(nd->gres_used, "falcon_gpu");
-		a->falcon_gpus_free = up && used < a->falcon_gpus ?
-				      a->falcon_gpus - (uint32_t)used : 0;
+		falcon_anode_set(a, nd->name, nd->gres, nd->gres_used, up);
 		nw->nnodes++;
 	}
 	slurm_free_node_info_msg(msg);

@@ -93,6 +93,21 @@ uint64_t falcon_gres_count(const char *gres, const char *name)
 	return sum;
 }
 
+void falcon_anode_set(struct falcon_anode *a, const char *name, const char *gres,
+		      const char *gres_used, bool up)
+{
+	uint64_t used;
+
+	memset(a, 0, sizeof(*a));
+	falcon_strlcpy(a->name, name ? name : "", sizeof(a->name));
+	a->gpus = (uint32_t)falcon_gres_count(gres, "gpu");
+	used = falcon_gres_count(gres_used, "gpu");
+	a->gpus_free = up && used < a->gpus ? a->gpus - (uint32_t)used : 0;
+	a->falcon_gpus = (uint32_t)falcon_gres_count(gres, "falcon_gpu");
+	used = falcon_gres_count(gres_used, "falcon_gpu");
+	a->falcon_gpus_free = up && used < a->falcon_gpus ? a->falcon_gpus - (uint32_t)used : 0;
+}
+
 /* The best of the nodes and chassis for N GPUs, and the totals behind "never". */
 struct scan {
 	size_t local_free_nodes;        /* nodes with N local GPUs free */

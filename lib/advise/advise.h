@@ -132,6 +132,17 @@ falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t 
  */
 uint64_t falcon_gres_count(const char *gres, const char *name);
 
+/*
+ * falcon_anode_set - *a for node name (cut to its 63 bytes) from its GRES
+ * configured (gres) and allocated (gres_used), as slurm_load_node and
+ * slurmctld's node_record_t give them: gpus and falcon_gpus are the counts
+ * of GRES gpu and falcon_gpu (falcon_gres_count()); each is free less what
+ * is allocated (never below 0), and nothing is free on a node that is not
+ * up (down, drained, failing, not responding: the caller's reading).
+ */
+void falcon_anode_set(struct falcon_anode *a, const char *name, const char *gres,
+		      const char *gres_used, bool up);
+
 /* The topologies --falcon-topology=auto may choose (a partition's
  * AllowTopologies), as a mask. */
 #define FALCON_AUTO_LOCAL 1u
