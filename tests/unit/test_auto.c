@@ -89,8 +89,8 @@ static const struct {
 } gpus_cases[] = {
 	{ NULL, "gres:falcon_gpu:4", 0 },                       /* not asked */
 	{ "SPANK_FALCON_TOPOLOGY=auto", "gres:falcon_gpu:4", 4 },
-	{ "FALCON_TOPOLOGY_REQUEST=auto", "gres/gpu:2,gres/falcon_gpu:2", 4 },
-	{ "FALCON_TOPOLOGY=falconGPUs", "gres:falcon_gpu:4", 0 }, /* a task's label, not a request */
+	{ "FALCON_TOPOLOGY=auto", "gres/gpu:2,gres/falcon_gpu:2", 4 }, /* as slurmctld holds it */
+	{ "FALCON_TOPOLOGY_REQUEST=auto", "gres:falcon_gpu:4", 0 }, /* the user's, not the job's */
 	{ "SPANK_FALCON_TOPOLOGY=auto", NULL, -1 },              /* no GPU */
 	{ "SPANK_FALCON_TOPOLOGY=auto", "gres:falcon_nvme:1", -1 },
 	{ "SPANK_FALCON_TOPOLOGY=auto", "gres:falcon_gpu:99", -1 }, /* does not parse */
