@@ -157,14 +157,23 @@ uint64_t falcon_tres_count(const char *tres, uint32_t id)
 	while (p != NULL && *p != '\0') {
 		size_t len = strcspn(p, ","), klen = strcspn(p, "=");
 
-		if (klen >= len ||
-		    falcon_strtol_n(p, klen, 10, 0, UINT32_MAX, &k) != FALCON_OK ||
-		    falcon_strtol_n(p + klen + 1, len - klen - 1, 10, 0, LONG_MAX, &c) != FALCON_OK) {
+		/* another TRES' count is only checked for digits: slurmdbd
+		 * writes NO_VAL64 (18446744073709551614) for an energy it did
+		 * not gather, past what falcon_strtol_n takes */
+		if (klen >= len || len - klen - 1 == 0 || len - klen - 1 > 20 ||
+		    strspn(p + klen + 1, "0123456789") < len - klen - 1 ||
+		    falcon_strtol_n(p, klen, 10, 0, UINT32_MAX, &k) != FALCON_OK) {
 			falcon_err_clear(); /* malformed: 0, as documented */
 			return 0;
 		}
-		if ((uint32_t)k == id)
+		if ((uint32_t)k == id) {
+			if (falcon_strtol_n(p + klen + 1, len - klen - 1, 10, 0, LONG_MAX, &c) !=
+			    FALCON_OK) {
+				falcon_err_clear();
+				return 0;
+			}
 			return (uint64_t)c;
+		}
 		p += len;
 		if (*p == ',')
 			p++;

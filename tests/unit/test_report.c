@@ -104,6 +104,9 @@ START_TEST(test_tres)
 	ck_assert_uint_eq(falcon_tres_count("1001=99999999999999999999", 1001), 0);
 	ck_assert_uint_eq(falcon_tres_count("1=2,1001=", 1001), 0);
 	ck_assert_uint_eq(falcon_tres_count("1=2,1001=4,", 1001), 4);
+	/* slurmdbd's NO_VAL64 for an energy not gathered (22.05's AllocTRES) */
+	ck_assert_uint_eq(falcon_tres_count("1=2,2=2000,3=18446744073709551614,4=1,1001=4",
+					    1001), 4);
 }
 END_TEST
 
