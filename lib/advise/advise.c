@@ -225,12 +225,16 @@ static void now_hybrid(struct falcon_atopo *t, const struct scan *s, const struc
 		t->now = FALCON_ANOW_FREE;
 		snprintf(t->option, sizeof(t->option), "--gres=gpu:%u,falcon_gpu:%u", s->hyb_l,
 			 s->hyb_f);
+		t->local = s->hyb_l;
+		t->falcon = s->hyb_f;
 		app(t->where, sizeof(t->where), "%u local + %u falcon GPUs free on %s", s->hyb_l,
 		    s->hyb_f, s->hyb->name);
 	} else {
 		t->now = av->chassis_known ? FALCON_ANOW_BUSY : FALCON_ANOW_UNKNOWN;
 		snprintf(t->option, sizeof(t->option), "--gres=gpu:%u,falcon_gpu:%u", s->hyb_ever_l,
 			 n - s->hyb_ever_l);
+		t->local = s->hyb_ever_l;
+		t->falcon = n - s->hyb_ever_l;
 		app(t->where, sizeof(t->where), av->chassis_known ?
 		    "local + falcon GPUs busy (no node has %u of them free)" :
 		    "falcon GPUs unknown (falcond did not answer; %u GPUs)", n);
@@ -510,11 +514,11 @@ falcon_err_t falcon_advise_auto(const struct falcon_rrel *rel, size_t nrel, cons
 	if (mine != NULL && a != NULL &&
 	    falcon_advise(mine, m, workload, av, gpus, 0, a) == FALCON_OK) {
 		const struct falcon_atopo *p = a->pick >= 0 ? &a->topo[a->pick] : NULL;
-		unsigned l = 0, f = 0;
 
-		if (p != NULL && strcmp(p->topo, topos[T_HYBRID]) == 0 &&
-		    sscanf(p->option, "--gres=gpu:%u,falcon_gpu:%u", &l, &f) == 2 && l + f == gpus)
-			auto_take(out, T_HYBRID, l, f);
+		/* the split the advisor wrote into the option, not read back from it */
+		if (p != NULL && strcmp(p->topo, topos[T_HYBRID]) == 0 && p->option[0] != '\0' &&
+		    p->local + p->falcon == gpus)
+			auto_take(out, T_HYBRID, p->local, p->falcon);
 		else if (p != NULL && strcmp(p->topo, topos[T_LOCAL]) == 0)
 			auto_take(out, T_LOCAL, gpus, 0);
 		else if (p != NULL && strcmp(p->topo, topos[T_FALCON]) == 0)

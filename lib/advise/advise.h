@@ -77,6 +77,7 @@ struct falcon_atopo {
 	bool trusted;         /* jobs >= min_jobs */
 	enum falcon_anow now;
 	char option[64];      /* sbatch option for N GPUs ("" when never) */
+	unsigned local, falcon; /* the local and falcon GPUs option asks for (hybrid) */
 	char where[160];      /* the state in words ("local GPUs free on 3 nodes") */
 };
 
