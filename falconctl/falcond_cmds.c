@@ -178,6 +178,14 @@ static void print_status(json_object *st)
 		printf("ACTIVE %s (host %s, pid %s, since %s)\n\n", js(a, "url"), js(a, "host"),
 		       js(a, "pid"), when);
 	}
+	/* falcon.conf errors falcond saw at start or reload (config_errors) */
+	if (json_object_object_get_ex(st, "config_errors", &a) && a != NULL &&
+	    json_object_array_length(a) > 0) {
+		for (i = 0; i < json_object_array_length(a); i++)
+			printf("CONFIGURATION ERROR: %s\n",
+			       json_object_get_string(json_object_array_get_idx(a, i)));
+		printf("\n");
+	}
 	printf("%-10s %-16s %-5s %-12s %-10s %-10s %s\n", "CHASSIS", "DEVICE", "TYPE", "STATE",
 	       "LEASE", "JOB", "HOST");
 	if (json_object_object_get_ex(st, "devices", &a))

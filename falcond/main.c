@@ -105,6 +105,30 @@ static const char *restart_only_change(const struct falcon_conf *o, const struct
 }
 
 /*
+ * conf_check - what of conf falcond can see is wrong but need not refuse:
+ * a partition's check whose program is not on this host, where this host
+ * runs prologs too (falcon_conf_check_missing); logged as an error and
+ * kept for GET /v1/status (falconctl status shows it).  when names the
+ * occasion ("start", "SIGHUP").
+ */
+static void conf_check(struct falcond_state *st, const struct falcon_conf *conf,
+		       const char *when)
+{
+	char host[256] = "", msg[sizeof(st->conf_error)];
+	char *dot;
+
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	if ((dot = strchr(host, '.')) != NULL)
+		*dot = '\0';
+	if (falcon_conf_check_missing(conf, host, msg, sizeof(msg)))
+		falcon_error("%s: %s: configuration error: %s", when, conf->path, msg);
+	pthread_mutex_lock(&st->lock);
+	snprintf(st->conf_error, sizeof(st->conf_error), "%s", msg);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/*
  * reload_conf - SIGHUP: load falcon.conf again.  A file with an error keeps
  * the running configuration (the loader's "FILE:LINE: KEY: ..." logged); a
  * file that changes a restart-only setting (restart_only_change) is not
@@ -137,6 +161,7 @@ static void reload_conf(struct falcond_state *st, const char *path)
 	falcon_info("SIGHUP: reloaded %s: PartitionName lines and MungeSocket take effect now; "
 		    "StateDir, ListenAddress, SlurmUser, ChassisName and HostName need a restart",
 		    n->path);
+	conf_check(st, n, "SIGHUP");
 }
 
 /* start_reconcile - the start-up reconcile (when asked), then changes are
@@ -228,6 +253,7 @@ static bool become_active(struct falcond_state *st, bool reconcile)
 		falcon_error("%s", falcon_errmsg());
 		return false;
 	}
+	conf_check(st, st->conf, "start");
 	/* until the start-up reconcile ends, health and status answer
 	 * ("reconciling") and changes are 503 (falcond.c) */
 	falcond_role_active(st, reconcile);

@@ -137,6 +137,9 @@ struct falcond_state {
 	struct falcond_chassis *ch;
 	bool use_slurm;
 	uid_t slurm_uid;                /* (uid_t)-1 when SlurmUser is unknown */
+	/* falcon.conf's errors falcond can see but not refuse (st->lock):
+	 * falcon_conf_check_missing() of this host; "" = none */
+	char conf_error[512];
 	/* the reconcile thread (falcond_reconciler; st->lock) */
 	pthread_cond_t wake;            /* CLOCK_MONOTONIC: kick or stop */
 	pthread_cond_t unlive;          /* a lease left a chassis' live set */

@@ -41,6 +41,7 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 	json_object *leases = json_object_new_array();
 	json_object *quar = json_object_new_array();
 	json_object *chs = json_object_new_array();
+	json_object *errs;
 	size_t c, i;
 
 	pthread_mutex_lock(&st->lock);
@@ -106,7 +107,11 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 				       json_object_new_boolean(falcond_quarantine_healable(q->reason)));
 		json_object_array_add(quar, j);
 	}
+	errs = json_object_new_array();
+	if (st->conf_error[0] != '\0')
+		json_object_array_add(errs, json_object_new_string(st->conf_error));
 	pthread_mutex_unlock(&st->lock);
+	json_object_object_add(o, "config_errors", errs);
 	json_object_object_add(o, "chassis", chs);
 	json_object_object_add(o, "devices", devs);
 	json_object_object_add(o, "leases", leases);

@@ -211,11 +211,7 @@ static const char *ncclcheck_path(const struct falcon_conf *conf)
 {
 	static char path[PATH_MAX];
 
-	if (conf->ncclcheck != NULL)
-		falcon_strlcpy(path, conf->ncclcheck, sizeof(path));
-	else
-		snprintf(path, sizeof(path), "%s/falcon-ncclcheck", FALCON_BINDIR);
-	return access(path, X_OK) == 0 ? path : NULL;
+	return falcon_conf_ncclcheck(conf, path, sizeof(path)) ? path : NULL;
 }
 
 /* run_check - falcon-ncclcheck on the job's GPUs within what is left. */
@@ -233,10 +229,21 @@ static void run_check(struct node_run *r)
 		falcon_strlcpy(r->check_status, "off", sizeof(r->check_status));
 		return;
 	}
-	if (prog == NULL || r->topo.cuda_visible[0] == '\0') {
+	if (r->topo.cuda_visible[0] == '\0') {
 		falcon_strlcpy(r->check_status, "skipped", sizeof(r->check_status));
-		falcon_verbose("job %u: check skipped (%s)", r->job.id,
-			       prog ? "no NVIDIA GPU" : "falcon-ncclcheck not installed");
+		falcon_verbose("job %u: check skipped (no NVIDIA GPU)", r->job.id);
+		return;
+	}
+	if (prog == NULL) {
+		char path[PATH_MAX];
+
+		/* a configuration error (falcond says it too, falconctl
+		 * status shows it), not the job's: said, not fatal */
+		falcon_conf_ncclcheck(r->conf, path, sizeof(path));
+		falcon_strlcpy(r->check_status, "skipped", sizeof(r->check_status));
+		falcon_warn("job %u: check skipped: Check=%s but %s (NcclCheck=) is not installed "
+			    "here: install falcon-ncclcheck or set the partition's Check=off",
+			    r->job.id, falcon_check_str(r->check), path);
 		return;
 	}
 	b = r->conf->check_budget < left - 5 ? r->conf->check_budget : left - 5;

@@ -245,6 +245,14 @@ write_config() {
 			>"$log/tls-certs.log" 2>&1 || fail "making the demo's certificates" "$log/tls-certs.log"
 	fi
 	host=$(hostname -s)
+	# the NCCL check where falcon-ncclcheck was built (configure found
+	# CUDA and NCCL); without it a Check=quick would be a configuration
+	# error (falcond and falconctl status say so): the demo turns it off
+	check=quick
+	if [ ! -x "$prefix/bin/falcon-ncclcheck" ]; then
+		check=off
+		say "no CUDA here: falcon-ncclcheck not built, the demo's partitions have Check=off"
+	fi
 	mkdir -p "$state/falcond" "$state/run/falcon" "$state/sim/sysfs"
 	chmod 0700 "$state/falcond"
 	old_conf=$(cat "$conf" 2>/dev/null || true)
@@ -252,7 +260,7 @@ write_config() {
 		-e "s|@SIM_PORT@|$SIM_PORT|g" -e "s|@FALCOND_PORT@|$FALCOND_PORT|g" \
 		-e "s|@SIM_CREDENTIALS@|$sim_cred|g" -e "s|@TLS@|$tls|g" \
 		-e "s|@EVENT_PORT@|$EVENT_PORT|g" -e "s|@STATUS_PORT@|$STATUS_PORT|g" \
-		examples/falcon-demo.conf.in >"$conf.tmp"
+		-e "s|@CHECK@|$check|g" examples/falcon-demo.conf.in >"$conf.tmp"
 	mv "$conf.tmp" "$conf"
 	chmod 0644 "$conf"
 	# slurmd runs the prolog with an environment of its own: these wrappers

@@ -1199,6 +1199,41 @@ const struct falcon_partition_conf *falcon_conf_partition(const struct falcon_co
 	return def;
 }
 
+bool falcon_conf_ncclcheck(const struct falcon_conf *conf, char *buf, size_t n)
+{
+	if (conf != NULL && conf->ncclcheck != NULL)
+		snprintf(buf, n, "%s", conf->ncclcheck);
+	else
+		snprintf(buf, n, "%s/falcon-ncclcheck", FALCON_BINDIR);
+	return access(buf, X_OK) == 0;
+}
+
+bool falcon_conf_check_missing(const struct falcon_conf *conf, const char *host,
+			       char *msg, size_t n)
+{
+	const struct falcon_partition_conf *p = NULL, *def;
+	char prog[4096];
+	size_t i;
+
+	msg[0] = '\0';
+	if (conf == NULL || host == NULL || falcon_conf_host(conf, host) == NULL ||
+	    falcon_conf_ncclcheck(conf, prog, sizeof(prog)))
+		return false;
+	def = falcon_conf_partition(conf, NULL);
+	if (def->check != FALCON_CHECK_OFF)
+		p = def;
+	for (i = 0; p == NULL && i < conf->npartitions; i++)
+		if (conf->partitions[i].check != FALCON_CHECK_OFF)
+			p = &conf->partitions[i];
+	if (p == NULL)
+		return false;
+	snprintf(msg, n, "partition %s has Check=%s but %s (NcclCheck=) is not installed on "
+		 "host %s: every job's check there is skipped; install falcon-ncclcheck there or "
+		 "set Check=off", p->name[0] ? p->name : "DEFAULT", falcon_check_str(p->check),
+		 prog, host);
+	return true;
+}
+
 char *falcon_conf_sysfs_root(const struct falcon_conf *conf, const char *host,
 			     char *buf, size_t n)
 {

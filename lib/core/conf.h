@@ -225,6 +225,28 @@ const struct falcon_partition_conf *falcon_conf_partition(const struct falcon_co
 							  const char *name);
 
 /*
+ * falcon_conf_ncclcheck - the falcon-ncclcheck the prolog runs: NcclCheck=
+ * when set, else FALCON_BINDIR/falcon-ncclcheck (the installed one), copied
+ * into buf (n bytes).  Returns true when it is executable on this host
+ * (access(2) X_OK), false otherwise (buf still holds the path).
+ */
+bool falcon_conf_ncclcheck(const struct falcon_conf *conf, char *buf, size_t n);
+
+/*
+ * falcon_conf_check_missing - the configuration error of host (short name)
+ * where a partition's check cannot run: some partition of conf (DEFAULT
+ * and so every Slurm partition without a line of its own included) has
+ * Check=quick or full while the program falcon_conf_ncclcheck() names is
+ * not executable here.  Only a host of a HostName= line runs job prologs;
+ * for any other (falcond on a controller without GPUs) there is nothing to
+ * say.  Writes the error, naming the partition, the program and what to do,
+ * into msg (n bytes) and returns true; false (msg empty) when there is
+ * none.
+ */
+bool falcon_conf_check_missing(const struct falcon_conf *conf, const char *host,
+			       char *msg, size_t n);
+
+/*
  * falcon_conf_sysfs_root - SysfsRoot with "%h" replaced by host (short
  * name), written into buf of size n.  Returns buf, or NULL when it does not
  * fit.

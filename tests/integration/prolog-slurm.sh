@@ -52,6 +52,19 @@ case $tag in *falcon:topo=falconGPUs,f=4,check=skipped*) ;; *) t_fail "AdminComm
 fp_wait_pool_clean 30
 t_ok "falconGPUs job: env, sacct AdminComment '$tag', devices back"
 
+# -- Check=quick (DEFAULT) with NcclCheck= naming no program on this node:
+# a configuration error falcond reports at start and falconctl status
+# shows, and the prolog warns (issue 38: every job said only "skipped")
+want="partition DEFAULT has Check=quick but /nonexistent/falcon-ncclcheck (NcclCheck=) is not installed on host $FP_HOST"
+grep -q "start: $FALCON_CONF: configuration error: $want" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not report the missing check program: $(grep -i 'error' "$t_tmp/falcond.log" | head -n 3)"
+"$FALCONCTL" status >"$t_tmp/status.out" 2>&1 || t_fail "falconctl status: $(cat "$t_tmp/status.out")"
+grep -q "^CONFIGURATION ERROR: $want" "$t_tmp/status.out" ||
+	t_fail "falconctl status does not show it: $(head -n 5 "$t_tmp/status.out")"
+grep -q "job $jid: check skipped: Check=quick but /nonexistent/falcon-ncclcheck (NcclCheck=) is not installed here" \
+	"$t_tmp/slurm-prolog.log" || t_fail "the prolog did not warn: $(grep "job $jid" "$t_tmp/slurm-prolog.log" | tail -n 3)"
+t_ok "missing check program: falcond, falconctl status and the prolog say so"
+
 # -- srun and sbatch inside a falcon job (issue 42: every srun in the batch
 # script of a falconGPUs job failed, "FALCON_TOPOLOGY=falconGPUs: expected
 # auto"): each step's tasks see the job's GPUs and label; a job submitted

@@ -42,6 +42,16 @@ check_run() {
 		{ cat "$_l" >&2; t_fail "run $1: no falcon:topo=falconGPUs,f=4,check=... AdminComment"; }
 	grep -q '^FALCON_TOPOLOGY=falconGPUs$' "$_l" || t_fail "run $1: the job's FALCON_TOPOLOGY"
 	grep -q '^check: ' "$_l" || t_fail "run $1: no check result"
+	# the check runs where falcon-ncclcheck was built, and is off where it
+	# was not: never a Check= whose program is missing (issue 38)
+	if grep -q '^CONFIGURATION ERROR' "$_l"; then
+		t_fail "run $1: falconctl status: $(grep '^CONFIGURATION ERROR' "$_l")"
+	fi
+	if [ -x "$demo/prefix/bin/falcon-ncclcheck" ]; then
+		grep -q 'falcon:topo=falconGPUs,f=4,check=skipped' "$_l" &&
+			! grep -q 'check skipped: Check=' "$demo/log/falcon-prolog.log" ||
+			t_fail "run $1: falcon-ncclcheck built, the check not run: $(grep -h 'check' "$demo/log/falcon-prolog.log" | tail -n 3)"
+	fi
 	grep -q 'drawer1_slot1 .* free ' "$_l" || t_fail "run $1: no falconctl status with free devices"
 	grep -q '^devices back in the pool' "$_l" || t_fail "run $1: devices not back in the pool"
 	# the AdviceFile of --falcon-topology=auto (issue 42: without it auto

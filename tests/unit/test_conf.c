@@ -1149,6 +1149,51 @@ START_TEST(test_lex_include)
 }
 END_TEST
 
+/* falcon_conf_check_missing: a partition's check whose program is not on a
+ * host that runs prologs (issue 38) */
+static const struct {
+	const char *text;  /* after CHASSIS and the host line */
+	const char *host;
+	const char *want;  /* in the message; NULL = no error */
+} missing_cases[] = {
+	/* DEFAULT's built-in Check=quick, the program absent */
+	{ "NcclCheck=/nonexistent/ncclcheck\n", "node1",
+	  "partition DEFAULT has Check=quick but /nonexistent/ncclcheck (NcclCheck=) is not "
+	  "installed on host node1: every job's check there is skipped; install "
+	  "falcon-ncclcheck there or set Check=off" },
+	/* a host of no HostName= line runs no prolog: nothing to say */
+	{ "NcclCheck=/nonexistent/ncclcheck\n", "controller", NULL },
+	/* every check off */
+	{ "NcclCheck=/nonexistent/ncclcheck\nPartitionName=DEFAULT Check=off\n", "node1", NULL },
+	/* one partition turns it on */
+	{ "NcclCheck=/nonexistent/ncclcheck\nPartitionName=DEFAULT Check=off\n"
+	  "PartitionName=gpu Check=full\n", "node1", "partition gpu has Check=full but" },
+	/* the program is there */
+	{ "NcclCheck=/bin/sh\n", "node1", NULL },
+};
+
+START_TEST(test_check_missing)
+{
+	struct falcon_conf *c = NULL;
+	char text[1024], msg[512];
+	bool got;
+
+	snprintf(text, sizeof(text), CHASSIS "HostName=node1 Chassis=falcon1 Port=H1 Adapter=0000:3b:00.0\n%s",
+		 missing_cases[_i].text);
+	ck_assert_msg(falcon_conf_parse("inline", text, &c) == FALCON_OK, "case %d: %s", _i,
+		      falcon_errmsg());
+	got = falcon_conf_check_missing(c, missing_cases[_i].host, msg, sizeof(msg));
+	if (missing_cases[_i].want == NULL) {
+		ck_assert_msg(!got, "case %d: unexpected '%s'", _i, msg);
+		ck_assert_str_eq(msg, "");
+	} else {
+		ck_assert_msg(got, "case %d: no error", _i);
+		ck_assert_msg(strstr(msg, missing_cases[_i].want) != NULL, "case %d: '%s'", _i, msg);
+	}
+	falcon_conf_free(c);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 
 static Suite *conf_suite(void)
@@ -1166,6 +1211,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_conf_path);
 	tcase_add_test(tc, test_sysfs_root);
+	tcase_add_loop_test(tc, test_check_missing, 0, ARRAY_SIZE(missing_cases));
 	tcase_add_test(tc, test_enum_strings);
 	tcase_add_test(tc, test_parse_string);
 	tcase_add_test(tc, test_realistic);
