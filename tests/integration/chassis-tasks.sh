@@ -19,9 +19,13 @@ CLIENT=$top_builddir/tests/chassis-client
 "$SIM" --dump-config >"$t_tmp/cfg.json"
 python3 -c 'import json, sys
 c = json.load(open(sys.argv[1]))
-c["faults"] = {"tasks": {"attach": True, "detach": True, "ms": 1500}}
+c["faults"] = {"tasks": {"attach": True, "detach": True, "ms": 6000}}
 json.dump(c, open(sys.argv[1], "w"))' "$t_tmp/cfg.json"
 sim_start --config "$t_tmp/cfg.json"
+# mon_done - the task monitor $MON no longer answers 202 (its answer in
+# STATUS and the body file); owner_is DEVICE OWNER
+mon_done() { req GET "$MON"; [ "$STATUS" != 202 ]; }
+owner_is() { [ "$(owner "$1")" = "$2" ]; }
 
 req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body drawer1_slot1)"
 expect 202 "zone PATCH accepted as a task"
@@ -31,8 +35,7 @@ case $MON in /redfish/v1/TaskService/TaskMonitors/*) ;; *) t_fail "Location '$MO
 o=$(owner drawer1_slot1); [ "$o" = None ] || t_fail "applied before the task ran ($o)"
 req GET "$MON"
 expect 202 "monitor while running"
-sleep 1.6
-req GET "$MON"
+wait_for 30 "the task to end" mon_done || t_fail "the task's monitor still answers $STATUS"
 expect 200 "monitor when done: the zone"
 [ "$(jget 'd["@odata.type"]')" = "#Zone.v1_6_1.Zone" ] || t_fail "monitor's final answer is not the zone"
 [ "$(owner drawer1_slot1)" = H3 ] || t_fail "not applied after the task"
@@ -41,7 +44,8 @@ req GET "$RF/TaskService/Tasks/$TASK"
 [ "$(jget 'd["TaskState"]')" = Completed ] || t_fail "task not Completed"
 req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body)"
 expect 202 "detach accepted as a task"
-sleep 1.6
+wait_for 30 "the detach task to apply" owner_is drawer1_slot1 None ||
+	t_fail "detach task not applied"
 req GET "$RF/TaskService/Tasks"
 [ "$(jget 'd["Members@odata.count"]')" = 2 ] || t_fail "two tasks listed"
 [ "$(owner drawer1_slot1)" = None ] || t_fail "detach task not applied"
@@ -98,34 +102,34 @@ req POST /admin/faults '{"tasks":{"attach":true,"ms":100,"fail":true}}'
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot3)"
 expect 202 "attach accepted as a task"
 MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
-sleep 0.3
-req GET "$MON"
+wait_for 30 "the failing task to end" mon_done || t_fail "the task's monitor still answers $STATUS"
 expect 500 "monitor of a task failed by an injected fault"
 jget 'd["error"]["@Message.ExtendedInfo"][0]["Message"]' | grep -q 'Injected fault' ||
 	t_fail "no failure message in the monitor's error"
 # refused as it ran (another host took the device meanwhile): the rule's 409
-req POST /admin/faults '{"tasks":{"attach":true,"ms":400}}'
+req POST /admin/faults '{"tasks":{"attach":true,"ms":5000}}'
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot4)"
 expect 202 "attach to H1 accepted as a task"
 MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
 req POST /admin/faults '{}'
 req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body drawer1_slot4)"
 expect 200 "H3 takes drawer1_slot4 at once"
-sleep 0.5
-req GET "$MON"
+wait_for 30 "the refused task to end" mon_done || t_fail "the task's monitor still answers $STATUS"
 expect 409 "monitor of a task the chassis refused as it ran"
 t_ok "failed tasks: the monitor answers 500 / 409 with the message, not 200"
 req PATCH "$RF/Fabrics/PCIe/Zones/H3" "$(zone_body)"
 expect 200 "H3 gives drawer1_slot4 back"
 
 # DELETE on a running task's monitor cancels it: nothing applied, monitor gone.
-req POST /admin/faults '{"tasks":{"attach":true,"ms":800}}'
+req POST /admin/faults '{"tasks":{"attach":true,"ms":3000}}'
 req PATCH "$RF/Fabrics/PCIe/Zones/H1" "$(zone_body drawer1_slot2)"
 expect 202 "attach accepted as a task"
+t_patch=$(date +%s)
 MON=$(sed -n 's/^[Ll]ocation: *//p' "$t_tmp/hdr" | tr -d '\r')
 req DELETE "$MON"
 expect 204 "DELETE on the running task's monitor"
-sleep 1
+# a negative: nothing applied once the task's 3 s are over
+while [ $(($(date +%s) - t_patch)) -le 4 ]; do sleep 0.2; done
 [ "$(owner drawer1_slot2)" = None ] || t_fail "a cancelled task was applied"
 req GET "$MON"
 expect 404 "the cancelled task's monitor is gone"

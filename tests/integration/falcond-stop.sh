@@ -43,7 +43,10 @@ done
 kill -0 $FD_PID || t_fail "falcond exited early"
 term_ns=$(date +%s%N)
 kill -TERM $FD_PID
-sleep 0.1 # the signal reaches falcond's main thread
+# the signal taken by falcond's main thread (its stop line), not a fixed
+# 0.1 s: under load a compose sent 0.1 s after the kill came before it
+wait_for 10 "falcond's stop line" grep -q 'signal 15: stopping' "$t_tmp/falcond.log" ||
+	t_fail "falcond did not log its stop"
 first_after=$j
 for i in 1 2 3 4 5 6 7 8; do
 	set -- $hosts; shift $((j % 3)); compose $j "$1"; j=$((j + 1)); sleep 0.3
@@ -64,11 +67,16 @@ for j in range(700, last + 1):
     code, ra = open("%s/res.%d" % (tmp, j)).read().split()
     res[j] = (code, ra)
 bad = []
+# after the signal: 503 with Retry-After while falcond drains, or no
+# connection at all once it has gone (000: under load the late ones are
+# sent after its exit); never served, and the 503 seen at least once
 for j in range(first_after, last + 1):
     code, ra = res[j]
-    if code != "503" or ra == "-":
+    if not ((code == "503" and ra != "-") or code == "000"):
         bad.append("job %d sent %.2f s after SIGTERM: HTTP %s, Retry-After %s"
                    % (j, (sent[j] - term) / 1e9, code, ra))
+if not any(res[j][0] == "503" for j in range(first_after, last + 1)):
+    bad.append("no compose sent after SIGTERM was answered 503")
 log = open(tmp + "/falcond.log").read().splitlines()
 stop = [i for i, l in enumerate(log) if re.search(r"signal 15: stopping", l)]
 if not stop:
@@ -84,7 +92,7 @@ print("composes before SIGTERM: %s; after: %s" % (
 if bad:
     print("\n".join(bad), file=sys.stderr); sys.exit(1)
 EOP
-t_ok "every compose sent after SIGTERM answered 503 with Retry-After; no lease after the stop line"
+t_ok "every compose sent after SIGTERM answered 503 with Retry-After (or refused once falcond was gone); no lease after the stop line"
 
 # the chassis holds the ledger's devices, none of a job sent after the signal
 fd_invariants || t_fail "ledger vs chassis after the stop"
