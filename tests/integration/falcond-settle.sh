@@ -40,7 +40,8 @@ is_free() { [ -z "$(owner "$1")" ]; }
 settled() { fd_invariants >/dev/null; }
 
 # ---- 1. the dead process's PATCH lands after the restart ----------------
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":5000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
+# (held 15 s: at a load of 15 the kill came after a 5 s hold had ended)
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":15000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
 "$FALCONCTL" attach --job 1 --host node1 --gpus 1 --place any --json > "$t_tmp/a1" 2>&1 &
 cpid=$!
 # the chassis holds the PATCH once the rule has matched it
@@ -49,16 +50,17 @@ wait_for 20 "the attach PATCH to reach the chassis" rule_spent ||
 fd_stop_falcond -KILL
 wait $cpid 2>/dev/null && t_fail "the compose was acknowledged by a killed falcond: $(cat "$t_tmp/a1")"
 fd_start_falcond
-# the held PATCH (drawer1_slot1 to H1: place any) lands 5 s after the
-# chassis took it, which was before the kill: after the start-up reconcile
-sleep 6
+# the held PATCH (drawer1_slot1 to H1: place any) lands 15 s after the
+# chassis took it, which was before the kill: after the start-up reconcile,
+# which catches it when it comes
+wait_for 60 "the held PATCH to land and be caught" grep -Eq \
+	'drawer1_slot1 (attached to H1 late|attached to H1 without a lease)' "$t_tmp/falcond.log" ||
+	t_fail "the late attach was not caught: $(tail -n 5 "$t_tmp/falcond.log")"
 wait_for 30 "no device attached without a lease" settled || {
 	fd_invariants; fd_sim c1 GET /admin/state; tail -n 20 "$t_tmp/falcond.log"
 	t_fail "the late PATCH of the killed falcond left a device attached without a lease"; }
 wait_for 30 "drawer1_slot1 free" is_free drawer1_slot1 ||
 	t_fail "drawer1_slot1 still attached to $(owner drawer1_slot1)"
-grep -Eq 'drawer1_slot1 (attached to H1 late|attached to H1 without a lease)' "$t_tmp/falcond.log" ||
-	t_fail "the late attach was not caught: $(tail -n 5 "$t_tmp/falcond.log")"
 # the intent settles: rolled back once SettleTime passed with nothing attached
 no_lease() { fd_ledger | python3 -c 'import json,sys; sys.exit(len(json.load(sys.stdin)["leases"]) != 0)'; }
 wait_for 60 "lease L-1 to settle" no_lease || t_fail "lease L-1 not settled: $(fd_ledger)"
@@ -83,8 +85,13 @@ fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":3000,"count":1,
 fd_expect 200 POST /v1/compose '{"job_id":3,"host":"node3","gpus":1,"place":"any"}'
 dev=$(fd_json 'j["lease"]["devices"][0]["id"]')
 id=$(fd_json 'j["lease"]["id"]')
-# two more reconcile intervals: the lease and its device stay
-sleep 4
+# two more reconcile passes (falcond_reconcile_runs_total), not a guess
+# at their interval: the lease and its device stay
+runs() { curl -s -m 10 "http://127.0.0.1:$FD_PORT/metrics" | sed -n 's/^falcond_reconcile_runs_total //p'; }
+r0=$(runs)
+wait_for 60 "two reconcile passes" sh -c "[ \$(curl -s -m 10 http://127.0.0.1:$FD_PORT/metrics |
+	sed -n 's/^falcond_reconcile_runs_total //p') -ge $((r0 + 2)) ]" ||
+	t_fail "falcond ran no two reconcile passes in 60 s (from $r0)"
 [ "$(owner "$dev")" = H4 ] || t_fail "the device of live lease $id was taken: $(owner "$dev")"
 fd_expect 200 GET /v1/status ''
 [ "$(fd_json '[l["state"] for l in j["leases"] if l["id"] == "'"$id"'"]')" = "['active']" ] ||
