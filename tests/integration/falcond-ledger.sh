@@ -48,9 +48,10 @@ fifo=$st/ledger.log
 t_on_exit "[ -p '$fifo' ] && exec 3<>'$fifo'; [ -p '$fifo' ] && rm -f '$fifo'"
 body='{"job_id":41,"host":"node1","gpus":1}'
 # the lease is written "composing" before the attach (intent before
-# action): let that write through, hold the attach 2 s at the chassis and
-# put the FIFO in place for the write that makes the lease active
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":2000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
+# action): let that write through, hold the attach 15 s at the chassis and
+# put the FIFO in place for the write that makes the lease active (at a
+# load of 15, 2 s were over before the FIFO was there)
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":15000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
 bg_call 1 POST /v1/compose "$body"
 p1=$BG_PID
 intent_written() {
@@ -70,11 +71,8 @@ wait_for 20 "the intent of job 41 to be written" intent_written ||
 	t_fail "job 41 was not written ahead of its attach"
 log_aside
 mkfifo "$fifo"
-n=0
-until [ "$(lease_state 41)" = active ]; do
-	n=$((n + 1)); [ $n -le 200 ] || t_fail "job 41 never became active"
-	sleep 0.1
-done
+is_active() { [ "$(lease_state 41)" = active ]; }
+wait_for 60 "job 41 to be active in memory" is_active || t_fail "job 41 never became active"
 # job 41 is active in memory, its write held: a retry must wait for it
 bg_call 2 POST /v1/compose "$body"
 p2=$BG_PID
