@@ -30,13 +30,19 @@ dev=$(fd_json 'j["lease"]["devices"][0]["id"]')
 # an administrator adds another device of the same drawer half to H1
 other=drawer1_slot4
 [ "$dev" != "$other" ] || other=drawer1_slot3
-body=$(fd_sim c1 GET $Z | python3 -c 'import json,sys
+# admin_patch - read H1, PATCH it with $other added, read it back (a
+# condition for wait_for: the PATCH's own answer is not looked at, and
+# under load one was lost)
+admin_patch() {
+	body=$(fd_sim c1 GET $Z | python3 -c 'import json,sys
 z = json.load(sys.stdin)
 eps = z["Links"]["Endpoints"] + [{"@odata.id": "/redfish/v1/Fabrics/PCIe/Endpoints/'"$other"'"}]
-print(json.dumps({"Links": {"Endpoints": eps}}))')
-fd_sim c1 PATCH $Z "$body" > /dev/null
-[ "$(zone_eps)" = "$(printf '%s\n' "$dev" "$other" | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
-	t_fail "the administrator's PATCH did not apply: $(zone_eps)"
+print(json.dumps({"Links": {"Endpoints": eps}}))') || return 1
+	fd_sim c1 PATCH $Z "$body" > "$t_tmp/admin-patch.out"
+	[ "$(zone_eps)" = "$(printf '%s\n' "$dev" "$other" | sort | tr '\n' ' ' | sed 's/ $//')" ]
+}
+wait_for 30 "the administrator's PATCH to apply" admin_patch ||
+	t_fail "the administrator's PATCH did not apply: $(zone_eps); $(cat "$t_tmp/admin-patch.out")"
 # falcond's copy of H1 is stale now: its detach must not drop $other
 fd_expect 200 POST /v1/decompose '{"job_id":50}'
 [ "$(zone_eps)" = "$other" ] || t_fail "after decompose, zone H1 lists: '$(zone_eps)' (want $other)"
