@@ -164,7 +164,9 @@ t_ok "a prolog's rollback among rescans: its devices came off, $qd alone quarant
 # meanwhile (a chassis restart loses its zones: here drawer1_slot1 taken out
 # of zone H1 behind falcond's back while the prolog waits), falcond's
 # reconcile closes the lease and the job is requeued, the node not drained
-# (the soak drained it) ...
+# (the soak drained it) ...  (the prolog waits RescanTimeout=10 s for the
+# device: with 3 s, under load, the zone changed after the prolog had given
+# up)
 fd_sim c1 POST /admin/faults '{"no_appear":["drawer1_slot1"]}' >/dev/null
 (k=0
 until fd_sim c1 GET /admin/state | python3 -c 'import json,sys
@@ -179,7 +181,7 @@ print(json.dumps({"Links": {"Endpoints": [e for e in z["Links"]["Endpoints"] if 
 	>"$t_tmp/zone-h1.json"
 fd_sim c1 PATCH /redfish/v1/Fabrics/PCIe/Zones/H1 "$(cat "$t_tmp/zone-h1.json")" >"$t_tmp/zone-patch.out") &
 lost=$!
-FP_RESCAN_TIMEOUT=3 fp_prolog 133 "gres/falcon_gpu:1"
+FP_RESCAN_TIMEOUT=10 fp_prolog 133 "gres/falcon_gpu:1"
 wait $lost
 grep -q "drawer1_slot1" "$t_tmp/zone-h1.json" && t_fail "zone H1 not changed: $(cat "$t_tmp/zone-patch.out")"
 ! grep -q "draining" "$t_tmp/prolog-133.log" && grep -q "requeueing job 133 .*closed lease" "$t_tmp/prolog-133.log" ||
@@ -197,7 +199,7 @@ sys.exit(0 if [d for d in s["devices"] if d["id"] == "drawer1_slot1" and d["owne
 done
 kill -STOP "$simpid") &
 paused=$!
-FP_RESCAN_TIMEOUT=3 fp_prolog 134 "gres/falcon_gpu:1"
+FP_RESCAN_TIMEOUT=10 fp_prolog 134 "gres/falcon_gpu:1"
 wait $paused
 kill -CONT "$simpid"
 ! grep -q "draining" "$t_tmp/prolog-134.log" && grep -q "requeueing job 134 .*a chassis did not answer" "$t_tmp/prolog-134.log" ||
