@@ -67,6 +67,10 @@ done
 chroot_lanes="trixie slurm26"
 case $lane in all|host|trixie|slurm26) ;; *) echo "test-all: --lane=$lane: all, host, trixie or slurm26" >&2; exit 2 ;; esac
 case $jobs in [1-9]|[1-9][0-9]) ;; *) echo "test-all: --jobs=$jobs: a number 1-99" >&2; exit 2 ;; esac
+# the system's programs first, as in the chroot lanes (tests/lib.sh: a
+# python3 shim of a version manager costs ~1 s a call under load)
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+export PATH
 : "${FALCON_SHARED:=$top/../shared}" # every lane (chroot-lane.sh binds it)
 export FALCON_SHARED
 

@@ -2,6 +2,13 @@
 # scratch directory removed on exit, and scripts/lib.sh's helpers (wait_for,
 # free_port, pid files).
 set -eu
+# The system's programs first (/usr/local before /usr: where the slurm26
+# lane installs Slurm): python3 is Debian's, with Debian's python3-sushy and
+# python3-jsonschema, not a version manager's shim earlier on PATH (pyenv's
+# bash shim cost 1.8 s a call at a load of 8, against 0.15 s: the tests make
+# hundreds of calls).
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+export PATH
 # shellcheck source=scripts/lib.sh
 . "$top_srcdir/scripts/lib.sh"
 
