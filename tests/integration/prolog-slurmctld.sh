@@ -129,9 +129,15 @@ t_ok "a stuck device at epilog kept the admin's reason '$reason'"
 wait_for 60 "job $jid to end" s_in_state "$jid" CANCELLED COMPLETED FAILED || true
 rm -rf "$SYSFS/node1/bus/pci/devices/$bdf" "$t_tmp/run/$jid"
 [ "$(fd_call GET /v1/status '')" = 200 ] || t_fail "GET /v1/status: $(cat "$t_tmp/out")"
+# (a reconcile of falcond's own clears a device that came off meanwhile:
+# 404 "not quarantined" then, as long as it is gone from the list)
 for qd in $(fd_json '" ".join(q["device"] for q in j["quarantine"])'); do
-	fd_expect 200 POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}"
+	code=$(fd_call POST /v1/unquarantine "{\"chassis\":\"c1\",\"device\":\"$qd\"}")
+	[ "$code" = 200 ] || { [ "$code" = 404 ] && grep -q 'is not quarantined' "$t_tmp/out"; } ||
+		t_fail "POST /v1/unquarantine $qd: HTTP $code: $(cat "$t_tmp/out")"
 done
+[ "$(fd_call GET /v1/status '')" = 200 ] && [ "$(fd_json 'len(j["quarantine"])')" = 0 ] ||
+	t_fail "quarantine left: $(cat "$t_tmp/out")"
 scontrol update nodename="$FP_HOST" state=resume
 fp_wait_pool_clean
 t_ok "cleared by the admin"
