@@ -481,8 +481,10 @@ falcon_err_t falcon_httpd_start(const struct falcon_httpd_conf *conf, struct fal
 	falcon_err_t rv;
 	unsigned flags;
 
-	if (conf->handler == NULL || (conf->addr == NULL && conf->listen_fd < 0))
-		return falcon_err_set(FALCON_ERR_INVAL, "%s: no handler or no address",
+	if (conf->handler == NULL || (conf->addr == NULL && conf->listen_fd < 0) ||
+	    (conf->request_s != 0 && conf->conn_limit == 0))
+		return falcon_err_set(FALCON_ERR_INVAL, "%s: no handler, no address, or "
+				      "deadlines without a connection limit",
 				      conf->name ? conf->name : "httpd");
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return falcon_err_set(FALCON_ERR_NOMEM, "httpd: out of memory");

@@ -123,9 +123,10 @@ struct falcon_httpd_conf {
 	 * answer and within request_s of its request line.  At most
 	 * incomplete_per_ip such connections per address: a new one beyond
 	 * drops the oldest of its address (it is accepted, never refused); a
-	 * quarter of conn_limit is kept for connections with a complete
-	 * request: once the incomplete ones fill the rest, a new connection
-	 * drops the oldest incomplete one of any address.
+	 * quarter of conn_limit (which request_s needs set) is kept for
+	 * connections with a complete request: once the incomplete ones fill
+	 * the rest, a new connection drops the oldest incomplete one of any
+	 * address.
 	 */
 	unsigned request_s;
 	unsigned incomplete_per_ip;
@@ -146,8 +147,9 @@ struct falcon_httpd;
  * *out (falcon_httpd_stop frees it).  TLS when conf->tls_cert_file is set:
  * both PEM files read (at most 1 MiB each; the key wiped from memory at
  * the stop), FALCON_HTTPD_TLS_PRIORITIES.  FALCON_ERR_INVAL when only one
- * TLS file is given, libmicrohttpd has no TLS, or the conf lacks a handler
- * or an address; FALCON_ERR_IO/_NOTFOUND from reading a TLS file;
+ * TLS file is given, libmicrohttpd has no TLS, or the conf lacks a handler,
+ * an address, or a conn_limit beside request_s; FALCON_ERR_IO/_NOTFOUND
+ * from reading a TLS file;
  * FALCON_ERR_IO when libmicrohttpd does not start (the address in use, a
  * key that is not the certificate's); FALCON_ERR_NOMEM.  Each error's
  * detail names conf->name.  *out is untouched on error.

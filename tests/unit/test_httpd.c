@@ -237,6 +237,11 @@ START_TEST(addr_and_tls_conf)
 	ck_assert_ptr_null(h);
 	k = (struct falcon_httpd_conf){ .name = "t", .addr = (const struct sockaddr *)&a };
 	ck_assert_int_eq(falcon_httpd_start(&k, &h), FALCON_ERR_INVAL); /* no handler */
+	k.handler = echo;
+	k.request_s = 5;
+	ck_assert_int_eq(falcon_httpd_start(&k, &h), FALCON_ERR_INVAL); /* no conn_limit */
+	ck_assert(strstr(falcon_errmsg(), "deadlines without a connection limit") != NULL);
+	ck_assert_ptr_null(h);
 	falcon_httpd_stop(NULL);
 }
 END_TEST
