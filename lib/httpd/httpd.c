@@ -475,6 +475,22 @@ static struct MHD_Daemon *start_daemon(struct falcon_httpd *h, unsigned flags)
 				MHD_OPTION_END);
 }
 
+void falcon_httpd_stop(struct falcon_httpd *h)
+{
+	if (h == NULL)
+		return;
+	if (h->d != NULL)
+		MHD_stop_daemon(h->d);
+	reaper_stop(h);
+	if (h->tls_key != NULL)
+		explicit_bzero(h->tls_key, h->tls_key_len);
+	free(h->tls_key);
+	free(h->tls_cert);
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->wake);
+	free(h);
+}
+
 falcon_err_t falcon_httpd_start(const struct falcon_httpd_conf *conf, struct falcon_httpd **out)
 {
 	struct falcon_httpd *h;
@@ -522,22 +538,6 @@ falcon_err_t falcon_httpd_start(const struct falcon_httpd_conf *conf, struct fal
 fail:
 	falcon_httpd_stop(h);
 	return rv;
-}
-
-void falcon_httpd_stop(struct falcon_httpd *h)
-{
-	if (h == NULL)
-		return;
-	if (h->d != NULL)
-		MHD_stop_daemon(h->d);
-	reaper_stop(h);
-	if (h->tls_key != NULL)
-		explicit_bzero(h->tls_key, h->tls_key_len);
-	free(h->tls_key);
-	free(h->tls_cert);
-	pthread_mutex_destroy(&h->lock);
-	pthread_cond_destroy(&h->wake);
-	free(h);
 }
 
 unsigned falcon_httpd_port(const struct falcon_httpd *h)
