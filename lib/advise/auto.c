@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <errno.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -244,6 +245,19 @@ falcon_err_t falcon_auto_choose(const struct falcon_conf *conf, const struct fal
 	}
 	auto_tell(job, &a, t, out);
 	out->tres_per_node = t;
+	if (nrows == 0 && out->msg != NULL && conf->advice_file != NULL) {
+		/* no history at all: say where it would come from (issue 42:
+		 * the quickstart's auto said "no advice from history" beside
+		 * falconctl advise's 11 jobs, its AdviceFile never written) */
+		char *m = strf("%s (%s %s: `falconctl advise --save` writes the history auto "
+			       "chooses by)", out->msg, access(conf->advice_file, F_OK) == 0
+			       ? "no workload in AdviceFile" : "no AdviceFile", conf->advice_file);
+
+		if (m != NULL) {
+			free(out->msg);
+			out->msg = m;
+		}
+	}
 out:
 	free(an);
 	free(ac);

@@ -295,6 +295,32 @@ START_TEST(test_choose_comment)
 }
 END_TEST
 
+/* No history at all (no rows): the user is told where it comes from, the
+ * AdviceFile named (issue 42); with rows, not. */
+START_TEST(test_choose_no_advice_file)
+{
+	struct falcon_conf *c = load();
+	const struct falcon_ctld_node nodes[] = { { "n1", "gpu:8,falcon_gpu:16", NULL, true } };
+	struct falcon_auto_job job = { .partition = "debug", .tres_per_node = "gres:falcon_gpu:4",
+				       .name = "bert", .gpus = 4 };
+	struct falcon_auto_out out;
+	char want[512];
+
+	pool_free[0] = 8;
+	ck_assert_int_eq(falcon_auto_choose(c, &view, &job, NULL, 0, nodes, 1, &out), FALCON_OK);
+	snprintf(want, sizeof(want), "(no AdviceFile %s: `falconctl advise --save` writes the "
+		 "history auto chooses by)", c->advice_file);
+	ck_assert_msg(strstr(out.msg, "by what is free now") != NULL &&
+		      strstr(out.msg, want) != NULL, "msg '%s'", out.msg);
+	falcon_auto_out_free(&out);
+	ck_assert_int_eq(falcon_auto_choose(c, &view, &job, rows, ARRAY_SIZE(rows), nodes, 1, &out),
+			 FALCON_OK);
+	ck_assert_ptr_null(strstr(out.msg, "AdviceFile"));
+	falcon_auto_out_free(&out);
+	falcon_conf_free(c);
+}
+END_TEST
+
 /* The AdviceFile: read, kept when broken, none when gone. */
 START_TEST(test_advice_keep)
 {
@@ -339,6 +365,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_avail);
 	tcase_add_loop_test(tc, test_choose, 0, ARRAY_SIZE(choose_cases));
 	tcase_add_test(tc, test_choose_comment);
+	tcase_add_test(tc, test_choose_no_advice_file);
 	tcase_add_test(tc, test_advice_keep);
 	suite_add_tcase(s, tc);
 	return s;
