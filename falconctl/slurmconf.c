@@ -80,14 +80,15 @@ static void running_release(int *major, int *minor)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: falconctl slurm-conf [--config FILE] [--release MAJOR.MINOR] "
-		   "[--no-falcond]\n");
+		   "[--pool licenses|hres] [--no-falcond]\n");
 }
 
 int falconctl_slurm_conf(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' }, { "release", required_argument, NULL, 'r' },
-		{ "no-falcond", no_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
+		{ "no-falcond", no_argument, NULL, 'n' }, { "pool", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL;
@@ -96,7 +97,7 @@ int falconctl_slurm_conf(int argc, char **argv)
 	json_object *status = NULL;
 	long *gpus = NULL, *nvme = NULL, maj, min;
 	int major, minor, c, ec = FALCONCTL_EXIT_USAGE;
-	bool ask = true;
+	bool ask = true, hres = false;
 	falcon_err_t rv;
 	char *dot;
 
@@ -116,12 +117,24 @@ int falconctl_slurm_conf(int argc, char **argv)
 			major = (int)maj;
 			minor = (int)min;
 			break;
+		case 'p':
+			if (strcmp(optarg, "licenses") != 0 && strcmp(optarg, "hres") != 0) {
+				falcon_error("slurm-conf: --pool %s: expected licenses or hres", optarg);
+				return FALCONCTL_EXIT_USAGE;
+			}
+			hres = strcmp(optarg, "hres") == 0;
+			break;
 		case 'h': usage(stdout); return FALCONCTL_EXIT_OK;
 		default: usage(stderr); return FALCONCTL_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		usage(stderr);
+		return FALCONCTL_EXIT_USAGE;
+	}
+	if (hres && !falcon_slurm_hres_release(major, minor)) {
+		falcon_error("slurm-conf: --pool hres: Slurm %d.%02d has no HRES MODE_3 (25.11 or "
+			     "later); its pool is licenses", major, minor);
 		return FALCONCTL_EXIT_USAGE;
 	}
 	if (falcon_conf_load(falcon_conf_path(config), &conf) != FALCON_OK) {
@@ -144,7 +157,7 @@ int falconctl_slurm_conf(int argc, char **argv)
 		}
 	}
 	counts_of(conf, status, gpus, nvme);
-	if (falcon_slurm_conf_write(conf, gpus, nvme, major, minor, stdout) > 0)
+	if (falcon_slurm_conf_write(conf, gpus, nvme, major, minor, hres, stdout) > 0)
 		printf("# COUNT: the chassis' devices of that type (falconctl inventory)\n");
 	ec = FALCONCTL_EXIT_OK;
 out:

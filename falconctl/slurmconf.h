@@ -1,7 +1,7 @@
 /*
  * slurmconf.h - falconctl slurm-conf: the Slurm side of falcon.conf for the
  * running Slurm release (slurm.conf Licenses=, node Gres=/Features=,
- * gres.conf, and from Slurm 25.11 on resources.yaml), with the chassis'
+ * gres.conf, or from Slurm 25.11 on, when asked, resources.yaml), with the chassis'
  * device counts as falcond sees them; and the disagreements of the running
  * slurm.conf with falcon.conf that `falconctl status` prints.
  *
@@ -15,12 +15,14 @@
 
 /*
  * falconctl_slurm_conf - `falconctl slurm-conf [--config FILE]
- * [--release MAJOR.MINOR] [--no-falcond]`: falcon.conf(5) loaded, each
+ * [--release MAJOR.MINOR] [--pool licenses|hres] [--no-falcond]`:
+ * falcon.conf(5) loaded, each
  * chassis' GPU and NVMe count from falcond's GET /v1/status (unless
  * --no-falcond: then COUNT placeholders), written by
  * falcon_slurm_conf_write() (lib/core/fleet.h) for --release, default the
  * Slurm falconctl was built against (slurm_version.h SLURM_VERSION_NUMBER;
- * 22.05 when built without Slurm).  Exit codes as falconctl(1): 0, 2 usage or falcon.conf,
+ * 22.05 when built without Slurm), the pool as licenses (default, every
+ * release) or HRES (--pool hres: 25.11 or later, else exit 2).  Exit codes as falconctl(1): 0, 2 usage or falcon.conf,
  * 3 falcond unreachable.
  */
 int falconctl_slurm_conf(int argc, char **argv);

@@ -506,15 +506,21 @@ static void write_hres(const struct falcon_conf *conf, const long *gpus, const l
 	}
 }
 
-size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
-			       const long *nvme, int major, int minor, FILE *f)
+bool falcon_slurm_hres_release(int major, int minor)
 {
-	bool hres = major > 25 || (major == 25 && minor >= 11);
+	return major > 25 || (major == 25 && minor >= 11);
+}
+
+size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
+			       const long *nvme, int major, int minor, bool hres, FILE *f)
+{
 	char b1[32], b2[32];
 	size_t unknown = 0, c, h, off;
 
-	fprintf(f, "# falconctl slurm-conf: %zu chassis, %zu hosts of %s, for Slurm %d.%02d\n",
-		conf->nchassis, conf->nhosts, conf->path ? conf->path : "falcon.conf", major, minor);
+	fprintf(f, "# falconctl slurm-conf: %zu chassis, %zu hosts of %s, for Slurm %d.%02d, "
+		"the pool as %s\n", conf->nchassis, conf->nhosts,
+		conf->path ? conf->path : "falcon.conf", major, minor,
+		hres ? "HRES (resources.yaml)" : "licenses");
 	fprintf(f, "# --- slurm.conf\nGresTypes=falcon_gpu,falcon_nvme\nJobSubmitPlugins=falcon\n");
 	if (!hres && conf->nchassis > 0) {
 		fprintf(f, "Licenses=");

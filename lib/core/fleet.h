@@ -160,19 +160,28 @@ size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_sl
 
 /*
  * falcon_slurm_conf_write - the Slurm side of conf, for Slurm release
- * major.minor (22.05 on), to f: slurm.conf (GresTypes, JobSubmitPlugins,
- * Licenses= per chassis and device type, each HostName='s Gres= and, with
- * several chassis, Features=falcon_<C>), gres.conf (CountOnly lines), and
- * from 25.11 on a resources.yaml (HRES MODE_3: resource FALCON_HRES_GPU /
- * FALCON_HRES_NVME, a root layer of every cabled node with count -1 and a
- * layer per chassis of its nodes with its count; MODE_3 counts a job's
- * request per node on each node's own chassis) in place of the licenses
- * and features.  gpus[c], nvme[c]: the chassis' devices (< 0 = unknown:
- * written as COUNT for the admin to fill).  Returns the number of unknown
- * counts written.  Sources: Slurm 25.11+ resources.yaml(5) (MODE_3 first
- * in 25.11: licenses.c HRES_MODE_3), slurm.conf(5), gres.conf(5).
+ * major.minor (22.05 on; named in the first line), to f: slurm.conf
+ * (GresTypes, JobSubmitPlugins, Licenses= per chassis and device type,
+ * each HostName='s Gres= and, with several chassis, Features=falcon_<C>),
+ * gres.conf (CountOnly lines); with hres (the caller checked the release:
+ * falcon_slurm_hres_release()) a resources.yaml (HRES MODE_3: resource
+ * FALCON_HRES_GPU / FALCON_HRES_NVME, a root layer of every cabled node
+ * with count -1 and a layer per chassis of its nodes with its count;
+ * MODE_3 counts a job's request per node on each node's own chassis) in
+ * place of the licenses and features.  gpus[c], nvme[c]: the chassis'
+ * devices (< 0 = unknown: written as COUNT for the admin to fill).
+ * Returns the number of unknown counts written.  Sources: Slurm 25.11+
+ * resources.yaml(5) (MODE_3 first in 25.11: licenses.c HRES_MODE_3),
+ * slurm.conf(5), gres.conf(5).
  */
 size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
-			       const long *nvme, int major, int minor, FILE *f);
+			       const long *nvme, int major, int minor, bool hres, FILE *f);
+
+/*
+ * falcon_slurm_hres_release - whether Slurm major.minor has the HRES mode
+ * the pool needs (MODE_3, Slurm 25.11+: NEWS of 25.11; 25.05's MODE_1
+ * charges one layer for the whole job, not each node's own chassis).
+ */
+bool falcon_slurm_hres_release(int major, int minor);
 
 #endif /* FALCON_FLEET_H */

@@ -30,7 +30,7 @@ ChassisName=c2 Url=http://127.0.0.1:2/
 HostName=$host Chassis=c1 Port=H1 Adapter=0000:3b:00.0
 HostName=node2 Chassis=c2 Port=H1 Adapter=0000:3b:00.0
 EOC
-"$top_builddir/falconctl/falconctl" slurm-conf --no-falcond >"$t_tmp/slurm-conf.out" ||
+"$top_builddir/falconctl/falconctl" slurm-conf --pool hres --no-falcond >"$t_tmp/slurm-conf.out" ||
 	t_fail "falconctl slurm-conf: $(cat "$t_tmp/slurm-conf.out")"
 # its resources.yaml, the counts filled: 4 GPUs and 1 NVMe per chassis
 python3 - "$t_tmp/slurm-conf.out" >"$t_tmp/resources.yaml" <<'EOP' || t_fail "no resources.yaml in: $(cat "$t_tmp/slurm-conf.out")"

@@ -262,7 +262,7 @@ START_TEST(test_slurm_conf_write)
 	size_t len = 0, unknown;
 	FILE *f = open_memstream(&text, &len);
 
-	unknown = falcon_slurm_conf_write(c, gpus, nvme, 22, 5, f);
+	unknown = falcon_slurm_conf_write(c, gpus, nvme, 22, 5, false, f);
 	fclose(f);
 	ck_assert_int_eq(unknown, 3); /* c3's GPUs: Licenses=, Gres=, gres.conf */
 	ck_assert_msg(strstr(text, "Licenses=c1_gpu:8,c1_nvme:1,c2_gpu:4,c2_nvme:0,"
@@ -274,8 +274,19 @@ START_TEST(test_slurm_conf_write)
 	ck_assert_msg(strstr(text, "resources.yaml") == NULL, "%s", text);
 	free(text);
 
+	/* 26.05 with the default pool: licenses, as on 22.05 (the release only
+	 * named), no resources.yaml */
 	f = open_memstream(&text, &len);
-	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, f);
+	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, false, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "for Slurm 26.05, the pool as licenses\n") != NULL &&
+		      strstr(text, "Licenses=c1_gpu:8,c1_nvme:1,") != NULL &&
+		      strstr(text, " Features=falcon_c2\n") != NULL &&
+		      strstr(text, "resources.yaml") == NULL, "%s", text);
+	free(text);
+
+	f = open_memstream(&text, &len);
+	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, true, f);
 	fclose(f);
 	ck_assert_msg(strstr(text, "Licenses=") == NULL && strstr(text, "Features=") == NULL, "%s",
 		      text);
@@ -285,6 +296,9 @@ START_TEST(test_slurm_conf_write)
 				   "      count: 8\n") != NULL, "%s", text);
 	free(text);
 	falcon_conf_free(c);
+	ck_assert(!falcon_slurm_hres_release(25, 5));
+	ck_assert(falcon_slurm_hres_release(25, 11));
+	ck_assert(falcon_slurm_hres_release(26, 5));
 }
 END_TEST
 
