@@ -77,12 +77,12 @@ export FALCON_SHARED
 # manifest - "LANES TEST WHY" for each test of tests/lanes, in its order
 manifest() {
 	awk '/^#/ || /^[ \t]*$/ { next }
-	/^\[/ { l = substr($1, 2, length($1) - 2); why = $0; sub(/^\[[a-z]+\] */, "", why); next }
+	/^\[/ { l = substr($1, 2, length($1) - 2); why = $0; sub(/^\[[a-z0-9,]+\] */, "", why); next }
 	{ print l, $1, why }' tests/lanes
 }
 # lane_tests LANE - the tests LANE runs, in order
 lane_tests() {
-	manifest | awk -v lane="$1" '$1 == "all" || $1 == lane { print $2 }'
+	manifest | awk -v lane="$1" '$1 == "all" || index("," $1 ",", "," lane ",") { print $2 }'
 }
 # steps_of LANE - the steps LANE runs
 steps_of() {
