@@ -239,7 +239,14 @@ fd_wait_file "$t_tmp/reconcile-started"
 "$FALCONCTL" reconcile --json >"$t_tmp/out" || t_fail "falconctl reconcile: $(cat "$t_tmp/out")"
 [ "$(fd_json 'j["slurm_checked"]')" = True ] ||
 	t_fail "reconcile did not ask Slurm: $(cat "$t_tmp/out"; tail -n 5 "$t_tmp/falcond.log")"
-[ "$(fd_json 'j["closed_job_ended"]')" = 1 ] || t_fail "reconcile: $(cat "$t_tmp/out")"
+# falcond's own periodic reconcile (ReconcileInterval, as shipped) may have
+# come first under load: then this one finds nothing, and the log says so
+case $(fd_json 'j["closed_job_ended"]') in
+1) ;;
+0) grep -q "job $done_jid is not running; devices reclaimed" "$t_tmp/falcond.log" ||
+	t_fail "reconcile closed nothing, nor had falcond before: $(cat "$t_tmp/out")" ;;
+*) t_fail "reconcile: $(cat "$t_tmp/out")" ;;
+esac
 fd_sim c1 GET /admin/state >"$t_tmp/simstate.json"
 [ "$(python3 -c 'import json,sys; print(sum(1 for d in json.load(open(sys.argv[1]))["devices"] if d["owner"]))' "$t_tmp/simstate.json")" = 2 ] ||
 	t_fail "the running job $jid should keep its 2 devices: $(cat "$t_tmp/simstate.json")"
