@@ -22,7 +22,7 @@
 #                             the README's demo (scripts/quickstart.sh) in the
 #                             chroot, its STATE in the chroot's
 #                             /var/tmp/falcon-demo, then stopped
-#   chroot-lane.sh --packages scripts/install-deps.sh, then
+#   chroot-lane.sh --packages scripts/install-deps.sh --chroot-lane, then
 #                             scripts/packages.sh: Debian 13 packages in the
 #                             chroot's /var/tmp/falcon-packages/trixie
 #                             (scripts/packages.sh --trixie copies them out)
@@ -143,7 +143,8 @@ if [ "$mode" = inside ]; then
 		shared=/src/shared
 	fi
 	env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
- LANG=C.UTF-8 TERM=${TERM:-dumb} FALCON_SHARED=$shared FALCON_TEST_JOBS=${FALCON_TEST_JOBS:-6}"
+ LANG=C.UTF-8 TERM=${TERM:-dumb} FALCON_SHARED=$shared FALCON_TEST_JOBS=${FALCON_TEST_JOBS:-6}
+ FALCON_DPKG_UNSAFE_IO=1"
 	rc=0
 	case $what in
 	test)
@@ -160,7 +161,7 @@ if [ "$mode" = inside ]; then
 	packages)
 		# shellcheck disable=SC2086
 		chroot "$root" /usr/bin/env -i $env /bin/sh -c \
-			'cd /src/falcon-slurm && scripts/install-deps.sh >&2 &&
+			'cd /src/falcon-slurm && scripts/install-deps.sh --chroot-lane >&2 &&
 			 scripts/packages.sh --out /var/tmp/falcon-packages' &
 		;;
 	shell)

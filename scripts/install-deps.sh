@@ -6,13 +6,21 @@
 #   --demo    build + what scripts/quickstart.sh runs: munge, the Slurm
 #             daemons and client, MariaDB, python3, curl, openssl, iproute2,
 #             dpkg-dev (apt-get source of Slurm for job_submit_falcon)
+#   --chroot-lane
+#             the Debian 13 lane of scripts/test-all.sh (its chroot):
+#             --demo's and what that lane's tests use (tests/lanes: xmllint,
+#             promtool, the .deb tools and debootstrap for the packages
+#             step), not the host lane's (chromium, clang, sushy,
+#             redfishtool, rpm: about half of the default's download)
 #   --slurm-from-source
-#             the default's, without Debian's Slurm (libslurm-dev, the
-#             daemons and commands) and the package tools, with what
-#             scripts/slurm-build.sh needs to build Slurm from its release
-#             tarball (the Slurm 26.05 lane: MariaDB's client library,
-#             libyaml for resources.yaml, D-Bus for cgroup/v2, hwloc, lz4,
-#             PAM, readline)
+#             the Slurm 26.05 lane: --chroot-lane's without Debian's Slurm
+#             (libslurm-dev, the daemons and commands) and the package
+#             tools, with what scripts/slurm-build.sh needs to build Slurm
+#             from its release tarball (MariaDB's client library, libyaml
+#             for resources.yaml, D-Bus for cgroup/v2, hwloc, lz4, PAM,
+#             readline)
+# FALCON_DPKG_UNSAFE_IO=1 (scripts/chroot-lane.sh sets it in its chroots,
+# which can be made again): dpkg without fsync, as sbuild and pbuilder do.
 #   (default) --demo's and what the tests need besides (scripts/test-all.sh):
 #             clang for fuzzing (libclang-rt-dev: the default clang's
 #             runtime, named the same on both), xmllint (libxml2-utils) for
@@ -47,6 +55,10 @@ else
 	pkg_pkgs="$pkg_pkgs systemd"
 fi
 
+# what the chroot lanes' tests use beyond --demo (tests/lanes)
+lane_pkgs="libxml2-utils"
+case " $test_pkgs " in *" promtool "*) lane_pkgs="$lane_pkgs promtool" ;; *) lane_pkgs="$lane_pkgs prometheus" ;; esac
+
 # Slurm's own build dependencies (its configure finds each one), for
 # scripts/slurm-build.sh
 slurm_build_pkgs="libmariadb-dev libmariadb-dev-compat libyaml-dev libdbus-1-dev
@@ -55,14 +67,19 @@ slurm_build_pkgs="libmariadb-dev libmariadb-dev-compat libyaml-dev libdbus-1-dev
 case ${1:-} in
 --build) pkgs=$build_pkgs ;;
 --demo) pkgs="$build_pkgs $demo_pkgs" ;;
+--chroot-lane)
+	pkgs="$build_pkgs $demo_pkgs $lane_pkgs"
+	for p in $pkg_pkgs; do
+		case $p in rpm|rpmlint) ;; *) pkgs="$pkgs $p" ;; esac
+	done ;;
 --slurm-from-source)
 	pkgs=""
-	for p in $build_pkgs $demo_pkgs $test_pkgs $slurm_build_pkgs; do
+	for p in $build_pkgs $demo_pkgs $lane_pkgs $slurm_build_pkgs; do
 		case $p in libslurm-dev|slurm-wlm|slurmctld|slurmd|slurmdbd|slurm-client) ;;
 		*) pkgs="$pkgs $p" ;; esac
 	done ;;
 '') pkgs="$build_pkgs $demo_pkgs $test_pkgs $pkg_pkgs" ;;
-*) echo "install-deps: unknown argument $1 (--build, --demo, --slurm-from-source or none)" >&2; exit 2 ;;
+*) echo "install-deps: unknown argument $1 (--build, --demo, --chroot-lane, --slurm-from-source or none)" >&2; exit 2 ;;
 esac
 
 if [ "$(id -u)" != 0 ]; then
@@ -78,7 +95,7 @@ done
 # orig_tarball - Slurm's source for an offline package build, cached once
 # (the tests' package build; not for --build or --demo)
 orig_tarball() {
-	[ -z "${1:-}" ] || return 0
+	case ${1:-} in ''|--chroot-lane) ;; *) return 0 ;; esac
 	"$(dirname "$0")/slurm-source.sh" --orig >/dev/null 2>&1 ||
 		echo "install-deps: WARNING: Slurm's orig tarball not cached (no network?):" \
 			"scripts/packages.sh cannot build job_submit_falcon offline" >&2
@@ -98,6 +115,8 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
 fi
 apt-get update -qq
+unsafe=""
+[ "${FALCON_DPKG_UNSAFE_IO:-}" != 1 ] || unsafe="-o Dpkg::Options::=--force-unsafe-io"
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing
+apt-get install -y -qq --no-install-recommends $unsafe $missing
 orig_tarball "${1:-}"

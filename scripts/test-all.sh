@@ -17,8 +17,9 @@
 #                   and which steps each lane runs
 #
 # Each lane runs these steps, each timed:
-#   deps       scripts/install-deps.sh (the chroot lanes: in the chroot;
-#              slurm26: --slurm-from-source)
+#   deps       scripts/install-deps.sh (the chroot lanes: in the chroot,
+#              what their tests use: trixie --chroot-lane, slurm26
+#              --slurm-from-source)
 #   source     the lane's Slurm source, for job_submit_falcon.so:
 #              scripts/slurm-source.sh (Debian's, of the installed Slurm),
 #              slurm26: scripts/slurm-build.sh (built and installed once);
@@ -218,11 +219,11 @@ tally() {
 # The steps (run_lane runs them in this tree)
 do_deps() {
 	if [ "$(id -u)" = 0 ]; then
-		if [ "$me" = slurm26 ]; then
-			scripts/install-deps.sh --slurm-from-source
-		else
-			scripts/install-deps.sh
-		fi
+		case $me in
+		slurm26) scripts/install-deps.sh --slurm-from-source ;;
+		host) scripts/install-deps.sh ;;
+		*) scripts/install-deps.sh --chroot-lane ;;
+		esac
 	else
 		echo "test-all: not root: skipping package installation" >&2
 	fi
