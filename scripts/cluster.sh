@@ -152,17 +152,27 @@ extra_nodes() {
 # processes once its slurmd is gone (a test that failed with jobs running
 # left them behind, "slurmstepd: [1.batch]" and its "sleep 300", for
 # hours).  Ours are those whose environment has our SLURM_CONF (slurmd
-# passes its own on to slurmstepd and the job) and that are a slurmstepd
-# or carry SLURM_JOB_ID.
+# passes its own on to slurmstepd and the job) and that are a slurmstepd,
+# a slurmd (its daemon is stopped by now: a child it forked for a step
+# and that had not yet become slurmstepd) or carry SLURM_JOB_ID.  Again
+# until a pass finds none (10 passes at most): under load a slurmd child
+# became "slurmstepd: [3.batch]" after the first pass and outlived stop.
 stop_steps() {
-	for d in /proc/[0-9]*; do
-		e=$(tr '\0' '\n' <"$d/environ" 2>/dev/null) || continue
-		printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" || continue
-		case $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) in
-		slurmstepd:*) ;;
-		*) printf '%s\n' "$e" | grep -q '^SLURM_JOB_ID=' || continue ;;
-		esac
-		kill -KILL "${d#/proc/}" 2>/dev/null || true
+	_ss_i=0
+	while [ $_ss_i -lt 10 ]; do
+		_ss_n=0
+		for d in /proc/[0-9]*; do
+			e=$(tr '\0' '\n' <"$d/environ" 2>/dev/null) || continue
+			printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" || continue
+			case $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) in
+			slurmstepd:*|slurmd|slurmd\ *) ;;
+			*) printf '%s\n' "$e" | grep -q '^SLURM_JOB_ID=' || continue ;;
+			esac
+			kill -KILL "${d#/proc/}" 2>/dev/null && _ss_n=$((_ss_n + 1))
+		done
+		[ $_ss_n -gt 0 ] || break
+		_ss_i=$((_ss_i + 1))
+		sleep 0.5
 	done
 }
 

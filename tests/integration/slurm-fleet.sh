@@ -196,7 +196,9 @@ t_ok "job $jc ran on both nodes, 2 GPUs from each node's own chassis (history.js
 # devices, so a job for node2 pends instead of being started on a node
 # whose chassis cannot serve it; once c2 answers, the hold goes and the
 # job runs there
-resv_lic() { scontrol show reservation "$1" 2>/dev/null | tr ' ' '\n' | sed -n 's/^Licenses=//p'; }
+# (Slurm 26.05's scontrol joins a reservation's licenses with ';', earlier
+# releases with ',': read as ',')
+resv_lic() { scontrol show reservation "$1" 2>/dev/null | tr ' ' '\n' | sed -n 's/^Licenses=//p' | tr ';' ','; }
 held() { case ",$(resv_lic falcon-c2-quarantine)," in *,c2_gpu:8,*) return 0 ;; esac; return 1; }
 fd_sim c2 POST /admin/faults '{"rules":[{"action":"timeout","count":-1,"path":"/redfish/v1/*"}]}' >/dev/null
 t_stop=$(date +%s)
