@@ -1,6 +1,6 @@
 /*
  * test_cgroup.c - unit tests of the device deny rules of issue 14
- * (plugin/cgroup.c): which GPU minors and NVMe a job's cgroup denies
+ * (lib/cgroup/cgroup.c): which GPU minors and NVMe a job's cgroup denies
  * for which topology.json files, and where the rules are written (a fake
  * cgroup v1 devices hierarchy of plain files under a scratch directory).
  *
