@@ -151,22 +151,26 @@ extra_nodes() {
 # stop_steps - kill the slurmstepd of this cluster's jobs and the jobs'
 # processes once its slurmd is gone (a test that failed with jobs running
 # left them behind, "slurmstepd: [1.batch]" and its "sleep 300", for
-# hours).  Ours are those whose environment has our SLURM_CONF (slurmd
-# passes its own on to slurmstepd and the job) and that are a slurmstepd,
-# a slurmd (its daemon is stopped by now: a child it forked for a step
-# and that had not yet become slurmstepd) or carry SLURM_JOB_ID.  Again
-# until a pass finds none (10 passes at most): under load a slurmd child
-# became "slurmstepd: [3.batch]" after the first pass and outlived stop.
+# hours).  Ours are a slurmstepd or a slurmd (its daemon is stopped by
+# now: a child it forked for a step and that had not yet become slurmstepd)
+# whose environment has our SLURM_CONF (slurmd passes its own on) or that
+# holds a file of our state directory open (its log: slurmstepd's process
+# title overwrites the environment /proc shows, as in Slurm 24.11 and
+# 26.05), and the processes with our SLURM_CONF that carry SLURM_JOB_ID
+# (the jobs).  Again until a pass finds none (10 passes at most).
 stop_steps() {
 	_ss_i=0
 	while [ $_ss_i -lt 10 ]; do
 		_ss_n=0
 		for d in /proc/[0-9]*; do
 			e=$(tr '\0' '\n' <"$d/environ" 2>/dev/null) || continue
-			printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" || continue
 			case $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) in
-			slurmstepd:*|slurmd|slurmd\ *) ;;
-			*) printf '%s\n' "$e" | grep -q '^SLURM_JOB_ID=' || continue ;;
+			slurmstepd:*|slurmd|slurmd\ *)
+				printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" ||
+					ls -l "$d/fd/" 2>/dev/null | grep -qF -- "-> $state/" || continue ;;
+			*)
+				printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" || continue
+				printf '%s\n' "$e" | grep -q '^SLURM_JOB_ID=' || continue ;;
 			esac
 			kill -KILL "${d#/proc/}" 2>/dev/null && _ss_n=$((_ss_n + 1))
 		done
