@@ -19,8 +19,6 @@
 #             from its release tarball (MariaDB's client library, libyaml
 #             for resources.yaml, D-Bus for cgroup/v2, hwloc, lz4, PAM,
 #             readline)
-# FALCON_DPKG_UNSAFE_IO=1 (scripts/chroot-lane.sh sets it in its chroots,
-# which can be made again): dpkg without fsync, as sbuild and pbuilder do.
 #   (default) --demo's and what the tests need besides (scripts/test-all.sh):
 #             clang for fuzzing (libclang-rt-dev: the default clang's
 #             runtime, named the same on both), xmllint (libxml2-utils) for
@@ -30,6 +28,8 @@
 #             redfishtool (Redfish clients against falcon-sim), jsonschema,
 #             inotify-tools, and the package tools (debhelper, lintian, rpm,
 #             rpmlint, debootstrap for the chroot lanes)
+# FALCON_DPKG_UNSAFE_IO=1 (scripts/chroot-lane.sh sets it in its chroots,
+# which can be made again): dpkg without fsync, as sbuild and pbuilder do.
 set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config

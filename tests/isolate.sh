@@ -22,9 +22,9 @@
 #   two directories, and /proc/PID/cgroup agrees with the mounts.
 # When the test has ended, what still runs in its cgroups (a daemon it did
 # not stop) is named, killed, and the test fails with exit status 99 (an
-# automake hard error), after 30 s for processes that are stopping (a
-# slurmstepd or MariaDB killed at a load of 15, three lanes at once, took
-# more than 10 s in CI).  The cgroups are removed.
+# automake hard error), after 30 s for processes that are stopping (at a
+# load of 15, three lanes at once, a daemon told to stop can take seconds
+# to go).  The cgroups are removed.
 # The test sees FALCON_TEST_ISOLATED=1.  FALCON_TEST_ISOLATE=no, not root,
 # or no unshare: the test runs as it is (tests/integration/slurm-lib.sh
 # then runs one cluster at a time).
