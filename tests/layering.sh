@@ -135,6 +135,9 @@ room_of() {
 while read -r f; do
 	a=$(room_of "$f")
 	sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$top_srcdir/$f" | while read -r h; do
+		# configure's config.h: in the source tree itself when built
+		# there (the Debian package's build), a room of no part
+		[ "$h" != config.h ] || continue
 		for p in "$(dirname "$f")/$h" "$h" "lib/$h"; do
 			[ -f "$top_srcdir/$p" ] || continue
 			b=$(room_of "$p")
@@ -147,6 +150,7 @@ done <"$tmp/srcs" | sort -u >"$tmp/incl"
 # lib part a program's), whatever the order of the rooms
 (cd "$top_srcdir" && ls lib/*/*.[ch] 2>/dev/null) | while read -r f; do
 	sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$top_srcdir/$f" | while read -r h; do
+		[ "$h" != config.h ] || continue
 		for p in "$(dirname "$f")/$h" "$h" "lib/$h"; do
 			[ -f "$top_srcdir/$p" ] && { echo "$f $p"; break; }
 		done
