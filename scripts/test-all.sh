@@ -159,6 +159,7 @@ chroot_lane() {
 	_cj=$jobs; [ "$lane" != all ] || _cj=$chroot_jobs
 	FALCON_TEST_JOBS=$_cj scripts/chroot-lane.sh --suite="$_cs" --test 2>&1 |
 		sed -u "s/^/$_cs| /" | tee -a "$work/$_cs.out" || true
+	echo "test-all-time $_cs end $(date +%s)" >>"$work/$_cs.out"
 }
 
 # chroot_lane_end SUITE - add the lane's closing line to ours, its time
@@ -166,6 +167,7 @@ chroot_lane() {
 chroot_lane_end() {
 	_cs=$1 _out=$work/$1.out
 	_t0=$(sed -n "s/^test-all-time $_cs start //p" "$_out")
+	_t1=$(sed -n "s/^test-all-time $_cs end //p" "$_out")
 	sed -n "s/^$_cs| \(test-all-time $_cs .*\)/\1/p" "$_out" >>"$times"
 	_line=$(sed -n "s/^$_cs| \(test-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped\)\$/\1/p" \
 		"$_out" | tail -n 1)
@@ -179,7 +181,9 @@ chroot_lane_end() {
 		sum_pass=$((sum_pass + $2)); sum_fail=$((sum_fail + $4)); sum_skip=$((sum_skip + $6))
 		[ "$4" = 0 ] || status=1
 	fi
-	echo "test-all-time $_cs total $(($(date +%s) - ${_t0:-$t_start})) -" >>"$times"
+	# the lane's own time, from its start to its end (not to the host
+	# lane's, which this waited for)
+	echo "test-all-time $_cs total $((${_t1:-$(date +%s)} - ${_t0:-$t_start})) -" >>"$times"
 }
 
 # tally DIR: add the automake harness counts of DIR/test-suite.log, and
