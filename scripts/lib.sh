@@ -43,12 +43,29 @@ wait_for() {
 # outgoing connection, so a port from there that a script keeps (the demo's
 # and the cluster's ports are kept across runs in their state directories)
 # can be taken meanwhile, and the daemon cannot bind it when restarted.
+# A port free now is not a port kept: the quickstart picks falcond's ports,
+# then cluster.sh its own, before any of those daemons binds, so two picks
+# could fall on one port and the daemon that starts second fails "Address
+# already in use" (seen once: the quickstart's backup falcond).  Every pick
+# is written to $FALCON_PORT_REGISTRY (default /tmp/falcon-free-ports,
+# under flock) and no port listed there is picked again; the list starts
+# over past 4000 ports (of the ~12,700 in the range).  Where the list
+# cannot be written (another user's), the pick is only tested free.
 free_port() {
-	python3 -c '
-import random, socket
+	FALCON_PORT_REGISTRY=${FALCON_PORT_REGISTRY:-/tmp/falcon-free-ports} python3 -c '
+import fcntl, os, random, socket
 lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-for _ in range(200):
+try:
+    reg = open(os.environ["FALCON_PORT_REGISTRY"], "a+")
+    fcntl.flock(reg, fcntl.LOCK_EX)
+    reg.seek(0)
+    taken = {int(x) for x in reg.read().split() if x.isdigit()}
+except OSError:
+    reg, taken = None, set()
+for _ in range(400):
     p = random.randrange(min(20000, lo - 1000), lo)
+    if p in taken:
+        continue
     s = socket.socket()
     try:
         s.bind(("127.0.0.1", p))
@@ -56,6 +73,11 @@ for _ in range(200):
         continue
     finally:
         s.close()
+    if reg:
+        if len(taken) >= 4000:
+            reg.truncate(0)
+        reg.write("%d\n" % p)
+        reg.close()
     print(p)
     break
 else:

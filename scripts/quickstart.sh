@@ -388,8 +388,12 @@ start_falcond_ha() {
 		</dev/null >>"$log/falcond-backup.log" 2>&1 &
 	echo $! >"$falcond_backup_pid"
 	wait_for -p "$!" 20 "the backup falcond to stand by on 127.0.0.1:$FALCOND_BACKUP_PORT" \
-		sh -c "curl -s http://127.0.0.1:$FALCOND_BACKUP_PORT/v1/health | grep -q standby" ||
+		sh -c "curl -s http://127.0.0.1:$FALCOND_BACKUP_PORT/v1/health | grep -q standby" || {
+		# who holds the port, when it was taken (free_port, scripts/lib.sh)
+		echo "$prog: listening on 127.0.0.1:$FALCOND_BACKUP_PORT:" \
+			"$(ss -Htlnp "sport = :$FALCOND_BACKUP_PORT" 2>&1 | tr -s ' ' | head -n 3)" >&2
 		fail "starting the backup falcond" "$log/falcond-backup.log"
+	}
 	say "  falcond backup standing by on 127.0.0.1:$FALCOND_BACKUP_PORT (same StateDir; FalcondUrl= lists both)"
 }
 
