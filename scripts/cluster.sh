@@ -157,20 +157,27 @@ extra_nodes() {
 # holds a file of our state directory open (its log: slurmstepd's process
 # title overwrites the environment /proc shows, as in Slurm 24.11 and
 # 26.05), and the processes with our SLURM_CONF that carry SLURM_JOB_ID
-# (the jobs).  Again until a pass finds none (10 passes at most).
+# (the jobs).  Again until a pass finds none (10 passes at most).  The
+# candidates come from two greps over /proc (the environments that hold our
+# SLURM_CONF, the processes named slurmstepd or slurmd), not from a fork per
+# process of the machine: under test-all's load, with every other test's
+# processes in /proc, a pass of those cost seconds of CPU.
 stop_steps() {
 	_ss_i=0
 	while [ $_ss_i -lt 10 ]; do
 		_ss_n=0
-		for d in /proc/[0-9]*; do
-			e=$(tr '\0' '\n' <"$d/environ" 2>/dev/null) || continue
+		_ss_env=" $(grep -lzxF "SLURM_CONF=$slurm_conf" /proc/[0-9]*/environ 2>/dev/null |
+			sed 's|/environ$||' | tr '\n' ' ') "
+		_ss_dmn=$(grep -lE '^(slurmstepd|slurmd)' /proc/[0-9]*/comm 2>/dev/null | sed 's|/comm$||')
+		for d in $(printf '%s\n' $_ss_env $_ss_dmn | sort -u); do
+			case $_ss_env in *" $d "*) _ss_ours=yes ;; *) _ss_ours=no ;; esac
 			case $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) in
 			slurmstepd:*|slurmd|slurmd\ *)
-				printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" ||
+				[ $_ss_ours = yes ] ||
 					ls -l "$d/fd/" 2>/dev/null | grep -qF -- "-> $state/" || continue ;;
 			*)
-				printf '%s\n' "$e" | grep -qxF "SLURM_CONF=$slurm_conf" || continue
-				printf '%s\n' "$e" | grep -q '^SLURM_JOB_ID=' || continue ;;
+				[ $_ss_ours = yes ] || continue
+				tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -q '^SLURM_JOB_ID=' || continue ;;
 			esac
 			kill -KILL "${d#/proc/}" 2>/dev/null && _ss_n=$((_ss_n + 1))
 		done
