@@ -48,6 +48,17 @@
 #                        list of NODE=FEAT[,FEAT...] (e.g. the chassis
 #                        features of job_submit_falcon(8): "vm=falcon_c1
 #                        node2=falcon_c2"); "" = none
+#   --gres SPEC          node Gres=, SPEC a space list of NODE=GRES[,GRES...]
+#                        (the Gres= of falconctl slurm-conf's NodeName=
+#                        lines: "vm=falcon_gpu:4,falcon_nvme:1 node2=...");
+#                        a node not named has falcon_gpu:16,falcon_nvme:2
+#                        (after --gpus' gpu:N on this host's node); "" =
+#                        that for every node (the default)
+#   --gres-conf FILE     gres.conf copied instead of examples/gres.conf
+#                        (falconctl slurm-conf's CountOnly lines); "" = the
+#                        example's (--gpus' lines are added to either)
+#   --partition NAME     another partition NAME over all nodes, beside
+#                        debug and small (ADMIN.md's "gpu"); "" = none
 #   --hres FILE          resources.yaml (Slurm 25.11+ HRES; falconctl
 #                        slurm-conf writes one) copied beside slurm.conf;
 #                        "" = none
@@ -134,6 +145,7 @@ load_saved() {
 	[ -f "$state/options" ] && . "$state/options"
 	[ -f "$state/ports" ] && . "$state/ports"
 	: "${node:=$(hostname -s)}" "${node2:=}" "${NETNS_INDEX:=}" "${nodes:=}" "${features:=}" "${hres:=}"
+	: "${gres:=}" "${gres_conf:=}" "${partition:=}"
 	extras=$(extra_nodes)
 	return 0
 }
@@ -225,7 +237,7 @@ cmd_status() {
 fill() {
 	sedscript=$state/.fill.sed
 	: >"$sedscript"
-	for v in CLUSTER NODE NODE_GRES NODE_FEATURES NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+	for v in CLUSTER NODE NODE_GRES NODE_FEATURES PARTITION_LINE NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		PROCTRACK_TYPE TASK_PLUGIN \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
 		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE \
@@ -533,6 +545,18 @@ features_of() {
 	return 0
 }
 
+# gres_of NODE - the node's Gres= value: --gres's for NODE, else
+# falcon_gpu:16,falcon_nvme:2 (after --gpus' gpu:N on this host's node).
+gres_of() {
+	for gs in $gres; do
+		[ "${gs%%=*}" = "$1" ] && { printf '%s' "${gs#*=}"; return 0; }
+	done
+	if [ "$1" = "$node" ] && [ "$gpus" != 0 ]; then
+		printf 'gpu:%s,' "$gpus"
+	fi
+	printf 'falcon_gpu:16,falcon_nvme:2'
+}
+
 # gpu_standins - the node's own GPUs (--gpus) as gres.conf File= lines.
 # Slurm 22.05's gres/gpu drops a gpu line without File= (even with
 # Flags=CountOnly), and under ConstrainDevices one whose file is not a
@@ -562,7 +586,7 @@ cmd_start() {
 	chmod 0755 "$state"
 	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""
 	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""; nodes=""; features=""
-	hres=""; preempt=""
+	hres=""; preempt=""; gres=""; gres_conf=""; partition=""
 	job_submit=""; falcon_conf=""
 	load_saved
 	got_licenses=no
@@ -592,6 +616,11 @@ cmd_start() {
 			nodes=$2; node2="" ;;
 		--features) features=$2 ;;
 		--hres) hres=$2 ;;
+		--gres) gres=$2 ;;
+		--gres-conf) gres_conf=$2 ;;
+		--partition) printf '%s\n' "$2" | grep -Eqx '[A-Za-z0-9_]*' ||
+			die "--partition $2: expected a partition name"
+			partition=$2 ;;
 		--preempt) case $2 in ''|REQUEUE|CANCEL) preempt=$2 ;;
 			*) die "--preempt $2: expected REQUEUE or CANCEL" ;; esac ;;
 		--gpus) printf '%s\n' "$2" | grep -Eqx '[0-9]+' || die "--gpus $2: expected a count"
@@ -605,12 +634,14 @@ cmd_start() {
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in cgroup.conf; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
-	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf" "$hres"; do
+	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf" "$hres" \
+		"$gres_conf"; do
 		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
 	done
 	{
 		for v in node cluster cpus prolog epilog prolog_ctld prolog_timeout licenses spank \
-			spank_args examples node2 gpus job_submit falcon_conf nodes features hres preempt; do
+			spank_args examples node2 gpus job_submit falcon_conf nodes features hres preempt \
+			gres gres_conf partition; do
 			eval "val=\$$v"
 			printf "%s='%s'\n" "$v" "$(printf '%s' "$val" | sed "s/'/'\\\\''/g")"
 		done
@@ -640,8 +671,7 @@ cmd_start() {
 
 	mkdir -p "$etc" "$run" "$log" "$state/ctld" "$state/spool/$node"
 	t_CLUSTER=$cluster; t_NODE=$node; t_CTLD_PORT=$CTLD_PORT
-	t_NODE_GRES=falcon_gpu:16,falcon_nvme:2
-	[ "$gpus" = 0 ] || t_NODE_GRES="gpu:$gpus,$t_NODE_GRES"
+	t_NODE_GRES=$(gres_of "$node")
 	# With a second node in its own namespace, slurmctld is reached on the
 	# veth address (it listens on all addresses); else on loopback.
 	t_CTLD_ADDR=127.0.0.1
@@ -650,7 +680,7 @@ cmd_start() {
 	if [ -n "$extras" ]; then
 		t_CTLD_ADDR=10.77.$NETNS_INDEX.1
 		t_NODE2_LINE=$(for x in $extras; do
-			echo "NodeName=$x NodeAddr=10.77.$(netns_index "$x").2 CPUs=$cpus RealMemory=1024 Gres=falcon_gpu:16,falcon_nvme:2$(features_of "$x") State=UNKNOWN"
+			echo "NodeName=$x NodeAddr=10.77.$(netns_index "$x").2 CPUs=$cpus RealMemory=1024 Gres=$(gres_of "$x")$(features_of "$x") State=UNKNOWN"
 		done)
 	fi
 	t_SLURMD_PORT=$SLURMD_PORT; t_DBD_PORT=$DBD_PORT; t_DB_PORT=$DB_PORT
@@ -686,13 +716,17 @@ PreemptParameters=reclaim_licenses"
 		t_PREEMPT_PARTITION_LINE="PartitionName=urgent Nodes=ALL PriorityTier=10 MaxTime=INFINITE State=UP"
 	fi
 
+	t_PARTITION_LINE="#PartitionName= (cluster.sh --partition NAME)"
+	[ -z "$partition" ] ||
+		t_PARTITION_LINE="PartitionName=$partition Nodes=ALL MaxTime=INFINITE State=UP"
+
 	cgroup_setup
 	old=$(cat "$slurm_conf" "$etc/plugstack.conf" 2>/dev/null || true)
 	fill "$examples/slurm.conf.in" "$slurm_conf"
 	fill "$examples/plugstack.conf.in" "$etc/plugstack.conf"
 	(umask 077; fill "$examples/slurmdbd.conf.in" "$etc/slurmdbd.conf")
 	chmod 0600 "$etc/slurmdbd.conf"
-	cp "$examples/gres.conf" "$etc/gres.conf"
+	cp "${gres_conf:-$examples/gres.conf}" "$etc/gres.conf"
 	if [ -n "$hres" ]; then
 		cp "$hres" "$etc/resources.yaml" && chmod 0644 "$etc/resources.yaml"
 	else
