@@ -205,6 +205,7 @@ cmd_stop() {
 		stop_pid slurmd "$(pidfile_of "slurmd:$x")"
 		netns_down "$x"
 	done
+	netns_forward_restore
 	for d in $daemons; do
 		stop_pid "$d" "$(pidfile_of $d)"
 	done
@@ -237,7 +238,7 @@ cmd_status() {
 fill() {
 	sedscript=$state/.fill.sed
 	: >"$sedscript"
-	for v in CLUSTER NODE NODE_GRES NODE_FEATURES PARTITION_LINE NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
+	for v in CLUSTER NODE NODE_ADDR NODE_GRES NODE_FEATURES PARTITION_LINE NODE2_LINE CTLD_ADDR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT DB_PASS \
 		PROCTRACK_TYPE TASK_PLUGIN \
 		MUNGE_SOCKET STATE_DIR CPUS PROLOG_TIMEOUT PROLOG_LINE \
 		EPILOG_LINE PROLOG_SLURMCTLD_LINE LICENSE_TRES LICENSES_LINE SPANK_LINE PLUGINDIR_LINE JOB_SUBMIT_LINE \
@@ -472,16 +473,37 @@ netns_pick() {
 	die "no free 10.77.N.0/24 for another node"
 }
 
-# netns_route_ctld NS I - a host route to slurmctld's address (the first
-# namespace's 10.77.F.1) via this namespace's own veth peer, where that
-# address is not on its link.  Not a default route: with one, a name
+# netns_route NS I - the namespace's route to 10.77.0.0/16 via its own
+# veth peer (this host): slurmctld's address (the first namespace's
+# 10.77.F.1, on this host) and the other nodes' 10.77.J.2, which Slurm's
+# message tree needs: a slurmd forwards a step's launch and other messages
+# to nodes beyond TreeWidth's fan-out, so with 16 nodes on Slurm 22.05 an
+# `srun` over all of them failed "Communication connection failure" when
+# the nodes reached only slurmctld.  This host forwards between the
+# namespaces (netns_forward).  Not a default route: with one, a name
 # lookup in the namespace (slurmd and slurmstepd resolve node names) goes
-# to resolv.conf's servers through a host that does not forward and waits
-# out the resolver's timeouts, and Slurm 24.11's slurmctld gave up on the
-# node (its messages timed out, jobs stayed COMPLETING).
-netns_route_ctld() {
-	[ "$2" = "$NETNS_INDEX" ] && return 0
-	ip netns exec "$1" ip route add "10.77.$NETNS_INDEX.1/32" via "10.77.$2.1"
+# to resolv.conf's servers through a host that does not forward them and
+# waits out the resolver's timeouts, and Slurm 24.11's slurmctld gave up on
+# the node (its messages timed out, jobs stayed COMPLETING).
+netns_route() {
+	ip netns exec "$1" ip route add 10.77.0.0/16 via "10.77.$2.1"
+}
+
+# netns_forward - IPv4 forwarding on in this network namespace (the
+# nodes' traffic to each other goes through it); when it was off, the
+# state directory remembers so, and stop turns it off again once no
+# cluster's node namespace is left.  Under tests/isolate.sh this is the
+# test's own network namespace; by hand, the machine's.
+netns_forward() {
+	[ "$(cat /proc/sys/net/ipv4/ip_forward)" = 1 ] && return 0
+	echo 1 >/proc/sys/net/ipv4/ip_forward || die "cannot turn on net.ipv4.ip_forward"
+	: >"$state/ip_forward.was-off"
+}
+netns_forward_restore() {
+	[ -f "$state/ip_forward.was-off" ] || return 0
+	rm -f "$state/ip_forward.was-off"
+	ip netns list 2>/dev/null | grep -q '^falcon-ns' ||
+		echo 0 >/proc/sys/net/ipv4/ip_forward 2>/dev/null || true
 }
 
 netns_up() {
@@ -496,7 +518,7 @@ netns_up() {
 	ip netns exec "$ns" ip addr add "10.77.$i.2/24" dev "falcon${i}b" &&
 	ip netns exec "$ns" ip link set "falcon${i}b" up &&
 	ip netns exec "$ns" ip link set lo up &&
-	netns_route_ctld "$ns" "$i" ||
+	netns_route "$ns" "$i" ||
 		{ netns_down "$1"; die "cannot set up the veth pair of $ns"; }
 }
 
@@ -677,8 +699,14 @@ cmd_start() {
 	t_CTLD_ADDR=127.0.0.1
 	t_NODE2_LINE="# (none)"
 	t_NODE_FEATURES=$(features_of "$node")
+	# ... and this host's node by the same address, not loopback: the
+	# other nodes send it what Slurm's message tree forwards (a step's
+	# launch), and their loopback is their own (an srun over 16 nodes
+	# failed "Job credential replayed" on this host's node)
+	t_NODE_ADDR=127.0.0.1
 	if [ -n "$extras" ]; then
 		t_CTLD_ADDR=10.77.$NETNS_INDEX.1
+		t_NODE_ADDR=$t_CTLD_ADDR
 		t_NODE2_LINE=$(for x in $extras; do
 			echo "NodeName=$x NodeAddr=10.77.$(netns_index "$x").2 CPUs=$cpus RealMemory=1024 Gres=$(gres_of "$x")$(features_of "$x") State=UNKNOWN"
 		done)
@@ -740,6 +768,7 @@ PreemptParameters=reclaim_licenses"
 	start_munged
 	start_mariadb
 	start_slurmdbd
+	[ -z "$extras" ] || netns_forward
 	for x in $extras; do netns_up "$x"; done
 	start_slurmctld
 	start_slurmd

@@ -58,7 +58,8 @@ configure)
 		-e 's|@EPILOG_LINE@|Epilog=/usr/sbin/falcon-epilog|' \
 		-e 's|@PROLOG_SLURMCTLD_LINE@||; s|@PLUGINDIR_LINE@||; s|@LICENSE_TRES@||' \
 		-e 's|@JOB_SUBMIT_LINE@|JobSubmitPlugins=falcon|' \
-		-e 's|@PREEMPT_LINES@||; s|@PREEMPT_PARTITION_LINE@||' \
+		-e 's|@PREEMPT_LINES@||; s|@PREEMPT_PARTITION_LINE@||; s|@PARTITION_LINE@||' \
+		-e 's|@NODE_ADDR@|127.0.0.1|' \
 		-e 's|@LICENSES_LINE@|Licenses=falcon1_gpu:8,falcon1_nvme:1|' \
 		-e 's|^SlurmUser=root|SlurmUser=slurm|' -e '/^AccountingStorage/d' \
 		-e '/^AccountingStoreFlags/d' >/etc/slurm/slurm.conf
