@@ -27,10 +27,7 @@ if [ "$(id -u)" != 0 ] || ! command -v munged >/dev/null 2>&1 || ! command -v mu
 	echo "alerts: not checked against falcond's /metrics (needs root, munged, curl and the build)"
 	exit 0
 fi
-fd_start_munged
-fd_start_sim c1
-fd_write_conf ""
-fd_start_falcond
+fd_setup
 [ "$(fd_send GET /metrics '' '')" = 200 ] || t_fail "GET /metrics: $(cat "$t_tmp/out")"
 for n in $names; do
 	grep -q "^$n[{ ]" "$t_tmp/out" || t_fail "falcond exports no $n (used by $RULES)"

@@ -9,10 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf "PartitionName=small MaxFalconGPUs=1 MaxFalconNVMe=0 AllowTopologies=falconGPUs"
-fd_start_falcond
+fd_setup "PartitionName=small MaxFalconGPUs=1 MaxFalconNVMe=0 AllowTopologies=falconGPUs"
 
 # --- routes and bodies
 [ "$(fd_send GET /v1/health '' '')" = 200 ] || t_fail "health"

@@ -12,10 +12,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf
-fd_start_falcond
+fd_setup
 
 fd_sim c1 POST /admin/faults '{"tasks":{"attach":true,"detach":true,"ms":8000}}' >/dev/null
 b='{"job_id":11,"host":"node2","gpus":1}'

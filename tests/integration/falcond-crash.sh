@@ -9,10 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf
-fd_start_falcond
+fd_setup
 cycles=${FALCOND_CYCLES:-50}
 acked=$t_tmp/acked      # "LEASE JOB" of acknowledged, not yet released leases
 : > "$acked"

@@ -17,11 +17,8 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
 FD_CHASSIS_TIMEOUT=3 # a paused chassis (section 5) fails in 3 s, not 10
-fd_write_conf "ReconcileInterval=0"
-fd_start_falcond
+fd_setup "ReconcileInterval=0"
 DESC=$t_tmp/state/chassis-c1.json
 count_on() { fd_count_on; }
 gets() { fd_counted GET; }

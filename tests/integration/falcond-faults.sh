@@ -14,11 +14,8 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
 FD_CHASSIS_TIMEOUT=1
-fd_write_conf
-fd_start_falcond
+fd_setup
 "$FALCONCTL" attach --job 100000 --host node2 --gpus 1 >/dev/null || t_fail "scenario: attach"
 fd_sim c1 POST /admin/faults \
 	'{"rules":[{"action":"error","method":"PATCH","path":"/redfish/v1/*","count":-1}]}' >/dev/null

@@ -13,10 +13,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf "ReconcileInterval=2"
-fd_start_falcond
+fd_setup "ReconcileInterval=2"
 hist=$t_tmp/state/history.jsonl
 
 # h_quar - the quarantined device ids of the ledger, sorted, space-separated.

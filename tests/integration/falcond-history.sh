@@ -11,10 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf
-fd_start_falcond
+fd_setup
 hist=$t_tmp/state/history.jsonl
 
 # h_get QUERY [USER] - GET /v1/history?QUERY, signed (the credential binds

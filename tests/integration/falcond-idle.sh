@@ -15,10 +15,7 @@
 fd_need
 python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.2", 0))' 2>/dev/null ||
 	t_skip "cannot bind 127.0.0.2"
-fd_start_munged
-fd_start_sim c1
-FD_CHASSIS_TIMEOUT=30 fd_write_conf
-fd_start_falcond
+FD_CHASSIS_TIMEOUT=30 fd_setup
 IDLE=${FALCOND_IDLE_CONNS:-2000}
 ROUNDS=${FALCOND_IDLE_ROUNDS:-15}
 

@@ -15,10 +15,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf
-fd_start_falcond
+fd_setup
 st=$t_tmp/state
 
 # bg_call N METHOD PATH BODY - a signed request in the background; its

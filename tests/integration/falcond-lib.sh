@@ -123,6 +123,19 @@ fd_start_falcond() {
 }
 t_on_exit "kill \$(cat '$t_tmp/falcond.pid' 2>/dev/null) 2>/dev/null || true"
 
+# fd_setup [EXTRA [ARGS...]] - after fd_need: munged, chassis c1, falcon.conf
+# (fd_write_conf EXTRA; FD_CHASSIS_TIMEOUT as there) and falcond
+# (fd_start_falcond ARGS); sets MUNGE_SOCK, SIM_PORT_c1, FALCON_CONF,
+# FD_PORT and FD_PID.
+fd_setup() {
+	_fs_extra=${1:-}
+	[ $# -gt 0 ] && shift
+	fd_start_munged
+	fd_start_sim c1
+	fd_write_conf "$_fs_extra"
+	fd_start_falcond "$@"
+}
+
 fd_stop_falcond() {
 	kill "${1:--TERM}" $FD_PID 2>/dev/null || true
 	wait $FD_PID 2>/dev/null || true

@@ -11,10 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf "PartitionName=p1 MaxFalconGPUs=4"
-fd_start_falcond -v
+fd_setup "PartitionName=p1 MaxFalconGPUs=4" -v
 RELOADS=30
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export ASAN_OPTIONS

@@ -14,12 +14,9 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
 # reconcile every 2 s; hold a dead falcond's in-flight devices 10 s
-fd_write_conf "${FD_SETTLE_CONF-ReconcileInterval=2
+fd_setup "${FD_SETTLE_CONF-ReconcileInterval=2
 SettleTime=10}"
-fd_start_falcond
 Z=/redfish/v1/Fabrics/PCIe/Zones
 
 # rule_left - the count left of the fault rule (0: it matched; a spent

@@ -11,10 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf "PartitionName=small MaxFalconGPUs=2"
-fd_start_falcond
+fd_setup "PartitionName=small MaxFalconGPUs=2"
 
 # hup_logged N PATTERN - wait for the Nth "SIGHUP: reconcile" and PATTERN in the log.
 hup_logged() {

@@ -20,10 +20,7 @@ fd_need
 id nobody >/dev/null 2>&1 || t_skip "no user nobody"
 CONNS=${FALCOND_STARVE_CONNS:-2000}
 ROUNDS=${FALCOND_STARVE_ROUNDS:-5}
-fd_start_munged
-fd_start_sim c1
-fd_write_conf
-fd_start_falcond
+fd_setup
 
 # measure LABEL FILE - ROUNDS rounds of falconctl status, attach (a compose
 # of 1 GPU) and detach, each bounded by 60 s; prints the medians, FILE gets

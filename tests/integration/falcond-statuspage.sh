@@ -17,11 +17,8 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
 SP_PORT=$(free_port)
-fd_write_conf "StatusListen=127.0.0.1:$SP_PORT"
-fd_start_falcond
+fd_setup "StatusListen=127.0.0.1:$SP_PORT"
 PAGE=http://127.0.0.1:$SP_PORT
 ART=$top_builddir/tests/integration/falcond-statuspage.artefacts
 rm -rf "$ART" && mkdir -p "$ART"

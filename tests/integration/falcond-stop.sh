@@ -14,10 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-FD_CHASSIS_TIMEOUT=30 fd_write_conf
-fd_start_falcond
+FD_CHASSIS_TIMEOUT=30 fd_setup
 fd_sim c1 POST /admin/faults '{"latency_ms":1000}' >/dev/null
 
 hosts="node1 node2 node3"

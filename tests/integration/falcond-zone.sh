@@ -9,10 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/falcond-lib.sh"
 fd_need
-fd_start_munged
-fd_start_sim c1
-fd_write_conf
-fd_start_falcond
+fd_setup
 Z=/redfish/v1/Fabrics/PCIe/Zones/H1
 
 # zone_eps - the device endpoints of zone H1, sorted, one line
