@@ -85,8 +85,7 @@
 fp_slurm_node
 s_need_job_submit
 s_need_netns
-spank=$top_builddir/plugin/.libs/spank_falcon.so
-[ -f "$spank" ] || t_skip "spank_falcon.so not built"
+s_need_spank
 id nobody >/dev/null 2>&1 || t_skip "no user nobody"
 case $FP_HOST in n[1-8]|node[1-8]) t_skip "host name $FP_HOST is one of the cluster's node names" ;; esac
 
@@ -227,7 +226,7 @@ fp_slurmctld_wrapper
 fp_slurm_start --nodes 8 --prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" --prolog-timeout 320 \
 	--license "$lic" --gres "$gres" --features "$feats" --gres-conf "$t_tmp/gres.conf" \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF" --partition gpu \
-	--spank "$spank" --spank-args "conf=$FALCON_CONF"
+	--spank "$plugin" --spank-args "conf=$FALCON_CONF"
 for g in $(sed -n 's/^GresTypes=//p' "$t_tmp/slurm-conf.out" | tr ',' ' '); do
 	grep "^GresTypes=" "$SLURM_CONF" | tr '=,' '  ' | grep -qw "$g" ||
 		t_fail "step 6: the cluster's slurm.conf lacks GresTypes $g: $(grep '^GresTypes=' "$SLURM_CONF")"

@@ -20,8 +20,7 @@
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
-plugin=$top_builddir/plugin/.libs/spank_falcon.so
-[ -f "$plugin" ] || t_skip "spank_falcon.so not built"
+s_need_spank
 # the orphan stays on the bus on purpose: falcond's periodic reconcile,
 # which detaches a device attached without a lease, runs only at start here
 # (under load a pass fell inside the test and took the orphan away)

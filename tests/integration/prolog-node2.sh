@@ -14,8 +14,7 @@
 s_need_slurm
 fp_need
 s_need_netns
-plugin=$top_builddir/plugin/.libs/spank_falcon.so
-[ -f "$plugin" ] || t_skip "spank_falcon.so not built"
+s_need_spank
 FP_HOST=$(hostname -s)
 case $FP_HOST in node1|node2|node3) t_skip "host name $FP_HOST is a sim host" ;; esac
 FP_LISTEN=0.0.0.0

@@ -17,8 +17,7 @@
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
-plugin=$top_builddir/plugin/.libs/spank_falcon.so
-[ -f "$plugin" ] || t_skip "spank_falcon.so not built"
+s_need_spank
 command -v xmllint >/dev/null 2>&1 || t_skip "xmllint (libxml2-utils) not installed"
 fp_setup
 fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8

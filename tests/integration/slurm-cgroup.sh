@@ -18,8 +18,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 s_need_slurm
-plugin=$top_builddir/plugin/.libs/spank_falcon.so
-[ -f "$plugin" ] || t_skip "spank_falcon.so not built (configure found no libslurm)"
+s_need_spank
 for c in freezer devices; do
 	grep -q " /sys/fs/cgroup/$c rw.* - cgroup " /proc/self/mountinfo ||
 		t_skip "no writable cgroup v1 $c controller: cluster.sh cannot constrain devices"

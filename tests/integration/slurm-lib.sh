@@ -40,6 +40,13 @@ s_need_job_submit() {
 		t_skip "job_submit_falcon.so not built (configure --with-slurm-source=\"\$(scripts/slurm-source.sh)\")"
 }
 
+# s_need_spank - skip unless spank_falcon.so is built (configure found
+# libslurm); sets plugin, its path (cluster.sh --spank PATH).
+s_need_spank() {
+	plugin=$top_builddir/plugin/.libs/spank_falcon.so
+	[ -f "$plugin" ] || t_skip "spank_falcon.so not built (configure found no libslurm)"
+}
+
 # s_need_netns - skip unless the extra nodes of cluster.sh --node2/--nodes
 # can be made here: ip, unshare, nsenter, and a network namespace.
 s_need_netns() {

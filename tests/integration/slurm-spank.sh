@@ -11,8 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 s_need_slurm
-plugin=$top_builddir/plugin/.libs/spank_falcon.so
-[ -f "$plugin" ] || t_skip "spank_falcon.so not built (configure found no libslurm)"
+s_need_spank
 
 run=$t_tmp/run
 mkdir -p "$run"
