@@ -23,7 +23,7 @@
 fp_slurm_node
 s_need_spank
 fp_setup
-fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
+fp_spank_start
 fp_falcond_with_slurm
 
 N1=$SYSFS/node1

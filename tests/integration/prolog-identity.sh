@@ -25,7 +25,7 @@ s_need_spank
 # which detaches a device attached without a lease, runs only at start here
 # (under load a pass fell inside the test and took the orphan away)
 fp_setup "ReconcileInterval=0"
-fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16
+fp_spank_start
 fp_falcond_with_slurm
 
 Z=/redfish/v1/Fabrics/PCIe/Zones/H1

@@ -77,6 +77,13 @@ EOS
 	s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" "$@"
 }
 
+# fp_spank_start [s_start options...] - after s_need_spank and fp_setup:
+# fp_slurm_start with spank_falcon ($plugin, conf=$FALCON_CONF) in
+# plugstack.conf and the license falcon1:16.
+fp_spank_start() {
+	fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 "$@"
+}
+
 # fp_node2_start [s_start options...] - after fp_setup (or a falcon.conf
 # and falcond of the test's own): the cluster with a second node "node2"
 # (cluster.sh --node2) and one Prolog=/Epilog= wrapper for both nodes, node2's

@@ -21,7 +21,7 @@
 fp_slurm_node
 s_need_spank
 fp_setup
-fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8
+fp_spank_start --gpus 8
 fp_falcond_with_slurm
 
 # p_sacct JOB - wait for the job's AdminComment to reach sacct; prints it.

@@ -20,7 +20,7 @@ fp_slurm_node
 s_need_spank
 command -v xmllint >/dev/null 2>&1 || t_skip "xmllint (libxml2-utils) not installed"
 fp_setup
-fp_slurm_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" --license falcon1:16 --gpus 8
+fp_spank_start --gpus 8
 t0=$(date +%s)
 start=$(date -d "@$((t0 - 1))" +%Y-%m-%dT%H:%M:%S)
 
