@@ -46,7 +46,8 @@ wait_for() {
 # A port free now is not a port kept: the quickstart picks falcond's ports,
 # then cluster.sh its own, before any of those daemons binds, so two picks
 # could fall on one port and the daemon that starts second fails "Address
-# already in use" (seen once: the quickstart's backup falcond).  Every pick
+# already in use" (one way to a failure seen once, the quickstart's backup
+# falcond unable to bind its port; what held it was not recorded).  Every pick
 # is written to $FALCON_PORT_REGISTRY (default /tmp/falcon-free-ports,
 # under flock) and no port listed there is picked again; the list starts
 # over past 4000 ports (of the ~12,700 in the range).  Where the list
