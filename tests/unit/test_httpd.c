@@ -122,7 +122,10 @@ static void exchange(struct falcon_httpd *h, const char *req, char *out, size_t 
 	falcon_strlcpy(out, body + 4, n);
 }
 
-/* closed_within - whether the server closes fd within ms */
+/* closed_within - whether the server closes fd within ms.  The bounds the
+ * tests give it are waits for the close, not timings: poll returns at the
+ * close, and under test-all's load (three lanes, a load of 15 on 2 cores)
+ * the server's accept of a third connection took over 500 ms once. */
 static bool closed_within(int fd, int ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -185,14 +188,14 @@ START_TEST(deadlines)
 	/* a request that never completes is dropped after request_s */
 	a = dial(h);
 	ck_assert_int_eq(write(a, "GET / HT", 8), 8);
-	ck_assert(closed_within(a, 3000));
+	ck_assert(closed_within(a, 10000));
 	close(a);
 	/* the third incomplete connection of an address drops the oldest */
 	a = dial(h);
 	b = dial(h);
 	usleep(100000);
 	c = dial(h);
-	ck_assert(closed_within(a, 500));
+	ck_assert(closed_within(a, 10000));
 	ck_assert(!closed_within(b, 100));
 	close(a);
 	close(b);
