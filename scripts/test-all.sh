@@ -35,13 +35,19 @@
 #              (tests/isolate.sh)
 #   asan       (host) build-asan/: -fsanitize=address,undefined; the unit
 #              tests again
-#   distcheck  (host) make distcheck: the tarball builds and its unit tests
-#              pass
+#   distcheck  (host) build-dist/: make distcheck: the tarball builds and
+#              its unit tests pass
 #   packages   (host, trixie) tests/integration/packages.sh: the lane's
 #              .debs installed with apt into a fresh minbase chroot, the
 #              main job, an upgrade under a lease, remove, purge (slurm26
 #              has none: the packages depend on Debian's Slurm packages,
 #              and Debian has no 26.05 that the lane could install)
+# asan, distcheck and packages run one after the other beside check, as
+# soon as the build is done (their output is printed when check ends): none
+# of them uses build/ or a port, cgroup or namespace of check's tests, and
+# check's tests mostly wait on Slurm's timers (run 4 of 2026-11-28: the
+# machine's CPU was half idle over the whole run, and the host lane's last
+# 920 s were these three steps alone).
 # The chroot lanes start as soon as debootstrap is installed and run beside
 # the host lane (scripts/chroot-lane.sh --suite=LANE; their lines prefixed
 # "LANE| "): the tests wait on daemons far more than they compute.
@@ -300,8 +306,13 @@ do_asan() {
 	tally build-asan
 	return $_rc
 }
+# (in build-dist/, not build/: check's tests run in build/ meanwhile, and
+# what runs from build/ after them is stopped as left running)
 do_distcheck() {
-	(cd build && make -j"$(nproc 2>/dev/null || echo 2)" distcheck >distcheck.out 2>&1 &&
+	rm -rf build-dist && mkdir build-dist
+	(cd build-dist && ../configure --disable-integration-tests >configure.out 2>&1 ||
+		{ cat configure.out; exit 1; }
+	 make -j"$(nproc 2>/dev/null || echo 2)" distcheck >distcheck.out 2>&1 &&
 		tail -5 distcheck.out || { tail -80 distcheck.out; exit 1; })
 }
 # The package build skips its unit tests (DEB_BUILD_OPTIONS=nocheck): this
@@ -320,6 +331,35 @@ do_packages() {
 	esac
 }
 
+# later_steps all|packages - the lane's steps after check (asan and
+# distcheck only when the build passed), in a subshell beside check: their
+# counts and failures go to $work/later.counts and $work/later.failed,
+# added to this lane's by later_end
+later_steps() {
+	sum_pass=0; sum_fail=0; sum_skip=0; status=0; failed=""
+	if [ "$1" = all ] && [ "$me" = host ]; then
+		step asan do_asan || status=1
+		step distcheck do_distcheck || { status=1; failed="$failed distcheck"; }
+	fi
+	case " $(steps_of "$me") " in *" packages "*) step packages do_packages || status=1 ;; esac
+	echo "$sum_pass $sum_fail $sum_skip $status" >"$work/later.counts"
+	echo "$failed" >"$work/later.failed"
+}
+# later_end PID - wait for later_steps' subshell PID, print its output and
+# add its counts (a subshell that wrote none failed)
+later_end() {
+	wait "$1" || true
+	cat "$work/later.out"
+	_lc="0 1 0 1"; _lf=" later-steps"
+	if [ -s "$work/later.counts" ]; then
+		_lc=$(cat "$work/later.counts"); _lf=$(cat "$work/later.failed")
+	fi
+	set -- $_lc
+	sum_pass=$((sum_pass + $1)); sum_fail=$((sum_fail + $2)); sum_skip=$((sum_skip + $3))
+	[ "$4" = 0 ] || status=1
+	failed="$failed$_lf"
+}
+
 # run_lane - this lane's steps here
 run_lane() {
 	host_name=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-host}") || host_name=host
@@ -329,15 +369,17 @@ run_lane() {
 	fi
 	step source do_source || true
 	if step build do_build; then
+		(later_steps all) >"$work/later.out" 2>&1 &
+		_later=$!
+		_ls=$(steps_of "$me" | sed 's/.* check *//')
+		[ -z "$_ls" ] || echo "test-all: $me lane: beside check: $_ls (printed when check ends)"
 		step check do_check || status=1
-		if [ "$me" = host ]; then
-			step asan do_asan || status=1
-			step distcheck do_distcheck || { status=1; failed="$failed distcheck"; }
-		fi
+		later_end $_later
 	else
 		status=1; failed="$failed build"
+		(later_steps packages) >"$work/later.out" 2>&1 &
+		later_end $!
 	fi
-	case " $(steps_of "$me") " in *" packages "*) step packages do_packages || status=1 ;; esac
 }
 
 # table - the times of $times: per lane, each step, the slowest tests, the total
