@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "chassis/chassis.h"
+#include "chassis/chassis_types.h"
 #include "chassis/redfish.h"
 
 #define FALCON_BE_MAX_FETCHES 20000 /* default GETs per public operation */

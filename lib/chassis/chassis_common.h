@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "chassis/chassis.h"
+#include "chassis/chassis_types.h"
 #include "chassis/chassis_backend.h"
 #include "chassis/redfish.h"
 

@@ -10,7 +10,7 @@ CHASSIS_SRCS = lib/chassis/rf_json.c lib/chassis/rf_sse.c lib/chassis/rf_dir.c l
 	lib/chassis/chassis_common.c lib/chassis/chassis_describe.c lib/chassis/chassis_events.c \
 	lib/chassis/rf_fabric.c lib/chassis/rf_composition.c lib/chassis/chassis.c
 lib_chassis_libfalcon_chassis_la_SOURCES = $(CHASSIS_SRCS) \
-	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_backend.h \
+	lib/chassis/redfish.h lib/chassis/chassis.h lib/chassis/chassis_types.h lib/chassis/chassis_backend.h \
 	lib/chassis/chassis_common.h
 lib_chassis_libfalcon_chassis_la_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(CURL_CFLAGS)
 lib_chassis_libfalcon_chassis_la_LIBADD = $(JSON_LIBS) $(CURL_LIBS)

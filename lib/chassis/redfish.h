@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "chassis/chassis.h"
+#include "chassis/chassis_types.h"
 #include "core/falcon_err.h"
 
 struct json_object;

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "chassis/chassis.h"
+#include "chassis/chassis_types.h"
 #include "chassis/redfish.h"
 #include "core/util.h"
 
