@@ -15,6 +15,7 @@
 #include "detach.h"
 #include "inventory.h"
 #include "keep.h"
+#include "policy.h"
 #include "core/log.h"
 #include "core/util.h"
 

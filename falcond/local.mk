@@ -8,7 +8,7 @@ check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
 tests_unit_test_falcond_SOURCES = tests/unit/test_falcond.c tests/unit/testutil.h \
 	falcond/ledger.c falcond/ledger.h falcond/place.c falcond/place.h \
-	falcond/keep.c falcond/keep.h
+	falcond/policy.c falcond/policy.h falcond/keep.c falcond/keep.h
 tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)
@@ -59,7 +59,7 @@ endif
 # From the top down (doc/ARCHITECTURE.md): main, the HTTP front, the status
 # page, events;
 # compose, decompose, reconcile, quarantine, status; resv, detach;
-# inventory, desc; state; history; place, keep; ledger; confgen, ha.
+# inventory, desc; state; history; place, policy, keep; ledger; confgen, ha.
 sbin_PROGRAMS += falcond/falcond
 falcond_falcond_SOURCES = falcond/main.c \
 	falcond/falcond.c falcond/falcond.h falcond/events.c falcond/events.h \
@@ -71,7 +71,7 @@ falcond_falcond_SOURCES = falcond/main.c \
 	falcond/detach.c falcond/detach.h falcond/inventory.c falcond/inventory.h \
 	falcond/desc.c falcond/desc.h falcond/state.c falcond/state.h \
 	falcond/history.c falcond/history.h falcond/place.c falcond/place.h \
-	falcond/keep.c falcond/keep.h \
+	falcond/policy.c falcond/policy.h falcond/keep.c falcond/keep.h \
 	falcond/ledger.c falcond/ledger.h falcond/confgen.c falcond/confgen.h \
 	falcond/ha.c falcond/ha.h
 falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \

@@ -1,8 +1,7 @@
 /*
  * place.c - placement of a compose request on one chassis: what it sees
  * (slots), learns (ports not cabled to a drawer) and decides (devices and
- * ports), and the partition policy checked again inside falcond (defence
- * in depth behind job_submit_falcon) (place.h).
+ * ports) (place.h).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -15,24 +14,10 @@
 
 #include "place.h"
 #include "core/log.h"
-#include "core/policy.h"
 #include "core/util.h"
 
 #define MAX_DRAWERS 8 /* a Falcon 4016 has 2; room for bigger models */
 #define ADVANCED_HOSTS_PER_DRAWER 3 /* advanced mode: up to 3 hosts share a drawer */
-
-falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
-				  const struct falcon_compose_req *r)
-{
-	/* the same judge and message as job_submit_falcon (lib/core/policy.c) */
-	struct falcon_job_req req = { .falcon_gpus = r->gpus, .falcon_nvme = r->nvme,
-				      .gpus = r->local_gpus };
-	struct falcon_partition_conf named = *p;
-
-	if (r->partition[0] != '\0')
-		snprintf(named.name, sizeof(named.name), "%s", r->partition);
-	return falcon_policy_check(&named, NULL, NULL, &req);
-}
 
 void falcond_reach_cabling(struct falcond_reach *r, const struct falcon_cable *cables, size_t n)
 {

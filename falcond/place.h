@@ -28,16 +28,6 @@ struct falcond_slot {
 };
 
 /*
- * falcond_policy_check - the partition's policy (falcon.conf AllowTopologies,
- * MaxFalconGPUs, MaxFalconNVMe) against a compose request: FALCON_ERR_POLICY
- * with the rule in the detail, else FALCON_OK.  falcon_policy_check() of
- * lib/core/policy.h judges, so the message is job_submit_falcon's (without its
- * "use partition X" advice); r->partition, when set, names the partition.
- */
-falcon_err_t falcond_policy_check(const struct falcon_partition_conf *p,
-				  const struct falcon_compose_req *r);
-
-/*
  * falcond_place - choose r->gpus GPUs and r->nvme NVMe devices for host among
  * slots[0..n), free, not quarantined, not Critical nor Absent, within the chassis mode
  * limits (standard: a drawer half, slots 1-4 or 5-8, belongs to one host;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "falcond/policy.h"
 #include "falcond/ledger.h"
 #include "falcond/keep.h"
 #include "falcond/place.h"
