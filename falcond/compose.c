@@ -426,6 +426,12 @@ static falcon_err_t compose_in_time(struct compose_ctx *x)
 			      x->r->job_id, x->r->host, late, x->ch->cc->name);
 }
 
+/* in_time_cb - compose_in_time() as falcond_port_change()'s in_time. */
+static falcon_err_t in_time_cb(void *x)
+{
+	return compose_in_time(x);
+}
+
 /*
  * compose_record - step 1, intent before action: the lease gets its id,
  * its devices are held from now on (other composes place around them once
@@ -502,9 +508,8 @@ static void attach_refused(struct compose_ctx *x, const struct falcon_lease_dev 
 
 /*
  * attach_ids - attach ids[n] (devices of x->l) to port as one set
- * (falcon_chassis_attach_set: one zone PATCH, all or nothing; a device
- * someone else already gave the port is refused) (the port's lock for the
- * request).  Marks
+ * (falcond_port_change, falcon_chassis_attach_set: one zone PATCH, all or
+ * nothing; a device someone else already gave the port is refused).  Marks
  * each in x->sent unless the chassis refused before anything was sent
  * (FALCON_ERR_CONFLICT: in another zone, or already in this one: a
  * rollback detaching it would take it from whoever has it).  A single
@@ -514,30 +519,21 @@ static falcon_err_t attach_ids(struct compose_ctx *x, const char *port, const ch
 			       size_t n)
 {
 	struct falcond_chassis *ch = x->ch;
-	struct falcond_port *p = falcond_port_of(ch, port);
 	char detail[1024];
 	falcon_err_t rv;
+	bool sent;
 	size_t i, k;
 
-	pthread_mutex_lock(&p->lock);
-	/* it may have waited for another compose's request on the port */
-	rv = compose_in_time(x);
-	if (rv == FALCON_OK)
-		rv = falcond_port_client(x->st, ch, p);
-	if (rv != FALCON_OK) { /* nothing sent */
-		pthread_mutex_unlock(&p->lock);
+	/* in time: it may have waited for another compose's request on the
+	 * port; the budget's deadline ends a task followed */
+	rv = falcond_port_change(x->st, ch, port, FALCOND_ATTACH, ids, n, x->r->deadline_ms,
+				 in_time_cb, x, &sent);
+	if (!sent)
 		return rv;
-	}
-	falcon_chassis_set_deadline(p->client, x->r->deadline_ms); /* a task ends with the budget */
-	rv = falcon_chassis_attach_set(p->client, port, ids, n);
-	falcon_chassis_set_deadline(p->client, 0);
-	pthread_mutex_unlock(&p->lock);
-
 	for (i = 0; i < x->l.ndevs; i++)
 		for (k = 0; k < n; k++)
 			if (strcmp(x->l.devs[i].id, ids[k]) == 0)
 				x->sent[i] = rv != FALCON_ERR_CONFLICT;
-	falcond_chassis_changed(x->st, ch, rv, port, ids, n);
 	if (rv == FALCON_OK)
 		return rv;
 	snprintf(detail, sizeof(detail), "%s", falcon_errmsg());

@@ -20,25 +20,18 @@
 #include "core/util.h"
 
 /*
- * falcond_detach_or_quarantine - take d back; on failure quarantine it with the
- * reason (st->lock not held; takes the port's lock).  Returns the detach
+ * falcond_detach_or_quarantine - take d back (falcond_port_change); on
+ * failure quarantine it with the reason (st->lock not held; takes the
+ * port's lock).  Returns the detach
  * result.
  */
 falcon_err_t falcond_detach_or_quarantine(struct falcond_state *st, struct falcond_chassis *ch,
 					 const char *port, const char *dev, const char *why)
 {
-	struct falcond_port *p = falcond_port_of(ch, port);
 	char reason[256];
 	falcon_err_t rv;
 
-	pthread_mutex_lock(&p->lock);
-	rv = falcond_port_client(st, ch, p);
-	if (rv == FALCON_OK) {
-		__atomic_add_fetch(&ch->detaches, 1, __ATOMIC_RELAXED);
-		rv = falcon_chassis_detach(p->client, port, dev);
-		falcond_chassis_changed(st, ch, rv, "", &dev, 1);
-	}
-	pthread_mutex_unlock(&p->lock);
+	rv = falcond_port_change(st, ch, port, FALCOND_DETACH, &dev, 1, 0, NULL, NULL, NULL);
 	if (rv == FALCON_OK)
 		return rv;
 	snprintf(reason, sizeof(reason), "detach from %s failed during %s: %s", port, why,
@@ -61,8 +54,8 @@ falcon_err_t falcond_detach_or_quarantine(struct falcond_state *st, struct falco
 
 /*
  * detach_port - take back every device of l on port (those with sent[i]
- * set, unless sent is NULL) in one request (falcon_chassis_detach_set:
- * one zone PATCH); when that fails, each on its own with
+ * set, unless sent is NULL) in one request (falcond_port_change,
+ * falcon_chassis_detach_set: one zone PATCH); when that fails, each on its own with
  * falcond_detach_or_quarantine, so that only a device that will not come off is
  * quarantined (the port's lock taken for each request; st->lock not
  * held).  Returns the number quarantined.
@@ -79,16 +72,7 @@ static int detach_port(struct falcond_state *st, struct falcond_chassis *ch,
 	if (n == 0) /* a rollback's device that was never sent */
 		return 0;
 	if (n > 1) {
-		struct falcond_port *p = falcond_port_of(ch, port);
-
-		pthread_mutex_lock(&p->lock);
-		rv = falcond_port_client(st, ch, p);
-		if (rv == FALCON_OK) {
-			__atomic_add_fetch(&ch->detaches, 1, __ATOMIC_RELAXED);
-			rv = falcon_chassis_detach_set(p->client, port, ids, n);
-			falcond_chassis_changed(st, ch, rv, "", ids, n);
-		}
-		pthread_mutex_unlock(&p->lock);
+		rv = falcond_port_change(st, ch, port, FALCOND_DETACH, ids, n, 0, NULL, NULL, NULL);
 		if (rv == FALCON_OK)
 			return 0;
 		falcon_warn("%s: detach of %zu devices from %s during %s: %s; one by one",

@@ -35,14 +35,6 @@ static falcon_err_t open_client(struct falcond_state *st, struct falcond_chassis
 	return rv;
 }
 
-falcon_err_t falcond_port_client(struct falcond_state *st, struct falcond_chassis *ch,
-				struct falcond_port *p)
-{
-	bool opened;
-
-	return open_client(st, ch, &p->client, &opened);
-}
-
 /* reader - ch->reader, opened on first use with the kept descriptions
  * (read_lock held). */
 static falcon_err_t reader(struct falcond_state *st, struct falcond_chassis *ch)
@@ -91,7 +83,7 @@ static bool cached(struct falcond_state *st, struct falcond_chassis *ch,
 /* keep_changes - a read begun at change generation since may show a
  * device as it was before a change that ended while it ran (a detach on
  * another port, with ParallelPorts=yes): such devices take their owner
- * from the cache, which falcond_chassis_changed() brought up to date;
+ * from the cache, which falcond_port_change() brought up to date;
  * with no cache to take it from, returns false: the read is to be kept
  * as stale, so that the next use reads again (st->lock held).  Without it, a release was
  * forgotten until the next read: a compose 3 s after it found "8 GPU
@@ -189,7 +181,7 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 	ch->last = copy;
 	ch->have_last = true;
 	/* what it shows is as of when it was asked for: a change completed
-	 * after that is in the cache (falcond_chassis_changed) but perhaps not
+	 * after that is in the cache (chassis_changed) but perhaps not
 	 * in this read, so the read does not make the cache younger than that */
 	ch->last_ms = asked;
 	ch->stale = !kept || copy.n != inv->n;
@@ -197,8 +189,10 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 	return FALCON_OK;
 }
 
-void falcond_chassis_changed(struct falcond_state *st, struct falcond_chassis *ch,
-			     falcon_err_t rv, const char *port, const char **ids, size_t n)
+/* chassis_changed - a change request on ids[n] of ch ended with rv: the
+ * record falcond_port_change() makes (takes st->lock). */
+static void chassis_changed(struct falcond_state *st, struct falcond_chassis *ch,
+			    falcon_err_t rv, const char *port, const char **ids, size_t n)
 {
 	size_t i, k;
 
@@ -220,4 +214,42 @@ void falcond_chassis_changed(struct falcond_state *st, struct falcond_chassis *c
 		ch->down |= falcond_may_land_late(rv);
 	}
 	pthread_mutex_unlock(&st->lock);
+}
+
+falcon_err_t falcond_port_change(struct falcond_state *st, struct falcond_chassis *ch,
+				 const char *port, enum falcond_change what, const char **ids,
+				 size_t n, long long deadline_ms,
+				 falcon_err_t (*in_time)(void *ctx), void *ctx, bool *sent)
+{
+	struct falcond_port *p = falcond_port_of(ch, port);
+	falcon_err_t rv = FALCON_OK;
+	bool opened;
+
+	if (sent != NULL)
+		*sent = false;
+	pthread_mutex_lock(&p->lock);
+	if (in_time != NULL)
+		rv = in_time(ctx);
+	if (rv == FALCON_OK)
+		rv = open_client(st, ch, &p->client, &opened);
+	if (rv != FALCON_OK) { /* nothing sent */
+		pthread_mutex_unlock(&p->lock);
+		return rv;
+	}
+	if (sent != NULL)
+		*sent = true;
+	if (deadline_ms != 0)
+		falcon_chassis_set_deadline(p->client, deadline_ms);
+	if (what == FALCOND_ATTACH) {
+		rv = falcon_chassis_attach_set(p->client, port, ids, n);
+	} else {
+		__atomic_add_fetch(&ch->detaches, 1, __ATOMIC_RELAXED);
+		rv = n == 1 ? falcon_chassis_detach(p->client, port, ids[0])
+			    : falcon_chassis_detach_set(p->client, port, ids, n);
+	}
+	if (deadline_ms != 0)
+		falcon_chassis_set_deadline(p->client, 0);
+	chassis_changed(st, ch, rv, what == FALCOND_ATTACH ? port : "", ids, n);
+	pthread_mutex_unlock(&p->lock);
+	return rv;
 }

@@ -312,7 +312,7 @@ static void reconcile_settle(struct falcond_state *st, struct falcond_chassis *c
 }
 
 /* taken_back - whether this pass already detached dev (a lease it closed):
- * ch->last, read with inv, has it free since (falcond_chassis_changed) (st->lock held). */
+ * ch->last, read with inv, has it free since (falcond_port_change) (st->lock held). */
 static bool taken_back(const struct falcond_chassis *ch, const char *dev)
 {
 	size_t i;
