@@ -418,21 +418,16 @@ falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *po
 falcon_err_t falcon_chassis_detach_set(struct falcon_chassis *ch, const char *port,
 				       const char **devs, size_t n)
 {
-	falcon_err_t rv = begin_set(ch, "detach", port, devs, n), e;
-	char first[1024] = "";
-	size_t i;
+	falcon_err_t rv = begin_set(ch, "detach", port, devs, n);
 
-	if (rv != FALCON_OK || ch->be.ops->detach_set != NULL)
-		return rv != FALCON_OK ? rv : ch->be.ops->detach_set(&ch->be, port, devs, n);
-	for (i = 0; i < n; i++) { /* each is tried; the first error is returned */
-		ch->be.budget = ch->be.max_fetches;
-		e = ch->be.ops->detach(&ch->be, port, devs[i]);
-		if (e != FALCON_OK && rv == FALCON_OK) {
-			rv = e;
-			falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
-		}
-	}
-	return rv == FALCON_OK ? rv : falcon_err_set(rv, "%s", first);
+	if (rv != FALCON_OK)
+		return rv;
+	if (ch->be.ops->detach_set == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "detach: backend %s detaches no set",
+				      ch->be.ops->name);
+	/* each backend in its own way: one zone PATCH (redfish-fabric), one
+	 * action per block (falcon_be_detach_each, redfish-composition) */
+	return ch->be.ops->detach_set(&ch->be, port, devs, n);
 }
 
 falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,

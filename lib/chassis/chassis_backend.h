@@ -73,8 +73,9 @@ struct falcon_be_ops {
 	/* devs[n] (1 <= n <= FALCON_CHASSIS_SET_MAX) given to port all or
 	 * nothing, as falcon_chassis_attach_set() (each backend through
 	 * falcon_be_attach_with_rollback(): in one request or one per
-	 * device); taken from port, as falcon_chassis_detach_set() (NULL:
-	 * chassis.c detaches one by one) */
+	 * device); taken from port, as falcon_chassis_detach_set() (in one
+	 * request, or one per device through falcon_be_detach_each()).  Both
+	 * required of a backend */
 	falcon_err_t (*attach_set)(struct falcon_be *be, const char *port, const char **devs,
 				   size_t n);
 	falcon_err_t (*detach_set)(struct falcon_be *be, const char *port, const char **devs,

@@ -449,3 +449,21 @@ falcon_err_t falcon_be_detach(struct falcon_be *be, const char *port, const char
 
 	return falcon_be_detach_result(change(be, port, dev, false, &changed));
 }
+
+falcon_err_t falcon_be_detach_each(struct falcon_be *be, const char *port, const char **devs,
+				   size_t n, falcon_be_change_fn change)
+{
+	falcon_err_t rv = FALCON_OK, e;
+	char first[1024] = "";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		be->budget = be->max_fetches;
+		e = falcon_be_detach(be, port, devs[i], change);
+		if (e != FALCON_OK && rv == FALCON_OK) {
+			rv = e;
+			falcon_strlcpy(first, falcon_errmsg(), sizeof(first));
+		}
+	}
+	return rv == FALCON_OK ? rv : falcon_err_set(rv, "%s", first);
+}

@@ -146,6 +146,18 @@ falcon_err_t falcon_be_detach(struct falcon_be *be, const char *port, const char
 			      falcon_be_change_fn change);
 
 /*
+ * falcon_be_detach_each - a set's detach for a backend that takes devices
+ * back one request each (redfish-composition: one RemoveResourceBlock
+ * action per block): falcon_be_detach() of every one of devs[n], each on a
+ * fresh fetch budget and each tried whatever the others did, so that one
+ * stuck device does not keep the rest attached.  Returns FALCON_OK, or the
+ * first error with its detail (the later ones are lost: the caller
+ * detaches one by one to learn which failed, falcond's detach.c).
+ */
+falcon_err_t falcon_be_detach_each(struct falcon_be *be, const char *port, const char **devs,
+				   size_t n, falcon_be_change_fn change);
+
+/*
  * falcon_be_err_definite - true for the errors after which the chassis is
  * known not to have applied a change (4xx-class answers: INVAL, NOTFOUND,
  * CONFLICT, AUTH, PERM, UNSUPPORTED, PRECONDITION); any other failure of an

@@ -334,6 +334,13 @@ static falcon_err_t comp_detach(struct falcon_be *be, const char *port, const ch
 	return falcon_be_detach(be, port, dev, change);
 }
 
+/* A set: one action per block, each tried (falcon_be_detach_each). */
+static falcon_err_t comp_detach_set(struct falcon_be *be, const char *port, const char **devs,
+				    size_t n)
+{
+	return falcon_be_detach_each(be, port, devs, n, change);
+}
+
 const struct falcon_be_ops falcon_be_composition = {
 	.name = "redfish-composition",
 	.inventory = comp_inventory,
@@ -341,4 +348,5 @@ const struct falcon_be_ops falcon_be_composition = {
 	.detach = comp_detach,
 	.verify = comp_verify,
 	.attach_set = comp_attach_set,
+	.detach_set = comp_detach_set,
 };

@@ -40,6 +40,20 @@ START_TEST(test_http_composition)
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "Lost the answer."));
 	ck_assert_ptr_nonnull(strstr(falcon_errmsg(), "removed from the system again"));
 	ck_assert(!S.block_linked);
+	/* a set's detach: one action per block, each tried whatever the
+	 * others did (falcon_be_detach_each): the unknown block's error is
+	 * returned, the known one is taken back all the same */
+	ck_assert_int_eq(falcon_chassis_attach(ch, "H1", "drawer1_slot2"), FALCON_OK);
+	ck_assert(S.block_linked);
+	{
+		const char *set[] = { "drawer9_slot9", "drawer1_slot2" };
+
+		ck_assert_int_ne(falcon_chassis_detach_set(ch, "H1", set, 2), FALCON_OK);
+		ck_assert_msg(strstr(falcon_errmsg(), "drawer9_slot9") != NULL, "%s",
+			      falcon_errmsg());
+		ck_assert(!S.block_linked);
+		ck_assert_int_eq(falcon_chassis_detach_set(ch, "H1", &set[1], 1), FALCON_OK);
+	}
 	falcon_chassis_close(ch);
 	srv_stop();
 }
