@@ -401,33 +401,37 @@ static falcon_err_t begin_set(struct falcon_chassis *ch, const char *op, const c
 	return rv;
 }
 
-falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *port,
-				       const char **devs, size_t n)
+typedef falcon_err_t (*set_fn)(struct falcon_be *be, const char *port, const char **devs,
+			       size_t n);
+
+/* change_set - op ("attach", "detach") of devs[n] to or from port by the
+ * backend's set operation fn, after begin_set (the same shape both ways:
+ * the backend does a set in one request or one per device; attach all or
+ * nothing through falcon_be_attach_with_rollback, detach each tried
+ * through falcon_be_detach_each for redfish-composition). */
+static falcon_err_t change_set(struct falcon_chassis *ch, const char *op, set_fn fn,
+			       const char *port, const char **devs, size_t n)
 {
-	falcon_err_t rv = begin_set(ch, "attach", port, devs, n);
+	falcon_err_t rv = begin_set(ch, op, port, devs, n);
 
 	if (rv != FALCON_OK)
 		return rv;
-	if (ch->be.ops->attach_set == NULL)
-		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "attach: backend %s attaches no set",
+	if (fn == NULL)
+		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "%s: backend %s takes no set", op,
 				      ch->be.ops->name);
-	/* all or nothing: falcon_be_attach_with_rollback() in the backend */
-	return ch->be.ops->attach_set(&ch->be, port, devs, n);
+	return fn(&ch->be, port, devs, n);
+}
+
+falcon_err_t falcon_chassis_attach_set(struct falcon_chassis *ch, const char *port,
+				       const char **devs, size_t n)
+{
+	return change_set(ch, "attach", ch->be.ops->attach_set, port, devs, n);
 }
 
 falcon_err_t falcon_chassis_detach_set(struct falcon_chassis *ch, const char *port,
 				       const char **devs, size_t n)
 {
-	falcon_err_t rv = begin_set(ch, "detach", port, devs, n);
-
-	if (rv != FALCON_OK)
-		return rv;
-	if (ch->be.ops->detach_set == NULL)
-		return falcon_err_set(FALCON_ERR_UNSUPPORTED, "detach: backend %s detaches no set",
-				      ch->be.ops->name);
-	/* each backend in its own way: one zone PATCH (redfish-fabric), one
-	 * action per block (falcon_be_detach_each, redfish-composition) */
-	return ch->be.ops->detach_set(&ch->be, port, devs, n);
+	return change_set(ch, "detach", ch->be.ops->detach_set, port, devs, n);
 }
 
 falcon_err_t falcon_chassis_verify(struct falcon_chassis *ch, const char *port,
