@@ -13,6 +13,21 @@ tests_unit_test_falcond_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(CHECK_LIBS)
 
+# the compose and the release called directly, against a real falcon-sim
+check_PROGRAMS += tests/unit/test_compose
+TESTS += tests/unit/test_compose
+tests_unit_test_compose_SOURCES = tests/unit/test_compose.c tests/unit/testutil.h \
+	falcond/compose.c falcond/compose.h falcond/detach.c falcond/detach.h \
+	falcond/inventory.c falcond/inventory.h falcond/desc.c falcond/desc.h \
+	falcond/keep.c falcond/keep.h falcond/policy.c falcond/policy.h \
+	falcond/place.c falcond/place.h falcond/state.c falcond/state.h \
+	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h \
+	falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
+	falcond/slurmcheck.c falcond/slurmcheck.h
+tests_unit_test_compose_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_test_compose_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
+	$(JSON_LIBS) $(CURL_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
+
 check_PROGRAMS += tests/unit/test_falcond_resv
 TESTS += tests/unit/test_falcond_resv
 tests_unit_test_falcond_resv_SOURCES = tests/unit/test_falcond_resv.c tests/unit/testutil.h \

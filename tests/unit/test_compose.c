@@ -1,0 +1,303 @@
+/*
+ * test_compose.c - unit tests of falcond's compose (falcond/compose.c) and
+ * release (detach.c) called directly, without falcond's HTTP front or
+ * munge: the state, ledger and chassis clients are falcond's own, the
+ * chassis is a real falcon-sim (the built sim/falcon-sim, its default
+ * testbed: node1 on H1 and H2, node2 on H3) started for each test, its
+ * faults injected through its /admin/faults.  Each step's outcome is read
+ * back from the ledger and from the chassis itself:
+ *   - a compose attaches its devices to the host's ports and records an
+ *     active lease; the same request again answers the same lease;
+ *   - the release detaches them all and drops the lease;
+ *   - the partition's policy refuses before anything is recorded;
+ *   - a caller whose budget has passed gets FALCON_ERR_TIMEOUT, nothing
+ *     recorded or sent;
+ *   - a chassis that answers the attach with an error: the compose rolls
+ *     back (no lease, every device free on the chassis).
+ *
+ * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
+ */
+#include "config.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "chassis/chassis.h"
+#include "core/conf.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "falcond/compose.h"
+#include "falcond/detach.h"
+#include "falcond/ledger.h"
+#include "falcond/state.h"
+
+static const char *sim_bin = FALCON_TEST_BUILDDIR "/sim/falcon-sim";
+static pid_t sim_pid;
+static unsigned sim_port;
+static const char *dir;
+static struct falcon_conf *conf;
+static struct falcond_state st;
+
+/* sim_start - falcon-sim on an ephemeral loopback port (its --port-file),
+ * a child of the test's process. */
+static void sim_start(void)
+{
+	char sysfs[4200], portf[4200], port[32] = "";
+	int i;
+	FILE *f;
+
+	snprintf(sysfs, sizeof(sysfs), "%s/sysfs", dir);
+	snprintf(portf, sizeof(portf), "%s/port", dir);
+	ck_assert_int_eq(mkdir(sysfs, 0700), 0);
+	sim_pid = fork();
+	ck_assert_int_ge(sim_pid, 0);
+	if (sim_pid == 0) {
+		/* it ends with the test's process, even one a failed check ended */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execl(sim_bin, sim_bin, "--listen", "127.0.0.1:0", "--sysfs-root", sysfs,
+		      "--port-file", portf, "-q", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 200 && port[0] == '\0'; i++) { /* 20 s for its port file */
+		usleep(100000);
+		if ((f = fopen(portf, "r")) != NULL) {
+			if (fgets(port, sizeof(port), f) == NULL)
+				port[0] = '\0';
+			fclose(f);
+		}
+	}
+	ck_assert_msg(port[0] != '\0', "falcon-sim wrote no port file");
+	sim_port = (unsigned)strtoul(port, NULL, 10);
+}
+
+static void sim_stop(void)
+{
+	if (sim_pid > 0) {
+		kill(sim_pid, SIGTERM);
+		waitpid(sim_pid, NULL, 0);
+		sim_pid = 0;
+	}
+}
+
+/* discard - a curl write callback that keeps nothing. */
+static size_t discard(char *p, size_t sz, size_t n, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	return sz * n;
+}
+
+/* sim_admin - POST body to the sim's admin path; the HTTP status. */
+static long sim_admin(const char *path, const char *body)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	char url[256];
+	long code = 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u%s", sim_port, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	ck_assert_int_eq(curl_easy_perform(c), CURLE_OK);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return code;
+}
+
+/* owner - the chassis' owner of device id ("" = free), read fresh. */
+static void owner(const char *id, char *out, size_t n)
+{
+	struct falcon_chassis_opts o = { .name = "c1", .backend = FALCON_BACKEND_FABRIC };
+	struct falcon_chassis *ch;
+	struct falcon_inventory inv = { .devs = NULL };
+	char url[128];
+	size_t i;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", sim_port);
+	o.url = url;
+	ck_assert_msg(falcon_chassis_open_opts(&o, &ch) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_msg(falcon_chassis_inventory(ch, &inv) == FALCON_OK, "%s", falcon_errmsg());
+	out[0] = '\0';
+	for (i = 0; i < inv.n; i++)
+		if (strcmp(inv.devs[i].id, id) == 0)
+			falcon_strlcpy(out, inv.devs[i].owner, n);
+	falcon_inventory_free(&inv);
+	falcon_chassis_close(ch);
+}
+
+/* attached_total - how many devices the chassis shows given to a port. */
+static size_t attached_total(void)
+{
+	struct falcon_chassis_opts o = { .name = "c1", .backend = FALCON_BACKEND_FABRIC };
+	struct falcon_chassis *ch;
+	struct falcon_inventory inv = { .devs = NULL };
+	char url[128];
+	size_t i, n = 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", sim_port);
+	o.url = url;
+	ck_assert(falcon_chassis_open_opts(&o, &ch) == FALCON_OK);
+	ck_assert(falcon_chassis_inventory(ch, &inv) == FALCON_OK);
+	for (i = 0; i < inv.n; i++)
+		n += inv.devs[i].owner[0] != '\0';
+	falcon_inventory_free(&inv);
+	falcon_chassis_close(ch);
+	return n;
+}
+
+/* setup - a sim, a falcon.conf naming it (the integration tests' testbed,
+ * tests/integration/falcond-lib.sh), falcond's state over an empty
+ * StateDir, as main.c's become_active makes it */
+static void setup(void)
+{
+	char text[8192], state_dir[4200];
+
+	dir = make_tmpdir("compose");
+	sim_start();
+	snprintf(state_dir, sizeof(state_dir), "%s/state", dir);
+	ck_assert_int_eq(mkdir(state_dir, 0700), 0);
+	snprintf(text, sizeof(text),
+		 "StateDir=%s\n"
+		 "SlurmUser=root\n"
+		 "ChassisName=c1 Url=http://127.0.0.1:%u/ Backend=redfish-fabric Mode=standard\n"
+		 "HostName=node1 Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:d8:00.0\n"
+		 "HostName=node2 Chassis=c1 Port=H3 Adapter=0000:3b:00.0\n"
+		 "PartitionName=DEFAULT AllowTopologies=ALL Place=pack\n"
+		 "PartitionName=small MaxFalconGPUs=1\n",
+		 state_dir, sim_port);
+	ck_assert_msg(falcon_conf_parse("falcon.conf", text, &conf) == FALCON_OK, "%s",
+		      falcon_errmsg());
+	memset(&st, 0, sizeof(st));
+	st.conf = conf;
+	ck_assert_msg(falcond_ledger_load(state_dir, &st.ledger) == FALCON_OK, "%s",
+		      falcon_errmsg());
+	ck_assert_msg(falcond_state_init(&st) == FALCON_OK, "%s", falcon_errmsg());
+}
+
+static void teardown(void)
+{
+	falcond_state_fini(&st);
+	falcond_ledger_free(st.ledger);
+	falcon_conf_free(conf);
+	sim_stop();
+}
+
+static struct falcon_compose_req req(uint32_t job, const char *host, int gpus)
+{
+	struct falcon_compose_req r = { .job_id = job, .gpus = gpus, .uid = 1000 };
+
+	falcon_strlcpy(r.host, host, sizeof(r.host));
+	r.deadline_ms = falcon_now_ms() + 60000;
+	return r;
+}
+
+START_TEST(compose_repeat_release)
+{
+	struct falcon_compose_req r = req(7, "node1", 2);
+	struct falcon_lease l, again;
+	char own[64];
+	size_t i;
+
+	ck_assert_msg(falcond_compose(&st, &r, &l) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_str_eq(l.state, "active");
+	ck_assert_uint_eq(l.ndevs, 2);
+	ck_assert_uint_eq(st.ledger->nleases, 1);
+	for (i = 0; i < l.ndevs; i++) {
+		owner(l.devs[i].id, own, sizeof(own));
+		ck_assert_msg(strcmp(own, l.devs[i].port) == 0, "%s: owner '%s', lease port %s",
+			      l.devs[i].id, own, l.devs[i].port);
+		ck_assert(strcmp(own, "H1") == 0 || strcmp(own, "H2") == 0);
+	}
+	/* the same job again (a prolog retried): the same lease, nothing new */
+	ck_assert_msg(falcond_compose(&st, &r, &again) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_str_eq(again.id, l.id);
+	ck_assert_uint_eq(st.ledger->nleases, 1);
+	ck_assert_uint_eq(attached_total(), 2);
+	/* the release takes every device back and drops the lease */
+	ck_assert_int_eq(falcond_release_lease(&st, falcond_chassis_of(&st, "c1"), l.id,
+					       "released", NULL), 0);
+	pthread_mutex_lock(&st.lock);
+	ck_assert_int_eq(falcond_commit_locked(&st), FALCON_OK);
+	pthread_mutex_unlock(&st.lock);
+	ck_assert_ptr_null(falcond_ledger_lease(st.ledger, l.id));
+	ck_assert_uint_eq(attached_total(), 0);
+}
+END_TEST
+
+START_TEST(policy_refused_first)
+{
+	struct falcon_compose_req r = req(8, "node1", 2);
+	struct falcon_lease l;
+
+	falcon_strlcpy(r.partition, "small", sizeof(r.partition));
+	ck_assert_int_eq(falcond_compose(&st, &r, &l), FALCON_ERR_POLICY);
+	ck_assert_msg(strstr(falcon_errmsg(), "small") != NULL, "%s", falcon_errmsg());
+	ck_assert_uint_eq(st.ledger->nleases, 0);
+	ck_assert_uint_eq(attached_total(), 0);
+	r = req(8, "node9", 1);
+	ck_assert_int_eq(falcond_compose(&st, &r, &l), FALCON_ERR_NOTFOUND);
+}
+END_TEST
+
+START_TEST(budget_passed)
+{
+	struct falcon_compose_req r = req(9, "node2", 1);
+	struct falcon_lease l;
+
+	r.deadline_ms = falcon_now_ms() - 1;
+	ck_assert_int_eq(falcond_compose(&st, &r, &l), FALCON_ERR_TIMEOUT);
+	ck_assert_msg(strstr(falcon_errmsg(), "nothing sent") != NULL, "%s", falcon_errmsg());
+	ck_assert_uint_eq(st.ledger->nleases, 0);
+	ck_assert_uint_eq(attached_total(), 0);
+}
+END_TEST
+
+START_TEST(attach_fails_rolls_back)
+{
+	struct falcon_compose_req r = req(10, "node1", 2);
+	struct falcon_lease l;
+
+	/* every PATCH answered 500 by the chassis */
+	ck_assert_int_eq(sim_admin("/admin/faults",
+		"{\"rules\":[{\"action\":\"error\",\"method\":\"PATCH\","
+		"\"path\":\"/redfish/v1/*\",\"count\":-1}]}"), 200);
+	ck_assert_int_ne(falcond_compose(&st, &r, &l), FALCON_OK);
+	ck_assert_uint_eq(st.ledger->nleases, 0);
+	ck_assert_int_eq(sim_admin("/admin/faults", "{}"), 200);
+	ck_assert_uint_eq(attached_total(), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compose");
+	TCase *tc = tcase_create("core");
+
+	if (access(sim_bin, X_OK) != 0) {
+		printf("SKIP: %s not built\n", sim_bin);
+		return 77;
+	}
+	falcon_log_init("test_compose");
+	falcon_log_add_sink(falcon_log_sink_stderr, FALCON_LOG_WARN, NULL);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, compose_repeat_release);
+	tcase_add_test(tc, policy_refused_first);
+	tcase_add_test(tc, budget_passed);
+	tcase_add_test(tc, attach_fails_rolls_back);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
