@@ -20,7 +20,7 @@
 #   deps       scripts/install-deps.sh (the chroot lanes: in the chroot,
 #              what their tests use: trixie --chroot-lane, slurm26
 #              --slurm-from-source)
-#   source     the lane's Slurm source, for job_submit_falcon.so:
+#   source     (at nice -5) the lane's Slurm source, for job_submit_falcon.so:
 #              scripts/slurm-source.sh (Debian's, of the installed Slurm),
 #              slurm26: scripts/slurm-build.sh (built and installed once);
 #              without it the plugin is not built and its tests skip,
@@ -43,8 +43,9 @@
 #              has none: the packages depend on Debian's Slurm packages,
 #              and Debian has no 26.05 that the lane could install)
 # asan, distcheck and packages run one after the other beside check, as
-# soon as the build is done (their output is printed when check ends): none
-# of them uses build/ or a port, cgroup or namespace of check's tests, and
+# soon as the build is done, at nice 10 (their output is printed when check
+# ends): none of them uses build/ or a port, cgroup or namespace of check's
+# tests, and
 # check's tests mostly wait on Slurm's timers (run 4 of 2026-11-28: the
 # machine's CPU was half idle over the whole run, and the host lane's last
 # 920 s were these three steps alone).
@@ -242,7 +243,11 @@ slurm_src=""
 do_source() {
 	_ss=scripts/slurm-source.sh
 	[ "$me" != slurm26 ] || _ss=scripts/slurm-build.sh
-	if [ "$(id -u)" = 0 ] && slurm_src=$($_ss); then
+	# ahead of the other lanes' work: each lane's build waits for it, and
+	# from an empty cache it is the longest step of the slurm26 lane (run 6
+	# of 2026-11-28: Slurm's configure 8 min and half its make in 14 min at
+	# the three lanes' load, against 1.5 and 5 min alone)
+	if [ "$(id -u)" = 0 ] && slurm_src=$(nice -n -5 $_ss); then
 		echo "test-all: Slurm source: $slurm_src"
 	else
 		slurm_src=""
@@ -337,6 +342,9 @@ do_packages() {
 # added to this lane's by later_end
 later_steps() {
 	sum_pass=0; sum_fail=0; sum_skip=0; status=0; failed=""
+	# batch work: it yields the CPU to the tests, whose bounds are waits
+	# (this subshell's pid is the parent of a child shell)
+	renice -n 10 -p "$(sh -c 'echo $PPID')" >/dev/null 2>&1 || true
 	if [ "$1" = all ] && [ "$me" = host ]; then
 		step asan do_asan || status=1
 		step distcheck do_distcheck || { status=1; failed="$failed distcheck"; }
