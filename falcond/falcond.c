@@ -159,12 +159,8 @@ static enum MHD_Result queue_ans(struct MHD_Connection *c, struct ans *a)
 	a->text = NULL;
 	if (text == NULL)
 		return MHD_NO;
-	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(text);
+	if ((r = falcon_httpd_text(text, a->ctype)) == NULL)
 		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", a->ctype);
 	if (a->retry_after != NULL)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, a->retry_after);
 	ret = MHD_queue_response(c, a->status, r);
@@ -303,20 +299,24 @@ static bool decompose_ready(struct falcond_state *st, const struct req *rq)
 }
 
 /*
- * answer_reconciling - 503 with Retry-After (RFC 9110 section 10.2.3, in
- * delta-seconds) to a request that changes leases or quarantines while the
- * start-up reconcile runs: it would race the reconcile's view of the
- * ledger.  MHD_NO when the answer cannot be queued.
+ * answer_unavailable - 503 with Retry-After (RFC 9110 section 10.2.3, in
+ * delta-seconds: retry) and the detail "URL: falcond is STATE; retry in
+ * RETRY s" followed by tail.  For a change while the start-up reconcile
+ * runs (it would race the reconcile's view of the ledger) and a compose
+ * that reaches a stopping falcond (falcond_http_stopping: the client
+ * moves on to another falcond, a standby takes over once this one has
+ * gone, or retries; nothing is attached for it).
  */
-static void answer_reconciling(struct ans *a, const char *url)
+static void answer_unavailable(struct ans *a, const char *url, const char *state,
+			       const char *retry, const char *tail)
 {
-	char detail[200];
+	char detail[300];
 
-	snprintf(detail, sizeof(detail), "%s: falcond is reconciling after its start; retry in "
-		 RECONCILING_RETRY_AFTER " s", url);
+	snprintf(detail, sizeof(detail), "%s: falcond is %s; retry in %s s%s", url, state, retry,
+		 tail);
 	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, falcon_proto_error_json(FALCON_ERR_SERVER,
 									     detail));
-	a->retry_after = RECONCILING_RETRY_AFTER;
+	a->retry_after = retry;
 }
 
 /*
@@ -349,23 +349,6 @@ static void answer_standby(struct ans *a, bool busy)
 	a->retry_after = "1";
 }
 
-/*
- * answer_stopping - 503 with Retry-After (STOPPING_RETRY_AFTER) to a
- * compose that reaches a stopping falcond (falcond_http_stopping): the
- * client moves on to another falcond (a standby takes over once this one
- * has gone) or retries; nothing is attached for it.
- */
-static void answer_stopping(struct ans *a, const char *url)
-{
-	char detail[200];
-
-	snprintf(detail, sizeof(detail), "%s: falcond is stopping; retry in "
-		 STOPPING_RETRY_AFTER " s (another falcond, or this one once restarted)", url);
-	answer_json(a, MHD_HTTP_SERVICE_UNAVAILABLE, falcon_proto_error_json(FALCON_ERR_SERVER,
-									     detail));
-	a->retry_after = STOPPING_RETRY_AFTER;
-}
-
 static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route *rt,
 		     const struct req *rq, uid_t uid, const char *addr)
 {
@@ -379,13 +362,15 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 	if (rt->auth == PRIV && __atomic_load_n(&st->role.reconciling, __ATOMIC_ACQUIRE) &&
 	    !(rt->id == R_COMPOSE && compose_ready(st, rq)) &&
 	    !(rt->id == R_DECOMPOSE && decompose_ready(st, rq))) {
-		answer_reconciling(a, rt->path);
+		answer_unavailable(a, rt->path, "reconciling after its start",
+				   RECONCILING_RETRY_AFTER, "");
 		return;
 	}
 	/* a compose that waited for its worker while the stop began: refused
 	 * like one that arrives after it (handler) */
 	if (rt->id == R_COMPOSE && __atomic_load_n(&st->role.stopping, __ATOMIC_ACQUIRE)) {
-		answer_stopping(a, rt->path);
+		answer_unavailable(a, rt->path, "stopping", STOPPING_RETRY_AFTER,
+				   " (another falcond, or this one once restarted)");
 		return;
 	}
 	switch (rt->id) {
@@ -694,7 +679,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		answer_json(&rq->a, 413, falcon_proto_error_json(FALCON_ERR_PARSE,
 								 "body larger than 64 KiB"));
 	} else if (rt->id == R_COMPOSE && __atomic_load_n(&fh->st->role.stopping, __ATOMIC_ACQUIRE)) {
-		answer_stopping(&rq->a, rt->path);
+		answer_unavailable(&rq->a, rt->path, "stopping", STOPPING_RETRY_AFTER,
+				   " (another falcond, or this one once restarted)");
 	} else if (rt->auth == OPEN) {
 		/* health and metrics: short, on the event loop's thread */
 		unsigned gen = falcond_conf_hold(&fh->st->confgen);

@@ -598,12 +598,8 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *t
 		if (text == NULL)
 			return MHD_NO;
 	}
-	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(text);
+	if ((r = falcon_httpd_text(text, ctype)) == NULL)
 		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", ctype);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Content-Security-Policy",

@@ -88,6 +88,22 @@ static double elapsed_s(const struct ctx *c)
 	return (double)(falcon_now_ms() - c->t0_ms) / 1000.0;
 }
 
+/* in_budget - whether the next measurement fits c's budget
+ * (nc_budget_allows: the last one took last_s for last_bytes, the next moves
+ * next_bytes); *t = the seconds elapsed so far.  When it does not fit, the
+ * result is marked truncated. */
+static bool in_budget(struct ctx *c, double last_s, double last_bytes, double next_bytes,
+		      double *t)
+{
+	*t = elapsed_s(c);
+	if (nc_budget_allows(*t, c->opts.budget_s, last_s, last_bytes, next_bytes))
+		return true;
+	pthread_mutex_lock(&c->lock);
+	c->res.truncated = true;
+	pthread_mutex_unlock(&c->lock);
+	return false;
+}
+
 static void set_phase(struct ctx *c, const char *phase)
 {
 	pthread_mutex_lock(&c->lock);
@@ -280,13 +296,8 @@ static int allreduce_sweep(struct ctx *c)
 		return -1;
 	set_phase(c, "all-reduce");
 	for (i = 0; i < nsizes; i++) {
-		t = elapsed_s(c);
-		if (!nc_budget_allows(t, c->opts.budget_s, last_s, last_bytes, (double)sizes[i])) {
-			pthread_mutex_lock(&c->lock);
-			c->res.truncated = true;
-			pthread_mutex_unlock(&c->lock);
+		if (!in_budget(c, last_s, last_bytes, (double)sizes[i], &t))
 			break;
-		}
 		memset(&row, 0, sizeof(row));
 		row.bytes = sizes[i];
 		row.count = sizes[i] / sizeof(float);
@@ -351,13 +362,8 @@ static int hostdev(struct ctx *c)
 	}
 	set_phase(c, "host-device copies");
 	for (r = 0; r < c->n; r++) {
-		t = elapsed_s(c);
-		if (!nc_budget_allows(t, c->opts.budget_s, last_s, 1, 1)) {
-			pthread_mutex_lock(&c->lock);
-			c->res.truncated = true;
-			pthread_mutex_unlock(&c->lock);
+		if (!in_budget(c, last_s, 1, 1, &t))
 			return 0;
-		}
 		if (hd_copy(c, r, true, bytes, &h2d) != 0 || hd_copy(c, r, false, bytes, &d2h) != 0)
 			return -1;
 		pthread_mutex_lock(&c->lock);
@@ -473,13 +479,8 @@ static int p2p_matrix(struct ctx *c)
 	set_phase(c, "P2P matrix");
 	for (ra = 0; ra < c->n; ra++) {
 		for (rb = ra + 1; rb < c->n; rb++) {
-			t = elapsed_s(c);
-			if (!nc_budget_allows(t, c->opts.budget_s, last_s, 1, 1)) {
-				pthread_mutex_lock(&c->lock);
-				c->res.truncated = true;
-				pthread_mutex_unlock(&c->lock);
+			if (!in_budget(c, last_s, 1, 1, &t))
 				return 0;
-			}
 			memset(&row, 0, sizeof(row));
 			row.a = c->dev[ra];
 			row.b = c->dev[rb];

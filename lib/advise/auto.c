@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,20 +21,6 @@
 #include "core/log.h"
 #include "core/policy.h"
 #include "core/util.h"
-
-/* strf - a new string printed as fmt (free()); NULL when out of memory. */
-static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL; /* vasprintf leaves it undefined on failure */
-	va_end(ap);
-	return s;
-}
 
 int falcon_auto_gpus(char *const *env, size_t nenv, const char *tres)
 {
@@ -199,10 +184,10 @@ static void auto_tell(const struct falcon_auto_job *job, const struct falcon_aut
 	else
 		snprintf(opt, sizeof(opt), "--gres=%s:%u", a->local ? "gpu" : "falcon_gpu",
 			 a->local ? a->local : a->falcon);
-	out->note = strf("uid %u partition %s: auto: tres_per_node '%s' -> '%s' (%s): %s",
+	out->note = falcon_strf("uid %u partition %s: auto: tres_per_node '%s' -> '%s' (%s): %s",
 			 job->uid, job->partition ? job->partition : "(default)",
 			 job->tres_per_node ? job->tres_per_node : "", t, a->topo, a->reason);
-	out->msg = strf("falcon: --falcon-topology=auto: %s (%s) by %s: %s", a->topo, opt,
+	out->msg = falcon_strf("falcon: --falcon-topology=auto: %s (%s) by %s: %s", a->topo, opt,
 			a->history ? "the workload's history" : "what is free now", a->reason);
 	snprintf(tag, sizeof(tag), "%s%s", FALCON_TAG_PREFIX "auto=", a->topo);
 	if (falcon_tag_merge(job->admin_comment, tag, &out->admin_comment) != FALCON_OK)
@@ -238,9 +223,9 @@ falcon_err_t falcon_auto_choose(const struct falcon_conf *conf, const struct fal
 	}
 	auto_refuse_check(conf, v, job, &a, &t);
 	if (t == NULL) {
-		out->msg = strf("falcon: --falcon-topology=auto: %s; the job keeps what it asked "
+		out->msg = falcon_strf("falcon: --falcon-topology=auto: %s; the job keeps what it asked "
 				"for", a.reason);
-		out->note = strf("uid %u: auto: %s", job->uid, a.reason);
+		out->note = falcon_strf("uid %u: auto: %s", job->uid, a.reason);
 		goto out;
 	}
 	auto_tell(job, &a, t, out);
@@ -249,7 +234,7 @@ falcon_err_t falcon_auto_choose(const struct falcon_conf *conf, const struct fal
 		/* no history at all: say where it would come from (issue 42:
 		 * the quickstart's auto said "no advice from history" beside
 		 * falconctl advise's 11 jobs, its AdviceFile never written) */
-		char *m = strf("%s (%s %s: `falconctl advise --save` writes the history auto "
+		char *m = falcon_strf("%s (%s %s: `falconctl advise --save` writes the history auto "
 			       "chooses by)", out->msg, access(conf->advice_file, F_OK) == 0
 			       ? "no workload in AdviceFile" : "no AdviceFile", conf->advice_file);
 

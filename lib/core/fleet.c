@@ -456,6 +456,18 @@ size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_sl
 	return n;
 }
 
+/* chassis_index - the index in conf->chassis of the chassis named name;
+ * conf->nchassis when none is. */
+static size_t chassis_index(const struct falcon_conf *conf, const char *name)
+{
+	size_t c;
+
+	for (c = 0; c < conf->nchassis; c++)
+		if (strcmp(conf->chassis[c].name, name) == 0)
+			break;
+	return c;
+}
+
 /* count_str - "8" or "COUNT" (unknown: counted in *unknown). */
 static const char *count_str(const long *v, size_t c, char *buf, size_t n, size_t *unknown)
 {
@@ -533,10 +545,7 @@ size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
 	}
 	fprintf(f, "# each host's NodeName= line gets these (merge them into yours):\n");
 	for (h = 0; h < conf->nhosts; h++) {
-		for (c = 0; c < conf->nchassis; c++)
-			if (strcmp(conf->chassis[c].name, conf->hosts[h].chassis) == 0)
-				break;
-		if (c == conf->nchassis)
+		if ((c = chassis_index(conf, conf->hosts[h].chassis)) == conf->nchassis)
 			continue;
 		fprintf(f, "NodeName=%s Gres=falcon_gpu:%s,falcon_nvme:%s", conf->hosts[h].name,
 			count_str(gpus, c, b1, sizeof(b1), &unknown),
@@ -548,10 +557,7 @@ size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
 	}
 	fprintf(f, "# --- gres.conf\n");
 	for (h = 0; h < conf->nhosts; h++) {
-		for (c = 0; c < conf->nchassis; c++)
-			if (strcmp(conf->chassis[c].name, conf->hosts[h].chassis) == 0)
-				break;
-		if (c == conf->nchassis)
+		if ((c = chassis_index(conf, conf->hosts[h].chassis)) == conf->nchassis)
 			continue;
 		fprintf(f, "NodeName=%s Name=falcon_gpu Count=%s Flags=CountOnly\n"
 			   "NodeName=%s Name=falcon_nvme Count=%s Flags=CountOnly\n",

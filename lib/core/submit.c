@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,23 +15,10 @@
 #include "core/fleet.h"
 #include "core/jobtag.h"
 #include "core/submit.h"
+#include "core/util.h"
 
 /* A license name of a pool: "<ChassisName>_nvme" and the NUL. */
 #define LICENSE_LEN (FALCON_NAME_LEN + 8)
-
-/* strf - a new string printed as fmt (free()); NULL when out of memory. */
-static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL; /* vasprintf leaves it undefined on failure */
-	va_end(ap);
-	return s;
-}
 
 /* S - NULL as "" for the messages. */
 #define S(x) ((x) != NULL ? (x) : "")
@@ -85,12 +71,12 @@ static void pool_refuse(const struct falcon_ctld_view *v, const char *chassis,
 		return;
 	falcon_license_name(chassis, type, name, sizeof(name)); /* good: read above */
 	if (c.total < 0)
-		*why = strf("falcon: chassis %s has no license %s in slurm.conf: the "
+		*why = falcon_strf("falcon: chassis %s has no license %s in slurm.conf: the "
 			    "administrator must add Licenses=%s:<number of %s> "
 			    "(job_submit_falcon(8)); asked %s:%d", chassis, name, name, what, gres,
 			    per_node);
 	else
-		*why = strf("falcon: chassis %s has %ld %s; asked %d per node x %u node%s (%s:%d)",
+		*why = falcon_strf("falcon: chassis %s has %ld %s; asked %d per node x %u node%s (%s:%d)",
 			    chassis, c.total, what, per_node, nodes, nodes == 1 ? "" : "s", gres,
 			    per_node);
 }
@@ -256,7 +242,7 @@ static bool fleet_pick(const struct falcon_conf *conf, const struct falcon_ctld_
 		if (fixed_pick(ch, nodes, pick))
 			return true;
 		out->verdict = FALCON_SUBMIT_BAD_LICENSES;
-		out->why = strf("falcon: the job's -w list spans several chassis and names fewer "
+		out->why = falcon_strf("falcon: the job's -w list spans several chassis and names fewer "
 				"falcon.conf hosts than its %u nodes: name them all, or none", nodes);
 		return false;
 	}
@@ -264,7 +250,7 @@ static bool fleet_pick(const struct falcon_conf *conf, const struct falcon_ctld_
 		return false;
 	if ((bad = pin_unknown(conf, ch, pick)) != NULL) {
 		out->verdict = FALCON_SUBMIT_BAD_FEATURE;
-		out->why = strf("falcon: constraint %s%s: no node of the job's partition is "
+		out->why = falcon_strf("falcon: constraint %s%s: no node of the job's partition is "
 				"cabled to chassis %s", FALCON_FLEET_FEATURE_PREFIX, bad, bad);
 		goto out;
 	}
@@ -274,12 +260,12 @@ static bool fleet_pick(const struct falcon_conf *conf, const struct falcon_ctld_
 	    falcon_fleet_place(ch->cand, ch->nchassis, nodes, req->falcon_gpus, req->falcon_nvme,
 			       fleet_fits, fleet_backlog, &fa, pick) != FALCON_OK) {
 		out->verdict = FALCON_SUBMIT_BAD_LICENSES;
-		out->why = strf("falcon: %s", falcon_errmsg());
+		out->why = falcon_strf("falcon: %s", falcon_errmsg());
 		goto out;
 	}
 	if (falcon_fleet_constraint(conf, rest, pick, cons) != FALCON_OK) {
 		out->verdict = FALCON_SUBMIT_BAD_FEATURE;
-		out->why = strf("falcon: %s", falcon_errmsg());
+		out->why = falcon_strf("falcon: %s", falcon_errmsg());
 		goto out;
 	}
 	ok = true;
@@ -311,7 +297,7 @@ static void judge_fleet(const struct falcon_conf *conf, const struct falcon_ctld
 	}
 	if (falcon_fleet_licenses(conf, job->licenses, &pick, req->falcon_gpus, req->falcon_nvme,
 				  &merged, &changed) != FALCON_OK) {
-		out->note = strf("licenses of a fleet job: %s", falcon_errmsg());
+		out->note = falcon_strf("licenses of a fleet job: %s", falcon_errmsg());
 		out->note_error = true;
 		goto out;
 	}
@@ -319,14 +305,14 @@ static void judge_fleet(const struct falcon_conf *conf, const struct falcon_ctld
 		out->licenses = strdup(S(merged));
 	if (cons != NULL && (job->features == NULL || strcmp(cons, job->features) != 0))
 		out->features = strdup(cons);
-	out->note = strf("uid %u: %u node%s on %zu chassis (%s): licenses '%s' -> '%s', "
+	out->note = falcon_strf("uid %u: %u node%s on %zu chassis (%s): licenses '%s' -> '%s', "
 			 "constraint '%s' -> '%s'", job->uid, nodes, nodes == 1 ? "" : "s", pick.n,
 			 ch->fixed ? "its -w list" : pick.now ? "free now" : "pends for licenses",
 			 S(job->licenses), S(merged), S(job->features),
 			 cons ? cons : S(job->features));
 out:
 	if (out->verdict != FALCON_SUBMIT_ACCEPT)
-		out->note = strf("uid %u: refused: %s", job->uid, S(out->why));
+		out->note = falcon_strf("uid %u: refused: %s", job->uid, S(out->why));
 	free(cons);
 	free(merged);
 }
@@ -343,25 +329,25 @@ static void judge_pool(const struct falcon_conf *conf, const struct falcon_ctld_
 
 	if (falcon_policy_pool(conf, (const char *const *)ch->names,
 			       conf->nchassis == 1 ? 0 : ch->n, &pool) != FALCON_OK) {
-		out->note = strf("no chassis pool license added: %s", falcon_errmsg());
+		out->note = falcon_strf("no chassis pool license added: %s", falcon_errmsg());
 		return;
 	}
 	pool_refuse_both(v, pool, req, nodes, &out->why);
 	if (out->why != NULL) {
 		out->verdict = FALCON_SUBMIT_BAD_LICENSES;
-		out->note = strf("uid %u tres_per_node '%s': refused: %s", job->uid,
+		out->note = falcon_strf("uid %u tres_per_node '%s': refused: %s", job->uid,
 				 S(job->tres_per_node), out->why);
 		return;
 	}
 	if (falcon_pool_licenses(job->licenses, pool, req->falcon_gpus * (int)nodes,
 				 req->falcon_nvme * (int)nodes, &merged, &changed) != FALCON_OK) {
-		out->note = strf("license of pool %s: %s", pool, falcon_errmsg());
+		out->note = falcon_strf("license of pool %s: %s", pool, falcon_errmsg());
 		out->note_error = true;
 		return;
 	}
 	if (changed) {
 		out->licenses = strdup(S(merged));
-		out->note = strf("uid %u partition %s tres_per_node '%s': licenses '%s' -> '%s'",
+		out->note = falcon_strf("uid %u partition %s tres_per_node '%s': licenses '%s' -> '%s'",
 				 job->uid, first ? first : "(default)", S(job->tres_per_node),
 				 S(job->licenses), S(merged));
 	}
@@ -380,11 +366,11 @@ static void judge_hres(const struct falcon_conf *conf, const struct falcon_submi
 	if (falcon_fleet_licenses(conf, job->licenses, &none, 0, 0, &a, &ch1) != FALCON_OK ||
 	    falcon_license_merge(a, FALCON_HRES_GPU, req->falcon_gpus, &b, &ch2) != FALCON_OK ||
 	    falcon_license_merge(b, FALCON_HRES_NVME, req->falcon_nvme, &c, &ch3) != FALCON_OK) {
-		out->note = strf("HRES licenses: %s", falcon_errmsg());
+		out->note = falcon_strf("HRES licenses: %s", falcon_errmsg());
 		out->note_error = true;
 	} else if (ch1 || ch2 || ch3) {
 		out->licenses = strdup(S(c));
-		out->note = strf("uid %u: HRES %s: licenses '%s' -> '%s'", job->uid,
+		out->note = falcon_strf("uid %u: HRES %s: licenses '%s' -> '%s'", job->uid,
 				 FALCON_HRES_GPU, S(job->licenses), S(c));
 	}
 	free(a);
@@ -412,8 +398,8 @@ static bool judge_policy(const struct falcon_conf *conf, const struct falcon_ctl
 		if (falcon_policy_job(conf, v->part_known, part, job->tres_per_node, job->env,
 				      job->nenv, req) != FALCON_OK) {
 			out->verdict = FALCON_SUBMIT_BAD_GRES;
-			out->why = strf("falcon: %s", falcon_errmsg());
-			out->note = strf("uid %u partition %s tres_per_node '%s': refused: %s",
+			out->why = falcon_strf("falcon: %s", falcon_errmsg());
+			out->note = falcon_strf("uid %u partition %s tres_per_node '%s': refused: %s",
 					 job->uid, part, S(job->tres_per_node), falcon_errmsg());
 			return false;
 		}
@@ -422,7 +408,7 @@ static bool judge_policy(const struct falcon_conf *conf, const struct falcon_ctl
 	    falcon_policy_job(conf, v->part_known, NULL, job->tres_per_node, job->env, job->nenv,
 			      req) != FALCON_OK) {
 		out->verdict = FALCON_SUBMIT_BAD_GRES;
-		out->why = strf("falcon: %s", falcon_errmsg());
+		out->why = falcon_strf("falcon: %s", falcon_errmsg());
 		return false;
 	}
 	return true;
@@ -439,7 +425,7 @@ static void judge_noconf(const char *conf_broken, const struct falcon_submit_job
 		return;
 	if (conf_broken != NULL) {
 		out->verdict = FALCON_SUBMIT_BAD_GRES;
-		out->why = strf("falcon: falcon.conf is broken (%s): jobs asking for "
+		out->why = falcon_strf("falcon: falcon.conf is broken (%s): jobs asking for "
 				"falcon_gpu/falcon_nvme are refused until the administrator "
 				"fixes it", conf_broken);
 	}
@@ -522,7 +508,7 @@ falcon_err_t falcon_submit_contradiction(const struct falcon_conf *conf, const c
 			o = falcon_license_count(ours, name);
 			if (a < 0 || a == (o < 0 ? 0 : o))
 				continue;
-			*why = strf("falcon: license %s follows job %u's falcon GRES and chassis "
+			*why = falcon_strf("falcon: license %s follows job %u's falcon GRES and chassis "
 				    "(%ld, not %ld): change its GRES instead (scontrol update "
 				    "job=%u gres=%s:N)", name, job_id, o < 0 ? 0 : o, a, job_id,
 				    t ? "falcon_nvme" : "falcon_gpu");

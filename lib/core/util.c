@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,18 @@ falcon_err_t falcon_bdf_normalise(const char *in, char out[FALCON_BDF_LEN])
 	if (rv == FALCON_OK)
 		snprintf(out, FALCON_BDF_LEN, "%04x:%02x:%02x.%x", b.domain, b.bus, b.dev, b.fn);
 	return rv;
+}
+
+char *falcon_strf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL; /* vasprintf leaves it undefined on failure */
+	va_end(ap);
+	return s;
 }
 
 size_t falcon_strlcpy(char *dst, const char *src, size_t n)

@@ -66,6 +66,12 @@ falcon_err_t falcon_strtol_n(const char *s, size_t len, int base, long min, long
 falcon_err_t falcon_strtod(const char *s, double min, double max, double *out);
 
 /*
+ * falcon_strf - a new string printed as fmt (the caller free()s it); NULL
+ * when out of memory.
+ */
+char *falcon_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
  * falcon_strlcpy - copy src into dst of size n (n > 0), always terminated;
  * returns strlen(src), so a result >= n means it was truncated.
  */

@@ -607,3 +607,16 @@ void *falcon_httpd_conn_user(struct MHD_Connection *c)
 
 	return e != NULL ? e->user : NULL;
 }
+
+struct MHD_Response *falcon_httpd_text(char *text, const char *ctype)
+{
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(text);
+		return NULL;
+	}
+	MHD_add_response_header(r, "Content-Type", ctype);
+	return r;
+}

@@ -191,4 +191,13 @@ void falcon_httpd_peer(struct MHD_Connection *c, bool with_port, char *buf, size
 /* falcon_httpd_conn_user - the pointer c's on_conn stored (NULL: none). */
 void *falcon_httpd_conn_user(struct MHD_Connection *c);
 
+/*
+ * falcon_httpd_text - a response whose body is text (malloc'd, owned from
+ * here: libmicrohttpd frees it with the response, this call frees it when
+ * none can be made) with Content-Type ctype.  The caller adds its headers,
+ * queues it and destroys it (MHD_destroy_response).  NULL when
+ * libmicrohttpd makes no response (out of memory).
+ */
+struct MHD_Response *falcon_httpd_text(char *text, const char *ctype);
+
 #endif /* FALCON_HTTPD_H */
