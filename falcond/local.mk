@@ -3,6 +3,18 @@
 # quarantine), integration tests and benches.  The API it serves (munge
 # binding, bodies, the client) is lib/api.
 
+# The compose and the release with what they stand on (compose, detach;
+# inventory, desc; keep, policy, place; state, ledger, history; resv,
+# balance, slurmcheck): falcond, and test_compose which calls them directly.
+FALCOND_COMPOSE_SRCS = \
+	falcond/compose.c falcond/compose.h falcond/detach.c falcond/detach.h \
+	falcond/inventory.c falcond/inventory.h falcond/desc.c falcond/desc.h \
+	falcond/keep.c falcond/keep.h falcond/policy.c falcond/policy.h \
+	falcond/place.c falcond/place.h falcond/state.c falcond/state.h \
+	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h \
+	falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
+	falcond/slurmcheck.c falcond/slurmcheck.h
+
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_falcond
 TESTS += tests/unit/test_falcond
@@ -17,13 +29,7 @@ tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCO
 check_PROGRAMS += tests/unit/test_compose
 TESTS += tests/unit/test_compose
 tests_unit_test_compose_SOURCES = tests/unit/test_compose.c tests/unit/testutil.h \
-	falcond/compose.c falcond/compose.h falcond/detach.c falcond/detach.h \
-	falcond/inventory.c falcond/inventory.h falcond/desc.c falcond/desc.h \
-	falcond/keep.c falcond/keep.h falcond/policy.c falcond/policy.h \
-	falcond/place.c falcond/place.h falcond/state.c falcond/state.h \
-	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h \
-	falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
-	falcond/slurmcheck.c falcond/slurmcheck.h
+	$(FALCOND_COMPOSE_SRCS)
 tests_unit_test_compose_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_compose_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(CURL_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)
@@ -72,22 +78,15 @@ tests_unit_test_state_compat_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIB
 endif
 
 # From the top down (doc/ARCHITECTURE.md): main, the HTTP front, the status
-# page, events;
-# compose, decompose, reconcile, quarantine, status; resv, detach;
-# inventory, desc; state; history; place, policy, keep; ledger; confgen, ha.
+# page, events; decompose, reconcile, quarantine, status; the compose and
+# what it stands on (FALCOND_COMPOSE_SRCS); confgen, ha.
 sbin_PROGRAMS += falcond/falcond
 falcond_falcond_SOURCES = falcond/main.c \
 	falcond/falcond.c falcond/falcond.h falcond/events.c falcond/events.h \
-	falcond/compose.c falcond/compose.h falcond/decompose.c falcond/decompose.h \
+	falcond/decompose.c falcond/decompose.h \
 	falcond/reconcile.c falcond/reconcile.h falcond/quarantine.c falcond/quarantine.h \
 	falcond/status.c falcond/status.h falcond/statuspage.c falcond/statuspage.h \
-	falcond/resv.c falcond/resv.h \
-	falcond/balance.c falcond/balance.h falcond/slurmcheck.c falcond/slurmcheck.h \
-	falcond/detach.c falcond/detach.h falcond/inventory.c falcond/inventory.h \
-	falcond/desc.c falcond/desc.h falcond/state.c falcond/state.h \
-	falcond/history.c falcond/history.h falcond/place.c falcond/place.h \
-	falcond/policy.c falcond/policy.h falcond/keep.c falcond/keep.h \
-	falcond/ledger.c falcond/ledger.h falcond/confgen.c falcond/confgen.h \
+	$(FALCOND_COMPOSE_SRCS) falcond/confgen.c falcond/confgen.h \
 	falcond/ha.c falcond/ha.h
 falcond_falcond_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS) $(MHD_CFLAGS) $(MUNGE_CFLAGS) \
 	$(SLURM_CFLAGS) $(PTHREAD_CFLAGS) $(SYSTEMD_CFLAGS)
