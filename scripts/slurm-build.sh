@@ -18,9 +18,10 @@
 # --disable-debug (no -ggdb3 -O1 added by Slurm's auxdir/x_ac_debug.m4) and
 # --disable-static (libtool compiled every library object twice, PIC and
 # not): 868 compiles at -O1 -ggdb3 became 434 at -O0, each about 3 times
-# quicker (Slurm's own developers build -O0: --disable-optimizations).  Prints the build tree's path as its only line on
-# stdout (configured: `configure --with-slurm-source="$(scripts/slurm-build.sh)"`
-# builds job_submit_falcon.so against it, as a job_submit plugin must be
+# quicker (Slurm's own developers build -O0: --disable-optimizations).
+# Prints the build tree's path as its only line on stdout (configured:
+# `configure --with-slurm-source="$(scripts/slurm-build.sh)"` builds
+# job_submit_falcon.so against it, as a job_submit plugin must be
 # built against the very release that loads it: src/common/plugin.c);
 # progress and the build's time and size go to stderr.  Needs root and
 # Slurm's build dependencies (scripts/install-deps.sh --slurm-from-source).

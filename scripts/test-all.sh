@@ -45,10 +45,10 @@
 # asan, distcheck and packages run one after the other beside check, as
 # soon as the build is done, at nice 10 (their output is printed when check
 # ends): none of them uses build/ or a port, cgroup or namespace of check's
-# tests, and
-# check's tests mostly wait on Slurm's timers (run 4 of 2026-11-28: the
-# machine's CPU was half idle over the whole run, and the host lane's last
-# 920 s were these three steps alone).
+# tests, and check's tests mostly wait on Slurm's timers (run 4 of
+# 2026-11-28: the CPU was half idle over the run, and the host lane's last
+# 920 s were these three steps alone); at nice 10 they take the CPU the
+# tests leave, not the tests' own.
 # The chroot lanes start as soon as debootstrap is installed and run beside
 # the host lane (scripts/chroot-lane.sh --suite=LANE; their lines prefixed
 # "LANE| "): the tests wait on daemons far more than they compute.
