@@ -10,8 +10,9 @@
 # latter's /var/cache/falcon-slurm/slurm-26.05.3, installed in its
 # /usr/local).
 #
-#   test-all.sh [--lane=all|host|trixie|slurm26] [--jobs=N]
-#                   (or FALCON_LANE, FALCON_TEST_JOBS); default all
+#   test-all.sh [--lane=all|LANE[,LANE...]] [--jobs=N]
+#                   (or FALCON_LANE, FALCON_TEST_JOBS); LANE: host, trixie
+#                   or slurm26; default all (the three)
 #   test-all.sh --list
 #                   which test runs in which lane and why (tests/lanes),
 #                   and which steps each lane runs
@@ -33,16 +34,18 @@
 #              timing-bound tests fail in CI);
 #              each shell test in namespaces and cgroups of its own
 #              (tests/isolate.sh)
-#   asan       (host) build-asan/: -fsanitize=address,undefined; the unit
-#              tests again
-#   distcheck  (host) build-dist/: make distcheck: the tarball builds and
-#              its unit tests pass
+#   distcheck  (host) build-dist/: make distcheck, its build the ASan and
+#              UBSan one (-fsanitize=address,undefined, -Werror): the
+#              tarball builds, installs and uninstalls, and its unit tests
+#              pass under the sanitizers (one build for both checks: a
+#              separate ASan build of the tree cost a fourth build of the
+#              host lane, run 7 of 2026-11-28)
 #   packages   (host, trixie) tests/integration/packages.sh: the lane's
 #              .debs installed with apt into a fresh minbase chroot, the
 #              main job, an upgrade under a lease, remove, purge (slurm26
 #              has none: the packages depend on Debian's Slurm packages,
 #              and Debian has no 26.05 that the lane could install)
-# asan, distcheck and packages run one after the other beside check, as
+# distcheck and packages run one after the other beside check, as
 # soon as the build is done, at nice 10 (their output is printed when check
 # ends): none of them uses build/ or a port, cgroup or namespace of check's
 # tests, and check's tests mostly wait on Slurm's timers (run 4 of
@@ -76,12 +79,24 @@ for a in "$@"; do
 	esac
 done
 chroot_lanes="trixie slurm26"
-case $lane in all|host|trixie|slurm26) ;; *) echo "test-all: --lane=$lane: all, host, trixie or slurm26" >&2; exit 2 ;; esac
+# lanes - the lanes asked for, each once, host first
+lanes=""
+for l in $(echo "$lane" | tr ',' ' '); do
+	case $l in
+	all) l="host $chroot_lanes" ;;
+	host|trixie|slurm26) ;;
+	*) echo "test-all: --lane=$lane: all, or a comma-separated list of host, trixie and slurm26" >&2; exit 2 ;;
+	esac
+	lanes="$lanes $l"
+done
+lanes=$(for l in host $chroot_lanes; do case " $lanes " in *" $l "*) echo "$l" ;; esac; done | tr '\n' ' ')
+[ -n "$lanes" ] || { echo "test-all: --lane=$lane names no lane" >&2; exit 2; }
+nlanes=$(echo $lanes | wc -w)
 case $jobs in '') ;; [1-9]|[1-9][0-9]) ;; *) echo "test-all: --jobs=$jobs: a number 1-99" >&2; exit 2 ;; esac
 # the chroot lanes' share when all run at once (see check above)
 chroot_jobs=${jobs:-3}
 if [ -z "$jobs" ]; then
-	if [ "$lane" = all ] && [ -z "$inside" ]; then jobs=4; else jobs=6; fi
+	if [ "$nlanes" -gt 1 ] && [ -z "$inside" ]; then jobs=4; else jobs=6; fi
 fi
 # the system's programs first, as in the chroot lanes (tests/lib.sh: a
 # python3 shim of a version manager costs ~1 s a call under load)
@@ -103,7 +118,7 @@ lane_tests() {
 # steps_of LANE - the steps LANE runs
 steps_of() {
 	case $1 in
-	host) echo "deps source build check asan distcheck packages" ;;
+	host) echo "deps source build check distcheck packages" ;;
 	slurm26) echo "deps source build check" ;;
 	*) echo "deps source build check packages" ;;
 	esac
@@ -163,7 +178,7 @@ chroot_lane() {
 		echo "$_cs| test-all: 0 passed, 0 failed, 1 skipped" >>"$work/$_cs.out"
 		return 0
 	fi
-	_cj=$jobs; [ "$lane" != all ] || _cj=$chroot_jobs
+	_cj=$jobs; [ "$nlanes" = 1 ] || _cj=$chroot_jobs
 	FALCON_TEST_JOBS=$_cj scripts/chroot-lane.sh --suite="$_cs" --test 2>&1 |
 		sed -u "s/^/$_cs| /" | tee -a "$work/$_cs.out" || true
 	echo "test-all-time $_cs end $(date +%s)" >>"$work/$_cs.out"
@@ -193,12 +208,18 @@ chroot_lane_end() {
 	echo "test-all-time $_cs total $((${_t1:-$(date +%s)} - ${_t0:-$t_start})) -" >>"$times"
 }
 
-# tally DIR: add the automake harness counts of DIR/test-suite.log, and
-# the time and result of each of the lane's tests (a test's .log is made
-# when it starts, its .trs when it ends)
+# tally DIR [TESTS]: add the automake harness counts of DIR/test-suite.log,
+# and the time and result of each of TESTS (a test's .log is made when it
+# starts, its .trs when it ends)
 tally() {
-	log=$1/test-suite.log
+	tally_log "$1/test-suite.log" "${2:-}"
+}
+# tally_log LOG [TESTS]: the same from the harness's LOG (its summary's
+# "# PASS:" lines; the failed tests' logs beside it)
+tally_log() {
+	log=$1
 	[ -f "$log" ] || return 0
+	set -- "$(dirname "$log")" "${2:-}"
 	p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
 	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
 	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
@@ -300,35 +321,35 @@ do_check() {
 	fi
 	return $_rc
 }
-do_asan() {
-	_rc=0
-	rm -rf build-asan && mkdir build-asan
-	(cd build-asan && ../configure --enable-werror --enable-sanitizers \
-		--disable-integration-tests >configure.out 2>&1 || { cat configure.out; exit 1; }
-	 make -j"$(nproc 2>/dev/null || echo 2)" >make.out 2>&1 || { cat make.out; exit 1; }
-	 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		make -j"$(nproc 2>/dev/null || echo 2)" check) || _rc=$?
-	tally build-asan
-	return $_rc
-}
 # (in build-dist/, not build/: check's tests run in build/ meanwhile, and
-# what runs from build/ after them is stopped as left running)
+# what runs from build/ after them is stopped as left running).  The
+# harness's summary is read from make's output: distcheck removes its
+# build tree, test-suite.log with it, when it passes.
 do_distcheck() {
+	_rc=0
 	rm -rf build-dist && mkdir build-dist
 	(cd build-dist && ../configure --disable-integration-tests >configure.out 2>&1 ||
 		{ cat configure.out; exit 1; }
-	 make -j"$(nproc 2>/dev/null || echo 2)" distcheck >distcheck.out 2>&1 &&
-		tail -5 distcheck.out || { tail -80 distcheck.out; exit 1; })
+	 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	 make -j"$(nproc 2>/dev/null || echo 2)" distcheck \
+		DISTCHECK_CONFIGURE_FLAGS="--enable-werror --enable-sanitizers" >distcheck.out 2>&1 &&
+		tail -5 distcheck.out || { tail -80 distcheck.out; exit 1; }) || _rc=$?
+	_sl=$(ls build-dist/falcon-slurm-*/_build/sub/test-suite.log 2>/dev/null | head -n 1)
+	tally_log "${_sl:-build-dist/distcheck.out}"
+	return $_rc
 }
 # The package build skips its unit tests (DEB_BUILD_OPTIONS=nocheck): this
 # lane's check step ran them on the same sources with the same compiler and
 # libraries, and (host lane) distcheck from the same tarball; what the
 # packages step adds is the build by debhelper, lintian, and the install,
-# upgrade, remove and purge of the packages on a fresh system.
+# upgrade, remove and purge of the packages on a fresh system.  Its Slurm
+# headers are the source step's (FALCON_SLURM_CONFIGURED, debian/rules:
+# the same release configured the same way on this machine, not configured
+# a second time).
 do_packages() {
 	_prc=0
 	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck" \
-		tests/integration/packages.sh || _prc=$?
+	FALCON_SLURM_CONFIGURED=$slurm_src tests/integration/packages.sh || _prc=$?
 	case $_prc in
 	0) sum_pass=$((sum_pass + 1)) ;;
 	77) sum_skip=$((sum_skip + 1)) ;;
@@ -336,8 +357,8 @@ do_packages() {
 	esac
 }
 
-# later_steps all|packages - the lane's steps after check (asan and
-# distcheck only when the build passed), in a subshell beside check: their
+# later_steps all|packages - the lane's steps after check (distcheck only
+# when the build passed), in a subshell beside check: their
 # counts and failures go to $work/later.counts and $work/later.failed,
 # added to this lane's by later_end
 later_steps() {
@@ -346,7 +367,6 @@ later_steps() {
 	# (this subshell's pid is the parent of a child shell)
 	renice -n 10 -p "$(sh -c 'echo $PPID')" >/dev/null 2>&1 || true
 	if [ "$1" = all ] && [ "$me" = host ]; then
-		step asan do_asan || status=1
 		step distcheck do_distcheck || { status=1; failed="$failed distcheck"; }
 	fi
 	case " $(steps_of "$me") " in *" packages "*) step packages do_packages || status=1 ;; esac
@@ -416,28 +436,25 @@ if [ -n "$inside" ]; then
 	exit $status
 fi
 
-if [ "$lane" != host ] && [ "$lane" != all ]; then
-	chroot_lane "$lane"
-	chroot_lane_end "$lane"
-else
-	# deps first (the chroot lanes' debootstrap comes from them), then the
-	# chroot lanes beside this one
-	step deps do_deps || status=1
-	pids=""
-	if [ "$lane" = all ]; then
-		for l in $chroot_lanes; do
-			chroot_lane "$l" &
-			pids="$pids $!"
-		done
-	fi
+# deps first (the chroot lanes' debootstrap comes from them; a chroot
+# lane without the host's installs it itself), then the chroot lanes
+# beside the host's
+case " $lanes " in *" host "*) step deps do_deps || status=1 ;; esac
+pids=""
+for l in $lanes; do
+	[ "$l" = host ] && continue
+	chroot_lane "$l" &
+	pids="$pids $!"
+done
+case " $lanes " in
+*" host "*)
 	run_lane
 	echo "test-all-time host total $(($(date +%s) - t_start)) -" >>"$times"
-	if [ "$lane" = all ]; then
-		echo "test-all: host lane done; waiting for the lanes $chroot_lanes"
-		for p in $pids; do wait "$p" || true; done
-		for l in $chroot_lanes; do chroot_lane_end "$l"; done
-	fi
-fi
+	[ -z "$pids" ] || echo "test-all: host lane done; waiting for the lanes $(echo $lanes | sed 's/host *//')"
+	;;
+esac
+for p in $pids; do wait "$p" || true; done
+for l in $lanes; do [ "$l" = host ] || chroot_lane_end "$l"; done
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
 if [ -n "$failed" ]; then
 	cat "$failed_logs"
