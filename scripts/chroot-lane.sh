@@ -38,8 +38,10 @@
 # /var/cache/falcon-slurm/SUITE, about 2 GB once scripts/install-deps.sh
 # has run in it) and reused by later runs (a stamp file marks a finished
 # one; remove the directory to start afresh).  Each run copies the working
-# tree (without build directories) to /src/falcon-slurm inside, and
-# $FALCON_SHARED (if set and present) read-only to /src/shared.
+# tree (without build directories) to /src/falcon-slurm inside,
+# $FALCON_SHARED (if set and present) read-only to /src/shared, and the
+# release's minbase tarball read-only to /src/minbase.tar
+# ($FALCON_PKGTEST_TARBALL: tests/integration/packages.sh's chroot).
 #
 # Everything runs in a mount namespace of its own (unshare -m): /proc,
 # /sys, /dev, a /run tmpfs and the chroot itself bound onto itself (so that
@@ -111,7 +113,7 @@ if [ "$mode" = inside ]; then
 	what=$1
 	cleanup() {
 		stop_chroot_pids
-		for m in tmp/falcon-cluster-tests.lock src/shared run dev sys proc; do
+		for m in tmp/falcon-cluster-tests.lock src/minbase.tar src/shared run dev sys proc; do
 			mountpoint -q "$root/$m" && umount -R -l "$root/$m" 2>/dev/null || true
 		done
 		mountpoint -q "$root" && umount -l "$root" 2>/dev/null || true
@@ -142,9 +144,18 @@ if [ "$mode" = inside ]; then
 		mount --bind -o ro "$FALCON_SHARED" "$root/src/shared"
 		shared=/src/shared
 	fi
+	# this release's minbase (the tarball this chroot was made from), for
+	# the fresh chroot of tests/integration/packages.sh: the same
+	# debootstrap, not made a second time in here
+	minbase=$(dirname "$root")/debootstrap-$codename.tar pkgtest_tar=
+	if [ -f "$minbase" ]; then
+		: >"$root/src/minbase.tar"
+		mount --bind -o ro "$minbase" "$root/src/minbase.tar"
+		pkgtest_tar=/src/minbase.tar
+	fi
 	env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
  LANG=C.UTF-8 TERM=${TERM:-dumb} FALCON_SHARED=$shared FALCON_TEST_JOBS=${FALCON_TEST_JOBS:-6}
- FALCON_DPKG_UNSAFE_IO=1"
+ FALCON_DPKG_UNSAFE_IO=1 FALCON_PKGTEST_TARBALL=$pkgtest_tar"
 	rc=0
 	case $what in
 	test)

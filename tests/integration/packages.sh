@@ -14,7 +14,9 @@
 # DEB_DIR: the .debs (default: scripts/packages.sh builds them).  The
 # minbase chroot is made once with debootstrap and cached in
 # /var/cache/falcon-slurm/<codename>-minbase ($FALCON_PKGTEST_CACHE) with
-# apt's downloaded archives beside it; each run works on a fresh copy in
+# apt's downloaded archives beside it (or unpacked from
+# $FALCON_PKGTEST_TARBALL, a tarball of such a debootstrap: the chroot
+# lanes pass the one their chroot was made from); each run works on a fresh copy in
 # /var/tmp, in mount, UTS and (for the daemons) network namespaces of its
 # own: no port or /etc of this machine is touched.  Root only: skips (exit
 # 77, said) otherwise.  Called by scripts/test-all.sh in each lane.
@@ -75,12 +77,21 @@ ls "$debs"/falcond_*.deb >/dev/null 2>&1 || die "no falcond_*.deb in $debs"
 
 # the minbase chroot, once
 if [ ! -f "$base/.falcon-minbase" ]; then
-	command -v debootstrap >/dev/null 2>&1 || die "debootstrap not installed (scripts/install-deps.sh)"
 	rm -rf "$base"
 	mkdir -p "$base"
-	say "debootstrap --variant=minbase $codename $base"
-	debootstrap --variant=minbase "$codename" "$base" "$mirror" >"$base.log" 2>&1 ||
-		{ tail -n 20 "$base.log"; die "debootstrap failed"; }
+	tarball=${FALCON_PKGTEST_TARBALL:-}
+	if [ -n "$tarball" ] && [ -f "$tarball" ]; then
+		say "unpacking $tarball (a debootstrap --variant=minbase $codename) into $base"
+		tar -C "$base" -xf "$tarball" || die "cannot unpack $tarball"
+		got=$(. "$base/etc/os-release" 2>/dev/null && echo "${VERSION_CODENAME:-}") || got=
+		[ "$got" = "$codename" ] ||
+			{ rm -rf "$base"; die "$tarball is Debian '${got:-?}', not $codename (FALCON_PKGTEST_TARBALL)"; }
+	else
+		command -v debootstrap >/dev/null 2>&1 || die "debootstrap not installed (scripts/install-deps.sh)"
+		say "debootstrap --variant=minbase $codename $base"
+		debootstrap --variant=minbase "$codename" "$base" "$mirror" >"$base.log" 2>&1 ||
+			{ tail -n 20 "$base.log"; die "debootstrap failed"; }
+	fi
 	date -u +%FT%TZ >"$base/.falcon-minbase"
 fi
 mkdir -p "$archives/partial"
