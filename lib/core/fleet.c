@@ -75,13 +75,15 @@ static bool place_split(const struct falcon_fleet_cand *cand, size_t ncand, uint
 }
 
 /* by_backlog - cand[0..n) into out, least backlog first, conf order kept
- * among equals (insertion sort: n <= FALCON_FLEET_MAX). */
+ * among equals (insertion sort: a partition's chassis, a few hundred at
+ * most); key[n] is the caller's scratch. */
 static void by_backlog(const struct falcon_fleet_cand *cand, size_t n,
-		       falcon_fleet_backlog_fn backlog, void *arg, struct falcon_fleet_cand *out)
+		       falcon_fleet_backlog_fn backlog, void *arg, struct falcon_fleet_cand *out,
+		       long *key)
 {
-	long key[FALCON_FLEET_MAX], k;
 	struct falcon_fleet_cand c;
 	size_t i, j;
+	long k;
 
 	for (i = 0; i < n; i++) {
 		c = cand[i];
@@ -100,21 +102,31 @@ falcon_err_t falcon_fleet_place(const struct falcon_fleet_cand *cand, size_t nca
 				falcon_fleet_backlog_fn backlog, void *arg,
 				struct falcon_fleet_pick *pick)
 {
-	struct falcon_fleet_cand sorted[FALCON_FLEET_MAX];
+	struct falcon_fleet_cand *sorted;
+	long *key;
+	bool ok;
 
 	memset(pick, 0, sizeof(*pick));
-	if (cand == NULL || ncand == 0 || ncand > FALCON_FLEET_MAX || fits == NULL ||
-	    nodes == 0 || gpus < 0 || nvme < 0)
-		return falcon_err_set(FALCON_ERR_INVAL, "fleet placement: %zu chassis (at most %d), "
-				      "%u nodes, %d GPUs, %d NVMe per node", ncand,
-				      FALCON_FLEET_MAX, nodes, gpus, nvme);
+	if (cand == NULL || ncand == 0 || fits == NULL || nodes == 0 || gpus < 0 || nvme < 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "fleet placement: %zu chassis, %u nodes, "
+				      "%d GPUs, %d NVMe per node", ncand, nodes, gpus, nvme);
 	if (place_one(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick) ||
 	    (nodes > 1 && place_split(cand, ncand, nodes, gpus, nvme, fits, arg, false, pick)))
 		return FALCON_OK;
 	/* it pends: where the fewest wait before it */
-	by_backlog(cand, ncand, backlog, arg, sorted);
-	if (place_one(sorted, ncand, nodes, gpus, nvme, fits, arg, true, pick) ||
-	    (nodes > 1 && place_split(sorted, ncand, nodes, gpus, nvme, fits, arg, true, pick)))
+	sorted = calloc(ncand, sizeof(*sorted));
+	key = calloc(ncand, sizeof(*key));
+	if (sorted == NULL || key == NULL) {
+		free(sorted);
+		free(key);
+		return falcon_err_set(FALCON_ERR_NOMEM, "fleet placement: %zu chassis", ncand);
+	}
+	by_backlog(cand, ncand, backlog, arg, sorted, key);
+	ok = place_one(sorted, ncand, nodes, gpus, nvme, fits, arg, true, pick) ||
+	     (nodes > 1 && place_split(sorted, ncand, nodes, gpus, nvme, fits, arg, true, pick));
+	free(sorted);
+	free(key);
+	if (ok)
 		return FALCON_OK;
 	memset(pick, 0, sizeof(*pick));
 	return falcon_err_set(FALCON_ERR_POLICY, "no chassis of the job's nodes can ever hold "

@@ -28,7 +28,8 @@
 
 /* The node feature prefix: chassis C is the feature "falcon_C". */
 #define FALCON_FLEET_FEATURE_PREFIX "falcon_"
-/* Chassis a job may be split over (and in one pin) at most. */
+/* Chassis a job may be split over (and in one pin) at most; the chassis it
+ * may be placed on are not limited. */
 #define FALCON_FLEET_MAX 16
 
 /* One chassis a job could draw from: its conf index and how many of the
@@ -77,9 +78,12 @@ typedef long (*falcon_fleet_backlog_fn)(size_t chassis, void *arg);
  *      queue before it is shortest (pick->now false; falcond(8)'s re-pin
  *      may move it later).  Before the backlog, every such job was pinned
  *      to the first chassis: 109 of 126 pins in make bench-fleet's run.
- * arg is passed to fits and backlog.  FALCON_ERR_POLICY when no placement
- * can ever hold the job (message names the counts), FALCON_ERR_INVAL for
- * bad arguments.  *pick is the caller's.
+ * cand may list any number of chassis (every chassis of the job's
+ * partition: before 2026-11-28 job_submit passed the first 16 only, and a
+ * partition over 64 chassis placed every job on those 16; issue 41).  arg
+ * is passed to fits and backlog.  FALCON_ERR_POLICY when no placement can
+ * ever hold the job (message names the counts), FALCON_ERR_INVAL for bad
+ * arguments, FALCON_ERR_NOMEM.  *pick is the caller's.
  */
 falcon_err_t falcon_fleet_place(const struct falcon_fleet_cand *cand, size_t ncand,
 				uint32_t nodes, int gpus, int nvme, falcon_fleet_fits_fn fits,

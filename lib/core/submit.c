@@ -96,7 +96,8 @@ struct cands {
 	char **names;               /* [FALCON_SUBMIT_MAX_HOSTS], from v->hostlist */
 	bool fixed;                 /* from the job's -w list */
 	size_t nchassis;            /* distinct chassis among the known hosts */
-	struct falcon_fleet_cand cand[FALCON_FLEET_MAX];
+	struct falcon_fleet_cand *cand; /* [conf->nchassis]: every chassis of the
+					 * partition, not only the first 16 */
 };
 
 static void cands_free(struct cands *ch)
@@ -108,6 +109,8 @@ static void cands_free(struct cands *ch)
 	free(ch->names);
 	ch->names = NULL;
 	ch->n = 0;
+	free(ch->cand);
+	ch->cand = NULL;
 }
 
 /*
@@ -123,8 +126,10 @@ static falcon_err_t cands_collect(const struct falcon_conf *conf, const struct f
 	size_t i, c;
 
 	memset(ch, 0, sizeof(*ch));
-	if ((ch->names = calloc(FALCON_SUBMIT_MAX_HOSTS, sizeof(*ch->names))) == NULL)
-		return falcon_err_set(FALCON_ERR_NOMEM, "%d host names", FALCON_SUBMIT_MAX_HOSTS);
+	if ((ch->names = calloc(FALCON_SUBMIT_MAX_HOSTS, sizeof(*ch->names))) == NULL ||
+	    (ch->cand = calloc(conf->nchassis + 1, sizeof(*ch->cand))) == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "%d host names, %zu chassis",
+				      FALCON_SUBMIT_MAX_HOSTS, conf->nchassis);
 	if (req_nodes != NULL && req_nodes[0] != '\0') {
 		expr = req_nodes;
 		ch->fixed = true;
@@ -133,7 +138,7 @@ static falcon_err_t cands_collect(const struct falcon_conf *conf, const struct f
 	}
 	if (expr != NULL)
 		ch->n = v->hostlist(expr, ch->names, FALCON_SUBMIT_MAX_HOSTS, v->arg);
-	for (c = 0; c < conf->nchassis && ch->nchassis < FALCON_FLEET_MAX; c++) {
+	for (c = 0; c < conf->nchassis; c++) {
 		uint32_t k = 0;
 
 		for (i = 0; i < ch->n; i++)
@@ -239,6 +244,13 @@ static bool fleet_pick(const struct falcon_conf *conf, const struct falcon_ctld_
 	bool ok = false;
 
 	if (ch->fixed) {
+		if (ch->nchassis > FALCON_FLEET_MAX) {
+			out->verdict = FALCON_SUBMIT_BAD_LICENSES;
+			out->why = falcon_strf("falcon: the job's -w list spans %zu chassis; a job "
+					"is split over at most %d", ch->nchassis,
+					FALCON_FLEET_MAX);
+			return false;
+		}
 		if (fixed_pick(ch, nodes, pick))
 			return true;
 		out->verdict = FALCON_SUBMIT_BAD_LICENSES;

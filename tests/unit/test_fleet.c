@@ -112,6 +112,42 @@ START_TEST(test_place)
 }
 END_TEST
 
+/* More chassis than a job may be split over (a partition of 64 chassis):
+ * every one is a candidate, free now first, then the least backlog
+ * (regression: falcon_fleet_place refused more than 16 candidates). */
+static bool fits_many(size_t c, long gpus, long nvme, bool ever, void *arg)
+{
+	(void)arg;
+	(void)nvme;
+	return gpus <= (ever || c == 40 ? 8 : 0);
+}
+
+static long backlog_many(size_t c, void *arg)
+{
+	(void)arg;
+	return c == 50 ? -1 : 3;
+}
+
+START_TEST(test_place_many)
+{
+	struct falcon_fleet_cand cand[64];
+	struct falcon_fleet_pick pick;
+	size_t i;
+
+	for (i = 0; i < 64; i++) {
+		cand[i].chassis = i;
+		cand[i].nhosts = 4;
+	}
+	ck_assert_msg(falcon_fleet_place(cand, 64, 1, 4, 0, fits_many, backlog_many, NULL,
+					 &pick) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert(pick.n == 1 && pick.chassis[0] == 40 && pick.nodes[0] == 1 && pick.now);
+	/* nothing free anywhere (8 GPUs on each of 2 nodes): the least backlog */
+	ck_assert_msg(falcon_fleet_place(cand, 64, 2, 8, 0, fits_many, backlog_many, NULL,
+					 &pick) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert(pick.n == 2 && pick.chassis[0] == 0 && pick.chassis[1] == 50 && !pick.now);
+}
+END_TEST
+
 static const struct {
 	const char *features;
 	const char *pin;      /* "c2:0" etc. */
@@ -308,6 +344,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_place, 0, ARRAY_SIZE(place_cases));
+	tcase_add_test(tc, test_place_many);
 	tcase_add_loop_test(tc, test_pin, 0, ARRAY_SIZE(pin_cases));
 	tcase_add_test(tc, test_constraint_licenses);
 	tcase_add_test(tc, test_slurm_check);

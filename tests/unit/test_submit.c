@@ -532,6 +532,98 @@ START_TEST(test_notes)
 }
 END_TEST
 
+/* A partition over 20 chassis (c1..c20, host nK on cK, 8 GPUs each) whose
+ * first 17 pools are full: the job goes to c18, the first with room
+ * (regression: job_submit read the first 16 chassis of a partition only,
+ * and a job of a 64-chassis partition pended on those 16; issue 41). */
+#define BIG 20
+
+static int big_chassis(const char *lic)
+{
+	int k = 0, n = 0;
+
+	if (sscanf(lic, "c%d_gpu%n", &k, &n) != 1 || lic[n] != '\0' || k < 1 || k > BIG)
+		return -1;
+	return k - 1;
+}
+
+static long big_total(const char *lic, void *arg)
+{
+	(void)arg;
+	return big_chassis(lic) < 0 ? -1 : 8;
+}
+
+static long big_free(const char *lic, void *arg)
+{
+	int c = big_chassis(lic);
+
+	(void)arg;
+	return c < 0 ? 0 : c < 17 ? 0 : 8;
+}
+
+static long big_pending(const char *lic, uint32_t job_id, void *arg)
+{
+	(void)lic;
+	(void)job_id;
+	(void)arg;
+	return 0;
+}
+
+static bool big_known(const char *partition)
+{
+	return strcmp(partition, "big") == 0;
+}
+
+static const char *big_nodes(const char *partition, void *arg)
+{
+	static char list[BIG * 5];
+	size_t k, o = 0;
+
+	(void)arg;
+	if (!big_known(partition))
+		return NULL;
+	for (k = 1, list[0] = '\0'; k <= BIG; k++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%sn%zu", k > 1 ? "," : "", k);
+	return list;
+}
+
+START_TEST(test_big_fleet)
+{
+	char text[BIG * 128];
+	size_t k, o = 0;
+	struct falcon_conf *c;
+	struct falcon_ctld_view v = {
+		.default_partition = "big", .part_known = big_known, .part_nodes = big_nodes,
+		.hostlist = hostlist, .license_total = big_total, .license_free = big_free,
+		.license_pending = big_pending,
+	};
+	struct falcon_submit_job job = { .uid = 1000, .tres_per_node = "gres:falcon_gpu:4" };
+	struct falcon_submit_out out;
+
+	for (k = 1; k <= BIG; k++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      "ChassisName=c%zu Url=http://127.0.0.1:%zu/\n", k, k);
+	for (k = 1; k <= BIG; k++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "HostName=n%zu Chassis=c%zu "
+				      "Port=H1 Adapter=0000:3b:00.0\n", k, k);
+	c = load(text);
+	ck_assert_int_eq(falcon_submit_judge(c, NULL, &job, &v, &out), FALCON_OK);
+	ck_assert_msg(out.verdict == FALCON_SUBMIT_ACCEPT, "why '%s'", out.why ? out.why : "");
+	ck_assert_str_eq(out.licenses ? out.licenses : "(unchanged)", "c18_gpu:4");
+	ck_assert_str_eq(out.features ? out.features : "(unchanged)", "falcon_c18");
+	falcon_submit_out_free(&out);
+	/* a -w list over all 20: more chassis than one job may be split over */
+	job.req_nodes = big_nodes("big", NULL);
+	job.min_nodes = BIG;
+	ck_assert_int_eq(falcon_submit_judge(c, NULL, &job, &v, &out), FALCON_OK);
+	ck_assert_int_eq(out.verdict, FALCON_SUBMIT_BAD_LICENSES);
+	ck_assert_str_eq(out.why, "falcon: the job's -w list spans 20 chassis; a job is split "
+			 "over at most 16");
+	falcon_submit_out_free(&out);
+	falcon_conf_free(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("submit");
@@ -545,6 +637,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_contradiction, 0, ARRAY_SIZE(contra_cases));
 	tcase_add_loop_test(tc, test_het, 0, ARRAY_SIZE(het_cases));
 	tcase_add_test(tc, test_notes);
+	tcase_add_test(tc, test_big_fleet);
 	suite_add_tcase(s, tc);
 	return s;
 }
