@@ -27,11 +27,20 @@ tests_unit_test_auto_LDADD = $(LIBFALCON_ADVISE) $(LIBFALCON_CORE) $(CHECK_LIBS)
 endif
 
 # Bench (by hand, no cluster): the replay of a job trace, always-local vs
-# always-falcon vs --falcon-topology=auto's rule (issue 31).
+# always-falcon vs --falcon-topology=auto's rule (issue 31); and its fleet
+# mode (issue 41): a fleet's jobs placed per chassis, by job_submit's
+# falcon_fleet_place() with falcond's falcond_place(), and in one ideal
+# pool, at 8 nodes / 4 chassis (make bench-fleet's shape) and 1,000 nodes /
+# 128 chassis.
 noinst_PROGRAMS += tests/bench/bench_replay
-tests_bench_bench_replay_SOURCES = tests/bench/bench_replay.c
+tests_bench_bench_replay_SOURCES = tests/bench/bench_replay.c tests/bench/replay_fleet.c \
+	tests/bench/replay_fleet.h falcond/place.c falcond/place.h falcond/ledger.c \
+	falcond/ledger.h
 tests_bench_bench_replay_CFLAGS = $(AM_CFLAGS) $(JSON_CFLAGS)
-tests_bench_bench_replay_LDADD = $(LIBFALCON_ADVISE) $(LIBFALCON_CORE) $(JSON_LIBS) -lm
+tests_bench_bench_replay_LDADD = $(LIBFALCON_ADVISE) $(LIBFALCON_API) $(LIBFALCON_CHASSIS) \
+	$(LIBFALCON_CORE) $(JSON_LIBS) -lm
 BENCH_TARGETS += bench-replay
 bench-replay: tests/bench/bench_replay
 	tests/bench/bench_replay $${BENCH_JOBS:-400} $${BENCH_SEED:-1}
+	tests/bench/bench_replay --fleet 8 4 $${BENCH_FLEET_JOBS:-20000} $${BENCH_SEED:-1}
+	tests/bench/bench_replay --fleet 1000 128 $${BENCH_FLEET_JOBS:-20000} $${BENCH_SEED:-1}

@@ -18,6 +18,9 @@
  * clock; the same seed gives the same figures.
  *
  * usage: bench_replay [JOBS [SEED]]   (default 400 jobs, seed 1)
+ *        bench_replay --fleet [NODES [CHASSIS [JOBS [SEED]]]]
+ *                     the fleet mode (replay_fleet.c; default 1000 nodes,
+ *                     128 chassis, 20000 jobs at loads 0.70, 0.85, 0.95)
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -30,6 +33,7 @@
 
 #include "advise/advise.h"
 #include "core/util.h"
+#include "replay_fleet.h"
 
 #define NODES 4
 #define LOCAL_PER_NODE 8
@@ -235,7 +239,20 @@ static void replay(struct job *j, size_t n, enum policy p, const struct falcon_r
 	free(comp);
 }
 
-int main(int argc, char **argv)
+/* fleet_main - bench_replay --fleet [NODES [CHASSIS [JOBS [SEED]]]] */
+static int fleet_main(int argc, char **argv)
+{
+	static const double loads[] = { 0.7, 0.85, 0.95 };
+	size_t nodes = argc > 2 ? strtoul(argv[2], NULL, 10) : 1000;
+	size_t nchassis = argc > 3 ? strtoul(argv[3], NULL, 10) : 128;
+	size_t njobs = argc > 4 ? strtoul(argv[4], NULL, 10) : 20000;
+	unsigned long long seed = argc > 5 ? strtoull(argv[5], NULL, 10) : 1;
+
+	return falcon_replay_fleet(nodes, nchassis, njobs, loads, ARRAY_SIZE(loads), seed, stdout);
+}
+
+/* auto_main - bench_replay [JOBS [SEED]]: the --falcon-topology=auto replay */
+static int auto_main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 400;
 	unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
@@ -291,4 +308,11 @@ int main(int argc, char **argv)
 	       r[P_AUTO].gpu_hours / r[P_LOCAL].gpu_hours);
 	free(j);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--fleet") == 0)
+		return fleet_main(argc, argv);
+	return auto_main(argc, argv);
 }
