@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,16 +107,52 @@ static bool lic_fits(const char *name, long count, bool *exists)
 	return valid;
 }
 
-/* lic_total - falcon_ctld_view's license_total: the configured total of
- * license name, -1 when there is none: the largest count lic_fits()
- * grants, doubled then bisected (no reader of one total exists in 22.05);
- * at most 2^31 (Slurm parses a count as an int). */
+/* memo_find - the memo's entry of license name, added when new (NULL
+ * without a memo or for a name too long for it: then nothing is
+ * remembered). */
+static struct jsf_memo_lic *memo_find(struct jsf_memo *m, const char *name)
+{
+	size_t i;
+
+	if (m == NULL || strlen(name) >= sizeof(m->lic[0].name))
+		return NULL;
+	for (i = 0; i < m->nlic; i++)
+		if (strcmp(m->lic[i].name, name) == 0)
+			return &m->lic[i];
+	if (m->nlic == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		xrecalloc(m->lic, m->cap, sizeof(*m->lic));
+	}
+	memset(&m->lic[m->nlic], 0, sizeof(m->lic[0]));
+	strcpy(m->lic[m->nlic].name, name);
+	m->lic[m->nlic].total = m->lic[m->nlic].free = LONG_MIN;
+	return &m->lic[m->nlic++];
+}
+
+static long lic_total_read(const char *name);
+static long lic_free_read(const char *name, long total);
+
+/* lic_total - falcon_ctld_view's license_total, once per license and memo */
 static long lic_total(const char *name, void *arg)
+{
+	struct jsf_memo_lic *e = memo_find(arg, name);
+
+	if (e == NULL)
+		return lic_total_read(name);
+	if (e->total == LONG_MIN)
+		e->total = lic_total_read(name);
+	return e->total;
+}
+
+/* lic_total_read - the configured total of license name, -1 when there is
+ * none: the largest count lic_fits() grants, doubled then bisected (no
+ * reader of one total exists in 22.05); at most 2^31 (Slurm parses a count
+ * as an int). */
+static long lic_total_read(const char *name)
 {
 	long lo = 0, hi = 1, mid;
 	bool exists = false;
 
-	(void)arg;
 	lic_fits(name, 0, &exists);
 	if (!exists)
 		return -1;
@@ -155,14 +192,26 @@ static bool spec_fits_now(char *spec)
 	return ok;
 }
 
-/* lic_free - falcon_ctld_view's license_free: how many of license name a
- * job could take now (reservations such as falcond's quarantine counted
- * as used): the largest count spec_fits_now() grants, by bisection up to
- * the total (no reader of one license's use exists in all of 22.05 to
- * 24.11); 0 for an unknown license. */
+/* lic_free - falcon_ctld_view's license_free, once per license and memo */
 static long lic_free(const char *name, void *arg)
 {
-	long lo = 0, hi = lic_total(name, arg), mid;
+	struct jsf_memo_lic *e = memo_find(arg, name);
+
+	if (e == NULL)
+		return lic_free_read(name, lic_total(name, arg));
+	if (e->free == LONG_MIN)
+		e->free = lic_free_read(name, lic_total(name, arg));
+	return e->free;
+}
+
+/* lic_free_read - how many of license name (total configured) a job could
+ * take now (reservations such as falcond's quarantine counted as used):
+ * the largest count spec_fits_now() grants, by bisection up to the total
+ * (no reader of one license's use exists in all of 22.05 to 24.11); 0 for
+ * an unknown license. */
+static long lic_free_read(const char *name, long total)
+{
+	long lo = 0, hi = total, mid;
 	char *spec;
 	bool fits;
 
@@ -186,9 +235,9 @@ struct claim {
 	long sum;
 };
 
-/* claim_add - list_for_each() over slurmctld's job_list: a pending job's
+/* claim_one - list_for_each() over slurmctld's job_list: a pending job's
  * count of license c->name (job_record_t licenses, "a:2,b:1"). */
-static int claim_add(void *x, void *arg)
+static int claim_one(void *x, void *arg)
 {
 	job_record_t *j = x;
 	struct claim *c = arg;
@@ -201,20 +250,74 @@ static int claim_add(void *x, void *arg)
 	return 0;
 }
 
+/* claim_all - list_for_each() over job_list: a pending job's count of each
+ * pool license of the memo added to its entry (m->exclude not counted). */
+static int claim_all(void *x, void *arg)
+{
+	job_record_t *j = x;
+	struct jsf_memo *m = arg;
+	size_t i;
+	long n;
+
+	if (!IS_JOB_PENDING(j) || j->job_id == m->exclude || j->licenses == NULL)
+		return 0;
+	for (i = 0; i < m->nlic; i++)
+		if (m->lic[i].pool && (n = falcon_license_count(j->licenses, m->lic[i].name)) > 0)
+			m->lic[i].pending += n;
+	return 0;
+}
+
 /* lic_pending - falcon_ctld_view's license_pending: what pending jobs
  * other than exclude ask of license name (falcon_pool_fits() counts them
- * as taken). */
+ * as taken).  For a pool license of the memo (jsf_memo_pools()), the first
+ * call walks job_list once for all of them and the others are lookups;
+ * else a walk for this license alone. */
 static long lic_pending(const char *name, uint32_t exclude, void *arg)
 {
+	struct jsf_memo *m = arg;
 	struct claim c = { name, exclude, 0 };
+	size_t i;
 
-	(void)arg;
+	for (i = 0; m != NULL && i < m->nlic; i++) {
+		if (!m->lic[i].pool || strcmp(m->lic[i].name, name) != 0)
+			continue;
+		if (m->walked && m->exclude != exclude)
+			break;
+		if (!m->walked) {
+			m->exclude = exclude;
+			if (job_list != NULL)
+				list_for_each(job_list, claim_all, m);
+			m->walked = true;
+		}
+		return m->lic[i].pending;
+	}
 	if (job_list != NULL)
-		list_for_each(job_list, claim_add, &c);
+		list_for_each(job_list, claim_one, &c);
 	return c.sum;
 }
 
-struct falcon_ctld_view jsf_ctld_view(void)
+void jsf_memo_pools(struct jsf_memo *m, const struct falcon_conf *fc)
+{
+	static const falcon_dev_type_t types[] = { FALCON_DEV_GPU, FALCON_DEV_NVME };
+	struct jsf_memo_lic *e;
+	char name[sizeof(m->lic[0].name)];
+	size_t c, t;
+
+	for (c = 0; fc != NULL && c < fc->nchassis; c++)
+		for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+			if (falcon_license_name(fc->chassis[c].name, types[t], name,
+						sizeof(name)) == FALCON_OK &&
+			    (e = memo_find(m, name)) != NULL)
+				e->pool = true;
+}
+
+void jsf_memo_free(struct jsf_memo *m)
+{
+	xfree(m->lic);
+	memset(m, 0, sizeof(*m));
+}
+
+struct falcon_ctld_view jsf_ctld_view(struct jsf_memo *memo)
 {
 	struct falcon_ctld_view v = {
 		.default_partition = default_part_name,
@@ -224,6 +327,7 @@ struct falcon_ctld_view jsf_ctld_view(void)
 		.license_total = lic_total,
 		.license_free = lic_free,
 		.license_pending = lic_pending,
+		.arg = memo,
 	};
 	return v;
 }

@@ -10,21 +10,54 @@
 #ifndef FALCON_JOB_SUBMIT_CTLD_H
 #define FALCON_JOB_SUBMIT_CTLD_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "advise/auto.h"
 #include "core/submit.h"
+
+/*
+ * One judge's reads of slurmctld's licenses.  slurmctld does not change
+ * under the locks job_submit runs with, so each license's total and free
+ * count are read once per judge, and the pending jobs' claims on every
+ * chassis pool of falcon.conf are summed in one walk of the job list.
+ * Before (issue 41), a job in a partition over C chassis read each pool up
+ * to twice (is it free now; its backlog), each read bisecting the total
+ * and the free count and walking the whole job list: 2C walks per submit.
+ * Zero it before use; jsf_memo_free() after.
+ */
+struct jsf_memo_lic {
+	char name[64];
+	long total, free;    /* LONG_MIN: not read yet */
+	long pending;        /* pool licenses: their claims, from the one walk */
+	bool pool;           /* a chassis pool license (jsf_memo_pools()) */
+};
+struct jsf_memo {
+	size_t nlic, cap;
+	struct jsf_memo_lic *lic; /* xmalloc'd */
+	bool walked;              /* the claims were summed, for exclude */
+	uint32_t exclude;
+};
+
+/* jsf_memo_pools - the chassis pool licenses of fc (<C>_gpu, <C>_nvme:
+ * falcon_license_name()) into m, for the one walk; before any read. */
+void jsf_memo_pools(struct jsf_memo *m, const struct falcon_conf *fc);
+
+/* jsf_memo_free - what m holds (it can be used again, empty). */
+void jsf_memo_free(struct jsf_memo *m);
 
 /*
  * jsf_ctld_view - the view of slurmctld: its default partition, its
  * partitions and their Nodes=, Slurm's hostlist expansion, and each
  * license's configured total, what one job could take now (reservations
  * counted) and what pending jobs claim, each count found by bisection (no
- * reader of one license's total or use exists in all of 22.05 to 24.11).
+ * reader of one license's total or use exists in all of 22.05 to 24.11),
+ * remembered in memo (NULL: read at every call) for one judge.
  * Call with slurmctld's job and node read locks held (job_submit's caller
- * holds them).
+ * holds them), and drop memo before they are let go.
  */
-struct falcon_ctld_view jsf_ctld_view(void);
+struct falcon_ctld_view jsf_ctld_view(struct jsf_memo *memo);
 
 /*
  * jsf_ctld_nodes - the nodes of partition (node_record_t: name, GRES

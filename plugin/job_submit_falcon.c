@@ -115,15 +115,18 @@ static int judge(const struct falcon_submit_job *job, char **why, char **license
 		[FALCON_SUBMIT_BAD_LICENSES] = ESLURM_INVALID_LICENSES,
 		[FALCON_SUBMIT_BAD_FEATURE] = ESLURM_INVALID_FEATURE,
 	};
-	struct falcon_ctld_view v = jsf_ctld_view();
+	struct jsf_memo memo = { 0 };
+	struct falcon_ctld_view v = jsf_ctld_view(&memo);
 	struct falcon_submit_out out;
 	falcon_err_t ferr;
 
 	*why = *licenses = *features = NULL;
 	pthread_mutex_lock(&lock);
 	falcon_conf_keep(&kept, falcon_conf_path(NULL));
+	jsf_memo_pools(&memo, kept.conf);
 	ferr = falcon_submit_judge(kept.conf, falcon_conf_kept_broken(&kept), job, &v, &out);
 	pthread_mutex_unlock(&lock);
+	jsf_memo_free(&memo);
 	if (ferr != FALCON_OK) {
 		falcon_error("uid %u: %s", job->uid, falcon_errmsg());
 		return SLURM_ERROR;
@@ -189,7 +192,8 @@ static int auto_topology(job_desc_msg_t *job, uint32_t uid, char **msg)
 		.uid = uid, .tres_per_node = job->tres_per_node, .comment = job->comment,
 		.name = job->name, .admin_comment = job->admin_comment,
 	};
-	struct falcon_ctld_view v = jsf_ctld_view();
+	struct jsf_memo memo = { 0 };
+	struct falcon_ctld_view v = jsf_ctld_view(&memo);
 	struct falcon_ctld_node *nodes = NULL;
 	struct falcon_auto_out out = { 0 };
 	char *part = NULL, *save = NULL;
@@ -218,8 +222,10 @@ static int auto_topology(job_desc_msg_t *job, uint32_t uid, char **msg)
 	aj.gpus = (unsigned)gpus;
 	falcon_advice_keep(&advice_kept, kept.conf->advice_file);
 	nn = jsf_ctld_nodes(part ? part : "", &nodes);
+	jsf_memo_pools(&memo, kept.conf);
 	ferr = falcon_auto_choose(kept.conf, &v, &aj, advice_kept.rows, advice_kept.n, nodes, nn,
 				  &out);
+	jsf_memo_free(&memo);
 	jsf_ctld_nodes_free(nodes, nn);
 	pthread_mutex_unlock(&lock);
 	if (ferr != FALCON_OK) {

@@ -44,7 +44,8 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-hres.sh tests/integration/slurm-slowchassis.sh \
 	tests/integration/slurm-preempt.sh tests/integration/slurm-interactive.sh \
 	tests/integration/slurm-keepwarm.sh tests/integration/admin-checklist.sh
-EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet tests/bench/warm
+EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet tests/bench/warm \
+	tests/bench/submit
 # Bench (by hand, root, about 30 min at the default 300 jobs): the fleet of
 # 8 nodes and 4 chassis at 0-3 s per request, a chassis stopped 60 s, a
 # partition per chassis vs one chassis-aware partition (issue 26).
@@ -53,6 +54,13 @@ bench-fleet: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/tests/bench/fleet
 .PHONY: bench-fleet
+# Bench (by hand, root, a few minutes): job_submit_falcon's time per submit
+# at 4, 16 and 64 chassis (SUBMIT_CHASSIS), a busy queue pending (issue 41)
+BENCH_TARGETS += bench-submit
+bench-submit: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/submit
+.PHONY: bench-submit
 # Bench (by hand, root, about 35 min): KeepWarm= off vs on, a 20-task array
 # and a mixed trace at 5 and 20 s per PATCH (issue 29)
 BENCH_TARGETS += bench-warm
