@@ -75,14 +75,10 @@ struct cluster {
 	unsigned local_free[NODES], slots_free[NODES], pool_free;
 };
 
-/* xorshift64*: the trace is the same on every machine */
 static unsigned long long rng_state;
 static double urand(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+	return falcon_replay_urand(&rng_state);
 }
 
 static void make_trace(struct job *j, size_t n, unsigned long long seed)

@@ -102,14 +102,10 @@ struct fl_fleet {
 	struct fl_job *placing;
 };
 
-/* xorshift64*, as bench_replay.c's trace */
 static unsigned long long fl_rng;
 static double fl_urand(void)
 {
-	fl_rng ^= fl_rng >> 12;
-	fl_rng ^= fl_rng << 25;
-	fl_rng ^= fl_rng >> 27;
-	return (double)((fl_rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+	return falcon_replay_urand(&fl_rng);
 }
 
 static unsigned fl_draw(const unsigned *v, const double *p, size_t n)
@@ -517,4 +513,12 @@ out:
 	free(f.c);
 	free(j);
 	return rc;
+}
+
+double falcon_replay_urand(unsigned long long *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return (double)((*state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
 }

@@ -29,4 +29,10 @@ struct falcon_replay_fleet_result {
 int falcon_replay_fleet(size_t nodes, size_t nchassis, size_t njobs, const double *loads,
 			size_t nloads, unsigned long long seed, FILE *out);
 
+/* falcon_replay_urand - the next of *state's uniform draws in [0, 1):
+ * xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
+ * generators, scrambled", 2016), so that a seed gives the same trace on
+ * every machine; *state must not be 0. */
+double falcon_replay_urand(unsigned long long *state);
+
 #endif /* FALCON_REPLAY_FLEET_H */
