@@ -151,6 +151,8 @@ fi
 say "dpkg-buildpackage ${profiles:+-P$profiles} (Slurm $(dpkg-query -W -f='${Version}' libslurm-dev))"
 (cd "$pkgdir" && dpkg-buildpackage -us -uc -sa -j"$jobs" ${profiles:+-P$profiles} \
 	>"$work/build.log" 2>&1) || { tail -n 60 "$work/build.log" >&2; die "dpkg-buildpackage failed"; }
+# what debian/rules said of its own choices (FALCON_SLURM_CONFIGURED)
+sed -n 's/^\(debian\/rules: \)/  \1/p' "$work/build.log" >&2
 changes=$(ls "$src"/falcon-slurm_*.changes)
 say "lintian"
 lintian --info --display-info --show-overrides "$changes" >"$src/lintian.log" 2>&1 || true
