@@ -28,7 +28,9 @@
 set -eu
 
 prog=packages.sh
-say() { echo "$prog: $*" >&2; }
+t0=$(date +%s)
+# say MSG - MSG with the seconds since this script started (each step timed)
+say() { echo "$prog: [$(($(date +%s) - t0)) s] $*" >&2; }
 die() { echo "$prog: error: $*" >&2; exit 1; }
 
 cd "$(dirname "$0")/.."
@@ -49,7 +51,6 @@ done
 case $out in /*) ;; *) out=$top/$out ;; esac
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -le 2 ] || jobs=2
-t0=$(date +%s)
 
 # Debian 13 packages: this script in the trixie chroot, the result copied out
 if [ $mode = trixie ]; then
@@ -68,6 +69,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/falcon-packages.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # the tree as a clean clone has it
 mkdir "$work/tree"
+say "a copy of the tree, ./bootstrap"
 tar -C "$top" -cf - --exclude=./.git --exclude=./build --exclude=./build-asan --exclude='./build-[!a]*' \
 	--exclude='./falcon-slurm-*' --exclude=./autom4te.cache . | tar -C "$work/tree" -xf -
 (cd "$work/tree" && ./bootstrap >"$work/bootstrap.log" 2>&1) ||
