@@ -354,6 +354,68 @@ long falcon_license_count(const char *lic, const char *name)
 	return sum;
 }
 
+/* lic_entry - the next entry of license string *p (',' and ';' outside
+ * parentheses separate) into tok (n bytes), ":1" added when it has no count
+ * after its last ')'; *p moves past it.  0 at the end, -1 when it does not
+ * fit, else 1. */
+static int lic_entry(const char **p, char *tok, size_t n)
+{
+	const char *s = *p, *b, *rp;
+	int depth = 0, w;
+	size_t len;
+
+	while (*s == ',' || *s == ';')
+		s++;
+	if (*s == '\0')
+		return 0;
+	for (b = s; *s != '\0' && (depth > 0 || (*s != ',' && *s != ';')); s++)
+		depth += (*s == '(') - (*s == ')');
+	*p = s;
+	len = (size_t)(s - b);
+	for (rp = b + len; rp > b && rp[-1] != ')'; rp--)
+		;
+	w = snprintf(tok, n, "%.*s%s", (int)len, b,
+		     memchr(rp, ':', (size_t)(b + len - rp)) ? "" : ":1");
+	return w < 0 || (size_t)w >= n ? -1 : 1;
+}
+
+bool falcon_license_same(const char *a, const char *b)
+{
+	char (*ta)[256] = NULL, (*tb)[256] = NULL;
+	bool used[FALCON_LICENSE_SAME_MAX], same = false;
+	size_t na = 0, nb = 0, i, k;
+	const char *p;
+	int r = 1;
+
+	ta = calloc(FALCON_LICENSE_SAME_MAX, sizeof(*ta));
+	tb = calloc(FALCON_LICENSE_SAME_MAX, sizeof(*tb));
+	if (ta == NULL || tb == NULL)
+		goto out;
+	for (p = a ? a : ""; na < FALCON_LICENSE_SAME_MAX &&
+	     (r = lic_entry(&p, ta[na], sizeof(ta[na]))) > 0; na++)
+		;
+	if (r != 0)
+		goto out; /* too many, or one too long */
+	for (p = b ? b : ""; nb < FALCON_LICENSE_SAME_MAX &&
+	     (r = lic_entry(&p, tb[nb], sizeof(tb[nb]))) > 0; nb++)
+		;
+	if (r != 0 || na != nb)
+		goto out;
+	memset(used, 0, sizeof(used));
+	for (i = 0; i < na; i++) {
+		for (k = 0; k < nb && (used[k] || strcmp(ta[i], tb[k]) != 0); k++)
+			;
+		if (k == nb)
+			goto out;
+		used[k] = true;
+	}
+	same = true;
+out:
+	free(ta);
+	free(tb);
+	return same;
+}
+
 falcon_err_t falcon_license_name(const char *pool, falcon_dev_type_t type, char *buf, size_t n)
 {
 	const char *suffix = type == FALCON_DEV_GPU ? "_gpu" : type == FALCON_DEV_NVME ? "_nvme" : NULL;

@@ -113,6 +113,20 @@ falcon_err_t falcon_license_merge(const char *old, const char *pool, int count, 
 long falcon_license_count(const char *lic, const char *name);
 
 /*
+ * falcon_license_same - whether two Slurm license strings name the same
+ * entries with the same counts, in any order: entries "NAME[(NODES)][:COUNT]"
+ * joined by ',' or ';' (a reservation's Licenses=: Slurm 26.05's scontrol
+ * joins them with ';', earlier releases with ','; an HRES layer's NODES, a
+ * host list, may hold ',' inside its parentheses: Slurm 26.05
+ * src/slurmctld/licenses.c _build_license_list()); a bare entry counts 1
+ * (slurm.conf(5)); NULL is "".  FALCON_LICENSE_SAME_MAX entries or more
+ * on either side, or an entry over 255 bytes, compare as different (the
+ * caller then updates what it need not: harmless).
+ */
+#define FALCON_LICENSE_SAME_MAX 64
+bool falcon_license_same(const char *a, const char *b);
+
+/*
  * falcon_license_name - the Slurm license (slurm.conf(5) Licenses=) that
  * counts the devices of type (FALCON_DEV_GPU or FALCON_DEV_NVME) of chassis
  * pool: "<pool>_gpu" or "<pool>_nvme", written to buf (n bytes, caller's).

@@ -288,6 +288,34 @@ START_TEST(test_license_count)
 }
 END_TEST
 
+/* falcon_license_same(): a reservation's Licenses= against what falcond wants */
+START_TEST(test_license_same)
+{
+	ck_assert(falcon_license_same(NULL, ""));
+	ck_assert(falcon_license_same("c1_gpu:2,c1_nvme:1", "c1_nvme:1;c1_gpu:2"));
+	ck_assert(falcon_license_same("c1_gpu", "c1_gpu:1"));
+	ck_assert(!falcon_license_same("c1_gpu:2", "c1_gpu:3"));
+	ck_assert(!falcon_license_same("c1_gpu:2", "c1_gpu:2,c1_nvme:1"));
+	ck_assert(!falcon_license_same("c1_gpu:2,c1_gpu:2", "c1_gpu:2,c1_nvme:2"));
+	/* HRES layers: a host list with ',' inside the parentheses */
+	ck_assert(falcon_license_same("falcon_pool_gpu(vm,node2):4,falcon_pool_nvme(vm,node2):1",
+				      "falcon_pool_nvme(vm,node2):1;falcon_pool_gpu(vm,node2):4"));
+	ck_assert(falcon_license_same("falcon_pool_gpu(n[1-4])", "falcon_pool_gpu(n[1-4]):1"));
+	ck_assert(!falcon_license_same("falcon_pool_gpu(vm,node2):4", "falcon_pool_gpu(vm):4"));
+	ck_assert(!falcon_license_same("falcon_pool_gpu(vm,node2):4", "falcon_pool_gpu(vm,node2):3"));
+	/* 64 entries or more compare as different */
+	{
+		char many[64 * 8 + 1] = "";
+		int i;
+
+		for (i = 0; i < 64; i++)
+			snprintf(many + strlen(many), sizeof(many) - strlen(many), "%sl%d", i ? "," : "",
+				 i);
+		ck_assert(!falcon_license_same(many, many));
+	}
+}
+END_TEST
+
 /* falcon_license_count(): a count that is not a number is named, not read as 0 */
 static const struct {
 	const char *lic, *detail;
@@ -398,6 +426,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_license, 0, ARRAY_SIZE(lic_cases));
 	tcase_add_test(tc, test_license_bad);
 	tcase_add_test(tc, test_license_count);
+	tcase_add_test(tc, test_license_same);
 	tcase_add_loop_test(tc, test_license_count_bad, 0, ARRAY_SIZE(lic_count_bad));
 	tcase_add_loop_test(tc, test_pool_licenses, 0, ARRAY_SIZE(pool_lic_cases));
 	tcase_add_test(tc, test_pool_licenses_bad);
