@@ -78,10 +78,13 @@ static size_t hosts_expand(const char *expr, char **names, size_t max, void *arg
 }
 
 /* lic_validate - license_validate() of every release: 25.05 added its hres
- * and fuzzy_match arguments (FALCON_LICENSE_VALIDATE_HRES from configure). */
+ * and fuzzy_match arguments (FALCON_LICENSE_VALIDATE_HRES from configure);
+ * hres (a layer named "NAME(NODES)") when spec has a '(' (Slurm 26.05
+ * licenses.c _build_license_list() reads the layer only then). */
 #ifdef FALCON_LICENSE_VALIDATE_HRES
 #define lic_validate(spec, cfg, exist, valid) \
-	license_validate((spec), (cfg), (exist), false, NULL, (valid), NULL)
+	license_validate((spec), (cfg), (exist), (spec) != NULL && strchr((spec), '(') != NULL, \
+			 NULL, (valid), NULL)
 #else
 #define lic_validate(spec, cfg, exist, valid) license_validate((spec), (cfg), (exist), NULL, (valid))
 #endif

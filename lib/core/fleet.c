@@ -530,6 +530,57 @@ static void write_hres(const struct falcon_conf *conf, const long *gpus, const l
 	}
 }
 
+int falcon_hres_layer_chassis(const struct falcon_conf *conf, const char *const *hosts, size_t n)
+{
+	const struct falcon_host_conf *hc;
+	size_t i, k, want = 0, seen = 0;
+	int c = -1;
+
+	for (i = 0; i < n; i++) {
+		hc = falcon_conf_host(conf, hosts[i]);
+		if (hc == NULL)
+			return -1;
+		if (c < 0) {
+			for (k = 0; k < conf->nchassis &&
+			     strcmp(conf->chassis[k].name, hc->chassis) != 0; k++)
+				;
+			if (k == conf->nchassis)
+				return -1;
+			c = (int)k;
+		} else if (strcmp(conf->chassis[c].name, hc->chassis) != 0)
+			return -1;
+		for (k = 0; k < i && strcmp(hosts[k], hosts[i]) != 0; k++)
+			;
+		seen += k == i;
+	}
+	if (c < 0)
+		return -1;
+	for (i = 0; i < conf->nhosts; i++)
+		want += strcmp(conf->hosts[i].chassis, conf->chassis[c].name) == 0;
+	return seen == want ? c : -1;
+}
+
+falcon_err_t falcon_hres_layer_name(const struct falcon_conf *conf, size_t c,
+				    falcon_dev_type_t type, char *buf, size_t n)
+{
+	char hosts[4096];
+	int w;
+
+	if (c >= conf->nchassis || (type != FALCON_DEV_GPU && type != FALCON_DEV_NVME))
+		return falcon_err_set(FALCON_ERR_INVAL, "HRES layer of chassis %zu type %d", c,
+				      (int)type);
+	hosts_of(conf, conf->chassis[c].name, hosts, sizeof(hosts));
+	if (hosts[0] == '\0')
+		return falcon_err_set(FALCON_ERR_INVAL, "chassis %s: no HostName= cabled to it",
+				      conf->chassis[c].name);
+	w = snprintf(buf, n, "%s(%s)", type == FALCON_DEV_GPU ? FALCON_HRES_GPU : FALCON_HRES_NVME,
+		     hosts);
+	if (w < 0 || (size_t)w >= n)
+		return falcon_err_set(FALCON_ERR_INVAL, "HRES layer of chassis %s: longer than %zu "
+				      "bytes", conf->chassis[c].name, n ? n - 1 : 0);
+	return FALCON_OK;
+}
+
 bool falcon_slurm_hres_release(int major, int minor)
 {
 	return major > 25 || (major == 25 && minor >= 11);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "core/conf.h"
+#include "core/device.h"
 #include "core/falcon_err.h"
 
 /* The node feature prefix: chassis C is the feature "falcon_C". */
@@ -187,5 +188,31 @@ size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
  * charges one layer for the whole job, not each node's own chassis).
  */
 bool falcon_slurm_hres_release(int major, int minor);
+
+/*
+ * falcon_hres_layer_chassis - the chassis (an index into conf->chassis)
+ * whose HRES layer has exactly the nodes hosts[0..n-1] (the caller's
+ * names, a layer's host list expanded), as falcon_slurm_conf_write() writes
+ * a layer per chassis: every HostName= cabled to it and no other node.
+ * -1 for the root layer of every cabled node over several chassis, a
+ * layer of an admin's own, a node falcon.conf does not know, or n == 0.
+ * A node listed twice counts once.  falcond names a chassis' layer by it
+ * in its reservations (FALCON_HRES_GPU(NODES):N: Slurm 26.05's
+ * reservation licenses, src/slurmctld/licenses.c
+ * _license_find_rec_by_nodes()).
+ */
+int falcon_hres_layer_chassis(const struct falcon_conf *conf, const char *const *hosts, size_t n);
+
+/*
+ * falcon_hres_layer_name - chassis c's (an index into conf->chassis) HRES
+ * layer of type (FALCON_DEV_GPU or FALCON_DEV_NVME) as a license with its
+ * layer, "falcon_pool_gpu(HOSTS)", HOSTS its HostName= list as
+ * falcon_slurm_conf_write() writes the layer (','-joined, falcon.conf
+ * order), into buf (n bytes, the caller's): the name Slurm 26.05's
+ * license_validate(..., hres = true, ...) finds the layer by.  FALCON_ERR_INVAL
+ * for another type, a chassis without hosts, or a name longer than n - 1.
+ */
+falcon_err_t falcon_hres_layer_name(const struct falcon_conf *conf, size_t c,
+				    falcon_dev_type_t type, char *buf, size_t n);
 
 #endif /* FALCON_FLEET_H */

@@ -366,15 +366,60 @@ static void judge_pool(const struct falcon_conf *conf, const struct falcon_ctld_
 	free(merged);
 }
 
+/* hres_refuse - judge_hres(): *why (malloc'd) when the job asks more of a
+ * type per node than the largest HRES layer of its candidate chassis
+ * holds; NULL when it fits, or when no layer's total could be read (an
+ * admin's own resources.yaml: left to slurmctld). */
+static void hres_refuse(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+			const struct cands *ch, const struct falcon_job_req *req, char **why)
+{
+	char name[4200];
+	size_t i;
+	int t;
+
+	*why = NULL;
+	for (t = 0; t < 2 && *why == NULL; t++) {
+		falcon_dev_type_t type = t == 0 ? FALCON_DEV_GPU : FALCON_DEV_NVME;
+		int per_node = t == 0 ? req->falcon_gpus : req->falcon_nvme;
+		long best = -1, total;
+		const char *at = NULL;
+
+		for (i = 0; per_node > 0 && i < ch->nchassis; i++) {
+			if (falcon_hres_layer_name(conf, ch->cand[i].chassis, type, name,
+						   sizeof(name)) != FALCON_OK ||
+			    (total = v->license_total(name, v->arg)) < 0)
+				continue;
+			if (total > best) {
+				best = total;
+				at = conf->chassis[ch->cand[i].chassis].name;
+			}
+		}
+		if (at != NULL && best < per_node)
+			*why = falcon_strf("falcon: the largest chassis of the job's nodes (%s) has "
+				    "%ld %s; asked %d per node (%s:%d)", at, best,
+				    t == 0 ? "GPUs" : "NVMe", per_node,
+				    t == 0 ? "falcon_gpu" : "falcon_nvme", per_node);
+	}
+}
+
 /* judge_hres - falcon_submit_judge() step 4: the HRES counts per node, the
- * chassis pool licenses removed. */
-static void judge_hres(const struct falcon_conf *conf, const struct falcon_submit_job *job,
+ * chassis pool licenses removed; a job no chassis of its nodes can ever
+ * serve refused (hres_refuse()). */
+static void judge_hres(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+		       const struct cands *ch, const struct falcon_submit_job *job,
 		       const struct falcon_job_req *req, struct falcon_submit_out *out)
 {
 	struct falcon_fleet_pick none = { 0 };
 	char *a = NULL, *b = NULL, *c = NULL;
 	bool ch1 = false, ch2 = false, ch3 = false;
 
+	hres_refuse(conf, v, ch, req, &out->why);
+	if (out->why != NULL) {
+		out->verdict = FALCON_SUBMIT_BAD_LICENSES;
+		out->note = falcon_strf("uid %u tres_per_node '%s': refused: %s", job->uid,
+				 S(job->tres_per_node), out->why);
+		return;
+	}
 	if (falcon_fleet_licenses(conf, job->licenses, &none, 0, 0, &a, &ch1) != FALCON_OK ||
 	    falcon_license_merge(a, FALCON_HRES_GPU, req->falcon_gpus, &b, &ch2) != FALCON_OK ||
 	    falcon_license_merge(b, FALCON_HRES_NVME, req->falcon_nvme, &c, &ch3) != FALCON_OK) {
@@ -476,12 +521,12 @@ falcon_err_t falcon_submit_judge(const struct falcon_conf *conf, const char *con
 	    req.falcon_gpus + req.falcon_nvme == 0)
 		goto out;
 	nodes = job_nodes(job);
-	if (v->license_total(FALCON_HRES_GPU, v->arg) >= 0) {
-		judge_hres(conf, job, &req, out);
-		goto out;
-	}
 	if ((rv = cands_collect(conf, v, job->req_nodes, first, &ch)) != FALCON_OK)
 		goto out;
+	if (v->license_total(FALCON_HRES_GPU, v->arg) >= 0) {
+		judge_hres(conf, v, &ch, job, &req, out);
+		goto out;
+	}
 	if (conf->nchassis > 1 && ch.nchassis > 1)
 		judge_fleet(conf, v, &ch, job, &req, nodes, out);
 	else

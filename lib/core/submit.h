@@ -153,7 +153,11 @@ struct falcon_submit_out {
  *     resources.yaml(5) MODE_3, which counts a job's request on each node
  *     from the layer of that node's chassis: licenses.c
  *     _foreach_hres_job_get): FALCON_HRES_GPU and FALCON_HRES_NVME set to
- *     the per-node counts, every chassis pool license removed;
+ *     the per-node counts, every chassis pool license removed; refused
+ *     when the largest layer of its candidate hosts' chassis (license_total
+ *     of falcon_hres_layer_name()) holds fewer than it asks per node
+ *     (Slurm 26.05 takes such a request when the root layer's count is
+ *     -1, and the job pends for ever);
  *  5. a job whose candidate hosts (its -w list, else its first partition's
  *     nodes) are cabled to several chassis of several: pinned
  *     (job_submit_falcon(8), SEVERAL CHASSIS): a -w list as it lists them

@@ -290,6 +290,32 @@ START_TEST(test_slurm_check)
 }
 END_TEST
 
+/* falcon_hres_layer_chassis(): the chassis whose hosts a layer lists, exactly */
+START_TEST(test_hres_layer)
+{
+	static const char text[] =
+		"ChassisName=c1 Url=http://127.0.0.1:1/\n"
+		"ChassisName=c2 Url=http://127.0.0.1:2/\n"
+		"HostName=a1 Chassis=c1 Port=H1 Adapter=0000:3b:00.0\n"
+		"HostName=a2 Chassis=c1 Port=H2 Adapter=0000:3b:00.0\n"
+		"HostName=b1 Chassis=c2 Port=H1 Adapter=0000:3b:00.0\n";
+	struct falcon_conf *c = NULL;
+	const char *c1[] = { "a2", "a1" }, *c1twice[] = { "a1", "a2", "a1" };
+	const char *part[] = { "a1" }, *root[] = { "a1", "a2", "b1" };
+	const char *c2[] = { "b1" }, *stranger[] = { "b1", "x9" };
+
+	ck_assert_msg(falcon_conf_parse("t.conf", text, &c) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, c1, 2), 0);
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, c1twice, 3), 0);
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, c2, 1), 1);
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, part, 1), -1);  /* a1 without a2 */
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, root, 3), -1);  /* the root layer */
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, stranger, 2), -1);
+	ck_assert_int_eq(falcon_hres_layer_chassis(c, NULL, 0), -1);
+	falcon_conf_free(c);
+}
+END_TEST
+
 START_TEST(test_slurm_conf_write)
 {
 	struct falcon_conf *c = load();
@@ -349,6 +375,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_constraint_licenses);
 	tcase_add_test(tc, test_slurm_check);
 	tcase_add_test(tc, test_slurm_conf_write);
+	tcase_add_test(tc, test_hres_layer);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -77,6 +77,11 @@ static long lic_total(const char *lic, void *arg)
 
 	if (strcmp(lic, FALCON_HRES_GPU) == 0)
 		return s->hres ? 64 : -1;
+	/* the layers falconctl slurm-conf --pool hres writes: c1 of one_text
+	 * (n1,n2), c1..c3 of fleet_text (a host each); c4 none */
+	if (strncmp(lic, FALCON_HRES_GPU "(", strlen(FALCON_HRES_GPU) + 1) == 0)
+		return !s->hres ? -1 : strstr(",(n1,n2),(n1),(n2),(n3),", lic + strlen(FALCON_HRES_GPU))
+					   ? 8 : -1;
 	if (license_of(lic, &nvme) < 0)
 		return -1;
 	return nvme ? 1 : 8;
@@ -237,6 +242,22 @@ static const struct {
 	{ false, NULL, "gres:falcon_gpu:4", NULL, "c1_gpu:4,matlab:1", NULL, NULL, 2, 0, 0,
 	  { { 8, 8, 8 }, { 0, 0, 0 }, { 0, 0, 0 }, true }, FALCON_SUBMIT_ACCEPT,
 	  "matlab:1,falcon_pool_gpu:4", NULL },
+	/* HRES: more per node than the largest layer of the job's chassis holds
+	 * (Slurm 26.05 takes it and the job pends for ever) */
+	{ false, NULL, "gres:falcon_gpu:9", NULL, NULL, NULL, NULL, 0, 0, 0,
+	  { ALL_FREE, true }, FALCON_SUBMIT_BAD_LICENSES,
+	  "falcon: the largest chassis of the job's nodes (c1) has 8 GPUs; asked 9 per node "
+	  "(falcon_gpu:9)", NULL },
+	{ true, "fleet", "gres:falcon_gpu:9", NULL, NULL, NULL, NULL, 0, 0, 0,
+	  { ALL_FREE, true }, FALCON_SUBMIT_BAD_LICENSES,
+	  "falcon: the largest chassis of the job's nodes (c1) has 8 GPUs; asked 9 per node "
+	  "(falcon_gpu:9)", NULL },
+	{ true, "fleet", "gres:falcon_gpu:8", NULL, NULL, NULL, NULL, 2, 0, 0,
+	  { ALL_FREE, true }, FALCON_SUBMIT_ACCEPT, "falcon_pool_gpu:8", NULL },
+	/* ... a layer unknown to falcon (c4's: an admin's own resources.yaml):
+	 * left to slurmctld */
+	{ true, NULL, "gres:falcon_gpu:9", NULL, NULL, "n4", NULL, 0, 0, 0,
+	  { ALL_FREE, true }, FALCON_SUBMIT_ACCEPT, "falcon_pool_gpu:9", NULL },
 	/* a fleet: packs onto the first chassis with room now */
 	{ true, "fleet", "gres:falcon_gpu:4", NULL, NULL, NULL, NULL, 0, 0, 0, { ALL_FREE, false },
 	  FALCON_SUBMIT_ACCEPT, "c1_gpu:4", "falcon_c1" },
