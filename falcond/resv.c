@@ -15,6 +15,17 @@
  * users, flags, start_time, duration) are the same in Slurm 24.11's
  * resv_desc_msg_t.
  *
+ * With HRES (Slurm 25.11+, resources.yaml as falconctl slurm-conf --pool
+ * hres writes it) the chassis' devices are counted by its layers of
+ * falcon_pool_gpu and falcon_pool_nvme, and the reservation holds
+ * "falcon_pool_gpu(NODES):N", NODES the layer's node string as
+ * slurm_load_licenses() lists it (Slurm 26.05 src/slurmctld/reservation.c
+ * _license_validate2() -> licenses.c license_validate(..., hres = true, ...)
+ * finds the layer by that string).  Slurm 26.05.3's main scheduler counts
+ * a MODE_3 layer as total - used, not - reserved (licenses.c
+ * _foreach_hres_pre_select()), so there the reservation shows the hold but
+ * does not keep jobs off (falcond(8), QUARANTINE).
+ *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
 #include "config.h"
@@ -36,6 +47,7 @@
 #include "balance.h"
 #include "slurmcheck.h"
 #include "history.h"
+#include "core/fleet.h"
 #include "core/log.h"
 #include "core/policy.h"
 #include "core/util.h"
@@ -121,10 +133,19 @@ bool falcond_unreachable_held(const struct falcond_state *st, const struct falco
 
 #ifdef HAVE_SLURM
 
+/* an HRES layer "falcon_pool_nvme(NODES)": NODES a host list of a
+ * chassis' hosts (4 host ports on a Falcon 4016) */
+#define FALCON_RESV_POOL_LEN 512
+
 /* What one pass of the reservation thread wants of Slurm, per chassis. */
 struct resv_want {
 	char name[FALCON_NAME_LEN + 32];     /* falcon-<chassis>-quarantine */
-	char licenses[2 * FALCON_NAME_LEN + 32]; /* "c1_gpu:1,c1_nvme:2", "" = none */
+	/* what counts the chassis' GPUs and NVMe in Slurm: its licenses
+	 * "c1_gpu", "c1_nvme", or its HRES layers "falcon_pool_gpu(NODES)";
+	 * "" = none (an HRES site without the chassis' layer) */
+	char pool[2][FALCON_RESV_POOL_LEN];
+	int cnt[2];                          /* GPUs and NVMe to hold */
+	char licenses[2 * FALCON_RESV_POOL_LEN + 32]; /* "c1_gpu:1,c1_nvme:2", "" = none */
 	bool known;                          /* its inventory was read: types known */
 	bool held;                           /* unreachable past UnreachableHold= */
 };
@@ -158,12 +179,13 @@ static void resv_ok(void)
 	g_last_fail[0] = '\0';
 }
 
-/* want_of - the licenses chassis c's reservation must hold (st->lock held). */
+/* want_of - what chassis c's reservation must hold, w->cnt (st->lock
+ * held): its quarantined devices, and its free ones while it is held
+ * unreachable. */
 static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
 {
 	const struct falcond_chassis *ch = &st->ch[c];
 	int ngpu = 0, nnvme = 0;
-	char lic[FALCON_NAME_LEN + 8];
 	size_t i, k;
 
 	snprintf(w->name, sizeof(w->name), FALCOND_RESV_FMT, ch->cc->name);
@@ -184,43 +206,138 @@ static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
 		ngpu += d->type == FALCON_DEV_GPU;
 		nnvme += d->type == FALCON_DEV_NVME;
 	}
-	if (ngpu > 0 && falcon_license_name(ch->cc->name, FALCON_DEV_GPU, lic, sizeof(lic)) == FALCON_OK)
-		snprintf(w->licenses, sizeof(w->licenses), "%s:%d", lic, ngpu);
-	if (nnvme > 0 && falcon_license_name(ch->cc->name, FALCON_DEV_NVME, lic, sizeof(lic)) == FALCON_OK) {
+	w->cnt[0] = ngpu;
+	w->cnt[1] = nnvme;
+}
+
+/* want_licenses - w->licenses from its pools and counts. */
+static void want_licenses(struct resv_want *w)
+{
+	int k;
+
+	w->licenses[0] = '\0';
+	for (k = 0; k < 2; k++) {
 		size_t l = strlen(w->licenses);
 
-		snprintf(w->licenses + l, sizeof(w->licenses) - l, "%s%s:%d", l ? "," : "", lic, nnvme);
+		if (w->cnt[k] == 0)
+			continue;
+		if (w->pool[k][0] == '\0') {
+			resv_warn("reservation %s: %d %s to hold, but slurmctld's HRES %s has no "
+				  "layer of exactly the chassis' nodes (resources.yaml: falconctl "
+				  "slurm-conf --pool hres): Slurm does not see them held", w->name,
+				  w->cnt[k], k == 0 ? "GPUs" : "NVMe",
+				  k == 0 ? FALCON_HRES_GPU : FALCON_HRES_NVME);
+			continue;
+		}
+		snprintf(w->licenses + l, sizeof(w->licenses) - l, "%s%s:%d", l ? "," : "",
+			 w->pool[k], w->cnt[k]);
 	}
 }
 
-/* lic_same - two Slurm license strings name the same NAME:COUNT entries
- * (in any order; a bare NAME counts 1, as slurm.conf(5) says). */
-static bool lic_same(const char *a, const char *b)
+/*
+ * one_layer - with HRES, what Slurm 26.05 can hold: one MODE_3 layer entry
+ * in all the reservations that overlap in time (src/slurmctld/licenses.c
+ * license_validate(): "Only one HRes Mode 3 can be used per job", run by
+ * reservation.c _license_validate2() on the licenses of every overlapping
+ * reservation merged; falcond's last until they are deleted).  The chassis
+ * whose reservation already holds something keeps it (no flapping), else
+ * the first in falcon.conf order; its GPUs (else its NVMe) are held, the
+ * rest is logged as not seen by Slurm (a warning when that changes).
+ * have[c]: chassis c's reservation in Slurm, NULL = none.
+ */
+static void one_layer(struct resv_want *w, const reserve_info_t *const *have, size_t n)
 {
-	char x[512], y[512], *save = NULL, *t;
-	int na = 0, nb = 0;
+	static char last[512];
+	char note[512] = "";
+	size_t c, slot = n;
 
-	falcon_strlcpy(x, a ? a : "", sizeof(x));
-	falcon_strlcpy(y, b ? b : "", sizeof(y));
-	for (t = strtok_r(y, ",;", &save); t; t = strtok_r(NULL, ",;", &save))
-		nb++;
-	falcon_strlcpy(y, b ? b : "", sizeof(y));
-	for (t = strtok_r(x, ",;", &save); t; t = strtok_r(NULL, ",;", &save)) {
-		char tok[128];
-		size_t l;
-		const char *p;
-		bool found = false;
+	for (c = 0; c < n && slot == n; c++)
+		if (w[c].known && w[c].cnt[0] + w[c].cnt[1] > 0 && have[c] != NULL &&
+		    have[c]->licenses != NULL && have[c]->licenses[0] != '\0')
+			slot = c;
+	for (c = 0; c < n && slot == n; c++)
+		if (w[c].known && w[c].cnt[0] + w[c].cnt[1] > 0)
+			slot = c;
+	for (c = 0; c < n; c++) {
+		int k;
 
-		snprintf(tok, sizeof(tok), "%s%s", t, strchr(t, ':') ? "" : ":1");
-		l = strlen(tok);
-		for (p = strstr(y, tok); p && !found; p = strstr(p + 1, tok))
-			found = (p == y || p[-1] == ',' || p[-1] == ';') &&
-				(p[l] == '\0' || p[l] == ',' || p[l] == ';');
-		if (!found)
-			return false;
-		na++;
+		for (k = 0; k < 2; k++) {
+			size_t l = strlen(note);
+
+			if (w[c].cnt[k] == 0 || (c == slot && (k == 0 || w[c].cnt[0] == 0)))
+				continue;
+			snprintf(note + l, sizeof(note) - l, "%s%s of %s:%d", l ? ", " : "",
+				 k == 0 ? "GPUs" : "NVMe", w[c].name, w[c].cnt[k]);
+			w[c].cnt[k] = 0;
+		}
 	}
-	return na == nb;
+	if (note[0] == '\0') {
+		last[0] = '\0';
+		return;
+	}
+	falcon_log(strcmp(note, last) ? FALCON_LOG_WARN : FALCON_LOG_VERBOSE,
+		   "reservations: not held in Slurm: %s (Slurm's reservations take one HRES "
+		   "MODE_3 layer in all; %s holds it; licenses have no such limit)", note,
+		   slot < n ? w[slot].name : "none");
+	falcon_strlcpy(last, note, sizeof(last));
+}
+
+/* pool_names - w[c].pool for every chassis (st->lock held): its licenses
+ * "<chassis>_gpu" and "<chassis>_nvme" (falcon_license_name()), or, where
+ * slurmctld has the HRES resource FALCON_HRES_GPU (Slurm 25.11+ with
+ * resources.yaml; li its licenses, HRES layers among them), the chassis'
+ * layers "falcon_pool_gpu(NODES)" with NODES as slurmctld lists the layer:
+ * a reservation names an HRES layer by its node string (Slurm 26.05
+ * src/slurmctld/licenses.c license_validate() -> _license_find_rec_by_nodes()
+ * compares it as a string).  A chassis without its layer keeps "".
+ * Returns whether slurmctld has the HRES. */
+static bool pool_names(struct falcond_state *st, const license_info_msg_t *li,
+		       struct resv_want *w)
+{
+	bool hres = false;
+	size_t c;
+	uint32_t i;
+	int k;
+
+	for (i = 0; li != NULL && i < li->num_lic; i++)
+		hres = hres || (li->lic_array[i].name &&
+				strcmp(li->lic_array[i].name, FALCON_HRES_GPU) == 0);
+	for (c = 0; c < st->nchassis; c++)
+		for (k = 0; k < 2; k++)
+			if (hres || falcon_license_name(st->ch[c].cc->name, k == 0 ? FALCON_DEV_GPU :
+							FALCON_DEV_NVME, w[c].pool[k],
+							sizeof(w[c].pool[k])) != FALCON_OK)
+				w[c].pool[k][0] = '\0';
+#ifdef HAVE_SLURM_LICENSE_INFO_T_NODES
+	for (i = 0; hres && i < li->num_lic; i++) {
+		const slurm_license_info_t *l = &li->lic_array[i];
+		char *hosts[64], *h;
+		__typeof__(slurm_hostlist_create(NULL)) hl;
+		size_t n = 0, j;
+		int at;
+
+		k = l->name == NULL ? -1 : strcmp(l->name, FALCON_HRES_GPU) == 0 ? 0 :
+		    strcmp(l->name, FALCON_HRES_NVME) == 0 ? 1 : -1;
+		if (k < 0 || l->nodes == NULL || (hl = slurm_hostlist_create(l->nodes)) == NULL)
+			continue;
+		while ((h = slurm_hostlist_shift(hl)) != NULL) {
+			if (n < sizeof(hosts) / sizeof(hosts[0]))
+				hosts[n++] = h;
+			else
+				free(h);
+		}
+		slurm_hostlist_destroy(hl);
+		at = falcon_hres_layer_chassis(st->conf, (const char *const *)hosts, n);
+		for (j = 0; j < n; j++)
+			free(hosts[j]);
+		for (c = 0; at >= 0 && c < st->nchassis; c++)
+			if (strcmp(st->ch[c].cc->name, st->conf->chassis[at].name) == 0 &&
+			    snprintf(w[c].pool[k], sizeof(w[c].pool[k]), "%s(%s)", l->name,
+				     l->nodes) >= (int)sizeof(w[c].pool[k]))
+				w[c].pool[k][0] = '\0';
+	}
+#endif
+	return hres;
 }
 
 /* resv_apply - make reservation w what it must be, given what Slurm has
@@ -244,7 +361,7 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 		}
 		return;
 	}
-	if (have != NULL && lic_same(w->licenses, have->licenses))
+	if (have != NULL && falcon_license_same(w->licenses, have->licenses))
 		return;
 	slurm_init_resv_desc_msg(&d);
 	d.name = (char *)w->name;
@@ -269,8 +386,8 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 
 		if (made == NULL)
 			resv_warn("reservation %s: create Licenses=%s: %s (slurm.conf Licenses= "
-				  "must name them); retried at the next reconcile", w->name,
-				  w->licenses, slurm_strerror(slurm_get_errno()));
+				  "or resources.yaml must name them); retried at the next reconcile",
+				  w->name, w->licenses, slurm_strerror(slurm_get_errno()));
 		else {
 			falcon_info("reservation %s created: holds %s%s", w->name, w->licenses,
 				    w->held ? " (the chassis is unreachable: its free devices too)" : "");
@@ -284,36 +401,60 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 static void resv_sync(struct falcond_state *st)
 {
 	reserve_info_msg_t *msg = NULL;
+	license_info_msg_t *li = NULL;
+	const reserve_info_t **have;
 	struct resv_want *w;
 	size_t c, n = st->nchassis;
 	uint32_t i;
+	bool hres;
+	int pass;
 
 	w = calloc(n ? n : 1, sizeof(*w));
-	if (w == NULL)
+	have = calloc(n ? n : 1, sizeof(*have));
+	if (w == NULL || have == NULL) {
+		free(w);
+		free(have);
 		return;
+	}
+	if (slurm_load_licenses(0, &li, 0) != SLURM_SUCCESS) {
+		resv_warn("reservations: slurm_load_licenses: %s; retried at the next reconcile",
+			  slurm_strerror(slurm_get_errno()));
+		free(w);
+		free(have);
+		return;
+	}
 	pthread_mutex_lock(&st->lock);
+	hres = pool_names(st, li, w);
 	for (c = 0; c < n; c++)
 		want_of(st, c, &w[c]);
 	pthread_mutex_unlock(&st->lock);
+	slurm_free_license_info_msg(li);
 	if (slurm_load_reservations(0, &msg) != SLURM_SUCCESS) {
 		resv_warn("reservations: slurm_load_reservations: %s; retried at the next reconcile",
 			  slurm_strerror(slurm_get_errno()));
 		free(w);
+		free(have);
 		return;
 	}
-	for (c = 0; c < n; c++) {
-		const reserve_info_t *have = NULL;
-
-		if (!w[c].known)
-			continue;
+	for (c = 0; c < n; c++)
 		for (i = 0; i < msg->record_count; i++)
 			if (msg->reservation_array[i].name &&
 			    strcmp(msg->reservation_array[i].name, w[c].name) == 0)
-				have = &msg->reservation_array[i];
-		resv_apply(&w[c], have);
-	}
+				have[c] = &msg->reservation_array[i];
+	if (hres)
+		one_layer(w, have, n);
+	/* deletions first: with HRES the one layer Slurm holds may move */
+	for (pass = 0; pass < 2; pass++)
+		for (c = 0; c < n; c++) {
+			if (!w[c].known)
+				continue;
+			want_licenses(&w[c]);
+			if ((w[c].licenses[0] == '\0') == (pass == 0))
+				resv_apply(&w[c], have[c]);
+		}
 	slurm_free_reservation_info_msg(msg);
 	free(w);
+	free(have);
 }
 
 /* falcon_host - node is a HostName= of falcon.conf. */
@@ -359,12 +500,16 @@ static void resume_drains(struct falcond_state *st)
 	slurm_free_node_info_msg(nodes);
 }
 
-/* falcon_job_licenses - the job's licenses name a pool license of falcon.conf. */
+/* falcon_job_licenses - the job's licenses name a pool license of
+ * falcon.conf, or an HRES resource of the pool (Slurm 25.11+). */
 static bool falcon_job_licenses(const struct falcond_state *st, const char *lic)
 {
 	char name[FALCON_NAME_LEN + 8];
 	size_t c;
 
+	if (lic && (falcon_license_count(lic, FALCON_HRES_GPU) > 0 ||
+		    falcon_license_count(lic, FALCON_HRES_NVME) > 0))
+		return true;
 	for (c = 0; lic && c < st->conf->nchassis; c++)
 		if ((falcon_license_name(st->conf->chassis[c].name, FALCON_DEV_GPU, name,
 					 sizeof(name)) == FALCON_OK && strstr(lic, name)) ||

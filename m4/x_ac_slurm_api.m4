@@ -24,6 +24,9 @@
 #   HAVE_SLURM_CONF_T_PROLOG_EPILOG_TIMEOUT slurm_conf_t has
 #                                     prolog_epilog_timeout (26.05: split
 #                                     into prolog_timeout, epilog_timeout)
+#   HAVE_SLURM_LICENSE_INFO_T_NODES   slurm_license_info_t has nodes: an
+#                                     HRES layer's nodes (25.05 on; each
+#                                     layer a record of its own)
 # Run after X_AC_SLURM; does nothing without libslurm.
 AC_DEFUN([X_AC_SLURM_API], [
   AS_IF([test "x$x_ac_slurm" = xyes], [
@@ -48,7 +51,8 @@ AC_DEFUN([X_AC_SLURM_API], [
       [AC_DEFINE([HAVE_SLURM_STEP_ID_JOB_API], [1],
                  [Define to 1 if slurm_load_job and slurm_kill_job take a slurm_step_id_t.])])
     AC_CHECK_MEMBERS([job_desc_msg_t.job_id, update_node_msg_t.reason_uid,
-                      slurm_conf_t.prolog_epilog_timeout], [], [],
+                      slurm_conf_t.prolog_epilog_timeout,
+                      slurm_license_info_t.nodes], [], [],
       [[#include <slurm/slurm.h>]])
     CPPFLAGS=$x_ac_slurm_api_save_CPPFLAGS])
 ])

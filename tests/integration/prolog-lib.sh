@@ -221,3 +221,60 @@ fp_completed() {
 			t_fail "job $_j: $s_st"; }
 	done
 }
+
+# fp_two_chassis - the set-up of slurm-fleet.sh and slurm-hres.sh: munged,
+# two falcon-sim (c1, c2), falcon.conf ($FALCON_CONF, exported) cabling
+# this host's node ($FP_HOST) to c1 and "node2" to c2, each node as its
+# sim's node1 (ports H1, H2), RunDir $t_tmp/run (node2's is $t_tmp/run2,
+# by fp_node2_conf), ReconcileInterval=5, and falcond (not asking Slurm
+# yet: fp_falcond_with_slurm once the cluster runs).  Sets FD_PORT.
+fp_two_chassis() {
+	fd_start_munged
+	fd_start_sim c1
+	fd_start_sim c2
+	FD_PORT=$(free_port)
+	mkdir -p "$t_tmp/state" "$t_tmp/run" "$t_tmp/run2" && chmod 700 "$t_tmp/state"
+	FALCON_CONF=$t_tmp/falcon.conf
+	export FALCON_CONF
+	cat >"$FALCON_CONF" <<EOC
+StateDir=$t_tmp/state
+RunDir=$t_tmp/run
+SysfsRoot=$t_tmp/sim-c1/sysfs/node1
+ListenAddress=0.0.0.0:$FD_PORT
+MungeSocket=$MUNGE_SOCK
+SlurmUser=root
+PrologTimeout=60
+RescanTimeout=10
+ChassisRetries=2
+NcclCheck=/nonexistent/falcon-ncclcheck
+ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/ Backend=redfish-fabric Mode=standard Timeout=5
+ChassisName=c2 Url=http://127.0.0.1:$SIM_PORT_c2/ Backend=redfish-fabric Mode=standard Timeout=5
+HostName=$FP_HOST Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+HostName=node2 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
+ReconcileInterval=5
+PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
+EOC
+	fd_start_falcond
+}
+
+# fp_present C - the GPUs of chassis C on a host's bus (falcon-sim's state).
+fp_present() {
+	fd_sim "$1" GET /admin/state | python3 -c 'import json,sys
+print(sum(1 for d in json.load(sys.stdin)["devices"] if d["present"] and d["type"] == "GPU"))'
+}
+
+# fp_logs - the prologs' and falcond's last lines, for a failure.
+fp_logs() { tail -n 20 "$t_tmp"/slurm-prolog-*.log "$t_tmp/falcond.log" >&2 2>/dev/null || true; }
+
+# fp_on_buses N1 N2 WHAT - wait (60 s) until c1's GPUs on a host's bus are
+# N1 and c2's N2 ("-": either), else fail naming WHAT with the logs.
+fp_on_buses() {
+	_ob_k=0
+	until { [ "$1" = - ] || [ "$(fp_present c1)" = "$1" ]; } &&
+	      { [ "$2" = - ] || [ "$(fp_present c2)" = "$2" ]; }; do
+		_ob_k=$((_ob_k + 1))
+		[ $_ob_k -lt 300 ] || { fp_logs; tail -20 "$t_tmp"/slurm-epilog-*.log >&2 2>/dev/null
+			t_fail "$3: $(fp_present c1) of c1's, $(fp_present c2) of c2's GPUs on the buses"; }
+		sleep 0.2
+	done
+}

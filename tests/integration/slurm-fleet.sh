@@ -23,33 +23,7 @@ fp_slurm_node
 s_need_job_submit
 s_need_netns
 
-fd_start_munged
-fd_start_sim c1
-fd_start_sim c2
-FD_PORT=$(free_port)
-mkdir -p "$t_tmp/state" "$t_tmp/run" "$t_tmp/run2" && chmod 700 "$t_tmp/state"
-FALCON_CONF=$t_tmp/falcon.conf
-export FALCON_CONF
-# each node plays the sim's node1 (ports H1, H2) of its own chassis
-cat >"$FALCON_CONF" <<EOC
-StateDir=$t_tmp/state
-RunDir=$t_tmp/run
-SysfsRoot=$t_tmp/sim-c1/sysfs/node1
-ListenAddress=0.0.0.0:$FD_PORT
-MungeSocket=$MUNGE_SOCK
-SlurmUser=root
-PrologTimeout=60
-RescanTimeout=10
-ChassisRetries=2
-NcclCheck=/nonexistent/falcon-ncclcheck
-ChassisName=c1 Url=http://127.0.0.1:$SIM_PORT_c1/ Backend=redfish-fabric Mode=standard Timeout=5
-ChassisName=c2 Url=http://127.0.0.1:$SIM_PORT_c2/ Backend=redfish-fabric Mode=standard Timeout=5
-HostName=$FP_HOST Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
-HostName=node2 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:af:00.0
-ReconcileInterval=5
-PartitionName=DEFAULT Place=pack Check=quick CheckAction=drain
-EOC
-fd_start_falcond
+fp_two_chassis
 
 fp_node2_start --license c1_gpu:8,c1_nvme:1,c2_gpu:8,c2_nvme:1 \
 	--features "$FP_HOST=falcon_c1 node2=falcon_c2" \
@@ -78,29 +52,12 @@ grep -q "slurm.conf: node node2 has Features=falcon_c2 but falcon.conf cables it
 	t_fail "falconctl status with node2 moved: $(tail -5 "$t_tmp/status.out")"
 t_ok "falconctl slurm-conf wrote this slurm.conf; falcond and falconctl status check it"
 
-# present C - the GPUs of chassis C on a host's bus
-present() {
-	fd_sim "$1" GET /admin/state | python3 -c 'import json,sys
-print(sum(1 for d in json.load(sys.stdin)["devices"] if d["present"] and d["type"] == "GPU"))'
-}
 jf() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-prolog_logs() { tail -n 20 "$t_tmp"/slurm-prolog-*.log "$t_tmp/falcond.log" >&2 2>/dev/null || true; }
-# on_buses N1 N2 WHAT - wait (60 s) until c1's GPUs on a host's bus are N1
-# and c2's N2 ("-": either), else fail naming WHAT with the logs
-on_buses() {
-	ob_k=0
-	until { [ "$1" = - ] || [ "$(present c1)" = "$1" ]; } && { [ "$2" = - ] || [ "$(present c2)" = "$2" ]; }; do
-		ob_k=$((ob_k + 1))
-		[ $ob_k -lt 300 ] || { prolog_logs; tail -20 "$t_tmp"/slurm-epilog-*.log >&2 2>/dev/null
-			t_fail "$3: $(present c1) of c1's, $(present c2) of c2's GPUs on the buses"; }
-		sleep 0.2
-	done
-}
 
 # -- c1 full: a job holds its 8 GPUs
 ja=$(sbatch --parsable -w "$FP_HOST" --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300')
 s_wait_state "$ja" RUNNING
-on_buses 8 - "job $ja"
+fp_on_buses 8 - "job $ja"
 [ "$(jf "$ja" Licenses)" = c1_gpu:8 ] || t_fail "job $ja licenses: $(jf "$ja" Licenses)"
 t_ok "job $ja holds c1's 8 GPUs (Licenses=c1_gpu:8)"
 
@@ -111,10 +68,10 @@ s_wait_state "$jb" RUNNING
 [ "$(jf "$jb" NodeList)" = node2 ] || t_fail "job $jb on $(jf "$jb" NodeList), not node2"
 [ "$(jf "$jb" Licenses)" = c2_gpu:2 ] || t_fail "job $jb licenses: $(jf "$jb" Licenses)"
 [ "$(jf "$jb" Features)" = falcon_c2 ] || t_fail "job $jb constraint: $(jf "$jb" Features)"
-on_buses - 2 "job $jb"
+fp_on_buses - 2 "job $jb"
 sleep 2
 [ "$(s_job_state "$jb")" = RUNNING ] && [ "$(jf "$jb" Restarts)" = 0 ] ||
-	{ prolog_logs; t_fail "job $jb: $(s_job_state "$jb"), Restarts=$(jf "$jb" Restarts)"; }
+	{ fp_logs; t_fail "job $jb: $(s_job_state "$jb"), Restarts=$(jf "$jb" Restarts)"; }
 t_ok "c1 full: job $jb started on node2 with c2's 2 GPUs, Restarts=0"
 
 # -- two nodes, 2 GPUs each: c1 has none free, so it waits for licenses
@@ -170,15 +127,15 @@ s_wait_done "$ja"
 s_wait_done "$jd"
 s_wait_done "$jg"
 wait_for 120 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED NODE_FAIL ||
-	{ prolog_logs; t_fail "job $jc: $s_st"; }
-[ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $jc: $s_st"; }
+	{ fp_logs; t_fail "job $jc: $s_st"; }
+[ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $jc: $s_st"; }
 [ "$(sacct -n -X -P -j "$jc" -o NodeList)" = "$FP_HOST,node2" ] ||
 	[ "$(sacct -n -X -P -j "$jc" -o NodeList)" = "node2,$FP_HOST" ] ||
 	t_fail "job $jc ran on $(sacct -n -X -P -j "$jc" -o NodeList)"
 
-on_buses 0 0 "devices left"
+fp_on_buses 0 0 "devices left"
 t_ok "everything back in both pools"
-python3 - "$t_tmp/state/history.jsonl" "$jc" <<'EOP' || { prolog_logs; t_fail "job $jc's leases"; }
+python3 - "$t_tmp/state/history.jsonl" "$jc" <<'EOP' || { fp_logs; t_fail "job $jc's leases"; }
 import json, sys
 seen = {}
 for line in open(sys.argv[1]):
@@ -215,7 +172,7 @@ t_ok "c2 unreachable: held after $(($(date +%s) - t_stop)) s (Licenses=$(resv_li
 jh=$(sbatch --parsable -w node2 --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 1')
 sleep 5
 [ "$(s_job_state "$jh")" = PENDING ] ||
-	{ prolog_logs; t_fail "job $jh: $(s_job_state "$jh") on node2 while c2 is unreachable, expected PENDING"; }
+	{ fp_logs; t_fail "job $jh: $(s_job_state "$jh") on node2 while c2 is unreachable, expected PENDING"; }
 t_ok "job $jh for node2 pends while c2 is unreachable ($(squeue -h -j "$jh" -o %r))"
 fd_sim c2 DELETE /admin/faults >/dev/null
 wait_for 60 "the hold to go" sh -c "! scontrol show reservation falcon-c2-quarantine >/dev/null 2>&1" ||
@@ -223,10 +180,10 @@ wait_for 60 "the hold to go" sh -c "! scontrol show reservation falcon-c2-quaran
 grep -q "chassis c2 answers again after [0-9]* s: its free devices are no longer held" "$t_tmp/falcond.log" ||
 	t_fail "falcond did not log the end of the hold"
 wait_for 120 "job $jh to complete" s_in_state "$jh" COMPLETED FAILED CANCELLED NODE_FAIL ||
-	{ prolog_logs; t_fail "job $jh: $s_st"; }
+	{ fp_logs; t_fail "job $jh: $s_st"; }
 [ "$s_st" = COMPLETED ] && [ "$(jf "$jh" Restarts)" = 0 ] ||
-	{ prolog_logs; t_fail "job $jh: $s_st, Restarts=$(jf "$jh" Restarts)"; }
-on_buses - 0 "c2's devices left"
+	{ fp_logs; t_fail "job $jh: $s_st, Restarts=$(jf "$jh" Restarts)"; }
+fp_on_buses - 0 "c2's devices left"
 t_ok "c2 answers: the hold is gone, job $jh ran on node2 with c2's GPUs (Restarts=0), nothing left"
 
 # -- a heterogeneous job, one component per chassis' node: each component
@@ -251,10 +208,10 @@ jk1=$((jk + 1))
 hf() { scontrol show job -o "$jk" | grep "^JobId=$1 " | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 het_running() { [ "$(squeue -h -j "$jk" -o %T | sort -u)" = RUNNING ] && [ "$(squeue -h -j "$jk" | wc -l)" = 2 ]; }
 wait_for 60 "hetjob $jk's components to run" het_running ||
-	{ prolog_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T %r' | paste -sd' ')"; }
+	{ fp_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T %r' | paste -sd' ')"; }
 [ "$(hf "$jk1" HetJobId)" = "$jk" ] && [ "$(hf "$jk1" HetJobOffset)" = 1 ] ||
 	t_fail "hetjob $jk: component 1 is not job $jk1: $(scontrol show job -o "$jk" | cut -c1-200)"
-on_buses 2 1 "hetjob $jk"
+fp_on_buses 2 1 "hetjob $jk"
 # Slurm 24.11 takes licenses on the leader only ("license request allowed
 # only on leader job"): the leader counts both components' pools
 case $(hf "$jk1" Licenses) in ""|"(null)") l1=none ;; *) l1=$(hf "$jk1" Licenses) ;; esac
@@ -265,10 +222,10 @@ for j in "$jk" "$jk1"; do
 	case "$(hf "$j" AdminComment)" in falcon:topo=falconGPUs,*) ;; *) t_fail "hetjob component $j: tag '$(hf "$j" AdminComment)'" ;; esac
 done
 het_gone() { [ -z "$(squeue -h -j "$jk" 2>/dev/null)" ]; }
-wait_for 120 "hetjob $jk to end" het_gone || { prolog_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T')"; }
+wait_for 120 "hetjob $jk to end" het_gone || { fp_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T')"; }
 st=$(sacct -n -X -P -j "$jk" -o JobID,State | sort | paste -sd' ')
-[ "$st" = "${jk}+0|COMPLETED ${jk}+1|COMPLETED" ] || { prolog_logs; t_fail "hetjob $jk: $st"; }
-on_buses 0 0 "hetjob's devices left"
+[ "$st" = "${jk}+0|COMPLETED ${jk}+1|COMPLETED" ] || { fp_logs; t_fail "hetjob $jk: $st"; }
+fp_on_buses 0 0 "hetjob's devices left"
 t_ok "hetjob $jk: component $jk on $FP_HOST with 2 of c1's GPUs, $jk1 on node2 with 1 of c2's (licenses on the leader), each tagged; completed, nothing left"
 
 # -- preemption across the fleet (Slurm 23.02+: PreemptParameters=
@@ -293,17 +250,17 @@ wait_for 60 "every GPU of both chassis free in falcond's view" all_free ||
 jl=$(sbatch --parsable -p debug -N 2 --requeue --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300') ||
 	t_fail "sbatch (low, -N 2)"
 s_wait_state "$jl" RUNNING
-on_buses 8 8 "job $jl"
+fp_on_buses 8 8 "job $jl"
 [ "$(jf "$jl" Licenses)" = "c1_gpu:8,c2_gpu:8" ] || t_fail "job $jl licenses: $(jf "$jl" Licenses)"
 ju=$(sbatch --parsable -p urgent -w node2 --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 10') ||
 	t_fail "sbatch (urgent)"
 wait_for 90 "job $ju to run" s_in_state "$ju" RUNNING COMPLETED ||
-	{ prolog_logs; t_fail "job $ju: $s_st, reason $(squeue -h -j "$ju" -o %r); job $jl: $(s_job_state "$jl")"; }
+	{ fp_logs; t_fail "job $ju: $s_st, reason $(squeue -h -j "$ju" -o %r); job $jl: $(s_job_state "$jl")"; }
 [ "$(jf "$jl" Restarts)" -ge 1 ] 2>/dev/null ||
 	t_fail "job $jl: $(s_job_state "$jl"), Restarts=$(jf "$jl" Restarts): not requeued by the preemption"
 [ "$(jf "$ju" Licenses)" = c2_gpu:4 ] && [ "$(jf "$ju" NodeList)" = node2 ] ||
 	t_fail "job $ju: licenses $(jf "$ju" Licenses) on $(jf "$ju" NodeList)"
-on_buses 0 4 "after the preemption"
+fp_on_buses 0 4 "after the preemption"
 case $(jf "$jl" AdminComment) in
 *falcon:released*) ;;
 *) t_fail "job $jl, preempted: tag '$(jf "$jl" AdminComment)', expected falcon:released" ;;
@@ -311,9 +268,9 @@ esac
 t_ok "job $ju (urgent, node2) preempted two-node job $jl (Restarts=$(jf "$jl" Restarts)): c1's 8 GPUs back, 4 of c2's on node2"
 scancel "$jl"
 wait_for 60 "job $ju to complete" s_in_state "$ju" COMPLETED FAILED CANCELLED NODE_FAIL || t_fail "job $ju: $s_st"
-[ "$s_st" = COMPLETED ] || { prolog_logs; t_fail "job $ju ended $s_st"; }
+[ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $ju ended $s_st"; }
 s_wait_done "$jl"
-on_buses 0 0 "devices left after the preemption"
+fp_on_buses 0 0 "devices left after the preemption"
 [ -z "$(sinfo -h -R)" ] || t_fail "drained: $(sinfo -h -R)"
 t_ok "nothing left, no node drained"
 ;;

@@ -1,78 +1,186 @@
 #!/bin/sh
-# slurm-hres.sh - Slurm 25.11+ only (skips before): the resources.yaml that
-# `falconctl slurm-conf` writes (HRES MODE_3: falcon_pool_gpu, a layer per
-# chassis) makes slurmctld place jobs by chassis: two nodes, the host's on
-# chassis c1, "node2" (its own namespaces) on c2, 4 GPUs each.  With c1
-# full a job of the partition starts on node2; a two-node job waits while
-# c1 is full and then runs, each node counted on its own chassis.  With
-# job_submit_falcon built, it is the plugin that adds falcon_pool_gpu:N;
-# without, the test asks for it itself.
+# slurm-hres.sh - HRES as the chassis pool (Slurm 25.11+ only; skips
+# before): two nodes, the host's on chassis c1 and "node2" (its own network
+# and UTS namespace) on c2, each a falcon-sim of 8 GPUs and 1 NVMe, one
+# falcond, falcon-prolog/epilog on both, job_submit_falcon, and the
+# resources.yaml `falconctl slurm-conf --pool hres` writes from falcond's
+# counts (HRES MODE_3: falcon_pool_gpu, a layer per chassis) in place of
+# per-chassis licenses and features:
+#  - the main job (`sbatch --gres=falcon_gpu:4`) completes tagged
+#    falconGPUs, charged falcon_pool_gpu:4;
+#  - 9 GPUs per node, more than any chassis has, is refused at submit
+#    (Slurm takes it: the root layer's count is -1, and the job would pend
+#    for ever);
+#  - with c1 full a job of the partition starts on node2 with c2's GPUs,
+#    no requeue; a two-node job waits, then runs with each node's GPUs from
+#    its own chassis;
+#  - a chassis that stops answering has its free GPUs held past
+#    UnreachableHold by falcond's reservation of its layer
+#    (falcon_pool_gpu(node2):8), its NVMe logged as what Slurm cannot hold
+#    (its reservations take one MODE_3 layer in all), the reservation gone
+#    once it answers (before, falcond asked for licenses c2_gpu the site
+#    does not have, and failed at every reconcile).  Slurm 26.05.3's main
+#    scheduler does not subtract reserved MODE_3 counts
+#    (src/slurmctld/licenses.c _foreach_hres_pre_select: total - used), so
+#    a job for node2 is not kept from starting there: not tested here,
+#    said in falcond(8) and doc/ADMIN.md;
+#  - the pool full, an urgent job for node2 (PreemptParameters=
+#    reclaim_licenses): Slurm 26.05.3 does not preempt for HRES (why: the
+#    comment there), so it waits, nothing is taken from the running job,
+#    and it runs on node2 once the pool frees.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/slurm-lib.sh"
 . "$top_srcdir/tests/integration/prolog-lib.sh"
-s_need_slurm
+fp_slurm_node
+s_need_job_submit
 # the installed Slurm (slurmctld -V needs no slurm.conf; sinfo does from 26.05)
 ver=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 set -- $ver
 [ -n "${1:-}" ] && { [ "$1" -gt 25 ] || { [ "$1" = 25 ] && [ "$2" -ge 11 ]; }; } ||
 	t_skip "Slurm $(slurmctld -V 2>&1): HRES MODE_3 needs 25.11 or later"
 s_need_netns
-host=$(hostname -s)
-plugin_dir=$top_builddir/plugin/.libs
-FALCON_CONF=$t_tmp/falcon.conf
-export FALCON_CONF
-cat >"$FALCON_CONF" <<EOC
-StateDir=$t_tmp/state
-ChassisName=c1 Url=http://127.0.0.1:1/
-ChassisName=c2 Url=http://127.0.0.1:2/
-HostName=$host Chassis=c1 Port=H1 Adapter=0000:3b:00.0
-HostName=node2 Chassis=c2 Port=H1 Adapter=0000:3b:00.0
-EOC
-"$top_builddir/falconctl/falconctl" slurm-conf --pool hres --no-falcond >"$t_tmp/slurm-conf.out" ||
-	t_fail "falconctl slurm-conf: $(cat "$t_tmp/slurm-conf.out")"
-# its resources.yaml, the counts filled: 4 GPUs and 1 NVMe per chassis
-python3 - "$t_tmp/slurm-conf.out" >"$t_tmp/resources.yaml" <<'EOP' || t_fail "no resources.yaml in: $(cat "$t_tmp/slurm-conf.out")"
-import sys
-lines = open(sys.argv[1]).read().split("\n")
-i = [k for k, l in enumerate(lines) if l.startswith("# --- resources.yaml")][0]
-res = None
-for l in lines[i:]:
-    if l.startswith("# COUNT"):
-        break
-    if l.startswith("- resource: "):
-        res = l.split()[-1]
-    print(l.replace("COUNT", "4" if res == "falcon_pool_gpu" else "1"))
-EOP
-js=""
-[ -f "$plugin_dir/job_submit_falcon.so" ] && js="--job-submit $plugin_dir --falcon-conf $FALCON_CONF"
-# shellcheck disable=SC2086
-s_start --node2 node2 --hres "$t_tmp/resources.yaml" $js
-scontrol show lic >"$t_tmp/lic" 2>&1
-grep -q "LicenseName=falcon_pool_gpu" "$t_tmp/lic" || { s_logs; t_fail "no HRES in slurmctld: $(cat "$t_tmp/lic")"; }
-t_ok "slurmctld loaded the resources.yaml falconctl slurm-conf wrote"
 
-L() { [ -n "$js" ] || echo "-L falcon_pool_gpu:$1"; }
+fp_two_chassis
+
+# -- resources.yaml as falconctl slurm-conf --pool hres writes it, the
+# counts from falcond's inventory
+"$FALCONCTL" slurm-conf --pool hres >"$t_tmp/slurm-conf.out" ||
+	t_fail "falconctl slurm-conf --pool hres: $(cat "$t_tmp/slurm-conf.out")"
+sed -n '/^# --- resources.yaml/,$p' "$t_tmp/slurm-conf.out" >"$t_tmp/resources.yaml"
+[ "$(grep -c '^      count: 8$' "$t_tmp/resources.yaml")" = 2 ] && ! grep -q COUNT "$t_tmp/resources.yaml" ||
+	t_fail "resources.yaml without falcond's counts: $(cat "$t_tmp/slurm-conf.out")"
+grep -q '^Licenses=' "$t_tmp/slurm-conf.out" &&
+	t_fail "slurm-conf --pool hres wrote licenses: $(grep '^Licenses=' "$t_tmp/slurm-conf.out")"
+
+fp_node2_start --hres "$t_tmp/resources.yaml" --job-submit "$plugin_dir" \
+	--falcon-conf "$FALCON_CONF" --preempt REQUEUE
+fp_node2_conf "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
+	"s|^RunDir=.*|RunDir=$t_tmp/run2|"
+fp_falcond_with_slurm
+scontrol show lic -o >"$t_tmp/lic"
+grep -q "^LicenseName=falcon_pool_gpu Total=8 .*Nodes=node2 " "$t_tmp/lic" ||
+	{ s_logs; t_fail "no layer of c2 in slurmctld: $(cat "$t_tmp/lic")"; }
+wait_for 30 "falcond's slurm.conf check" grep -q \
+	"slurm.conf agrees with falcon.conf (2 chassis, 2 hosts)" "$t_tmp/falcond.log" ||
+	t_fail "falcond: $(grep slurm.conf "$t_tmp/falcond.log")"
+t_ok "slurmctld loaded the resources.yaml falconctl slurm-conf wrote (a layer of 8 GPUs per chassis); falcond agrees"
+
 jf() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-# shellcheck disable=SC2046
-ja=$(sbatch --parsable -w "$host" --gres=falcon_gpu:4 $(L 4) -o /dev/null --wrap 'sleep 300')
+
+# -- the main job
+jm=$(sbatch --parsable -w "$FP_HOST" --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 1')
+fp_completed "$jm"
+[ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $jm: $s_st"; }
+case $(jf "$jm" AdminComment) in
+falcon:topo=falconGPUs,f=4,*) ;;
+*) t_fail "job $jm: AdminComment '$(jf "$jm" AdminComment)'" ;;
+esac
+[ "$(jf "$jm" Licenses)" = falcon_pool_gpu:4 ] || t_fail "job $jm: Licenses=$(jf "$jm" Licenses)"
+fp_on_buses 0 0 "job $jm's GPUs left"
+la=$(jf "$jm" LicensesAlloc)
+[ -z "$la" ] || lalloc=", LicensesAlloc=$la"
+t_ok "main job $jm: COMPLETED, $(jf "$jm" AdminComment), Licenses=falcon_pool_gpu:4${lalloc:-}"
+
+# -- 9 of 8: refused at submit
+if sbatch --gres=falcon_gpu:9 -o /dev/null --wrap true >"$t_tmp/nine.out" 2>&1; then
+	t_fail "sbatch --gres=falcon_gpu:9 accepted: $(cat "$t_tmp/nine.out")"
+fi
+grep -q "falcon: the largest chassis of the job's nodes (c1) has 8 GPUs; asked 9 per node" "$t_tmp/nine.out" ||
+	t_fail "sbatch --gres=falcon_gpu:9: $(cat "$t_tmp/nine.out")"
+t_ok "9 GPUs per node refused at submit: $(sed -n 's/.*\(falcon: the largest.*\)/\1/p' "$t_tmp/nine.out")"
+
+# -- c1 full: a job of the partition starts on node2, no requeue
+ja=$(sbatch --parsable -w "$FP_HOST" --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300')
 s_wait_state "$ja" RUNNING
-case $(jf "$ja" Licenses) in *falcon_pool_gpu:4*) ;; *) t_fail "job $ja licenses: $(jf "$ja" Licenses)" ;; esac
-# shellcheck disable=SC2046
-jb=$(sbatch --parsable --gres=falcon_gpu:2 $(L 2) -o /dev/null --wrap 'sleep 300')
+fp_on_buses 8 - "job $ja"
+jb=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 300')
 s_wait_state "$jb" RUNNING
-[ "$(jf "$jb" NodeList)" = node2 ] || t_fail "job $jb on $(jf "$jb" NodeList), c1 is full"
-t_ok "c1 full: job $jb runs on node2 (licenses $(jf "$jb" Licenses))"
-# shellcheck disable=SC2046
-jc=$(sbatch --parsable -N 2 --gres=falcon_gpu:1 $(L 1) -o /dev/null --wrap 'sleep 1')
-sleep 4
+[ "$(jf "$jb" NodeList)" = node2 ] || t_fail "job $jb on $(jf "$jb" NodeList), not node2"
+fp_on_buses - 2 "job $jb"
+sleep 2
+[ "$(s_job_state "$jb")" = RUNNING ] && [ "$(jf "$jb" Restarts)" = 0 ] ||
+	{ fp_logs; t_fail "job $jb: $(s_job_state "$jb"), Restarts=$(jf "$jb" Restarts)"; }
+t_ok "c1 full: job $jb started on node2 with c2's 2 GPUs, Restarts=0"
+
+# -- two nodes, 2 GPUs each: waits while c1 is full, then each node's own
+jc=$(sbatch --parsable -N 2 --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 2')
+# (Slurm 26.05 gives an HRES wait the reason Resources, not Licenses)
+pend_reason() { r=$(squeue -h -j "$1" -o %r); [ "$r" = Resources ] || [ "$r" = Licenses ]; }
+wait_for 30 "job $jc's pending reason" pend_reason "$jc" ||
+	t_fail "job $jc: $(s_job_state "$jc"), reason $r"
 [ "$(s_job_state "$jc")" = PENDING ] || t_fail "job $jc: $(s_job_state "$jc") while c1 is full"
-t_ok "job $jc (-N 2) waits while c1 is full ($(squeue -h -j "$jc" -o %r))"
-scancel "$ja"
+t_ok "job $jc (-N 2) pends for the pool while c1 is full (reason $r)"
+scancel "$ja" "$jb"
+wait_for 120 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED NODE_FAIL ||
+	{ fp_logs; t_fail "job $jc: $s_st"; }
+[ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $jc: $s_st"; }
+python3 - "$t_tmp/state/history.jsonl" "$jc" <<'EOP' || { fp_logs; t_fail "job $jc's leases"; }
+import json, sys
+seen = {}
+for line in open(sys.argv[1]):
+    h = json.loads(line)
+    if h.get("job_id") == int(sys.argv[2]):
+        seen.setdefault(h.get("chassis"), set()).add(h.get("device"))
+sys.exit(0 if sorted(seen) == ["c1", "c2"] and all(len(v) == 2 for v in seen.values()) else 1)
+EOP
 s_wait_done "$ja"
-wait_for 60 "job $jc to complete" s_in_state "$jc" COMPLETED FAILED CANCELLED ||
-	{ s_logs; t_fail "job $jc: $s_st"; }
-[ "$s_st" = COMPLETED ] || t_fail "job $jc: $s_st"
-t_ok "job $jc ran on both nodes once c1 freed"
-scancel "$jb"
+s_wait_done "$jb"
+fp_on_buses 0 0 "devices left"
+t_ok "job $jc ran on both nodes, 2 GPUs from each node's own chassis; nothing left"
+
+# -- c2 stops answering: past UnreachableHold (default 30 s) falcond's
+# reservation holds its layer's free GPUs; a job for node2 pends
+resv_lic() { scontrol show reservation "$1" 2>/dev/null | tr ' ' '\n' | sed -n 's/^Licenses=//p' | tr ';' ','; }
+held() { [ "$(resv_lic falcon-c2-quarantine)" = "falcon_pool_gpu(node2):8" ]; }
+fd_sim c2 POST /admin/faults '{"rules":[{"action":"timeout","count":-1,"path":"/redfish/v1/*"}]}' >/dev/null
+wait_for 120 "falcond to hold c2's free GPUs" held ||
+	{ tail -20 "$t_tmp/falcond.log" >&2; t_fail "reservation falcon-c2-quarantine: '$(resv_lic falcon-c2-quarantine)'"; }
+# c2's free NVMe is not held: one layer in all (falcond logs it)
+wait_for 30 "falcond to say what Slurm cannot hold" grep -q \
+	"reservations: not held in Slurm: NVMe of falcon-c2-quarantine:1 (Slurm's reservations take one HRES MODE_3 layer" \
+	"$t_tmp/falcond.log" || t_fail "falcond: $(grep 'reservation' "$t_tmp/falcond.log" | tail -3)"
+t_ok "c2 unreachable: falcond's reservation holds its layer, Licenses=$(resv_lic falcon-c2-quarantine) (Slurm 26.05.3's main scheduler does not subtract it: falcond(8), QUARANTINE)"
+fd_sim c2 DELETE /admin/faults >/dev/null
+wait_for 60 "the hold to go" sh -c "! scontrol show reservation falcon-c2-quarantine >/dev/null 2>&1" ||
+	t_fail "reservation falcon-c2-quarantine still holds '$(resv_lic falcon-c2-quarantine)'"
+grep -q "reservation falcon-c2-quarantine deleted" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not log the end of the hold"
+t_ok "c2 answers: the reservation is gone"
+
+# -- preemption with the pool full: a two-node job holds both chassis' 8
+# GPUs; an urgent job for node2 asking 4 requeues it
+all_free() { "$FALCONCTL" status --json 2>/dev/null | python3 -c 'import json,sys
+d = json.load(sys.stdin)["devices"]
+sys.exit(0 if d and all(x["state"] == "free" for x in d if x["type"] == "GPU") else 1)'; }
+wait_for 60 "every GPU of both chassis free in falcond's view" all_free ||
+	t_fail "not every GPU free: $("$FALCONCTL" status 2>&1 | tail -20)"
+jl=$(sbatch --parsable -p debug -N 2 --requeue --gres=falcon_gpu:8 -o /dev/null --wrap 'sleep 300') ||
+	t_fail "sbatch (low, -N 2)"
+s_wait_state "$jl" RUNNING
+fp_on_buses 8 8 "job $jl"
+ju=$(sbatch --parsable -p urgent -w node2 --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 10') ||
+	t_fail "sbatch (urgent)"
+# Slurm 26.05.3 does not preempt for HRES: reclaim_licenses' list skips
+# HRES entries (src/slurmctld/licenses.c _foreach_license_job_test returns
+# at hres_id), and select/cons_tres _run_now() counts a MODE_3 layer once,
+# total - used, before its preemption passes (licenses.c
+# _foreach_hres_pre_select), never adding a preemptee's share back.  What
+# holds: the urgent job waits, nothing is taken from the running job, and
+# it runs once the pool frees.  (A tripwire: should Slurm start preempting
+# for HRES, this fails and doc/ADMIN.md's "Preemption" must say so.)
+sleep 15
+[ "$(s_job_state "$ju")" = PENDING ] && [ "$(s_job_state "$jl")" = RUNNING ] &&
+	[ "$(jf "$jl" Restarts)" = 0 ] ||
+	t_fail "job $ju: $(s_job_state "$ju"), job $jl: $(s_job_state "$jl") Restarts=$(jf "$jl" Restarts): Slurm preempted for HRES (update doc/ADMIN.md, Preemption)"
+fp_on_buses 8 8 "job $jl while $ju waits"
+t_ok "urgent job $ju waits ($(squeue -h -j "$ju" -o %r)): Slurm 26.05.3 does not preempt for HRES; job $jl keeps its 16 GPUs"
+scancel "$jl"
+wait_for 90 "job $ju to complete" s_in_state "$ju" COMPLETED FAILED CANCELLED NODE_FAIL || t_fail "job $ju: $s_st"
+[ "$s_st" = COMPLETED ] && [ "$(jf "$ju" NodeList)" = node2 ] ||
+	{ fp_logs; t_fail "job $ju ended $s_st on $(jf "$ju" NodeList)"; }
+s_wait_done "$jl"
+fp_on_buses 0 0 "devices left"
+[ -z "$(sinfo -h -R)" ] || t_fail "drained: $(sinfo -h -R)"
+t_ok "nothing left, no node drained"
