@@ -154,8 +154,9 @@ static __thread job_desc_msg_t *het_leader;
 
 /* het_move - of component offset (> 0), the chassis pool licenses in *lic
  * (judge()'s, xmalloc'd) moved to het_leader's.  false (nothing changed)
- * when out of memory. */
-static bool het_move(uint32_t offset, char **lic)
+ * when out of memory, or with the user's refusal in *why (xmalloc'd) for a
+ * component asking for HRES (falcon_het_licenses()). */
+static bool het_move(uint32_t offset, char **lic, char **why)
 {
 	char *lead = NULL, *mine = NULL;
 	falcon_err_t ferr = FALCON_OK;
@@ -163,6 +164,8 @@ static bool het_move(uint32_t offset, char **lic)
 	pthread_mutex_lock(&lock);
 	if (kept.conf != NULL)
 		ferr = falcon_het_licenses(kept.conf, het_leader->licenses, *lic, &lead, &mine);
+	if (ferr == FALCON_ERR_INVAL)
+		*why = xstrdup(falcon_errmsg());
 	pthread_mutex_unlock(&lock);
 	if (kept.conf == NULL || ferr != FALCON_OK)
 		return kept.conf == NULL;
@@ -292,8 +295,13 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	if (lic != NULL && het_leader != NULL && het_leader != job_desc &&
 	    job_desc->het_job_offset != NO_VAL && job_desc->het_job_offset > 0 &&
-	    !het_move(job_desc->het_job_offset, &lic)) {
-		rv = SLURM_ERROR;
+	    !het_move(job_desc->het_job_offset, &lic, &why)) {
+		rv = why != NULL ? ESLURM_INVALID_LICENSES : SLURM_ERROR;
+		if (err_msg != NULL && why != NULL) {
+			xfree(*err_msg);
+			*err_msg = why;
+			why = NULL;
+		}
 		goto out;
 	}
 	if (lic != NULL) {

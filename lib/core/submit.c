@@ -610,6 +610,14 @@ falcon_err_t falcon_het_licenses(const struct falcon_conf *conf, const char *lea
 	*leader_out = *comp_out = NULL;
 	if ((leader != NULL && lead == NULL) || (comp != NULL && mine == NULL))
 		rv = falcon_err_set(FALCON_ERR_NOMEM, "hetjob licenses");
+	else if (falcon_license_count(comp, FALCON_HRES_GPU) > 0 ||
+		 falcon_license_count(comp, FALCON_HRES_NVME) > 0)
+		rv = falcon_err_set(FALCON_ERR_INVAL, "falcon: a hetjob component after the first "
+				    "asks for falcon_gpu/falcon_nvme, and this site counts them as HRES: "
+				    "Slurm takes HRES, like licenses, on the first component only and "
+				    "counts it on that component's nodes, so this component's devices "
+				    "could not be counted on its own chassis; ask for them in the first "
+				    "component, or submit separate jobs");
 	for (i = 0; rv == FALCON_OK && i < conf->nchassis; i++)
 		for (t = 0; rv == FALCON_OK && t < 2; t++) {
 			if (falcon_license_name(conf->chassis[i].name,

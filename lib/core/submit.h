@@ -203,7 +203,12 @@ falcon_err_t falcon_submit_contradiction(const struct falcon_conf *conf, const c
  * allowed only on leader job"); the component keeps its chassis pin, so
  * each node's devices still come from its own chassis.  *leader_out and
  * *comp_out are new strings (free(); NULL when nothing is left).
- * FALCON_ERR_NOMEM (both NULL then).
+ * FALCON_ERR_INVAL (the user's message in falcon_errmsg()) when comp asks
+ * for HRES (FALCON_HRES_GPU/NVME: judged on an HRES site): MODE_3 counts
+ * the leader's HRES on the leader's nodes (Slurm 26.05 licenses.c
+ * hres_create_select() per job record), so no move counts a later
+ * component's devices on its own chassis.  FALCON_ERR_NOMEM.  Both NULL
+ * on error.
  */
 falcon_err_t falcon_het_licenses(const struct falcon_conf *conf, const char *leader,
 				 const char *comp, char **leader_out, char **comp_out);

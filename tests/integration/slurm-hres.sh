@@ -14,6 +14,8 @@
 #  - with c1 full a job of the partition starts on node2 with c2's GPUs,
 #    no requeue; a two-node job waits, then runs with each node's GPUs from
 #    its own chassis;
+#  - a hetjob whose later component asks for chassis GPUs is refused with
+#    the reason; with them in its first component it runs;
 #  - a chassis that stops answering has its free GPUs held past
 #    UnreachableHold by falcond's reservation of its layer
 #    (falcon_pool_gpu(node2):8), its NVMe logged as what Slurm cannot hold
@@ -129,6 +131,37 @@ s_wait_done "$ja"
 s_wait_done "$jb"
 fp_on_buses 0 0 "devices left"
 t_ok "job $jc ran on both nodes, 2 GPUs from each node's own chassis; nothing left"
+
+# -- a hetjob: a later component asking for chassis GPUs is refused with
+# the reason (Slurm counts HRES on the first component's nodes only); the
+# first component's GPUs are counted and composed from its node's chassis
+cat >"$t_tmp/het.sh" <<EOH
+#!/bin/sh
+#SBATCH -w $FP_HOST --gres=falcon_gpu:2 -o /dev/null
+#SBATCH hetjob
+#SBATCH -w node2 --gres=falcon_gpu:1 -o /dev/null
+sleep 15
+EOH
+if sbatch "$t_tmp/het.sh" >"$t_tmp/het.out" 2>&1; then
+	t_fail "hetjob with falcon_gpu in its second component accepted: $(cat "$t_tmp/het.out")"
+fi
+grep -q "falcon: a hetjob component after the first asks for falcon_gpu/falcon_nvme, and this site counts them as HRES" \
+	"$t_tmp/het.out" || t_fail "hetjob: $(cat "$t_tmp/het.out")"
+sed -i 's/^#SBATCH -w node2 --gres=falcon_gpu:1 /#SBATCH -w node2 /' "$t_tmp/het.sh"
+jk=$(sbatch --parsable "$t_tmp/het.sh" 2>"$t_tmp/het.err") || t_fail "hetjob: $(cat "$t_tmp/het.err")"
+jk=${jk%%+*}
+het_running() { [ "$(squeue -h -j "$jk" -o %T | sort -u)" = RUNNING ] && [ "$(squeue -h -j "$jk" | wc -l)" = 2 ]; }
+wait_for 60 "hetjob $jk's components to run" het_running ||
+	{ fp_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T %r' | paste -sd' ')"; }
+fp_on_buses 2 0 "hetjob $jk"
+tag=$(scontrol show job -o "$jk" | grep "^JobId=$jk " | tr ' ' '\n' | sed -n 's/^AdminComment=//p')
+case $tag in falcon:topo=falconGPUs,f=2,*) ;; *) t_fail "hetjob $jk: tag '$tag'" ;; esac
+het_gone() { [ -z "$(squeue -h -j "$jk" 2>/dev/null)" ]; }
+wait_for 120 "hetjob $jk to end" het_gone || { fp_logs; t_fail "hetjob $jk: $(squeue -h -j "$jk" -o '%i %T %r')"; }
+st=$(sacct -n -X -P -j "$jk" -o JobID,State | sort | paste -sd' ')
+[ "$st" = "${jk}+0|COMPLETED ${jk}+1|COMPLETED" ] || { fp_logs; t_fail "hetjob $jk: $st"; }
+fp_on_buses 0 0 "hetjob's devices left"
+t_ok "hetjob: falcon_gpu in a later component refused with the reason; with them in the first only, it ran tagged falconGPUs, nothing left"
 
 # -- c2 stops answering: past UnreachableHold (default 30 s) falcond's
 # reservation holds its layer's free GPUs; a job for node2 pends

@@ -531,6 +531,31 @@ START_TEST(test_het)
 }
 END_TEST
 
+/* On an HRES site a later component's falcon devices cannot be counted on
+ * its own chassis: refused, the message for the user, nothing returned */
+START_TEST(test_het_hres)
+{
+	struct falcon_conf *c = load(fleet_text);
+	char *lead = (char *)"x", *comp = (char *)"x";
+
+	ck_assert_int_eq(falcon_het_licenses(c, "falcon_pool_gpu:2", "falcon_pool_gpu:1,matlab:1",
+					     &lead, &comp), FALCON_ERR_INVAL);
+	ck_assert_ptr_null(lead);
+	ck_assert_ptr_null(comp);
+	ck_assert_msg(strstr(falcon_errmsg(), "falcon: a hetjob component after the first asks "
+				 "for falcon_gpu/falcon_nvme, and this site counts them as HRES")
+		      != NULL, "%s", falcon_errmsg());
+	/* a later component without falcon devices is left alone */
+	ck_assert_int_eq(falcon_het_licenses(c, "falcon_pool_gpu:2", "matlab:1", &lead, &comp),
+			 FALCON_OK);
+	ck_assert_str_eq(lead, "falcon_pool_gpu:2");
+	ck_assert_str_eq(comp, "matlab:1");
+	free(lead);
+	free(comp);
+	falcon_conf_free(c);
+}
+END_TEST
+
 /* The log line says what was decided and for whom. */
 START_TEST(test_notes)
 {
@@ -658,6 +683,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_contradiction, 0, ARRAY_SIZE(contra_cases));
 	tcase_add_loop_test(tc, test_het, 0, ARRAY_SIZE(het_cases));
 	tcase_add_test(tc, test_notes);
+	tcase_add_test(tc, test_het_hres);
 	tcase_add_test(tc, test_big_fleet);
 	suite_add_tcase(s, tc);
 	return s;
