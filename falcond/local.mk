@@ -165,6 +165,14 @@ bench-falcond-restart: falcond/falcond falconctl/falconctl sim/falcon-sim
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/tests/bench/falcond-restart
 EXTRA_DIST += tests/bench/falcond-restart
+# Bench (by hand): falcond over 1, 4, 16 chassis (BENCH_CHASSIS) at 1 s per
+# request: start-up cold and warm, a reconcile pass, falconctl status, RSS;
+# each against one chassis' (issue 41's cost table).
+BENCH_TARGETS += bench-falcond-fleet-start
+bench-falcond-fleet-start: falcond/falcond falconctl/falconctl sim/falcon-sim
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/tests/bench/falcond-fleet-start
+EXTRA_DIST += tests/bench/falcond-fleet-start
 # Bench (by hand): a 1-GPU and a 4-GPU job's compose + release under a slow
 # chassis, placement reading at every compose vs InventoryReuse; requests,
 # seconds and ratios printed.
