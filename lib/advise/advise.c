@@ -46,53 +46,6 @@ static void app(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-uint64_t falcon_gres_count(const char *gres, const char *name)
-{
-	uint64_t sum = 0;
-	size_t nlen;
-	const char *p = gres;
-
-	if (gres == NULL || name == NULL)
-		return 0;
-	nlen = strlen(name);
-	while (*p) {
-		/* one entry: up to a ',' outside parentheses */
-		const char *e = p, *colon, *num;
-		int depth = 0;
-		uint64_t v = 0;
-		bool ok = false;
-
-		while (*e && (depth > 0 || *e != ',')) {
-			depth += *e == '(' ? 1 : *e == ')' ? -1 : 0;
-			e++;
-		}
-		if ((size_t)(e - p) > nlen && !strncmp(p, name, nlen) && p[nlen] == ':') {
-			/* name[:type]:count[(...)]: the count follows the last ':' outside
-			 * parentheses ("(null)" is a type), up to its '(' */
-			const char *q, *end;
-
-			for (q = colon = p, depth = 0; q < e; q++) {
-				depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
-				if (depth == 0 && *q == ':')
-					colon = q + 1;
-			}
-			for (end = colon; end < e && *end != '('; end++)
-				;
-			for (num = colon, ok = num < end; num < end; num++) {
-				if (!isdigit((unsigned char)*num) || v > UINT64_MAX / 10 - 9) {
-					ok = false;
-					break;
-				}
-				v = v * 10 + (uint64_t)(*num - '0');
-			}
-			if (ok)
-				sum += v;
-		}
-		p = *e ? e + 1 : e;
-	}
-	return sum;
-}
-
 void falcon_anode_set(struct falcon_anode *a, const char *name, const char *gres,
 		      const char *gres_used, bool up)
 {

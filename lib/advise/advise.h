@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "core/falcon_err.h"
+#include "core/fleet.h"
 #include "advise/report.h"
 
 /* Trusted history: a topology with fewer jobs is not picked. */
@@ -123,15 +124,6 @@ char *falcon_advise_line(const struct falcon_advice *a, char *buf, size_t n);
 falcon_err_t falcon_advise_write(FILE *f, const struct falcon_advice *a, size_t n, unsigned gpus,
 				 const struct falcon_avail *av, const char *chassis_error,
 				 time_t start, time_t end, size_t min_jobs, bool json);
-
-/*
- * falcon_gres_count - the count of GRES name in a Slurm node GRES string
- * as slurm_load_node gives its gres and gres_used ("gpu:4",
- * "gpu:a100:2(S:0-1),falcon_gpu:8", "gpu:(null):1(IDX:0)"): the sum over
- * the entries of that name, whatever their type.  0 for NULL, "(null)" or
- * no such entry; an entry whose count does not parse counts 0.
- */
-uint64_t falcon_gres_count(const char *gres, const char *name);
 
 /*
  * falcon_anode_set - *a for node name (cut to its 63 bytes) from its GRES

@@ -376,6 +376,94 @@ static bool gres_has(const char *s, const char *name)
 	return false;
 }
 
+/* gres_entry - the Gres entry at p: its end *e (a ',' outside
+ * parentheses, or the end), and, when it is an entry of name
+ * ("name[:type]:count[(...)]"), its count's place [*num, *end) after the
+ * last ':' outside parentheses ("(null)" is a type), up to its '('.
+ * Returns whether it is of name and its count parses (digits, at most
+ * 19).  Source of the format: Slurm's node_info_t gres and gres_used. */
+static bool gres_entry(const char *p, const char *name, const char **e, const char **num,
+		       const char **end)
+{
+	size_t nlen = strlen(name);
+	const char *q, *colon;
+	int depth = 0;
+
+	for (q = p; *q && (depth > 0 || *q != ','); q++)
+		depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+	*e = q;
+	if ((size_t)(*e - p) <= nlen || strncmp(p, name, nlen) != 0 || p[nlen] != ':')
+		return false;
+	for (q = colon = p, depth = 0; q < *e; q++) {
+		depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+		if (depth == 0 && *q == ':')
+			colon = q + 1;
+	}
+	for (q = colon; q < *e && *q != '('; q++)
+		;
+	*num = colon;
+	*end = q;
+	if (q == colon || q - colon > 19)
+		return false;
+	for (q = colon; q < *end; q++)
+		if (*q < '0' || *q > '9')
+			return false;
+	return true;
+}
+
+uint64_t falcon_gres_count(const char *gres, const char *name)
+{
+	uint64_t sum = 0;
+	const char *p = gres, *e, *num, *end;
+
+	if (gres == NULL || name == NULL)
+		return 0;
+	while (*p) {
+		if (gres_entry(p, name, &e, &num, &end))
+			sum += strtoull(num, NULL, 10);
+		p = *e ? e + 1 : e;
+	}
+	return sum;
+}
+
+falcon_err_t falcon_gres_with(const char *s, const char *name, long count, char *out, size_t n)
+{
+	const char *p = s, *e, *num, *end;
+	size_t o = 0, nlen = strlen(name);
+	bool seen = false;
+	int w;
+
+	if (n == 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "Gres %s: no room", name);
+	out[0] = '\0';
+	if (count < 0)
+		return falcon_err_set(FALCON_ERR_INVAL, "Gres %s: count %ld", name, count);
+	while (p != NULL && *p) {
+		if (gres_entry(p, name, &e, &num, &end)) {
+			seen = true;
+			w = snprintf(out + o, n - o, "%s%.*s%ld%.*s", o ? "," : "", (int)(num - p), p,
+				     count, (int)(e - end), end);
+		} else if (strncmp(p, name, nlen) == 0 && (p[nlen] == ':' || p + nlen == e)) {
+			out[0] = '\0';
+			return falcon_err_set(FALCON_ERR_INVAL, "Gres \"%.*s\": no count of %s",
+					      (int)(e - p), p, name);
+		} else
+			w = snprintf(out + o, n - o, "%s%.*s", o ? "," : "", (int)(e - p), p);
+		if (w < 0 || (size_t)w >= n - o) {
+			out[0] = '\0';
+			return falcon_err_set(FALCON_ERR_INVAL, "Gres with %s:%ld: longer than %zu "
+					      "bytes", name, count, n - 1);
+		}
+		o += (size_t)w;
+		p = *e ? e + 1 : e;
+	}
+	if (!seen) {
+		out[0] = '\0';
+		return falcon_err_set(FALCON_ERR_INVAL, "Gres \"%s\" has no %s", s ? s : "", name);
+	}
+	return FALCON_OK;
+}
+
 static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void problemf(falcon_slurm_problem_fn problem, void *arg, size_t *n, const char *fmt, ...)

@@ -204,6 +204,30 @@ bool falcon_slurm_hres_release(int major, int minor);
 int falcon_hres_layer_chassis(const struct falcon_conf *conf, const char *const *hosts, size_t n);
 
 /*
+ * falcon_gres_count - the count of GRES name in a Slurm node GRES string
+ * as slurm_load_node gives its gres and gres_used ("gpu:4",
+ * "gpu:a100:2(S:0-1),falcon_gpu:8", "gpu:(null):1(IDX:0)"): the sum over
+ * the entries of that name, whatever their type.  0 for NULL, "(null)" or
+ * no such entry; an entry whose count does not parse counts 0.
+ */
+uint64_t falcon_gres_count(const char *gres, const char *name);
+
+/*
+ * falcon_gres_with - s (a node's Gres string, as falcon_gres_count()) with
+ * every entry of GRES name given count: "gpu:8,falcon_gpu:8" with
+ * falcon_gpu 0 is "gpu:8,falcon_gpu:0"; a typed entry "name:type:N" keeps
+ * its type, a "(S:...)" suffix stays; other entries are copied as they
+ * are.  Into out (n bytes, the caller's).  falcond holds an unreachable
+ * chassis' nodes on an HRES site with it (count 0: Slurm 26.05
+ * src/slurmctld/node_mgr.c _update_node_gres() -> gres.c _node_reconfig()
+ * takes a new count of a GRES without File=).  Returns FALCON_OK;
+ * FALCON_ERR_INVAL when s has no entry of name, an entry of name has a
+ * count that does not parse, count < 0, or out is too short (out is then
+ * "").
+ */
+falcon_err_t falcon_gres_with(const char *s, const char *name, long count, char *out, size_t n);
+
+/*
  * falcon_hres_layer_name - chassis c's (an index into conf->chassis) HRES
  * layer of type (FALCON_DEV_GPU or FALCON_DEV_NVME) as a license with its
  * layer, "falcon_pool_gpu(HOSTS)", HOSTS its HostName= list as

@@ -316,6 +316,38 @@ START_TEST(test_hres_layer)
 }
 END_TEST
 
+START_TEST(test_gres_with)
+{
+	char out[128];
+
+	/* falcon_gres_count: test_advise's test_gres */
+	ck_assert_int_eq(falcon_gres_with("gpu:8,falcon_gpu:8,falcon_nvme:1", "falcon_gpu", 0,
+					  out, sizeof(out)), FALCON_OK);
+	ck_assert_str_eq(out, "gpu:8,falcon_gpu:0,falcon_nvme:1");
+	/* typed, with sockets whose list has a comma; a longer name untouched */
+	ck_assert_int_eq(falcon_gres_with("falcon_gpu:a:4(S:0,1),falcon_gpux:2,falcon_gpu:b:2",
+					  "falcon_gpu", 0, out, sizeof(out)), FALCON_OK);
+	ck_assert_str_eq(out, "falcon_gpu:a:0(S:0,1),falcon_gpux:2,falcon_gpu:b:0");
+	ck_assert_int_eq(falcon_gres_with("gpu:(null):1(IDX:0),falcon_gpu:(null):8(IDX:0-7)",
+					  "falcon_gpu", 0, out, sizeof(out)), FALCON_OK);
+	ck_assert_str_eq(out, "gpu:(null):1(IDX:0),falcon_gpu:(null):0(IDX:0-7)");
+	ck_assert_int_eq(falcon_gres_with("falcon_gpu:0,falcon_nvme:0", "falcon_nvme", 12,
+					  out, sizeof(out)), FALCON_OK);
+	ck_assert_str_eq(out, "falcon_gpu:0,falcon_nvme:12");
+	/* errors leave out empty */
+	ck_assert_int_eq(falcon_gres_with("gpu:8", "falcon_gpu", 0, out, sizeof(out)),
+			 FALCON_ERR_INVAL);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(falcon_gres_with("falcon_gpu:a", "falcon_gpu", 0, out, sizeof(out)),
+			 FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_gres_with("falcon_gpu:8", "falcon_gpu", -1, out, sizeof(out)),
+			 FALCON_ERR_INVAL);
+	ck_assert_int_eq(falcon_gres_with("gpu:8,falcon_gpu:8", "falcon_gpu", 10, out, 12),
+			 FALCON_ERR_INVAL);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
 START_TEST(test_slurm_conf_write)
 {
 	struct falcon_conf *c = load();
@@ -376,6 +408,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_slurm_check);
 	tcase_add_test(tc, test_slurm_conf_write);
 	tcase_add_test(tc, test_hres_layer);
+	tcase_add_test(tc, test_gres_with);
 	suite_add_tcase(s, tc);
 	return s;
 }
