@@ -24,7 +24,9 @@
  * finds the layer by that string).  Slurm 26.05.3's main scheduler counts
  * a MODE_3 layer as total - used, not - reserved (licenses.c
  * _foreach_hres_pre_select()), so there the reservation shows the hold but
- * does not keep jobs off (falcond(8), QUARANTINE).
+ * does not keep jobs off: the unreachable hold also sets the chassis'
+ * nodes' falcon_gpu/falcon_nvme counts to 0 (node_hold()); a quarantine
+ * has no such stand-in (falcond(8), QUARANTINE).
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -148,7 +150,24 @@ struct resv_want {
 	char licenses[2 * FALCON_RESV_POOL_LEN + 32]; /* "c1_gpu:1,c1_nvme:2", "" = none */
 	bool known;                          /* its inventory was read: types known */
 	bool held;                           /* unreachable past UnreachableHold= */
+	long total[2];                       /* GPUs and NVMe of its last inventory */
 };
+
+/* An HRES site's node hold: a node cabled to a chassis held unreachable
+ * gets Gres falcon_gpu:0,falcon_nvme:0 (see node_hold()); what it had
+ * before is put back when the chassis answers.  Memory only: a falcond
+ * started during a hold restores a node's counts from its chassis'
+ * inventory instead. */
+#define FALCOND_HOLD_MAX 256
+#define FALCOND_GRES_LEN 512
+/* a node hold has ended since the last release_jobs() pass */
+static bool g_released_hold;
+static struct falcond_node_hold {
+	char node[FALCON_NAME_LEN];
+	char before[FALCOND_GRES_LEN];       /* its Gres before the hold */
+	char held[FALCOND_GRES_LEN];         /* the Gres falcond set */
+} g_hold[FALCOND_HOLD_MAX];
+static size_t g_nhold;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
@@ -205,6 +224,11 @@ static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
 			continue;
 		ngpu += d->type == FALCON_DEV_GPU;
 		nnvme += d->type == FALCON_DEV_NVME;
+	}
+	w->total[0] = w->total[1] = 0;
+	for (k = 0; w->known && k < ch->last.n; k++) {
+		w->total[0] += ch->last.devs[k].type == FALCON_DEV_GPU;
+		w->total[1] += ch->last.devs[k].type == FALCON_DEV_NVME;
 	}
 	w->cnt[0] = ngpu;
 	w->cnt[1] = nnvme;
@@ -397,6 +421,140 @@ static void resv_apply(const struct resv_want *w, const reserve_info_t *have)
 	}
 }
 
+/* gres_set - node's Gres to gres (slurm_update_node); false with a warning. */
+static bool gres_set(const char *node, const char *gres, const char *why)
+{
+	update_node_msg_t m;
+
+	slurm_init_update_node_msg(&m);
+	m.node_names = (char *)node;
+	m.gres = (char *)gres;
+	if (slurm_update_node(&m) == SLURM_SUCCESS)
+		return true;
+	resv_warn("node %s: Gres=%s (%s): %s; retried at the next reconcile", node, gres, why,
+		  slurm_strerror(slurm_get_errno()));
+	return false;
+}
+
+/* gres_zero - gres with falcon_gpu and falcon_nvme (where it has them)
+ * at count 0, into out (FALCOND_GRES_LEN bytes); false when it has no
+ * falcon_gpu or does not fit. */
+static bool gres_zero(const char *gres, char *out)
+{
+	char tmp[FALCOND_GRES_LEN];
+
+	if (falcon_gres_with(gres, "falcon_gpu", 0, tmp, sizeof(tmp)) != FALCON_OK)
+		return false;
+	if (falcon_gres_with(tmp, "falcon_nvme", 0, out, FALCOND_GRES_LEN) != FALCON_OK)
+		falcon_strlcpy(out, tmp, FALCOND_GRES_LEN); /* no falcon_nvme */
+	return true;
+}
+
+/*
+ * node_hold - with HRES, what keeps Slurm from starting chassis jobs on the
+ * nodes of a chassis held unreachable (w[c].held): their Gres falcon_gpu
+ * and falcon_nvme set to 0 (slurm_update_node).  Slurm 26.05.3's main
+ * scheduler does not subtract an HRES reservation (see the top of this
+ * file); a GRES count it does honour: src/slurmctld/node_mgr.c
+ * _update_node_gres() -> src/interfaces/gres.c _node_reconfig() takes a
+ * new count of a GRES without File= (gres.conf Flags=CountOnly, as
+ * falconctl slurm-conf writes), running jobs keep what they were given
+ * (gres_cnt_alloc), and a slurmd registering more than that is cut to it
+ * (_node_config_validate()).  Jobs not asking for the chassis' devices
+ * still run there: the node is not drained.  Once the chassis answers the
+ * node's Gres from before the hold is put back, unless something else
+ * changed it since (an admin; a slurmctld restart or reconfigure, which
+ * reads slurm.conf again, is re-held at the next pass while the chassis
+ * stays unreachable).  A node falcond finds at falcon_gpu:0 and
+ * falcon_nvme:0 with its chassis answering and no hold of its own (falcond
+ * restarted, or the standby took over, during a hold) gets its chassis'
+ * counts, as falconctl slurm-conf writes them, with a warning.
+ */
+static void node_hold(struct falcond_state *st, const struct resv_want *w, size_t n)
+{
+	node_info_msg_t *nodes = NULL;
+	size_t h, c, k;
+	uint32_t i;
+
+	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
+		resv_warn("unreachable hold: slurm_load_node: %s; retried at the next reconcile",
+			  slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	for (h = 0; h < st->conf->nhosts; h++) {
+		const char *host = st->conf->hosts[h].name, *gres = NULL;
+		char want[FALCOND_GRES_LEN];
+		struct falcond_node_hold *hd = NULL;
+
+		for (c = 0; c < n; c++)
+			if (strcmp(st->ch[c].cc->name, st->conf->hosts[h].chassis) == 0)
+				break;
+		for (i = 0; i < nodes->record_count; i++)
+			if (nodes->node_array[i].name && strcmp(nodes->node_array[i].name, host) == 0)
+				gres = nodes->node_array[i].gres;
+		if (c == n || gres == NULL)
+			continue;
+		for (k = 0; k < g_nhold && hd == NULL; k++)
+			if (strcmp(g_hold[k].node, host) == 0)
+				hd = &g_hold[k];
+		if (w[c].held) {
+			if (falcon_gres_count(gres, "falcon_gpu") == 0 &&
+			    falcon_gres_count(gres, "falcon_nvme") == 0)
+				continue;  /* held already (or nothing to hold) */
+			if (!gres_zero(gres, want))
+				continue;
+			if (hd == NULL && g_nhold == FALCOND_HOLD_MAX) {
+				resv_warn("node %s: not held (more than %d nodes held)", host,
+					  FALCOND_HOLD_MAX);
+				continue;
+			}
+			if (hd == NULL)
+				hd = &g_hold[g_nhold++];
+			falcon_strlcpy(hd->node, host, sizeof(hd->node));
+			falcon_strlcpy(hd->before, gres, sizeof(hd->before));
+			falcon_strlcpy(hd->held, want, sizeof(hd->held));
+			if (gres_set(host, want, "the unreachable hold"))
+				falcon_info("node %s: Gres=%s while chassis %s is unreachable (was %s): "
+					    "Slurm starts no job asking for its devices there",
+					    host, want, st->conf->hosts[h].chassis, gres);
+			continue;
+		}
+		if (hd != NULL) {
+			if (strcmp(gres, hd->held) != 0)
+				falcon_verbose("node %s: Gres=%s, not falcond's hold %s: left as it is",
+					       host, gres, hd->held);
+			else if (!gres_set(host, hd->before, "the end of the unreachable hold"))
+				continue;  /* kept: retried */
+			else {
+				falcon_info("node %s: Gres=%s again: its chassis answers", host,
+					    hd->before);
+				g_released_hold = true;
+			}
+			*hd = g_hold[--g_nhold];
+			continue;
+		}
+		if (w[c].known && w[c].total[0] > 0 && falcon_gres_count(gres, "falcon_gpu") == 0 &&
+		    falcon_gres_count(gres, "falcon_nvme") == 0) {
+			char tmp[FALCOND_GRES_LEN];
+
+			if (falcon_gres_with(gres, "falcon_gpu", w[c].total[0], tmp,
+					     sizeof(tmp)) != FALCON_OK)
+				continue;
+			if (falcon_gres_with(tmp, "falcon_nvme", w[c].total[1], want,
+					     sizeof(want)) != FALCON_OK)
+				falcon_strlcpy(want, tmp, sizeof(want));
+			if (!gres_set(host, want, "the end of an earlier falcond's unreachable hold"))
+				continue;
+			g_released_hold = true;
+			falcon_warn("node %s: Gres=%s (was %s, as an unreachable hold leaves it; its "
+				    "chassis answers): the counts of chassis %s, as falconctl "
+				    "slurm-conf writes them", host, want, gres,
+				    st->conf->hosts[h].chassis);
+		}
+	}
+	slurm_free_node_info_msg(nodes);
+}
+
 /* resv_sync - one pass over the chassis' reservations. */
 static void resv_sync(struct falcond_state *st)
 {
@@ -453,6 +611,8 @@ static void resv_sync(struct falcond_state *st)
 				resv_apply(&w[c], have[c]);
 		}
 	slurm_free_reservation_info_msg(msg);
+	if (hres)
+		node_hold(st, w, n);
 	free(w);
 	free(have);
 }
@@ -540,7 +700,12 @@ static bool release_ok(uint32_t job)
 /* release_jobs - release the jobs Slurm held after a failed launch
  * ("launch failed requeued held", Slurm 22.05 src/slurmctld/job_mgr.c
  * _job_requeue_op) that use a falcon pool license: falcon's prolog is
- * what failed for them. */
+ * what failed for them; and, after an HRES site's unreachable hold
+ * (node_hold(): g_released_hold), the HRES jobs held as BadConstraints
+ * (priority 0): Slurm 26.05.3 src/slurmctld/job_scheduler.c schedule()
+ * holds a job of one partition that no node could ever run
+ * (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE), as one asking only for the
+ * held nodes is while their falcon_gpu count is 0. */
 static void release_jobs(struct falcond_state *st)
 {
 	job_info_msg_t *msg = NULL;
@@ -554,9 +719,16 @@ static void release_jobs(struct falcond_state *st)
 		const slurm_job_info_t *j = &msg->job_array[i];
 		job_desc_msg_t d;
 
+		bool launch = j->state_desc != NULL &&
+			      strcmp(j->state_desc, "launch failed requeued held") == 0;
+		/* an unreachable hold on an HRES site (node_hold()) leaves a
+		 * job that only the held nodes can run held as BadConstraints */
+		bool hold = g_released_hold && j->state_reason == FAIL_BAD_CONSTRAINTS &&
+			    j->licenses != NULL && (falcon_license_count(j->licenses, FALCON_HRES_GPU) > 0 ||
+						    falcon_license_count(j->licenses, FALCON_HRES_NVME) > 0);
+
 		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING || j->priority != 0 ||
-		    j->state_desc == NULL || strcmp(j->state_desc, "launch failed requeued held") != 0 ||
-		    !falcon_job_licenses(st, j->licenses))
+		    !(launch || hold) || !falcon_job_licenses(st, j->licenses))
 			continue;
 		if (!release_ok(j->job_id)) {
 			falcon_verbose("job %u: held again after %d releases; left to the admin",
@@ -571,8 +743,9 @@ static void release_jobs(struct falcond_state *st)
 		if (slurm_update_job(&d) != SLURM_SUCCESS)
 			falcon_warn("job %u: release: %s", j->job_id, slurm_strerror(slurm_get_errno()));
 		else
-			falcon_info("job %u released: held after a falcon prolog failure ('%s'), "
-				    "every chassis answers now", j->job_id, j->state_desc);
+			falcon_info("job %u released: held %s, every chassis answers now", j->job_id,
+				    launch ? "after a falcon prolog failure" :
+				    "as BadConstraints during an unreachable hold");
 	}
 	slurm_free_job_info_msg(msg);
 }
@@ -598,6 +771,7 @@ static void *resv_thread(void *arg)
 		if (heal) {
 			resume_drains(st);
 			release_jobs(st);
+			g_released_hold = false;
 		}
 		pthread_mutex_lock(&g_lock);
 	}

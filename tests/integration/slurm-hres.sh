@@ -24,8 +24,11 @@
 #    does not have, and failed at every reconcile).  Slurm 26.05.3's main
 #    scheduler does not subtract reserved MODE_3 counts
 #    (src/slurmctld/licenses.c _foreach_hres_pre_select: total - used), so
-#    a job for node2 is not kept from starting there: not tested here,
-#    said in falcond(8) and doc/ADMIN.md;
+#    falcond also sets node2's Gres falcon_gpu/falcon_nvme to 0: a job for
+#    node2's chassis GPUs is refused at submit, one released during the
+#    hold is held by Slurm (BadConstraints) and released by falcond after,
+#    a job without chassis devices still runs on node2 (before, a job for
+#    node2 started and its prolog found c2 unreachable);
 #  - the pool full, an urgent job for node2 (PreemptParameters=
 #    reclaim_licenses): Slurm 26.05.3 does not preempt for HRES (why: the
 #    comment there), so it waits, nothing is taken from the running job,
@@ -164,9 +167,18 @@ fp_on_buses 0 0 "hetjob's devices left"
 t_ok "hetjob: falcon_gpu in a later component refused with the reason; with them in the first only, it ran tagged falconGPUs, nothing left"
 
 # -- c2 stops answering: past UnreachableHold (default 30 s) falcond's
-# reservation holds its layer's free GPUs; a job for node2 pends
+# reservation holds its layer's free GPUs, and node2's Gres falcon_gpu and
+# falcon_nvme go to 0: Slurm 26.05.3's scheduler does not subtract the
+# reservation, a GRES count it does.  A job held by its user before, then
+# released during the hold, is held by Slurm as BadConstraints (only
+# node2 could run it); falcond releases it once c2 answers, and it runs.
 resv_lic() { scontrol show reservation "$1" 2>/dev/null | tr ' ' '\n' | sed -n 's/^Licenses=//p' | tr ';' ','; }
 held() { [ "$(resv_lic falcon-c2-quarantine)" = "falcon_pool_gpu(node2):8" ]; }
+node_gres() { scontrol show node -o "$1" | tr ' ' '\n' | sed -n 's/^Gres=//p'; }
+g0=$(node_gres node2)
+case $g0 in *falcon_gpu:[1-9]*) ;; *) t_fail "node2: Gres=$g0 before the hold" ;; esac
+jw=$(sbatch --parsable -H -w node2 --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 1') ||
+	t_fail "sbatch -H -w node2"
 fd_sim c2 POST /admin/faults '{"rules":[{"action":"timeout","count":-1,"path":"/redfish/v1/*"}]}' >/dev/null
 wait_for 120 "falcond to hold c2's free GPUs" held ||
 	{ tail -20 "$t_tmp/falcond.log" >&2; t_fail "reservation falcon-c2-quarantine: '$(resv_lic falcon-c2-quarantine)'"; }
@@ -174,13 +186,42 @@ wait_for 120 "falcond to hold c2's free GPUs" held ||
 wait_for 30 "falcond to say what Slurm cannot hold" grep -q \
 	"reservations: not held in Slurm: NVMe of falcon-c2-quarantine:1 (Slurm's reservations take one HRES MODE_3 layer" \
 	"$t_tmp/falcond.log" || t_fail "falcond: $(grep 'reservation' "$t_tmp/falcond.log" | tail -3)"
-t_ok "c2 unreachable: falcond's reservation holds its layer, Licenses=$(resv_lic falcon-c2-quarantine) (Slurm 26.05.3's main scheduler does not subtract it: falcond(8), QUARANTINE)"
+gres_held() { [ "$(node_gres node2)" = "$(echo "$g0" | sed 's/falcon_gpu:[0-9]*/falcon_gpu:0/;s/falcon_nvme:[0-9]*/falcon_nvme:0/')" ]; }
+wait_for 30 "node2's Gres held" gres_held ||
+	{ tail -20 "$t_tmp/falcond.log" >&2; t_fail "node2: Gres=$(node_gres node2) while c2 is held"; }
+grep -q "node node2: Gres=.*falcon_gpu:0.* while chassis c2 is unreachable" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not log node2's hold: $(grep node2 "$t_tmp/falcond.log" | tail -3)"
+t_ok "c2 unreachable: falcond's reservation holds its layer, Licenses=$(resv_lic falcon-c2-quarantine); node2 Gres=$(node_gres node2) (was $g0)"
+# a job that needs only node2 does not start there: refused at submit
+if sbatch -w node2 --gres=falcon_gpu:2 -o /dev/null --wrap true >"$t_tmp/hold.out" 2>&1; then
+	t_fail "sbatch -w node2 --gres=falcon_gpu:2 accepted during the hold: $(cat "$t_tmp/hold.out")"
+fi
+grep -q "Requested node configuration is not available" "$t_tmp/hold.out" ||
+	t_fail "sbatch -w node2 during the hold: $(cat "$t_tmp/hold.out")"
+scontrol release "$jw"
+bad() { [ "$(squeue -h -j "$jw" -o %r)" = BadConstraints ]; }
+wait_for 60 "job $jw held as BadConstraints" bad ||
+	{ fp_logs; t_fail "job $jw: $(s_job_state "$jw"), reason $(squeue -h -j "$jw" -o %r)"; }
+# node2 is not drained: a job without chassis devices runs there
+jn=$(sbatch --parsable -w node2 -o /dev/null --wrap true)
+fp_completed "$jn"
+[ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $jn (no chassis devices) on node2: $s_st"; }
+case $(sinfo -h -n node2 -o %T) in drain*) t_fail "node2 drained: $(sinfo -h -n node2 -o '%T %E')" ;; esac
+t_ok "during the hold: a job for node2's chassis GPUs refused at submit ($(grep -o 'Requested node configuration is not available' "$t_tmp/hold.out")), job $jw held by Slurm as BadConstraints; job $jn without them ran on node2"
 fd_sim c2 DELETE /admin/faults >/dev/null
 wait_for 60 "the hold to go" sh -c "! scontrol show reservation falcon-c2-quarantine >/dev/null 2>&1" ||
 	t_fail "reservation falcon-c2-quarantine still holds '$(resv_lic falcon-c2-quarantine)'"
 grep -q "reservation falcon-c2-quarantine deleted" "$t_tmp/falcond.log" ||
 	t_fail "falcond did not log the end of the hold"
-t_ok "c2 answers: the reservation is gone"
+gres_back() { [ "$(node_gres node2)" = "$g0" ]; }
+wait_for 30 "node2's Gres back" gres_back || t_fail "node2: Gres=$(node_gres node2), not $g0"
+fp_completed "$jw"
+[ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $jw after the hold: $s_st"; }
+grep -q "job $jw released: held as BadConstraints during an unreachable hold" "$t_tmp/falcond.log" ||
+	t_fail "falcond did not release job $jw: $(grep "job $jw" "$t_tmp/falcond.log")"
+[ "$(jf "$jw" NodeList)" = node2 ] || t_fail "job $jw ran on $(jf "$jw" NodeList)"
+fp_on_buses 0 0 "job $jw's GPUs left"
+t_ok "c2 answers: the reservation is gone, node2 Gres=$g0 again, job $jw released by falcond and COMPLETED on node2"
 
 # -- preemption with the pool full: a two-node job holds both chassis' 8
 # GPUs; an urgent job for node2 asking 4 requeues it
