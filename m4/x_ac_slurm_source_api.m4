@@ -13,6 +13,11 @@
 #                                tres_req_cnt, valid, fuzzy_match): Slurm
 #                                25.05+ (HRES); before, without hres and
 #                                fuzzy_match
+#   -DFALCON_CLUSTER_LICENSE_COPY slurmctld's cluster_license_copy() (a copy
+#                                of its licenses, HRES layers among them,
+#                                each with its id {lic_id, hres_id}, total
+#                                and used, made under the license mutex):
+#                                Slurm 26.05 (HRES layers' use is read there)
 #   -DFALCON_MODIFY_ERR_MSG      the plugins' job_modify() takes a fourth
 #                                argument, char **err_msg (23.02 on), as
 #                                slurmctld's job_submit_g_modify() in
@@ -63,6 +68,14 @@ extern int job_submit_plugin_modify(job_desc_msg_t *, job_record_t *, uint32_t, 
       [x_ac_ssa_lv=yes; JOB_SUBMIT_DEFS="$JOB_SUBMIT_DEFS -DFALCON_LICENSE_VALIDATE_HRES=1"],
       [x_ac_ssa_lv=no])
     AC_MSG_RESULT([$x_ac_ssa_lv])
+    AC_MSG_CHECKING([whether slurmctld has cluster_license_copy() and HRES license ids (Slurm source)])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[$x_ac_ssa_prologue
+#include "src/slurmctld/licenses.h"]],
+        [[list_t *l = cluster_license_copy(); licenses_t e; e.id.hres_id = 0;
+          (void)l; (void)e;]])],
+      [x_ac_ssa_clc=yes; JOB_SUBMIT_DEFS="$JOB_SUBMIT_DEFS -DFALCON_CLUSTER_LICENSE_COPY=1"],
+      [x_ac_ssa_clc=no])
+    AC_MSG_RESULT([$x_ac_ssa_clc])
     CPPFLAGS=$x_ac_ssa_save_CPPFLAGS])
   AC_SUBST([JOB_SUBMIT_DEFS])
   AC_SUBST([JOB_SUBMIT_CPPFLAGS])

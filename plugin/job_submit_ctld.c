@@ -195,6 +195,44 @@ static bool spec_fits_now(char *spec)
 	return ok;
 }
 
+#ifdef FALCON_CLUSTER_LICENSE_COPY
+/* hres_id_match - list_find_first() over a copy of slurmctld's licenses:
+ * the entry of key's id (lic_id and hres_id: one HRES layer). */
+static int hres_id_match(void *x, void *key)
+{
+	const licenses_t *a = x, *b = key;
+
+	return a->id.lic_id == b->id.lic_id && a->id.hres_id == b->id.hres_id;
+}
+
+/* hres_free_read - how many of HRES layer name ("falcon_pool_gpu(n1,n2)")
+ * a job could take now: the layer's total less what jobs use, as Slurm
+ * 26.05's scheduler counts a MODE_3 layer (src/slurmctld/licenses.c
+ * _foreach_hres_pre_select(): total - used, reservations not subtracted);
+ * license_job_test() skips HRES entries, so spec_fits_now() cannot tell.
+ * The layer found by license_validate() (its id), its counts in
+ * cluster_license_copy() (copied under the license mutex).  0 for an
+ * unknown layer. */
+static long hres_free_read(const char *name)
+{
+	char *spec = xstrdup_printf("%s:1", name);
+	__typeof__(lic_validate(NULL, false, false, NULL)) l, all;
+	licenses_t *want, *have;
+	bool valid = true;
+	long n = 0;
+
+	l = lic_validate(spec, false, true, &valid);
+	xfree(spec);
+	if (valid && l != NULL && (want = list_peek(l)) != NULL && (all = cluster_license_copy())) {
+		if ((have = list_find_first(all, hres_id_match, want)) != NULL)
+			n = have->total > have->used ? (long)(have->total - have->used) : 0;
+		FREE_NULL_LIST(all);
+	}
+	FREE_NULL_LIST(l);
+	return n;
+}
+#endif
+
 /* lic_free - falcon_ctld_view's license_free, once per license and memo */
 static long lic_free(const char *name, void *arg)
 {
@@ -211,13 +249,18 @@ static long lic_free(const char *name, void *arg)
  * take now (reservations such as falcond's quarantine counted as used):
  * the largest count spec_fits_now() grants, by bisection up to the total
  * (no reader of one license's use exists in all of 22.05 to 24.11); 0 for
- * an unknown license. */
+ * an unknown license.  An HRES layer ("NAME(NODES)", Slurm 26.05):
+ * hres_free_read(). */
 static long lic_free_read(const char *name, long total)
 {
 	long lo = 0, hi = total, mid;
 	char *spec;
 	bool fits;
 
+#ifdef FALCON_CLUSTER_LICENSE_COPY
+	if (strchr(name, '(') != NULL)
+		return hres_free_read(name);
+#endif
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
 		spec = xstrdup_printf("%s:%ld", name, mid);

@@ -38,7 +38,8 @@ int falcon_auto_gpus(char *const *env, size_t nenv, const char *tres)
 
 /* chassis_add - chassis of conf (its name) into achs[*nc] with its GPU
  * pool now, unless it is there already. */
-static void chassis_add(const struct falcon_ctld_view *v, const char *chassis,
+static void chassis_add(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+			const char *chassis,
 			struct falcon_achassis *achs, size_t *nc)
 {
 	struct falcon_pool_count c;
@@ -49,8 +50,8 @@ static void chassis_add(const struct falcon_ctld_view *v, const char *chassis,
 			return;
 	memset(&achs[*nc], 0, sizeof(achs[*nc]));
 	falcon_strlcpy(achs[*nc].name, chassis, sizeof(achs[*nc].name));
-	if (falcon_pool_read(v, chassis, FALCON_DEV_GPU, FALCON_POOL_TOTAL | FALCON_POOL_FREE, 0,
-			     &c) == FALCON_OK) {
+	if (falcon_pool_read(conf, v, chassis, FALCON_DEV_GPU, FALCON_POOL_TOTAL | FALCON_POOL_FREE,
+			     0, &c) == FALCON_OK) {
 		achs[*nc].gpus = c.total > 0 ? (uint32_t)(c.total > UINT32_MAX ? UINT32_MAX : c.total)
 					     : 0;
 		achs[*nc].gpus_free = c.free > 0 ? (uint32_t)(c.free < (long)achs[*nc].gpus
@@ -82,7 +83,7 @@ falcon_err_t falcon_auto_avail(const struct falcon_conf *conf, const struct falc
 				 nodes[i].up);
 		if ((h = falcon_conf_host(conf, nodes[i].name)) != NULL &&
 		    falcon_conf_chassis(conf, h->chassis) != NULL && nc < conf->nchassis)
-			chassis_add(v, h->chassis, *achassis, &nc);
+			chassis_add(conf, v, h->chassis, *achassis, &nc);
 	}
 	av->nodes = *anodes;
 	av->nnodes = n;

@@ -23,15 +23,22 @@
 /* S - NULL as "" for the messages. */
 #define S(x) ((x) != NULL ? (x) : "")
 
-falcon_err_t falcon_pool_read(const struct falcon_ctld_view *v, const char *chassis,
-			      falcon_dev_type_t type, unsigned what, uint32_t job_id,
-			      struct falcon_pool_count *out)
+falcon_err_t falcon_pool_read(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+			      const char *chassis, falcon_dev_type_t type, unsigned what,
+			      uint32_t job_id, struct falcon_pool_count *out)
 {
-	char name[LICENSE_LEN];
+	char name[FALCON_POOL_NAME_LEN];
 	falcon_err_t rv;
+	size_t c;
 
 	out->total = out->free = out->pending = -1;
-	if ((rv = falcon_license_name(chassis, type, name, sizeof(name))) != FALCON_OK)
+	if (conf != NULL && v->license_total(FALCON_HRES_GPU, v->arg) >= 0) {
+		for (c = 0; c < conf->nchassis && strcmp(conf->chassis[c].name, chassis); c++)
+			;
+		rv = falcon_hres_layer_name(conf, c, type, name, sizeof(name));
+	} else
+		rv = falcon_license_name(chassis, type, name, sizeof(name));
+	if (rv != FALCON_OK)
 		return rv;
 	if (what & FALCON_POOL_TOTAL)
 		out->total = v->license_total(name, v->arg);
@@ -56,7 +63,8 @@ bool falcon_pool_fits(const struct falcon_pool_count *c, long want, bool now)
  * per_node x nodes devices, else the falcon message (the administrator's
  * missing license, or the pool's total against the ask).
  */
-static void pool_refuse(const struct falcon_ctld_view *v, const char *chassis,
+static void pool_refuse(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+			const char *chassis,
 			falcon_dev_type_t type, int per_node, uint32_t nodes, char **why)
 {
 	const char *what = type == FALCON_DEV_GPU ? "GPUs" : "NVMe";
@@ -66,7 +74,7 @@ static void pool_refuse(const struct falcon_ctld_view *v, const char *chassis,
 	char name[LICENSE_LEN];
 
 	*why = NULL;
-	if (per_node <= 0 || falcon_pool_read(v, chassis, type, FALCON_POOL_TOTAL, 0, &c) != FALCON_OK ||
+	if (per_node <= 0 || falcon_pool_read(conf, v, chassis, type, FALCON_POOL_TOTAL, 0, &c) != FALCON_OK ||
 	    falcon_pool_fits(&c, want, false))
 		return;
 	falcon_license_name(chassis, type, name, sizeof(name)); /* good: read above */
@@ -82,12 +90,13 @@ static void pool_refuse(const struct falcon_ctld_view *v, const char *chassis,
 }
 
 /* pool_refuse_both - pool_refuse() of the GPUs, then of the NVMe. */
-static void pool_refuse_both(const struct falcon_ctld_view *v, const char *chassis,
-			     const struct falcon_job_req *req, uint32_t nodes, char **why)
+static void pool_refuse_both(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+			     const char *chassis, const struct falcon_job_req *req, uint32_t nodes,
+			     char **why)
 {
-	pool_refuse(v, chassis, FALCON_DEV_GPU, req->falcon_gpus, nodes, why);
+	pool_refuse(conf, v, chassis, FALCON_DEV_GPU, req->falcon_gpus, nodes, why);
 	if (*why == NULL)
-		pool_refuse(v, chassis, FALCON_DEV_NVME, req->falcon_nvme, nodes, why);
+		pool_refuse(conf, v, chassis, FALCON_DEV_NVME, req->falcon_nvme, nodes, why);
 }
 
 /* The hosts a job may run on, as falcon.conf maps them to chassis. */
@@ -170,10 +179,10 @@ static bool fleet_fits(size_t c, long gpus, long nvme, bool ever, void *arg)
 	unsigned what = ever ? FALCON_POOL_TOTAL : FALCON_POOL_FREE | FALCON_POOL_PENDING;
 	struct falcon_pool_count g, n;
 
-	if (falcon_pool_read(fa->v, name, FALCON_DEV_GPU, gpus > 0 ? what : 0, fa->job_id,
-			     &g) != FALCON_OK ||
-	    falcon_pool_read(fa->v, name, FALCON_DEV_NVME, nvme > 0 ? what : 0, fa->job_id,
-			     &n) != FALCON_OK)
+	if (falcon_pool_read(fa->conf, fa->v, name, FALCON_DEV_GPU, gpus > 0 ? what : 0,
+			     fa->job_id, &g) != FALCON_OK ||
+	    falcon_pool_read(fa->conf, fa->v, name, FALCON_DEV_NVME, nvme > 0 ? what : 0,
+			     fa->job_id, &n) != FALCON_OK)
 		return false;
 	return falcon_pool_fits(&g, gpus, !ever) && falcon_pool_fits(&n, nvme, !ever);
 }
@@ -186,7 +195,7 @@ static long fleet_backlog(size_t c, void *arg)
 	const struct fleet_arg *fa = arg;
 	struct falcon_pool_count g;
 
-	if (falcon_pool_read(fa->v, fa->conf->chassis[c].name, FALCON_DEV_GPU,
+	if (falcon_pool_read(fa->conf, fa->v, fa->conf->chassis[c].name, FALCON_DEV_GPU,
 			     FALCON_POOL_FREE | FALCON_POOL_PENDING, fa->job_id, &g) != FALCON_OK)
 		return 0;
 	return g.pending - g.free;
@@ -301,7 +310,7 @@ static void judge_fleet(const struct falcon_conf *conf, const struct falcon_ctld
 	if (!fleet_pick(conf, v, ch, job, req, nodes, &pick, &cons, out))
 		goto out;
 	for (i = 0; i < pick.n && out->why == NULL; i++)
-		pool_refuse_both(v, conf->chassis[pick.chassis[i]].name, req, pick.nodes[i],
+		pool_refuse_both(conf, v, conf->chassis[pick.chassis[i]].name, req, pick.nodes[i],
 				 &out->why);
 	if (out->why != NULL) {
 		out->verdict = FALCON_SUBMIT_BAD_LICENSES;
@@ -344,7 +353,7 @@ static void judge_pool(const struct falcon_conf *conf, const struct falcon_ctld_
 		out->note = falcon_strf("no chassis pool license added: %s", falcon_errmsg());
 		return;
 	}
-	pool_refuse_both(v, pool, req, nodes, &out->why);
+	pool_refuse_both(conf, v, pool, req, nodes, &out->why);
 	if (out->why != NULL) {
 		out->verdict = FALCON_SUBMIT_BAD_LICENSES;
 		out->note = falcon_strf("uid %u tres_per_node '%s': refused: %s", job->uid,
@@ -373,7 +382,7 @@ static void judge_pool(const struct falcon_conf *conf, const struct falcon_ctld_
 static void hres_refuse(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
 			const struct cands *ch, const struct falcon_job_req *req, char **why)
 {
-	char name[4200];
+	char name[FALCON_POOL_NAME_LEN];
 	size_t i;
 	int t;
 

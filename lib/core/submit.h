@@ -77,20 +77,29 @@ struct falcon_pool_count {
 	long pending;  /* claimed by pending jobs other than the one judged */
 };
 
+/* The longest pool name falcon_pool_read() makes: an HRES layer
+ * "falcon_pool_nvme(HOSTS)" of a chassis' HostName= list. */
+#define FALCON_POOL_NAME_LEN 4200
+
 /*
  * falcon_pool_read - what the pool of chassis (a ChassisName) holds of
  * devices of type (FALCON_DEV_GPU or FALCON_DEV_NVME), read through v: the
- * parts of what (FALCON_POOL_* mask) into *out, the others -1.  Today the
- * pool is the license <chassis>_gpu / <chassis>_nvme (job_submit_falcon(8),
- * CHASSIS POOL); this is the one place that names it, so a pool counted
- * elsewhere (Slurm 26.05's HRES layer of the chassis) changes here.
- * job_id: the job judged (0 = a new one), not counted among the pending.
+ * parts of what (FALCON_POOL_* mask) into *out, the others -1.  The pool is
+ * the license <chassis>_gpu / <chassis>_nvme (job_submit_falcon(8), CHASSIS
+ * POOL), or, where slurmctld has the HRES resource FALCON_HRES_GPU (Slurm
+ * 25.11+) and conf is given, the chassis' layer "falcon_pool_gpu(HOSTS)"
+ * (falcon_hres_layer_name(): v reads its total, and its free count as
+ * Slurm 26.05's scheduler counts a MODE_3 layer; pending jobs ask for the
+ * root layer, so none is counted against a layer).  This is the one place
+ * that names the pool.  conf: falcon.conf (NULL: the licenses).  job_id:
+ * the job judged (0 = a new one), not counted among the pending.
  * FALCON_ERR_INVAL for a chassis name no license can be made of
- * (falcon_license_name()); *out is all -1 then.
+ * (falcon_license_name()) or, with HRES, one conf does not name or cable;
+ * *out is all -1 then.
  */
-falcon_err_t falcon_pool_read(const struct falcon_ctld_view *v, const char *chassis,
-			      falcon_dev_type_t type, unsigned what, uint32_t job_id,
-			      struct falcon_pool_count *out);
+falcon_err_t falcon_pool_read(const struct falcon_conf *conf, const struct falcon_ctld_view *v,
+			      const char *chassis, falcon_dev_type_t type, unsigned what,
+			      uint32_t job_id, struct falcon_pool_count *out);
 
 /*
  * falcon_pool_fits - the pool arithmetic, in one place: can a pool with

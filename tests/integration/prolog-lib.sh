@@ -257,6 +257,18 @@ EOC
 	fd_start_falcond
 }
 
+# fp_advice FILE - the workload history --falcon-topology=auto reads
+# (AdviceFile, as `falconctl advise --save` writes it): bert runs 1.5x as
+# long on chassis GPUs as on a node's own.
+fp_advice() {
+	cat >"$1" <<'EOA'
+{ "gpus": 4, "min_jobs": 3, "advice": [ { "workload": "bert", "baseline": "localGPUs",
+  "topologies": [
+    { "topology": "localGPUs", "jobs": 5, "elapsed_median_s": 100, "relative": 1.0 },
+    { "topology": "falconGPUs", "jobs": 6, "elapsed_median_s": 150, "relative": 1.5 } ] } ] }
+EOA
+}
+
 # fp_present C - the GPUs of chassis C on a host's bus (falcon-sim's state).
 fp_present() {
 	fd_sim "$1" GET /admin/state | python3 -c 'import json,sys

@@ -8,6 +8,8 @@
 # per-chassis licenses and features:
 #  - the main job (`sbatch --gres=falcon_gpu:4`) completes tagged
 #    falconGPUs, charged falcon_pool_gpu:4;
+#  - --falcon-topology=auto with the host's own 8 GPUs taken takes c1's
+#    GPUs, free in its layer now (job_submit_falcon reads a layer's use);
 #  - 9 GPUs per node, more than any chassis has, is refused at submit
 #    (Slurm takes it: the root layer's count is -1, and the job would pend
 #    for ever);
@@ -29,6 +31,7 @@
 #    hold is held by Slurm (BadConstraints) and released by falcond after,
 #    a job without chassis devices still runs on node2 (before, a job for
 #    node2 started and its prolog found c2 unreachable);
+#  - falconctl report counts the jobs per topology from their tags;
 #  - the pool full, an urgent job for node2 (PreemptParameters=
 #    reclaim_licenses): Slurm 26.05.3 does not preempt for HRES (why: the
 #    comment there), so it waits, nothing is taken from the running job,
@@ -59,8 +62,12 @@ sed -n '/^# --- resources.yaml/,$p' "$t_tmp/slurm-conf.out" >"$t_tmp/resources.y
 grep -q '^Licenses=' "$t_tmp/slurm-conf.out" &&
 	t_fail "slurm-conf --pool hres wrote licenses: $(grep '^Licenses=' "$t_tmp/slurm-conf.out")"
 
+# the workload history --falcon-topology=auto reads (fp_advice)
+fp_advice "$t_tmp/advice.json"
+echo "AdviceFile=$t_tmp/advice.json" >>"$FALCON_CONF"
+# the host's node has 8 GPUs of its own (--gpus), for auto
 fp_node2_start --hres "$t_tmp/resources.yaml" --job-submit "$plugin_dir" \
-	--falcon-conf "$FALCON_CONF" --preempt REQUEUE
+	--falcon-conf "$FALCON_CONF" --preempt REQUEUE --gpus 8
 fp_node2_conf "s|^SysfsRoot=.*|SysfsRoot=$t_tmp/sim-c2/sysfs/node1|" \
 	"s|^RunDir=.*|RunDir=$t_tmp/run2|"
 fp_falcond_with_slurm
@@ -75,6 +82,7 @@ t_ok "slurmctld loaded the resources.yaml falconctl slurm-conf wrote (a layer of
 jf() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # -- the main job
+t_start=$(date -d "@$(($(date +%s) - 1))" +%Y-%m-%dT%H:%M:%S)
 jm=$(sbatch --parsable -w "$FP_HOST" --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 1')
 fp_completed "$jm"
 [ "$s_st" = COMPLETED ] || { fp_logs; t_fail "job $jm: $s_st"; }
@@ -87,6 +95,34 @@ fp_on_buses 0 0 "job $jm's GPUs left"
 la=$(jf "$jm" LicensesAlloc)
 [ -z "$la" ] || lalloc=", LicensesAlloc=$la"
 t_ok "main job $jm: COMPLETED, $(jf "$jm" AdminComment), Licenses=falcon_pool_gpu:4${lalloc:-}"
+
+# -- --falcon-topology=auto: the host's own GPUs taken, auto reads what
+# c1's layer has free (falcon_pool_gpu(HOST): its total less what jobs
+# use) and takes chassis GPUs now rather than wait (before, it read the
+# license c1_gpu the site does not have: no chassis GPU free, so it waited
+# for the node's own)
+spank=$top_builddir/plugin/.libs/spank_falcon.so
+[ -f "$spank" ] || t_fail "no $spank: spank_falcon was not built"
+printf 'required %s conf=%s\n' "$spank" "$FALCON_CONF" >"$t_tmp/client-plugstack.conf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$t_tmp/client-plugstack.conf|" "$SLURM_CONF" \
+	>"$t_tmp/client-slurm.conf"
+jo=$(sbatch --parsable -w "$FP_HOST" --gres=gpu:8 -o /dev/null --wrap 'sleep 300') || t_fail "sbatch gpu:8"
+s_wait_state "$jo" RUNNING
+jt=$(SLURM_CONF=$t_tmp/client-slurm.conf sbatch --parsable -w "$FP_HOST" -J bert \
+	--falcon-topology=auto --gres=falcon_gpu:4 -o /dev/null --wrap 'sleep 1' 2>"$t_tmp/auto.err") ||
+	t_fail "sbatch --falcon-topology=auto: $(cat "$t_tmp/auto.err")"
+grep -q "falcon: --falcon-topology=auto: falconGPUs (--gres=falcon_gpu:4) by the workload's history" \
+	"$t_tmp/auto.err" || t_fail "auto job $jt: sbatch said '$(cat "$t_tmp/auto.err")'"
+fp_completed "$jt"
+case $(jf "$jt" AdminComment) in
+falcon:topo=falconGPUs,f=4,*auto=1*) ;;
+*) t_fail "auto job $jt: AdminComment '$(jf "$jt" AdminComment)'" ;;
+esac
+[ "$(jf "$jt" Licenses)" = falcon_pool_gpu:4 ] || t_fail "auto job $jt: Licenses=$(jf "$jt" Licenses)"
+scancel "$jo"
+s_wait_done "$jo"
+fp_on_buses 0 0 "auto job $jt's GPUs left"
+t_ok "auto on HRES: the node's own GPUs taken, job $jt took c1's ($(grep -o 'by the .*' "$t_tmp/auto.err" | cut -c1-100)); $(jf "$jt" AdminComment)"
 
 # -- 9 of 8: refused at submit
 if sbatch --gres=falcon_gpu:9 -o /dev/null --wrap true >"$t_tmp/nine.out" 2>&1; then
@@ -258,3 +294,14 @@ s_wait_done "$jl"
 fp_on_buses 0 0 "devices left"
 [ -z "$(sinfo -h -R)" ] || t_fail "drained: $(sinfo -h -R)"
 t_ok "nothing left, no node drained"
+
+# -- the accounting report per topology reads the jobs' tags, not the pool
+"$FALCONCTL" report --start "$t_start" --end "$(date -d '+1 min' +%Y-%m-%dT%H:%M:%S)" --by topology \
+	--format json >"$t_tmp/report.json" 2>"$t_tmp/report.err" ||
+	t_fail "falconctl report: $(cat "$t_tmp/report.err")"
+python3 - "$t_tmp/report.json" <<'EOP' || t_fail "falconctl report: $(cat "$t_tmp/report.json")"
+import json, sys
+g = {x["key"]: x for x in json.load(open(sys.argv[1]))["groups"]}
+sys.exit(0 if g.get("falconGPUs", {}).get("jobs", 0) >= 6 else 1)
+EOP
+t_ok "falconctl report --by topology: $(python3 -c 'import json,sys; print(", ".join("%s %d jobs" % (x["key"], x["jobs"]) for x in json.load(open(sys.argv[1]))["groups"]))' "$t_tmp/report.json")"

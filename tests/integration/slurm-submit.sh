@@ -193,12 +193,7 @@ fi
 # GPUs as local or chassis GPUs by the workload's history (AdviceFile, as
 # `falconctl advise --save` writes it: bert runs 1.5x as long on falcon
 # GPUs) and what is free now; sbatch tells the user, the tag records it
-cat >"$t_tmp/advice.json" <<'EOA'
-{ "gpus": 4, "min_jobs": 3, "advice": [ { "workload": "bert", "baseline": "localGPUs",
-  "topologies": [
-    { "topology": "localGPUs", "jobs": 5, "elapsed_median_s": 100, "relative": 1.0 },
-    { "topology": "falconGPUs", "jobs": 6, "elapsed_median_s": 150, "relative": 1.5 } ] } ] }
-EOA
+fp_advice "$t_tmp/advice.json"
 tres() { scontrol show job "$1" | tr ' ' '\n' | sed -n 's/^TresPerNode=//p'; }
 # auto_job WANT_TOPO WANT_GRES [SBATCH_ARGS] - a bert job of 4 GPUs with
 # auto: what sbatch said, its GRES and licenses, the tag it ran with

@@ -82,7 +82,7 @@ static long lic_total(const char *lic, void *arg)
 	if (strncmp(lic, FALCON_HRES_GPU "(", strlen(FALCON_HRES_GPU) + 1) == 0)
 		return !s->hres ? -1 : strstr(",(n1,n2),(n1),(n2),(n3),", lic + strlen(FALCON_HRES_GPU))
 					   ? 8 : -1;
-	if (license_of(lic, &nvme) < 0)
+	if (license_of(lic, &nvme) < 0 || s->hres)  /* an HRES site has no chassis licenses */
 		return -1;
 	return nvme ? 1 : 8;
 }
@@ -93,7 +93,12 @@ static long lic_free(const char *lic, void *arg)
 	bool nvme;
 	int c = license_of(lic, &nvme);
 
-	return c < 0 ? 0 : nvme ? 1 : s->free[c];
+	/* an HRES layer of fleet_text: "(nK)" is chassis cK's */
+	if (s->hres && strncmp(lic, FALCON_HRES_GPU "(n", strlen(FALCON_HRES_GPU) + 2) == 0 &&
+	    lic[strlen(FALCON_HRES_GPU) + 2] >= '1' && lic[strlen(FALCON_HRES_GPU) + 2] <= '3' &&
+	    strcmp(lic + strlen(FALCON_HRES_GPU) + 3, ")") == 0)
+		return s->free[lic[strlen(FALCON_HRES_GPU) + 2] - '1'];
+	return c < 0 || s->hres ? 0 : nvme ? 1 : s->free[c];
 }
 
 static long lic_pending(const char *lic, uint32_t job_id, void *arg)
@@ -447,23 +452,23 @@ START_TEST(test_pool_read)
 	struct falcon_ctld_view v = view(&s, NULL);
 	struct falcon_pool_count c;
 
-	ck_assert_int_eq(falcon_pool_read(&v, "c1", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
+	ck_assert_int_eq(falcon_pool_read(NULL, &v, "c1", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
 			 FALCON_OK);
 	ck_assert_int_eq(c.total, 8);
 	ck_assert_int_eq(c.free, -1);
 	ck_assert_int_eq(c.pending, -1);
-	ck_assert_int_eq(falcon_pool_read(&v, "c1", FALCON_DEV_GPU,
+	ck_assert_int_eq(falcon_pool_read(NULL, &v, "c1", FALCON_DEV_GPU,
 					  FALCON_POOL_FREE | FALCON_POOL_PENDING, 7, &c), FALCON_OK);
 	ck_assert_int_eq(c.total, -1);
 	ck_assert_int_eq(c.free, 5);
 	ck_assert_int_eq(c.pending, 2);
-	ck_assert_int_eq(falcon_pool_read(&v, "c3", FALCON_DEV_NVME, FALCON_POOL_TOTAL, 0, &c),
+	ck_assert_int_eq(falcon_pool_read(NULL, &v, "c3", FALCON_DEV_NVME, FALCON_POOL_TOTAL, 0, &c),
 			 FALCON_OK);
 	ck_assert_int_eq(c.total, 1);
-	ck_assert_int_eq(falcon_pool_read(&v, "c9", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
+	ck_assert_int_eq(falcon_pool_read(NULL, &v, "c9", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
 			 FALCON_OK);
 	ck_assert_int_eq(c.total, -1);
-	ck_assert_int_eq(falcon_pool_read(&v, "a,b", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
+	ck_assert_int_eq(falcon_pool_read(NULL, &v, "a,b", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
 			 FALCON_ERR_INVAL);
 }
 END_TEST
@@ -533,6 +538,37 @@ END_TEST
 
 /* On an HRES site a later component's falcon devices cannot be counted on
  * its own chassis: refused, the message for the user, nothing returned */
+/* With HRES (and conf) the pool is the chassis' layer: its total and
+ * free count; without conf the licenses still. */
+START_TEST(test_pool_read_hres)
+{
+	struct falcon_conf *conf = load(fleet_text);
+	struct ctld s = { { 5, 6, 7 }, { 3, 2, 1 }, { 1, 0, 0 }, true };
+	struct falcon_ctld_view v = view(&s, NULL);
+	struct falcon_pool_count c;
+
+	ck_assert_int_eq(falcon_pool_read(conf, &v, "c2", FALCON_DEV_GPU,
+					  FALCON_POOL_TOTAL | FALCON_POOL_FREE, 0, &c), FALCON_OK);
+	ck_assert_int_eq(c.total, 8);  /* falcon_pool_gpu(n2) */
+	ck_assert_int_eq(c.free, 6);
+	ck_assert_int_eq(c.pending, -1);
+	/* c4 has no layer in slurmctld: -1, as a license it lacks */
+	ck_assert_int_eq(falcon_pool_read(conf, &v, "c4", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
+			 FALCON_OK);
+	ck_assert_int_eq(c.total, -1);
+	/* a chassis falcon.conf does not name */
+	ck_assert_int_eq(falcon_pool_read(conf, &v, "c9", FALCON_DEV_GPU, FALCON_POOL_TOTAL, 0, &c),
+			 FALCON_ERR_INVAL);
+	ck_assert_int_eq(c.total, -1);
+	/* without conf: the license c2_gpu, which this site lacks */
+	ck_assert_int_eq(falcon_pool_read(NULL, &v, "c2", FALCON_DEV_GPU,
+					  FALCON_POOL_TOTAL | FALCON_POOL_FREE, 0, &c), FALCON_OK);
+	ck_assert_int_eq(c.total, -1);
+	ck_assert_int_eq(c.free, 0);
+	falcon_conf_free(conf);
+}
+END_TEST
+
 START_TEST(test_het_hres)
 {
 	struct falcon_conf *c = load(fleet_text);
@@ -684,6 +720,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_het, 0, ARRAY_SIZE(het_cases));
 	tcase_add_test(tc, test_notes);
 	tcase_add_test(tc, test_het_hres);
+	tcase_add_test(tc, test_pool_read_hres);
 	tcase_add_test(tc, test_big_fleet);
 	suite_add_tcase(s, tc);
 	return s;
