@@ -5,7 +5,7 @@
 # to 4 chassis (4 falcon-sim, 2 nodes each: the sim's drawer 1 through H1
 # and drawer 2 through H2), one partition over all of them, node features
 # falcon_<chassis> and per-chassis licenses (job_submit_falcon(8), SEVERAL
-# CHASSIS), falcond over the 4 chassis (asking slurmctld, as a site runs
+# CHASSIS; FL_POOL=hres: HRES layers instead, Slurm 25.11+), falcond over the 4 chassis (asking slurmctld, as a site runs
 # it), falcon-prolog as PrologSlurmctld
 # and falcon-prolog/epilog on every node, each node with a falcon.conf of its own (its sim tree, its RunDir,
 # falcond over its veth).  Source after slurm-lib.sh and prolog-lib.sh.
@@ -79,10 +79,25 @@ done
 # and examples/ set it up (a short pool waits there up to ComposeWait
 # instead of requeueing from the node prolog)
 fp_slurmctld_wrapper
+# FL_POOL=hres: the pool as HRES (Slurm 25.11+), the resources.yaml
+# `falconctl slurm-conf --pool hres` writes from falcond's counts, in place
+# of the licenses and features
+set -- --license "$lic" --features "$feats"
+if [ "${FL_POOL:-licenses}" = hres ]; then
+	"$FALCONCTL" slurm-conf --pool hres >"$t_tmp/slurm-conf.out" ||
+		t_fail "falconctl slurm-conf --pool hres: $(cat "$t_tmp/slurm-conf.out")"
+	# each GPU layer of the licenses' count above (4 a chassis, not the
+	# sim's 8): the same pool either way
+	sed -n '/^# --- resources.yaml/,$p' "$t_tmp/slurm-conf.out" |
+		sed '/resource: falcon_pool_gpu/,/resource: falcon_pool_nvme/s/^      count: 8$/      count: 4/' \
+		>"$t_tmp/resources.yaml"
+	[ "$(grep -c '^      count: 4$' "$t_tmp/resources.yaml")" = 4 ] ||
+		t_fail "resources.yaml without falcond's counts: $(cat "$t_tmp/slurm-conf.out")"
+	set -- --hres "$t_tmp/resources.yaml"
+fi
 t0=$(date +%s)
 s_start --nodes 8 --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" \
-	--license "$lic" --features "$feats" \
+	--prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" "$@" \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = 8 ] ||
 	t_fail "8 idle nodes expected: $(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ')"
