@@ -30,6 +30,8 @@ TESTS += tests/integration/slurm-preempt.sh
 TESTS += tests/integration/slurm-interactive.sh
 # KeepWarm=: reuse on the node, give way to another node, restart, reset (#29)
 TESTS += tests/integration/slurm-keepwarm.sh
+# the same with the pool as HRES; Slurm 25.11+ (#40)
+TESTS += tests/integration/slurm-keepwarm-hres.sh
 # doc/ADMIN.md's checklist, its own commands, on 8 nodes and 2 chassis (#42)
 TESTS += tests/integration/admin-checklist.sh
 endif
@@ -43,7 +45,8 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-fleet.sh tests/integration/slurm-fleet8.sh \
 	tests/integration/slurm-hres.sh tests/integration/slurm-slowchassis.sh \
 	tests/integration/slurm-preempt.sh tests/integration/slurm-interactive.sh \
-	tests/integration/slurm-keepwarm.sh tests/integration/admin-checklist.sh
+	tests/integration/slurm-keepwarm.sh tests/integration/slurm-keepwarm-hres.sh \
+	tests/integration/admin-checklist.sh
 EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet tests/bench/warm \
 	tests/bench/submit
 # Bench (by hand, root, about 30 min at the default 300 jobs): the fleet of

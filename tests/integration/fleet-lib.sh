@@ -84,15 +84,13 @@ fp_slurmctld_wrapper
 # of the licenses and features
 set -- --license "$lic" --features "$feats"
 if [ "${FL_POOL:-licenses}" = hres ]; then
-	"$FALCONCTL" slurm-conf --pool hres >"$t_tmp/slurm-conf.out" ||
-		t_fail "falconctl slurm-conf --pool hres: $(cat "$t_tmp/slurm-conf.out")"
 	# each GPU layer of the licenses' count above (4 a chassis, not the
 	# sim's 8): the same pool either way
-	sed -n '/^# --- resources.yaml/,$p' "$t_tmp/slurm-conf.out" |
-		sed '/resource: falcon_pool_gpu/,/resource: falcon_pool_nvme/s/^      count: 8$/      count: 4/' \
-		>"$t_tmp/resources.yaml"
+	s_hres_yaml "$t_tmp/resources.yaml"
+	sed -i '/resource: falcon_pool_gpu/,/resource: falcon_pool_nvme/s/^      count: 8$/      count: 4/' \
+		"$t_tmp/resources.yaml"
 	[ "$(grep -c '^      count: 4$' "$t_tmp/resources.yaml")" = 4 ] ||
-		t_fail "resources.yaml without falcond's counts: $(cat "$t_tmp/slurm-conf.out")"
+		t_fail "resources.yaml without falcond's counts: $(cat "$t_tmp/resources.yaml.out")"
 	set -- --hres "$t_tmp/resources.yaml"
 fi
 t0=$(date +%s)

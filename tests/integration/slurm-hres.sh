@@ -43,24 +43,16 @@
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
 s_need_job_submit
-# the installed Slurm (slurmctld -V needs no slurm.conf; sinfo does from 26.05)
-ver=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
-set -- $ver
-[ -n "${1:-}" ] && { [ "$1" -gt 25 ] || { [ "$1" = 25 ] && [ "$2" -ge 11 ]; }; } ||
-	t_skip "Slurm $(slurmctld -V 2>&1): HRES MODE_3 needs 25.11 or later"
+s_hres_release || t_skip "Slurm $(slurmctld -V 2>&1): HRES MODE_3 needs 25.11 or later"
 s_need_netns
 
 fp_two_chassis
 
 # -- resources.yaml as falconctl slurm-conf --pool hres writes it, the
 # counts from falcond's inventory
-"$FALCONCTL" slurm-conf --pool hres >"$t_tmp/slurm-conf.out" ||
-	t_fail "falconctl slurm-conf --pool hres: $(cat "$t_tmp/slurm-conf.out")"
-sed -n '/^# --- resources.yaml/,$p' "$t_tmp/slurm-conf.out" >"$t_tmp/resources.yaml"
-[ "$(grep -c '^      count: 8$' "$t_tmp/resources.yaml")" = 2 ] && ! grep -q COUNT "$t_tmp/resources.yaml" ||
-	t_fail "resources.yaml without falcond's counts: $(cat "$t_tmp/slurm-conf.out")"
-grep -q '^Licenses=' "$t_tmp/slurm-conf.out" &&
-	t_fail "slurm-conf --pool hres wrote licenses: $(grep '^Licenses=' "$t_tmp/slurm-conf.out")"
+s_hres_yaml "$t_tmp/resources.yaml"
+[ "$(grep -c '^      count: 8$' "$t_tmp/resources.yaml")" = 2 ] ||
+	t_fail "resources.yaml without falcond's counts: $(cat "$t_tmp/resources.yaml.out")"
 
 # the workload history --falcon-topology=auto reads (fp_advice)
 fp_advice "$t_tmp/advice.json"

@@ -17,6 +17,8 @@
 #       with it is, after the site's reset program ran on each;
 #   (e) a node drained, and a reload lowering KeepWarm=, give back what is
 #       kept: the pool is clean.
+# With KW_POOL=hres (slurm-keepwarm-hres.sh, Slurm 25.11+) the same with
+# the pool counted as HRES.
 # Skips where namespaces cannot be made.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -39,9 +41,21 @@ fp_setup "PartitionName=debug KeepWarm=$keep
 PartitionName=small KeepWarm=$keep"
 
 # the pool as licenses that job_submit_falcon adds, as a site runs it: a
-# kept device is free for Slurm
+# kept device is free for Slurm.  KW_POOL=hres (slurm-keepwarm-hres.sh):
+# the pool as HRES, the resources.yaml falconctl slurm-conf --pool hres
+# writes (node3, cabled in falcon.conf, is no Slurm node here)
+if [ "${KW_POOL:-licenses}" = hres ]; then
+	s_hres_release || t_skip "Slurm $(slurmctld -V 2>&1): HRES MODE_3 needs 25.11 or later"
+	s_hres_yaml "$t_tmp/resources.yaml"
+	sed -i 's/,node3"/"/; s/"node3,/"/' "$t_tmp/resources.yaml"
+	set -- --hres "$t_tmp/resources.yaml"
+	pool_lic=falcon_pool_gpu
+else
+	set -- --license c1_gpu:8,c1_nvme:1
+	pool_lic=c1_gpu
+fi
 fp_node2_start --spank "$plugin" --spank-args "conf=$FALCON_CONF" \
-	--license c1_gpu:8,c1_nvme:1 --job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
+	"$@" --job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 fp_node2_conf
 fp_falcond_with_slurm
 out=$t_tmp/out
@@ -111,7 +125,7 @@ t_ok "(a) job $jid of 8 took both keeps with no PATCH: $line"
 # (b) node2 reaches drawer 1 only, and all of it is kept on the host
 k_job b1 -w node2 --gres=falcon_gpu:2
 line=$(k_done "$jid" b1)
-scontrol show job "$jid" | grep -q 'Licenses=c1_gpu:2' ||
+scontrol show job "$jid" | grep -q "Licenses=$pool_lic:2" ||
 	t_fail "(b) job $jid holds no pool license: $(scontrol show job "$jid" | grep -o 'Licenses=[^ ]*')"
 case $line in "cvd=GPU-"*,*" topo=falconGPUs") ;; *) t_fail "(b) job $jid on node2: $line" ;; esac
 ev=$(metric 'falcond_keep_total{result="released_for_another"}')

@@ -40,6 +40,25 @@ s_need_job_submit() {
 		t_skip "job_submit_falcon.so not built (configure --with-slurm-source=\"\$(scripts/slurm-source.sh)\")"
 }
 
+# s_hres_release - whether the installed Slurm has HRES MODE_3 (25.11 on;
+# slurmctld -V needs no slurm.conf, sinfo does from 26.05).
+s_hres_release() {
+	set -- $(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	[ -n "${1:-}" ] && { [ "$1" -gt 25 ] || { [ "$1" = 25 ] && [ "$2" -ge 11 ]; }; }
+}
+
+# s_hres_yaml FILE - the resources.yaml `falconctl slurm-conf --pool hres`
+# writes from falcond's counts (falcond running), into FILE; its whole
+# output in FILE.out.
+s_hres_yaml() {
+	"$FALCONCTL" slurm-conf --pool hres >"$1.out" ||
+		t_fail "falconctl slurm-conf --pool hres: $(cat "$1.out")"
+	sed -n '/^# --- resources.yaml/,$p' "$1.out" >"$1"
+	grep -q '^Licenses=' "$1.out" &&
+		t_fail "slurm-conf --pool hres wrote licenses: $(grep '^Licenses=' "$1.out")"
+	! grep -q COUNT "$1" || t_fail "resources.yaml without falcond's counts: $(cat "$1.out")"
+}
+
 # s_need_spank - skip unless spank_falcon.so is built (configure found
 # libslurm); sets plugin, its path (cluster.sh --spank PATH).
 s_need_spank() {
