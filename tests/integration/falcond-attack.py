@@ -5,7 +5,7 @@
 # 127.0.0.(1+NADDR) (NADDR 0: from 127.0.0.1, the clients' own address),
 # each opened again when falcond closes it; every SLOW-th (default 10; 1:
 # all) sends its headers one byte a second.  Until STOPFILE exists; REPORT
-# gets "OPEN OPENED REFUSED CLOSED" each second.
+# gets "OPEN OPENED REFUSED CLOSED" each second (renamed into place).
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 import os, resource, socket, sys, time
@@ -42,6 +42,9 @@ while not os.path.exists(stop):
         except (BlockingIOError, InterruptedError): pass
         except OSError:
             s.close(); del socks[i]; closed += 1
-    with open(report, "w") as f:
+    # whole or not at all: a reader (falcond-idle.sh's read) must never
+    # see the file truncated and not yet written
+    with open(report + ".tmp", "w") as f:
         f.write("%d %d %d %d\n" % (len(socks), opened, refused, closed))
+    os.replace(report + ".tmp", report)
     time.sleep(1)
