@@ -57,8 +57,9 @@
 # "LANE| "): the tests wait on daemons far more than they compute.
 # Root only for everything but the unit tests: otherwise skipped, and said.
 #
-# Ends with a table (per lane: each step's time, the 15 slowest tests, the
-# total) and one closing line "test-all: N passed, N failed, N skipped",
+# Ends with a table (per lane: each step's time and CPU, the 15 slowest
+# tests, the 10 costliest in CPU, the total; the machine's CPU use over the
+# run) and one closing line "test-all: N passed, N failed, N skipped",
 # the sum of the lanes.  Long fuzz, soak and benchmark runs are
 # `make fuzz`, `make soak`, `make bench`.
 set -eu
@@ -143,6 +144,17 @@ if [ $list = yes ]; then
 	exit 0
 fi
 
+# cpu_busy [SINCE] - "T" the machine's busy CPU jiffies (/proc/stat, all
+# but idle and iowait) and total; with SINCE (an earlier T), the share busy
+# since then, as "P% of N cores"
+cpu_busy() {
+	awk -v since="${1:-}" -v n="$(nproc 2>/dev/null || echo 1)" '$1 == "cpu" {
+		tot = 0; for (i = 2; i <= NF; i++) tot += $i; busy = tot - $5 - $6
+		if (since == "") { print busy ":" tot; exit }
+		split(since, a, ":")
+		printf "%.0f%% of %d cores\n", (tot > a[2]) ? 100 * (busy - a[1]) / (tot - a[2]) : 0, n; exit }' /proc/stat
+}
+cpu0=$(cpu_busy)
 sum_pass=0; sum_fail=0; sum_skip=0
 status=0
 failed=""
@@ -154,15 +166,28 @@ failed_logs=$work/failed-logs
 : >"$times"; : >"$failed_logs"
 me=${inside:-host}
 
-# step NAME CMD... - run CMD as step NAME of this lane, timed and recorded;
-# its exit status is returned
+# cpu_children FILE - the CPU seconds (user + system) of this shell's
+# waited-for children so far (the shell's times builtin; to FILE, as a
+# command substitution is a subshell with times of its own)
+cpu_children() {
+	times >"$1"
+	awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+		printf "%.0f\n", t }' "$1"
+}
+
+# step NAME CMD... - run CMD as step NAME of this lane, timed and recorded
+# with the CPU its waited-for processes used (a daemon that detaches is
+# not counted: the tests' own CPU is counted by tests/isolate.sh); its exit
+# status is returned
 step() {
 	_sn=$1; shift
 	echo "==== test-all: $me lane: $_sn ===="
 	_st0=$(date +%s); _src=0
+	_sc0=$(cpu_children "$work/cpu.$_sn")
 	"$@" || _src=$?
-	echo "test-all-time $me step $_sn $(($(date +%s) - _st0)) $_src" >>"$times"
-	echo "test-all: $me lane: $_sn: exit status $_src in $(($(date +%s) - _st0)) s"
+	_scpu=$(($(cpu_children "$work/cpu.$_sn") - _sc0))
+	echo "test-all-time $me step $_sn $(($(date +%s) - _st0)) $_src $_scpu" >>"$times"
+	echo "test-all: $me lane: $_sn: exit status $_src in $(($(date +%s) - _st0)) s, $_scpu CPU-s"
 	return $_src
 }
 
@@ -244,7 +269,8 @@ tally_log() {
 		t0=$(stat -c %W "$b.log" 2>/dev/null || echo 0)
 		t1=$(stat -c %Y "$b.trs")
 		secs=$((t1 - t0)); [ "$t0" != 0 ] || secs="?"
-		echo "test-all-time $me test $t $secs $(sed -n 's/^:test-result: //p' "$b.trs" | head -1)" >>"$times"
+		cpu=$(sed -n 's/^isolate\.sh: .* used \([0-9.]*\) s of CPU$/\1/p' "$b.log" | tail -n 1)
+		echo "test-all-time $me test $t $secs $(sed -n 's/^:test-result: //p' "$b.trs" | head -1) ${cpu:--}" >>"$times"
 	done
 }
 
@@ -433,14 +459,19 @@ run_lane() {
 table() {
 	echo "==== test-all: times (s) ===="
 	for l in $(awk '$1 == "test-all-time" { print $2 }' "$times" | awk '!seen[$0]++'); do
-		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "step" { s = s sprintf("%s %s s%s, ", $4, $5, $6 == "0" ? "" : " (exit " $6 ")") }
+		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "step" { s = s sprintf("%s %s s%s%s, ", $4, $5, $7 == "" ? "" : " (" $7 " CPU-s)", $6 == "0" ? "" : " (exit " $6 ")") }
 			$1 == "test-all-time" && $2 == l && $3 == "total" { t = $4 }
-			END { sub(/, $/, "", s); printf "%s lane: %s; total %s s\n", l, s, t }' "$times"
-		echo "  its 15 slowest tests:"
-		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "test" && $5 != "?" { printf "  %6d  %-5s %s\n", $5, $6, $4 }' "$times" |
+			$1 == "test-all-time" && $2 == l && $3 == "test" && $7 != "-" && $7 != "" { c += $7; n++ }
+			END { sub(/, $/, "", s); printf "%s lane: %s; total %s s; its tests used %.0f CPU-s (%d counted)\n", l, s, t, c, n }' "$times"
+		echo "  its 15 slowest tests (wall s, result, CPU-s):"
+		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "test" && $5 != "?" { printf "  %6d  %-5s %6s  %s\n", $5, $6, $7, $4 }' "$times" |
 			sort -rn | head -n 15
+		echo "  its 10 costliest tests in CPU (CPU-s, wall s):"
+		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "test" && $7 != "-" && $7 != "" { printf "  %6.1f  %6s  %s\n", $7, $5, $4 }' "$times" |
+			sort -rn | head -n 10
 	done
-	echo "all lanes: $(($(date +%s) - t_start)) s"
+	# the machine's CPU over the run (/proc/stat: all but idle and iowait)
+	echo "all lanes: $(($(date +%s) - t_start)) s; the CPU was busy $(cpu_busy "$cpu0")"
 }
 
 if [ -n "$inside" ]; then

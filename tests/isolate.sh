@@ -24,7 +24,8 @@
 # not stop) is named, killed, and the test fails with exit status 99 (an
 # automake hard error), after 30 s for processes that are stopping (at a
 # load of 15, three lanes at once, a daemon told to stop can take seconds
-# to go).  The cgroups are removed.
+# to go).  The CPU the test used (cgroup v1 cpuacct.usage) is printed as
+# "isolate.sh: NAME used S s of CPU", and the cgroups are removed.
 # The test sees FALCON_TEST_ISOLATED=1.  FALCON_TEST_ISOLATE=no, not root,
 # or no unshare: the test runs as it is (tests/integration/slurm-lib.sh
 # then runs one cluster at a time).
@@ -137,6 +138,15 @@ if [ -n "$pids" ]; then
 	while [ -n "$(left)" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 	rc=99
 fi
+# the CPU the test and all it started used (cpuacct counts a cgroup's
+# children, and what has exited, to the end): test-all.sh's table of the
+# costliest tests reads this line from the test's log
+for p in $made; do
+	[ -f "$p/$cg/cpuacct.usage" ] || continue
+	awk -v n="$name" '{ printf "isolate.sh: %s used %.1f s of CPU\n", n, $1 / 1e9 }' \
+		"$p/$cg/cpuacct.usage"
+	break
+done
 for p in $made; do
 	find "$p/$cg" -depth -type d -exec rmdir {} + 2>/dev/null ||
 		echo "isolate.sh: could not remove $p/$cg" >&2
