@@ -167,10 +167,10 @@ failed_logs=$work/failed-logs
 me=${inside:-host}
 
 # cpu_children FILE - the CPU seconds (user + system) of this shell's
-# waited-for children so far (the shell's times builtin; to FILE, as a
-# command substitution is a subshell with times of its own)
+# waited-for children so far, from FILE, where the shell's times builtin
+# wrote them (`times >FILE` in this shell: in a command substitution,
+# a subshell, it reports that subshell's children)
 cpu_children() {
-	times >"$1"
 	awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
 		printf "%.0f\n", t }' "$1"
 }
@@ -183,9 +183,9 @@ step() {
 	_sn=$1; shift
 	echo "==== test-all: $me lane: $_sn ===="
 	_st0=$(date +%s); _src=0
-	_sc0=$(cpu_children "$work/cpu.$_sn")
+	times >"$work/cpu.$_sn"; _sc0=$(cpu_children "$work/cpu.$_sn")
 	"$@" || _src=$?
-	_scpu=$(($(cpu_children "$work/cpu.$_sn") - _sc0))
+	times >"$work/cpu.$_sn"; _scpu=$(($(cpu_children "$work/cpu.$_sn") - _sc0))
 	echo "test-all-time $me step $_sn $(($(date +%s) - _st0)) $_src $_scpu" >>"$times"
 	echo "test-all: $me lane: $_sn: exit status $_src in $(($(date +%s) - _st0)) s, $_scpu CPU-s"
 	return $_src
