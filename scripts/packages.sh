@@ -10,13 +10,18 @@
 #   packages.sh --rpm [--out DIR]       RPMs from packaging/falcon-slurm.spec
 #                                       with rpmbuild
 #
+# FALCON_DIST_TARBALL: the upstream tarball (`make dist` of this tree) to
+# build from, instead of making one (scripts/test-all.sh passes its lane's
+# build's: the same sources, and no second bootstrap and configure).
+#
 # The packages go to DIR/<codename> (DIR/rpm for --rpm); DIR defaults to
 # $FALCON_PACKAGES_DIR or /var/tmp/falcon-packages.  The last line printed
 # is that folder.  Decisions (package split, Slurm dependencies, the
 # Slurm source as a second orig tarball, falcond's unit): debian/README.source.
 #
 # Steps (.debs): a copy of the tree (no .git, no build folders);
-# ./bootstrap, configure, `make dist`: the orig tarball; Slurm's source of
+# ./bootstrap, configure, `make dist`: the orig tarball (or
+# FALCON_DIST_TARBALL); Slurm's source of
 # the installed libslurm-dev (scripts/slurm-source.sh --orig, cached in
 # /var/cache/falcon-slurm) as the orig-slurm component; a changelog entry
 # VERSION+debNN (so that a Debian 13 build is newer than a Debian 12 one);
@@ -67,18 +72,28 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/falcon-packages.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# the tree as a clean clone has it
-mkdir "$work/tree"
-say "a copy of the tree, ./bootstrap"
-tar -C "$top" -cf - --exclude=./.git --exclude=./build --exclude=./build-asan --exclude='./build-[!a]*' \
-	--exclude='./falcon-slurm-*' --exclude=./autom4te.cache . | tar -C "$work/tree" -xf -
-(cd "$work/tree" && ./bootstrap >"$work/bootstrap.log" 2>&1) ||
-	{ cat "$work/bootstrap.log" >&2; die "./bootstrap failed"; }
 mkdir "$work/dist"
-say "make dist (the upstream tarball)"
-(cd "$work/dist" && "$work/tree/configure" --disable-werror >configure.log 2>&1 &&
-	make -j"$jobs" dist >dist.log 2>&1) ||
-	{ tail -n 30 "$work/dist/configure.log" "$work/dist/dist.log" >&2; die "make dist failed"; }
+if [ -n "${FALCON_DIST_TARBALL:-}" ]; then
+	case $FALCON_DIST_TARBALL in
+	*/falcon-slurm-*.tar.gz) [ -f "$FALCON_DIST_TARBALL" ] ||
+		die "FALCON_DIST_TARBALL=$FALCON_DIST_TARBALL: no such file" ;;
+	*) die "FALCON_DIST_TARBALL=$FALCON_DIST_TARBALL: expected a falcon-slurm-VERSION.tar.gz of make dist" ;;
+	esac
+	say "the upstream tarball: $FALCON_DIST_TARBALL"
+	cp "$FALCON_DIST_TARBALL" "$work/dist/"
+else
+	# the tree as a clean clone has it
+	mkdir "$work/tree"
+	say "a copy of the tree, ./bootstrap"
+	tar -C "$top" -cf - --exclude=./.git --exclude=./build --exclude=./build-asan --exclude='./build-[!a]*' \
+		--exclude='./falcon-slurm-*' --exclude=./autom4te.cache . | tar -C "$work/tree" -xf -
+	(cd "$work/tree" && ./bootstrap >"$work/bootstrap.log" 2>&1) ||
+		{ cat "$work/bootstrap.log" >&2; die "./bootstrap failed"; }
+	say "make dist (the upstream tarball)"
+	(cd "$work/dist" && "$work/tree/configure" --disable-werror >configure.log 2>&1 &&
+		make -j"$jobs" dist >dist.log 2>&1) ||
+		{ tail -n 30 "$work/dist/configure.log" "$work/dist/dist.log" >&2; die "make dist failed"; }
+fi
 tarball=$(ls "$work"/dist/falcon-slurm-*.tar.gz)
 upver=$(basename "$tarball" .tar.gz); upver=${upver#falcon-slurm-}
 

@@ -146,13 +146,15 @@ fi
 
 # cpu_busy [SINCE] - "T" the machine's busy CPU jiffies (/proc/stat, all
 # but idle and iowait) and total; with SINCE (an earlier T), the share busy
-# since then, as "P% of N cores"
+# since then, as "P% of N cores, S CPU-s" (/proc/stat counts in USER_HZ,
+# 100 a second on Linux)
 cpu_busy() {
 	awk -v since="${1:-}" -v n="$(nproc 2>/dev/null || echo 1)" '$1 == "cpu" {
 		tot = 0; for (i = 2; i <= NF; i++) tot += $i; busy = tot - $5 - $6
 		if (since == "") { print busy ":" tot; exit }
 		split(since, a, ":")
-		printf "%.0f%% of %d cores\n", (tot > a[2]) ? 100 * (busy - a[1]) / (tot - a[2]) : 0, n; exit }' /proc/stat
+		printf "%.0f%% of %d cores, %.0f CPU-s\n", (tot > a[2]) ? 100 * (busy - a[1]) / (tot - a[2]) : 0, n,
+			(busy - a[1]) / 100; exit }' /proc/stat
 }
 cpu0=$(cpu_busy)
 sum_pass=0; sum_fail=0; sum_skip=0
@@ -371,9 +373,23 @@ do_distcheck() {
 # upgrade, remove and purge of the packages on a fresh system.  Its Slurm
 # headers are the source step's (FALCON_SLURM_CONFIGURED, debian/rules:
 # the same release configured the same way on this machine, not configured
-# a second time).
+# a second time); its upstream tarball is `make dist` of this lane's build/
+# (FALCON_DIST_TARBALL, scripts/packages.sh).
 do_packages() {
 	_prc=0
+	# the upstream tarball from this lane's build/ (configured already:
+	# no copy, bootstrap and configure of the tree a second time; make
+	# dist writes only its distdir and the tarball, beside check's tests)
+	# (a lane whose build failed: packages.sh makes its own)
+	rm -f build/falcon-slurm-*.tar.gz
+	_dist=
+	if [ -f build/Makefile ] && make -C build dist >build/dist.out 2>&1; then
+		_dist=$(ls "$top"/build/falcon-slurm-*.tar.gz)
+	else
+		echo "test-all: make dist in build/ failed: packages.sh makes its own tarball"
+		[ ! -f build/dist.out ] || tail -n 20 build/dist.out
+	fi
+	FALCON_DIST_TARBALL=$_dist \
 	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck" \
 	FALCON_SLURM_CONFIGURED=$slurm_src tests/integration/packages.sh || _prc=$?
 	case $_prc in

@@ -180,7 +180,7 @@ soak_sim_start() {
 soak_falcond_alive() { kill -0 "$(cat "$t_tmp/falcond.pid" 2>/dev/null)" 2>/dev/null; }
 
 # soak_until SECONDS CMD... - run CMD every second until it succeeds or
-# SECONDS of wall time have passed (wait_for counts its steps, and a step
+# SECONDS of wall time have passed (wait_for counts the time it slept, and a step
 # here may take seconds of its own); 1 if the time ran out.
 soak_until() {
 	_end=$(($(date +%s) + $1)); shift
