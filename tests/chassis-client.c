@@ -3,7 +3,8 @@
  * the benchmark (not installed).
  *
  *   chassis-client --url URL [--backend B] [--credentials F] [--timeout S]
- *                  [--retries N] [--task-timeout S] [-v] COMMAND
+ *                  [--change-timeout S] [--retries N] [--task-timeout S]
+ *                  [-v] COMMAND
  *     attach PORT DEV | detach PORT DEV | verify PORT DEV attached|detached
  *     owner DEV            the device's owner from the inventory ("-" if free)
  *     bench N              N attach+detach round trips (PORT H1, DEV
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "credentials", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "change-timeout", required_argument, NULL, 'c' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "task-timeout", required_argument, NULL, 'T' },
 		{ "cacert", required_argument, NULL, 'A' },
@@ -153,6 +155,11 @@ int main(int argc, char **argv)
 			if (falcon_strtol(optarg, 10, 1, 600, &v) != FALCON_OK)
 				return 2;
 			o.timeout_s = (int)v;
+			break;
+		case 'c':
+			if (falcon_strtol(optarg, 10, 1, 3600, &v) != FALCON_OK)
+				return 2;
+			o.change_timeout_s = (int)v;
 			break;
 		case 'r':
 			if (falcon_strtol(optarg, 10, -1, 100, &v) != FALCON_OK)

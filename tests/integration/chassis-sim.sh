@@ -96,7 +96,16 @@ for backend in redfish-fabric redfish-composition; do
 	cl attach H1 drawer1_slot1; err server "500 on the read"
 	own drawer1_slot1 None
 	faults "{\"rules\":[{\"action\":\"timeout\",\"count\":1,$change_rule}]}"
-	cl attach H1 drawer1_slot1; err timeout "change accepted, never answered"
+	if [ $backend = redfish-fabric ]; then
+		# the shipped ChangeTimeout=120 s, as a site has it
+		cl attach H1 drawer1_slot1
+		err timeout "change accepted, never answered" "ChangeTimeout=120 s"
+	else
+		# the setting itself: ChangeTimeout=5 is what the client waits
+		# (the shipped 120 s is the fabric's run above: not twice)
+		cl --change-timeout 5 attach H1 drawer1_slot1
+		err timeout "change accepted, never answered, ChangeTimeout=5" "ChangeTimeout=5 s"
+	fi
 	own drawer1_slot1 None
 	clear_faults
 	if [ $backend = redfish-fabric ]; then
