@@ -57,9 +57,8 @@
 # "LANE| "): the tests wait on daemons far more than they compute.
 # Root only for everything but the unit tests: otherwise skipped, and said.
 #
-# Ends with a table (per lane: each step's time and CPU, the 15 slowest
-# tests, the 10 costliest in CPU, the total; the machine's CPU use over the
-# run) and one closing line "test-all: N passed, N failed, N skipped",
+# Ends with a table (per lane: each step's time, the 15 slowest tests, the
+# 10 costliest in CPU, the total; the machine's CPU use over the run) and one closing line "test-all: N passed, N failed, N skipped",
 # the sum of the lanes.  Long fuzz, soak and benchmark runs are
 # `make fuzz`, `make soak`, `make bench`.
 set -eu
@@ -168,28 +167,18 @@ failed_logs=$work/failed-logs
 : >"$times"; : >"$failed_logs"
 me=${inside:-host}
 
-# cpu_children FILE - the CPU seconds (user + system) of this shell's
-# waited-for children so far, from FILE, where the shell's times builtin
-# wrote them (`times >FILE` in this shell: in a command substitution,
-# a subshell, it reports that subshell's children)
-cpu_children() {
-	awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
-		printf "%.0f\n", t }' "$1"
-}
-
-# step NAME CMD... - run CMD as step NAME of this lane, timed and recorded
-# with the CPU its waited-for processes used (a daemon that detaches is
-# not counted: the tests' own CPU is counted by tests/isolate.sh); its exit
-# status is returned
+# step NAME CMD... - run CMD as step NAME of this lane, timed and recorded;
+# its exit status is returned.  (Not its CPU: a shell's times builtin
+# would count any child reaped meanwhile, and dash reaps finished
+# background lanes and steps during a foreground step.  The tests' CPU is
+# their cgroups', tests/isolate.sh; the run's, /proc/stat's.)
 step() {
 	_sn=$1; shift
 	echo "==== test-all: $me lane: $_sn ===="
 	_st0=$(date +%s); _src=0
-	times >"$work/cpu.$_sn"; _sc0=$(cpu_children "$work/cpu.$_sn")
 	"$@" || _src=$?
-	times >"$work/cpu.$_sn"; _scpu=$(($(cpu_children "$work/cpu.$_sn") - _sc0))
-	echo "test-all-time $me step $_sn $(($(date +%s) - _st0)) $_src $_scpu" >>"$times"
-	echo "test-all: $me lane: $_sn: exit status $_src in $(($(date +%s) - _st0)) s, $_scpu CPU-s"
+	echo "test-all-time $me step $_sn $(($(date +%s) - _st0)) $_src" >>"$times"
+	echo "test-all: $me lane: $_sn: exit status $_src in $(($(date +%s) - _st0)) s"
 	return $_src
 }
 
@@ -480,7 +469,7 @@ run_lane() {
 table() {
 	echo "==== test-all: times (s) ===="
 	for l in $(awk '$1 == "test-all-time" { print $2 }' "$times" | awk '!seen[$0]++'); do
-		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "step" { s = s sprintf("%s %s s%s%s, ", $4, $5, $7 == "" ? "" : " (" $7 " CPU-s)", $6 == "0" ? "" : " (exit " $6 ")") }
+		awk -v l="$l" '$1 == "test-all-time" && $2 == l && $3 == "step" { s = s sprintf("%s %s s%s, ", $4, $5, $6 == "0" ? "" : " (exit " $6 ")") }
 			$1 == "test-all-time" && $2 == l && $3 == "total" { t = $4 }
 			$1 == "test-all-time" && $2 == l && $3 == "test" && $7 != "-" && $7 != "" { c += $7; n++ }
 			END { sub(/, $/, "", s); printf "%s lane: %s; total %s s; its tests used %.0f CPU-s (%d counted)\n", l, s, t, c, n }' "$times"
