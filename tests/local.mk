@@ -43,8 +43,8 @@ TESTS += tests/hardening.sh
 EXTRA_DIST += tests/hardening.sh
 
 # scripts/lib.sh's free_port: a port its registry lists is never picked.
-TESTS += tests/free-port.sh
-EXTRA_DIST += tests/free-port.sh
+TESTS += tests/free-port.sh tests/wait-for.sh
+EXTRA_DIST += tests/free-port.sh tests/wait-for.sh
 
 # The registered tests, one a line: scripts/test-all.sh holds them against
 # tests/lanes (every test in a lane, none twice).
