@@ -50,8 +50,11 @@ per=$(for j in $jobs; do jf "$j" Licenses; done | sort | uniq -c | awk '{print $
 t_ok "8 jobs x 2 GPUs running on 4 chassis, 4 GPUs each, no requeue ($per)"
 
 j9=$(sbatch --parsable --gres=falcon_gpu:2 -o /dev/null --wrap 'sleep 1')
-sleep 3
-[ "$(s_job_state "$j9")" = PENDING ] && [ "$(squeue -h -j "$j9" -o %r)" = Licenses ] ||
+# its reason is None until slurmctld's scheduler first looks at it (3 s
+# were not always enough with three lanes at once: "PENDING (None)")
+j9_looked_at() { r9=$(squeue -h -j "$j9" -o %r 2>/dev/null); [ -n "$r9" ] && [ "$r9" != None ]; }
+wait_for 30 "slurmctld's first look at job $j9" j9_looked_at || true
+[ "$(s_job_state "$j9")" = PENDING ] && [ "$r9" = Licenses ] ||
 	t_fail "job $j9: $(s_job_state "$j9") ($(squeue -h -j "$j9" -o %r))"
 t_ok "a ninth job waits for licenses"
 
