@@ -116,9 +116,13 @@ fd_start_falcond() {
 		kill -0 $FD_PID 2>/dev/null || t_fail "falcond exited: $(tail -n 5 "$t_tmp/falcond.log")"
 		t_fail "falcond did not answer"
 	fi
-	# it answers while its start-up reconcile runs: wait for the end of it
+	# it answers while its start-up reconcile runs: wait for the end of it,
+	# its health's "ok" (not the absence of "reconciling": a 503 that
+	# says neither, before it holds the lock, ended the wait too early and
+	# the test's first compose was refused "reconciling", run 7 of
+	# 2026-11-29)
 	wait_for -p $FD_PID 60 "falcond's start-up reconcile to end" \
-		sh -c "! curl -s 'http://127.0.0.1:$FD_PORT/v1/health' | grep -q reconciling" ||
+		sh -c "curl -s 'http://127.0.0.1:$FD_PORT/v1/health' | grep -q '\"status\":\"ok\"'" ||
 		t_fail "falcond still reconciling: $(tail -n 3 "$t_tmp/falcond.log")"
 }
 t_on_exit "kill \$(cat '$t_tmp/falcond.pid' 2>/dev/null) 2>/dev/null || true"
