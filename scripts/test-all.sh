@@ -58,8 +58,10 @@
 # Root only for everything but the unit tests: otherwise skipped, and said.
 #
 # Ends with a table (per lane: each step's time, the 15 slowest tests, the
-# 10 costliest in CPU, the total; the machine's CPU use over the run) and one closing line "test-all: N passed, N failed, N skipped",
-# the sum of the lanes.  Long fuzz, soak and benchmark runs are
+# 10 costliest in CPU, the total; the machine's CPU use over the run), then
+# the last 40 lines of each failed test's log (every lane's) and the failed
+# tests' names, and one closing line "test-all: N passed, N failed, N
+# skipped", the sum of the lanes: CI shows only the end of the output.  Long fuzz, soak and benchmark runs are
 # `make fuzz`, `make soak`, `make bench`.
 set -eu
 cd "$(dirname "$0")/.."
@@ -211,6 +213,9 @@ chroot_lane_end() {
 		"$_out" | tail -n 1)
 	_tf=$(sed -n "s/^$_cs| test-all: failed in the $_cs lane://p" "$_out" | tail -n 1)
 	[ -z "$_tf" ] || failed="$failed $_cs:{$_tf }"
+	# the lane's failed tests' log tails, said again at the very end
+	[ -z "$_tf" ] || sed -n "/^$_cs| ---- .* (last 40 lines) ----\$/,/^$_cs| test-all: failed in the $_cs lane:/p" \
+		"$_out" | sed '$d' >>"$failed_logs"
 	if [ -z "$_line" ]; then
 		echo "test-all: the $_cs lane gave no closing line: counted as failed" >&2
 		sum_fail=$((sum_fail + 1)); status=1; failed="$failed $_cs:{no closing line}"
@@ -516,10 +521,11 @@ esac
 for p in $pids; do wait "$p" || true; done
 for l in $lanes; do [ "$l" = host ] || chroot_lane_end "$l"; done
 [ $status = 0 ] || sum_fail=$((sum_fail > 0 ? sum_fail : 1))
+# the table, then what failed: CI keeps only the end of what we print
+table
 if [ -n "$failed" ]; then
 	cat "$failed_logs"
 	echo "test-all: failed:$failed"
 fi
-table
 echo "test-all: $sum_pass passed, $sum_fail failed, $sum_skip skipped"
 exit $status
