@@ -8,11 +8,13 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decompose.h"
 #include "detach.h"
 #include "keep.h"
+#include "keepslurm.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -44,8 +46,40 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
 }
 
 /*
+ * keep_serves_waiter - whether Slurm shows a job that the keep of lease
+ * copy l would serve (keep.h falcond_keep_useful: the job Slurm serves
+ * first on l's host in l's partition can use it).  Asks Slurm without
+ * st->lock, then takes it to skip jobs that hold a lease already.  Without
+ * Slurm (falcond --no-slurm) every keep serves, as
+ * before issue 41; when Slurm does not answer, none does (never hold idle
+ * devices blind).  *why gets the reason when false.
+ */
+static bool keep_serves_waiter(struct falcond_state *st, const struct falcon_lease *l,
+			       const char **why)
+{
+	struct falcond_keep_waiter *w = NULL;
+	bool yes;
+	size_t n = 0;
+
+	if (!st->use_slurm)
+		return true;
+	if (falcond_keep_waiters(st, l->host, l->partition, &w, &n) != FALCON_OK) {
+		falcon_warn("lease %s: %s", l->id, falcon_errmsg());
+		*why = "Slurm did not say which jobs wait";
+		return false;
+	}
+	pthread_mutex_lock(&st->lock);
+	yes = falcond_keep_useful(l, falcond_keep_first(st->ledger, w, n),
+				  st->conf->keep_warm_reset != NULL, why);
+	pthread_mutex_unlock(&st->lock);
+	free(w);
+	return yes;
+}
+
+/*
  * decompose_keep - lease id kept warm instead of released (keep.h): when
- * falcond_keep_wanted, its devices stay attached to its host, the lease
+ * falcond_keep_wanted and a job Slurm shows waiting can use it
+ * (keep_serves_waiter), its devices stay attached to its host, the lease
  * turns "kept" and the reconcile thread is woken for its deadline; one
  * already kept (a retried epilog) stays so (takes st->lock; the caller
  * commits).  Returns whether it is kept; false leaves it as it was.
@@ -53,14 +87,35 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
 static bool decompose_keep(struct falcond_state *st, const char *id,
 			   const struct falcon_decompose_req *r)
 {
-	struct falcon_lease *lp;
-	bool kept = false;
+	struct falcon_lease *lp, snap;
+	const char *why = NULL;
+	bool kept = false, want;
 
 	pthread_mutex_lock(&st->lock);
 	lp = falcond_ledger_lease(st->ledger, id);
 	if (lp != NULL && falcond_lease_kept(lp)) {
 		kept = r->keep;
-	} else if (lp != NULL && falcond_keep_wanted(st->ledger, st->conf, lp, r)) {
+		pthread_mutex_unlock(&st->lock);
+		return kept;
+	}
+	want = lp != NULL && falcond_keep_wanted(st->ledger, st->conf, lp, r);
+	if (want)
+		snap = *lp;
+	pthread_mutex_unlock(&st->lock);
+	if (!want)
+		return false;
+	if (!keep_serves_waiter(st, &snap, &why)) {
+		pthread_mutex_lock(&st->lock);
+		st->kept_declined++;
+		pthread_mutex_unlock(&st->lock);
+		falcon_info("lease %s: job %u's %zu device(s) not kept warm on %s: %s", id,
+			    snap.job_id, snap.ndevs, snap.host, why);
+		return false;
+	}
+	/* the ledger may have changed while Slurm was asked */
+	pthread_mutex_lock(&st->lock);
+	lp = falcond_ledger_lease(st->ledger, id);
+	if (lp != NULL && falcond_keep_wanted(st->ledger, st->conf, lp, r)) {
 		if (falcond_keep_begin(st->ledger, lp, falcond_now_ms()) != FALCON_OK)
 			falcon_warn("%s", falcon_errmsg());
 		kept = true;

@@ -5,8 +5,11 @@
  *
  * A job's epilog takes its devices off the node's bus (sysfs remove) and
  * asks for the decompose with "keep": when the job's partition has
- * KeepWarm= seconds, falcond leaves the devices attached to the host's
- * port and turns the lease "kept" (no chassis request).  The next compose
+ * KeepWarm= seconds and Slurm shows a job waiting that can use them (the
+ * one it serves first on that host: falcond_keep_first(),
+ * falcond_keep_useful(); keepslurm.h asks), falcond leaves the devices
+ * attached to the host's port and turns the lease "kept" (no chassis
+ * request).  The next compose
  * on that host of that user (any user when KeepWarmReset= is set, the
  * prolog then resetting them first) takes the kept devices it can use and
  * attaches only the rest; one that asks for no more than one keep holds
@@ -134,5 +137,42 @@ unsigned long long falcond_keep_idle_ms(const struct falcon_lease *l, long long 
  */
 long long falcond_keep_next(const struct falcond_ledger *lg, const struct falcon_conf *conf,
 			    long long after_ms);
+
+/*
+ * A job Slurm shows waiting for chassis devices on a keep's host
+ * (falcond_keep_waiters(), keepslurm.h): pending, or configuring (its
+ * PrologSlurmctld composing) with no lease yet.
+ */
+struct falcond_keep_waiter {
+	uint32_t job_id;
+	long uid;
+	uint32_t priority;  /* Slurm's; a configuring job comes before any pending one */
+	bool configuring;
+	int gpus, nvme;     /* falcon_gpu and falcon_nvme it asks per node */
+};
+
+/*
+ * falcond_keep_first - the waiter of w[0..n) that Slurm serves first: a
+ * configuring job before a pending one, then the higher priority, then the
+ * lower job id (submitted first); NULL when n is 0.  Skips a job of lg
+ * that holds a lease already (its devices are composed), so the caller
+ * holds st->lock.  The pointer is into w.
+ */
+const struct falcond_keep_waiter *falcond_keep_first(const struct falcond_ledger *lg,
+						     const struct falcond_keep_waiter *w, size_t n);
+
+/*
+ * falcond_keep_useful - whether keeping lease l warm serves waiter w (the
+ * first one Slurm serves, falcond_keep_first): w is not NULL, its user is
+ * l's or any_user (KeepWarmReset= set), and it asks a device of a type l
+ * holds (a compose takes the kept devices it can use and attaches the
+ * rest: compose.c keep_picks).  Otherwise a keep would only be released
+ * again for w, with a chassis detach on w's start (issue 41: at 20 s per
+ * PATCH, bench-warm's p95 time-to-start 73.6 s with every lease kept
+ * against 47.6 s with none).  *why (may be NULL) gets a static phrase
+ * for the log when false.
+ */
+bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep_waiter *w,
+			 bool any_user, const char **why);
 
 #endif /* FALCOND_KEEP_H */

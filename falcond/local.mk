@@ -83,7 +83,7 @@ endif
 sbin_PROGRAMS += falcond/falcond
 falcond_falcond_SOURCES = falcond/main.c \
 	falcond/falcond.c falcond/falcond.h falcond/events.c falcond/events.h \
-	falcond/decompose.c falcond/decompose.h \
+	falcond/decompose.c falcond/decompose.h falcond/keepslurm.c falcond/keepslurm.h \
 	falcond/reconcile.c falcond/reconcile.h falcond/quarantine.c falcond/quarantine.h \
 	falcond/status.c falcond/status.h falcond/statuspage.c falcond/statuspage.h \
 	$(FALCOND_COMPOSE_SRCS) falcond/confgen.c falcond/confgen.h \

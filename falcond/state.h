@@ -163,6 +163,7 @@ struct falcond_state {
 	unsigned long long disagree_late; /* attaches of a dead falcond caught late */
 	unsigned long long quarantined_total;
 	unsigned long long kept_total, kept_reused, kept_evicted, kept_expired; /* keep.h */
+	unsigned long long kept_declined; /* not kept: no job waiting could use it (issue 41) */
 	struct falcond_hist_metric compose_lat, decompose_lat;
 };
 

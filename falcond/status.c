@@ -256,8 +256,10 @@ static void metrics_keep(struct sbuf *b, const struct falcond_state *st)
 		      "falcond_keep_total{result=\"kept\"} %llu\n"
 		      "falcond_keep_total{result=\"reused\"} %llu\n"
 		      "falcond_keep_total{result=\"released_for_another\"} %llu\n"
-		      "falcond_keep_total{result=\"expired\"} %llu\n",
-		  st->kept_total, st->kept_reused, st->kept_evicted, st->kept_expired);
+		      "falcond_keep_total{result=\"expired\"} %llu\n"
+		      "falcond_keep_total{result=\"not_kept\"} %llu\n",
+		  st->kept_total, st->kept_reused, st->kept_evicted, st->kept_expired,
+		  st->kept_declined);
 }
 
 char *falcond_metrics_text(struct falcond_state *st)

@@ -16,7 +16,13 @@
 #   (d) another user's job is not given them without KeepWarmReset=, and
 #       with it is, after the site's reset program ran on each;
 #   (e) a node drained, and a reload lowering KeepWarm=, give back what is
-#       kept: the pool is clean.
+#       kept: the pool is clean;
+#   (f) a job's devices are kept only where Slurm shows a job waiting that
+#       can use them (issue 41): with none waiting, and with another user's
+#       job waiting first (no KeepWarmReset=), they are released at its end.
+# Each keep of (a)-(e) has a job waiting for it, as a site's pipeline or
+# array has: a "waiter" of the same user (and node, and partition) held
+# back by a dependency on a held "gate" job, cancelled when done with.
 # With KW_POOL=hres (slurm-keepwarm-hres.sh, Slurm 25.11+) the same with
 # the pool counted as HRES.
 # Skips where namespaces cannot be made.
@@ -86,6 +92,47 @@ wait_kept() {
 	wait_for 60 "$1 device(s) kept" kept_is "$1" ||
 		{ tail -n 20 "$t_tmp/falcond.log" "$t_tmp"/slurm-epilog-*.log >&2; t_fail "kept: $(kept), $1 expected"; }
 }
+# the gate: a held job with nothing to run; the waiters depend on it
+gate=$(sbatch --parsable -H -o /dev/null --wrap true) || t_fail "sbatch -H (the gate)"
+# k_waiter NODE [USER] - a job of USER (default root) of falcon_gpu:1 on
+# NODE waiting in Slurm (Dependency, on the gate) for as long as a step
+# needs one; its id in $wid
+k_waiter() {
+	if [ "${2:-root}" = root ]; then
+		wid=$(sbatch --parsable -o /dev/null -w "$1" --gres=falcon_gpu:1 \
+			--dependency=afterany:"$gate" --wrap true)
+	else
+		wid=$(runuser -u "$2" -- sbatch --parsable -o /dev/null -w "$1" --gres=falcon_gpu:1 \
+			--dependency=afterany:"$gate" --wrap true)
+	fi
+	[ -n "$wid" ] || t_fail "sbatch of a waiter on $1 as ${2:-root}"
+}
+not_kept() { metric 'falcond_keep_total{result="not_kept"}'; }
+
+# (f) nobody waits: the job's devices go back to the chassis at its end
+k_job f1 -w "$FP_HOST" --gres=falcon_gpu:2
+f1=$jid
+k_done "$jid" f1 >/dev/null
+fp_wait_pool_clean 60
+grep -q "lease .*: job $jid's 2 device(s) not kept warm on $FP_HOST: no job waits" "$t_tmp/falcond.log" ||
+	t_fail "(f) job $jid: $(grep "job $jid" "$t_tmp/falcond.log" | tail -n 3)"
+[ "$(kept)" = 0 ] && [ "$(not_kept)" = 1 ] || t_fail "(f) kept $(kept), not_kept $(not_kept)"
+# another user's job waits first on the host: root's are not kept for it
+k_waiter "$FP_HOST" nobody
+w_nobody=$wid
+k_job f2 -w "$FP_HOST" --gres=falcon_gpu:2
+k_done "$jid" f2 >/dev/null
+fp_wait_pool_clean 60
+grep -q "job $jid's 2 device(s) not kept warm on $FP_HOST: the job Slurm serves next is another user's" \
+	"$t_tmp/falcond.log" || t_fail "(f) job $jid: $(grep "job $jid" "$t_tmp/falcond.log" | tail -n 3)"
+scancel "$w_nobody"
+t_ok "(f) jobs $f1 and $jid: not kept with no job waiting, nor for another user's waiting job $w_nobody"
+# the waiters of (a)-(e): root's on the host and on node2
+k_waiter "$FP_HOST"
+w_host=$wid
+k_waiter node2
+w_node2=$wid
+
 # no_patch NAME GRES - a job of GRES on the host, served from what is kept:
 # COMPLETED with no zone PATCH sent to the chassis; its id in $jid, its
 # output line in $line
@@ -145,7 +192,11 @@ t_ok "(c) falcond SIGKILLed with 2 devices kept: kept after its restart, job $ji
 wait_kept 2
 
 # (d) another user's job of 4 on node2: root's 2 kept there give way, it
-# is composed afresh (no KeepWarmReset=)
+# is composed afresh (no KeepWarmReset=); nobody's job waits there (root's
+# waiter cancelled: it would come first) so that nobody's 4 are kept
+scancel "$w_node2"
+k_waiter node2 nobody
+w_node2=$wid
 d1=$(runuser -u nobody -- sbatch --parsable -o "$out/d1.%j" -w node2 --gres=falcon_gpu:4 \
 	--wrap 'echo "cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"') || t_fail "(d) sbatch as nobody"
 k_done "$d1" d1 >/dev/null
@@ -192,4 +243,7 @@ grep -q 'kept warm; released: node drained' "$t_tmp/falcond.log" || t_fail "(e) 
 sed -i "s/KeepWarm=$keep/KeepWarm=1/" "$FALCON_CONF"
 kill -HUP "$FD_PID"
 fp_wait_pool_clean 60
+# the waiters, then the gate (cancelled first, the waiters would start)
+scancel "$w_host" "$w_node2"
+scancel "$gate"
 t_ok "(e) node2 drained: its keeps released, the host's kept; KeepWarm=1 reloaded: pool clean; idle GPU-s $(metric 'falcond_attached_idle_gpu_seconds_total{chassis="c1"}')"

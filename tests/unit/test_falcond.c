@@ -1066,6 +1066,58 @@ static struct falcon_lease kept_lease(unsigned long long n, const char *host, lo
 	return l;
 }
 
+/* keep_first_useful: which waiting job Slurm serves first, and whether a
+ * keep serves it (issue 41: keep only where a waiting job can use it) */
+START_TEST(keep_first_useful)
+{
+	struct falcond_ledger *lg = NULL;
+	struct falcon_lease l = kept_lease(1, "n1", 1000, 2, 0), nv = kept_lease(2, "n1", 1000, 0, 1);
+	struct falcon_lease held = kept_lease(3, "n1", 1000, 2, 0);
+	struct falcond_keep_waiter w[] = {
+		{ .job_id = 30, .uid = 1000, .priority = 100, .gpus = 2 },
+		{ .job_id = 20, .uid = 2000, .priority = 100, .gpus = 4 },
+		{ .job_id = 40, .uid = 1000, .priority = 90, .gpus = 1 },
+	};
+	const char *why = NULL;
+
+	ck_assert_int_eq(falcond_ledger_load(make_tmpdir("keepf"), &lg), FALCON_OK);
+	/* none waits: not kept, and said why */
+	ck_assert_ptr_null(falcond_keep_first(lg, w, 0));
+	ck_assert(!falcond_keep_useful(&l, NULL, false, &why));
+	ck_assert_ptr_nonnull(strstr(why, "no job waits"));
+	/* the same priority: the lower job id (submitted first), another user's */
+	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 20);
+	ck_assert(!falcond_keep_useful(&l, falcond_keep_first(lg, w, 3), false, &why));
+	ck_assert_ptr_nonnull(strstr(why, "another user's"));
+	/* with KeepWarmReset= any user's job takes it */
+	ck_assert(falcond_keep_useful(&l, falcond_keep_first(lg, w, 3), true, &why));
+	ck_assert_ptr_null(why);
+	/* a higher priority comes first */
+	w[0].priority = 200;
+	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 30);
+	ck_assert(falcond_keep_useful(&l, falcond_keep_first(lg, w, 3), false, NULL));
+	/* a configuring job (PrologSlurmctld composing) before any pending */
+	w[2].configuring = true;
+	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 40);
+	/* ... unless it holds a lease already: composed, it waits no more */
+	held.job_id = 40;
+	ck_assert_int_eq(falcond_ledger_add_lease(lg, &held), FALCON_OK);
+	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 30);
+	/* a job of more GPUs than kept still uses them (the rest attached) */
+	w[0].gpus = 8;
+	ck_assert(falcond_keep_useful(&l, &w[0], false, NULL));
+	/* a kept NVMe serves a job asking an NVMe, not one asking GPUs only */
+	ck_assert(!falcond_keep_useful(&nv, &w[0], false, &why));
+	ck_assert_ptr_nonnull(strstr(why, "no device of the kind kept"));
+	w[0].nvme = 1;
+	ck_assert(falcond_keep_useful(&nv, &w[0], false, NULL));
+	/* an unknown uid is nobody's */
+	w[0].uid = -1;
+	ck_assert(!falcond_keep_useful(&l, &w[0], false, NULL));
+	falcond_ledger_free(lg);
+}
+END_TEST
+
 START_TEST(keep_wanted)
 {
 	struct falcon_conf *c = NULL;
@@ -1261,6 +1313,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("keep warm");
 	tcase_add_test(tc, keep_wanted);
+	tcase_add_test(tc, keep_first_useful);
 	tcase_add_test(tc, keep_find_take);
 	tcase_add_test(tc, keep_reload_and_file);
 	suite_add_tcase(s, tc);
