@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,21 +47,22 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
 }
 
 /*
- * keep_serves_waiter - whether Slurm shows a job that the keep of lease
- * copy l would serve (keep.h falcond_keep_useful: the job Slurm serves
- * first on l's host in l's partition can use it).  Asks Slurm without
- * st->lock, then takes it to skip jobs that hold a lease already.  Without
+ * keep_serves_waiter - whether Slurm shows a job waiting on l's host in
+ * l's partition that the keep of lease copy l would serve (keep.h
+ * falcond_keep_for), its id in *job (0: none, or not asked).  Asks Slurm
+ * without st->lock, then takes it to skip jobs that hold a lease already.  Without
  * Slurm (falcond --no-slurm) every keep serves, as
  * before issue 41; when Slurm does not answer, none does (never hold idle
  * devices blind).  *why gets the reason when false.
  */
 static bool keep_serves_waiter(struct falcond_state *st, const struct falcon_lease *l,
-			       const char **why)
+			       const char **why, uint32_t *job)
 {
+	const struct falcond_keep_waiter *for_job;
 	struct falcond_keep_waiter *w = NULL;
-	bool yes;
 	size_t n = 0;
 
+	*job = 0;
 	if (!st->use_slurm)
 		return true;
 	if (falcond_keep_waiters(st, l->host, l->partition, &w, &n) != FALCON_OK) {
@@ -69,11 +71,12 @@ static bool keep_serves_waiter(struct falcond_state *st, const struct falcon_lea
 		return false;
 	}
 	pthread_mutex_lock(&st->lock);
-	yes = falcond_keep_useful(l, falcond_keep_first(st->ledger, w, n),
-				  st->conf->keep_warm_reset != NULL, why);
+	for_job = falcond_keep_for(st->ledger, l, w, n, st->conf->keep_warm_reset != NULL, why);
+	if (for_job != NULL)
+		*job = for_job->job_id;
 	pthread_mutex_unlock(&st->lock);
 	free(w);
-	return yes;
+	return for_job != NULL;
 }
 
 /*
@@ -90,6 +93,8 @@ static bool decompose_keep(struct falcond_state *st, const char *id,
 	struct falcon_lease *lp, snap;
 	const char *why = NULL;
 	bool kept = false, want;
+	uint32_t for_job = 0;
+	char for_what[48] = "";
 
 	pthread_mutex_lock(&st->lock);
 	lp = falcond_ledger_lease(st->ledger, id);
@@ -104,7 +109,7 @@ static bool decompose_keep(struct falcond_state *st, const char *id,
 	pthread_mutex_unlock(&st->lock);
 	if (!want)
 		return false;
-	if (!keep_serves_waiter(st, &snap, &why)) {
+	if (!keep_serves_waiter(st, &snap, &why, &for_job)) {
 		pthread_mutex_lock(&st->lock);
 		st->kept_declined++;
 		pthread_mutex_unlock(&st->lock);
@@ -120,8 +125,11 @@ static bool decompose_keep(struct falcond_state *st, const char *id,
 			falcon_warn("%s", falcon_errmsg());
 		kept = true;
 		st->kept_total++;
-		falcon_info("lease %s: job %u's %zu device(s) kept warm on %s for %d s", id,
-			    lp->job_id, lp->ndevs, lp->host, falcond_keep_seconds(st->conf, lp));
+		if (for_job != 0)
+			snprintf(for_what, sizeof(for_what), " (job %u waits)", for_job);
+		falcon_info("lease %s: job %u's %zu device(s) kept warm on %s for %d s%s", id,
+			    lp->job_id, lp->ndevs, lp->host, falcond_keep_seconds(st->conf, lp),
+			    for_what);
 		pthread_cond_broadcast(&st->wake); /* its deadline */
 	}
 	pthread_mutex_unlock(&st->lock);

@@ -226,10 +226,28 @@ long long falcond_keep_next(const struct falcond_ledger *lg, const struct falcon
 	return next;
 }
 
-const struct falcond_keep_waiter *falcond_keep_first(const struct falcond_ledger *lg,
-						     const struct falcond_keep_waiter *w, size_t n)
+bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep_waiter *w,
+			 bool any_user, const char **why)
+{
+	const char *no = NULL;
+
+	if (!any_user && (w->uid < 0 || w->uid != l->uid))
+		no = "no job of its user waits for chassis devices on the host (no KeepWarmReset=)";
+	else if (!((w->gpus > 0 && count(l, FALCON_DEV_GPU) > 0) ||
+		   (w->nvme > 0 && count(l, FALCON_DEV_NVME) > 0)))
+		no = "no job waiting on the host asks a device of the kind kept";
+	if (why != NULL)
+		*why = no;
+	return no == NULL;
+}
+
+const struct falcond_keep_waiter *falcond_keep_for(const struct falcond_ledger *lg,
+						   const struct falcon_lease *l,
+						   const struct falcond_keep_waiter *w, size_t n,
+						   bool any_user, const char **why)
 {
 	const struct falcond_keep_waiter *best = NULL;
+	const char *no = "no job waits for chassis devices on the host", *one;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
@@ -239,28 +257,17 @@ const struct falcond_keep_waiter *falcond_keep_first(const struct falcond_ledger
 			leased = lg->leases[j].job_id == w[i].job_id;
 		if (leased)
 			continue;
+		if (!falcond_keep_useful(l, &w[i], any_user, &one)) {
+			no = one;
+			continue;
+		}
 		if (best == NULL || (w[i].configuring && !best->configuring) ||
 		    (w[i].configuring == best->configuring &&
 		     (w[i].priority > best->priority ||
 		      (w[i].priority == best->priority && w[i].job_id < best->job_id))))
 			best = &w[i];
 	}
-	return best;
-}
-
-bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep_waiter *w,
-			 bool any_user, const char **why)
-{
-	const char *no = NULL;
-
-	if (w == NULL)
-		no = "no job waits for chassis devices on the host";
-	else if (!any_user && (w->uid < 0 || w->uid != l->uid))
-		no = "the job Slurm serves next is another user's (no KeepWarmReset=)";
-	else if (!((w->gpus > 0 && count(l, FALCON_DEV_GPU) > 0) ||
-		   (w->nvme > 0 && count(l, FALCON_DEV_NVME) > 0)))
-		no = "the job Slurm serves next asks no device of the kind kept";
 	if (why != NULL)
-		*why = no;
-	return no == NULL;
+		*why = best == NULL ? no : NULL;
+	return best;
 }

@@ -5,9 +5,8 @@
  *
  * A job's epilog takes its devices off the node's bus (sysfs remove) and
  * asks for the decompose with "keep": when the job's partition has
- * KeepWarm= seconds and Slurm shows a job waiting that can use them (the
- * one it serves first on that host: falcond_keep_first(),
- * falcond_keep_useful(); keepslurm.h asks), falcond leaves the devices
+ * KeepWarm= seconds and Slurm shows a job waiting on that host that can
+ * use them (falcond_keep_for(); keepslurm.h asks), falcond leaves the devices
  * attached to the host's port and turns the lease "kept" (no chassis
  * request).  The next compose
  * on that host of that user (any user when KeepWarmReset= is set, the
@@ -152,27 +151,32 @@ struct falcond_keep_waiter {
 };
 
 /*
- * falcond_keep_first - the waiter of w[0..n) that Slurm serves first: a
- * configuring job before a pending one, then the higher priority, then the
- * lower job id (submitted first); NULL when n is 0.  Skips a job of lg
- * that holds a lease already (its devices are composed), so the caller
- * holds st->lock.  The pointer is into w.
- */
-const struct falcond_keep_waiter *falcond_keep_first(const struct falcond_ledger *lg,
-						     const struct falcond_keep_waiter *w, size_t n);
-
-/*
- * falcond_keep_useful - whether keeping lease l warm serves waiter w (the
- * first one Slurm serves, falcond_keep_first): w is not NULL, its user is
- * l's or any_user (KeepWarmReset= set), and it asks a device of a type l
- * holds (a compose takes the kept devices it can use and attaches the
- * rest: compose.c keep_picks).  Otherwise a keep would only be released
- * again for w, with a chassis detach on w's start (issue 41: at 20 s per
- * PATCH, bench-warm's p95 time-to-start 73.6 s with every lease kept
- * against 47.6 s with none).  *why (may be NULL) gets a static phrase
- * for the log when false.
+ * falcond_keep_useful - whether keeping lease l warm serves waiter w: its
+ * user is l's or any_user (KeepWarmReset= set), and it asks a device of a
+ * type l holds (a compose takes the kept devices it can use and attaches
+ * the rest: compose.c keep_picks).  *why (may be NULL) gets a static
+ * phrase for the log when false.
  */
 bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep_waiter *w,
 			 bool any_user, const char **why);
+
+/*
+ * falcond_keep_for - the job of w[0..n) that keeping lease l warm would
+ * serve (falcond_keep_useful), the first in the order Slurm serves them (a
+ * configuring job before a pending one, then the higher priority, then
+ * the lower job id); a job that holds a lease of lg already is skipped
+ * (its devices are composed), so the caller holds st->lock.  NULL when
+ * none: l is then released at once, not kept for nobody (issue 41; a
+ * keep that another user's job waits for first is still kept, since
+ * releasing all such at their jobs' ends sent bench-warm's p95
+ * time-to-start from 73.6 s to 253.8 s at 20 s per PATCH: each release is
+ * a detach on the port that job attaches through, where a keep is
+ * released for it only when it lacks free devices); *why (may be NULL)
+ * then says why.  The pointer is into w.
+ */
+const struct falcond_keep_waiter *falcond_keep_for(const struct falcond_ledger *lg,
+						   const struct falcon_lease *l,
+						   const struct falcond_keep_waiter *w, size_t n,
+						   bool any_user, const char **why);
 
 #endif /* FALCOND_KEEP_H */

@@ -1,8 +1,7 @@
 /*
  * keepslurm.h - the jobs Slurm shows waiting for a keep's devices (issue
  * 41: KeepWarm= keeps a lease only where a job waits that can use it;
- * keep.h falcond_keep_first() and falcond_keep_useful() judge, this asks
- * Slurm).
+ * keep.h falcond_keep_for() judges, this asks Slurm).
  *
  * Calls libslurm only; reads nothing of falcond's state but use_slurm.
  *

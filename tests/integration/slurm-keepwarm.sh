@@ -18,8 +18,8 @@
 #   (e) a node drained, and a reload lowering KeepWarm=, give back what is
 #       kept: the pool is clean;
 #   (f) a job's devices are kept only where Slurm shows a job waiting that
-#       can use them (issue 41): with none waiting, and with another user's
-#       job waiting first (no KeepWarmReset=), they are released at its end.
+#       can use them (issue 41): with none waiting, and with only another
+#       user's job waiting (no KeepWarmReset=), they are released at its end.
 # Each keep of (a)-(e) has a job waiting for it, as a site's pipeline or
 # array has: a "waiter" of the same user (and node, and partition) held
 # back by a dependency on a held "gate" job, cancelled when done with.
@@ -117,13 +117,13 @@ fp_wait_pool_clean 60
 grep -q "lease .*: job $jid's 2 device(s) not kept warm on $FP_HOST: no job waits" "$t_tmp/falcond.log" ||
 	t_fail "(f) job $jid: $(grep "job $jid" "$t_tmp/falcond.log" | tail -n 3)"
 [ "$(kept)" = 0 ] && [ "$(not_kept)" = 1 ] || t_fail "(f) kept $(kept), not_kept $(not_kept)"
-# another user's job waits first on the host: root's are not kept for it
+# only another user's job waits on the host: root's are not kept for it
 k_waiter "$FP_HOST" nobody
 w_nobody=$wid
 k_job f2 -w "$FP_HOST" --gres=falcon_gpu:2
 k_done "$jid" f2 >/dev/null
 fp_wait_pool_clean 60
-grep -q "job $jid's 2 device(s) not kept warm on $FP_HOST: the job Slurm serves next is another user's" \
+grep -q "job $jid's 2 device(s) not kept warm on $FP_HOST: no job of its user waits" \
 	"$t_tmp/falcond.log" || t_fail "(f) job $jid: $(grep "job $jid" "$t_tmp/falcond.log" | tail -n 3)"
 scancel "$w_nobody"
 t_ok "(f) jobs $f1 and $jid: not kept with no job waiting, nor for another user's waiting job $w_nobody"
@@ -192,11 +192,10 @@ t_ok "(c) falcond SIGKILLed with 2 devices kept: kept after its restart, job $ji
 wait_kept 2
 
 # (d) another user's job of 4 on node2: root's 2 kept there give way, it
-# is composed afresh (no KeepWarmReset=); nobody's job waits there (root's
-# waiter cancelled: it would come first) so that nobody's 4 are kept
-scancel "$w_node2"
+# is composed afresh (no KeepWarmReset=); a job of nobody's waits there
+# too, so that nobody's 4 are kept
 k_waiter node2 nobody
-w_node2=$wid
+w_node2n=$wid
 d1=$(runuser -u nobody -- sbatch --parsable -o "$out/d1.%j" -w node2 --gres=falcon_gpu:4 \
 	--wrap 'echo "cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"') || t_fail "(d) sbatch as nobody"
 k_done "$d1" d1 >/dev/null
@@ -244,6 +243,6 @@ sed -i "s/KeepWarm=$keep/KeepWarm=1/" "$FALCON_CONF"
 kill -HUP "$FD_PID"
 fp_wait_pool_clean 60
 # the waiters, then the gate (cancelled first, the waiters would start)
-scancel "$w_host" "$w_node2"
+scancel "$w_host" "$w_node2" "$w_node2n"
 scancel "$gate"
 t_ok "(e) node2 drained: its keeps released, the host's kept; KeepWarm=1 reloaded: pool clean; idle GPU-s $(metric 'falcond_attached_idle_gpu_seconds_total{chassis="c1"}')"

@@ -1066,9 +1066,9 @@ static struct falcon_lease kept_lease(unsigned long long n, const char *host, lo
 	return l;
 }
 
-/* keep_first_useful: which waiting job Slurm serves first, and whether a
- * keep serves it (issue 41: keep only where a waiting job can use it) */
-START_TEST(keep_first_useful)
+/* keep_for: the waiting job a keep would serve, in the order Slurm serves
+ * them (issue 41: keep only where a waiting job can use it) */
+START_TEST(keep_for)
 {
 	struct falcond_ledger *lg = NULL;
 	struct falcon_lease l = kept_lease(1, "n1", 1000, 2, 0), nv = kept_lease(2, "n1", 1000, 0, 1);
@@ -1082,33 +1082,34 @@ START_TEST(keep_first_useful)
 
 	ck_assert_int_eq(falcond_ledger_load(make_tmpdir("keepf"), &lg), FALCON_OK);
 	/* none waits: not kept, and said why */
-	ck_assert_ptr_null(falcond_keep_first(lg, w, 0));
-	ck_assert(!falcond_keep_useful(&l, NULL, false, &why));
+	ck_assert_ptr_null(falcond_keep_for(lg, &l, w, 0, false, &why));
 	ck_assert_ptr_nonnull(strstr(why, "no job waits"));
-	/* the same priority: the lower job id (submitted first), another user's */
-	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 20);
-	ck_assert(!falcond_keep_useful(&l, falcond_keep_first(lg, w, 3), false, &why));
-	ck_assert_ptr_nonnull(strstr(why, "another user's"));
-	/* with KeepWarmReset= any user's job takes it */
-	ck_assert(falcond_keep_useful(&l, falcond_keep_first(lg, w, 3), true, &why));
+	/* another user's job alone: not for it without KeepWarmReset= */
+	ck_assert_ptr_null(falcond_keep_for(lg, &l, &w[1], 1, false, &why));
+	ck_assert_ptr_nonnull(strstr(why, "no job of its user"));
+	ck_assert_uint_eq(falcond_keep_for(lg, &l, &w[1], 1, true, &why)->job_id, 20);
 	ck_assert_ptr_null(why);
-	/* a higher priority comes first */
+	/* another user's job ahead in line does not stop the keep: the same
+	 * user's job 30 (same priority, submitted after) uses it */
+	ck_assert_uint_eq(falcond_keep_for(lg, &l, w, 3, false, NULL)->job_id, 30);
+	/* any user with KeepWarmReset=: Slurm's order, the lower id first */
+	ck_assert_uint_eq(falcond_keep_for(lg, &l, w, 3, true, NULL)->job_id, 20);
+	/* a higher priority first */
 	w[0].priority = 200;
-	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 30);
-	ck_assert(falcond_keep_useful(&l, falcond_keep_first(lg, w, 3), false, NULL));
+	ck_assert_uint_eq(falcond_keep_for(lg, &l, w, 3, true, NULL)->job_id, 30);
 	/* a configuring job (PrologSlurmctld composing) before any pending */
 	w[2].configuring = true;
-	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 40);
+	ck_assert_uint_eq(falcond_keep_for(lg, &l, w, 3, false, NULL)->job_id, 40);
 	/* ... unless it holds a lease already: composed, it waits no more */
 	held.job_id = 40;
 	ck_assert_int_eq(falcond_ledger_add_lease(lg, &held), FALCON_OK);
-	ck_assert_uint_eq(falcond_keep_first(lg, w, 3)->job_id, 30);
+	ck_assert_uint_eq(falcond_keep_for(lg, &l, w, 3, false, NULL)->job_id, 30);
 	/* a job of more GPUs than kept still uses them (the rest attached) */
 	w[0].gpus = 8;
 	ck_assert(falcond_keep_useful(&l, &w[0], false, NULL));
 	/* a kept NVMe serves a job asking an NVMe, not one asking GPUs only */
-	ck_assert(!falcond_keep_useful(&nv, &w[0], false, &why));
-	ck_assert_ptr_nonnull(strstr(why, "no device of the kind kept"));
+	ck_assert_ptr_null(falcond_keep_for(lg, &nv, w, 1, false, &why));
+	ck_assert_ptr_nonnull(strstr(why, "of the kind kept"));
 	w[0].nvme = 1;
 	ck_assert(falcond_keep_useful(&nv, &w[0], false, NULL));
 	/* an unknown uid is nobody's */
@@ -1313,7 +1314,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("keep warm");
 	tcase_add_test(tc, keep_wanted);
-	tcase_add_test(tc, keep_first_useful);
+	tcase_add_test(tc, keep_for);
 	tcase_add_test(tc, keep_find_take);
 	tcase_add_test(tc, keep_reload_and_file);
 	suite_add_tcase(s, tc);
