@@ -32,6 +32,9 @@ TESTS += tests/integration/slurm-interactive.sh
 TESTS += tests/integration/slurm-keepwarm.sh
 # the same with the pool as HRES; Slurm 25.11+ (#40)
 TESTS += tests/integration/slurm-keepwarm-hres.sh
+# KeepWarm='s paths at 20 s per chassis PATCH: a keep released while another
+# is reused, KeepWarmReset= failing and past its time, salloc/srun (#41)
+TESTS += tests/integration/slurm-keepwarm-slow.sh
 # doc/ADMIN.md's checklist, its own commands, on 8 nodes and 2 chassis (#42)
 TESTS += tests/integration/admin-checklist.sh
 endif
@@ -46,7 +49,7 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-hres.sh tests/integration/slurm-slowchassis.sh \
 	tests/integration/slurm-preempt.sh tests/integration/slurm-interactive.sh \
 	tests/integration/slurm-keepwarm.sh tests/integration/slurm-keepwarm-hres.sh \
-	tests/integration/admin-checklist.sh
+	tests/integration/slurm-keepwarm-slow.sh tests/integration/admin-checklist.sh
 EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet tests/bench/warm \
 	tests/bench/submit
 # Bench (by hand, root, about 30 min at the default 300 jobs): the fleet of
