@@ -8,9 +8,10 @@
 #   cluster.sh status STATE_DIR             one line per daemon; exit 1 if one is down
 #   cluster.sh env    STATE_DIR             print SLURM_CONF=<path>
 #   cluster.sh restart STATE_DIR DAEMON     stop slurmctld or slurmd (this host's
-#                                           node) with SIGTERM and start it again on
-#                                           its saved state; a drained node stays
-#                                           drained (make soak-lifecycle)
+#                                           node; slurmd:NODE another node's) with
+#                                           SIGTERM and start it again on its saved
+#                                           state; a drained node stays drained
+#                                           (make soak-lifecycle, soak-fleet)
 #
 # start options (remembered in STATE_DIR/options for the next start):
 #   --node NAME          Slurm node name (default: short host name)
@@ -59,7 +60,9 @@
 #                        lines: "vm=falcon_gpu:4,falcon_nvme:1 node2=...");
 #                        a node not named has falcon_gpu:16,falcon_nvme:2
 #                        (after --gpus' gpu:N on this host's node); "" =
-#                        that for every node (the default)
+#                        that for every node (the default).  A gpu:N in
+#                        another node's GRES gets File= stand-ins as
+#                        --gpus' (make soak-fleet: nodes with local GPUs)
 #   --gres-conf FILE     gres.conf copied instead of examples/gres.conf
 #                        (falconctl slurm-conf's CountOnly lines); "" = the
 #                        example's (--gpus' lines are added to either)
@@ -589,7 +592,13 @@ gres_of() {
 	printf 'falcon_gpu:16,falcon_nvme:2'
 }
 
-# gpu_standins - the node's own GPUs (--gpus) as gres.conf File= lines.
+# gpu_count NODE - N of the "gpu:N" in the node's Gres= (gres_of), or 0.
+gpu_count() {
+	gres_of "$1" | tr ',' '\n' | sed -n 's/^gpu:\([0-9][0-9]*\)$/\1/p' | grep . || echo 0
+}
+
+# gpu_standins - the nodes' own GPUs (--gpus on this host's node, a gpu:N
+# in another node's --gres) as gres.conf File= lines.
 # Slurm 22.05's gres/gpu drops a gpu line without File= (even with
 # Flags=CountOnly), and under ConstrainDevices one whose file is not a
 # device ("not a valid character or block device"): character devices
@@ -598,15 +607,19 @@ gres_of() {
 # indices to the prolog as SLURM_JOB_GPUS.
 gpu_standins() {
 	mkdir -p "$state/dev"
-	i=0
-	while [ $i -lt "$gpus" ]; do
-		f=$state/dev/nvidia$i
-		[ -c "$f" ] || { rm -f "$f"; mknod -m 0666 "$f" c 195 $i; } ||
-			die "mknod $f c 195 $i failed"
-		i=$((i + 1))
+	for gn in $node $extras; do
+		ng=$(gpu_count "$gn")
+		[ "$ng" != 0 ] || continue
+		i=0
+		while [ $i -lt "$ng" ]; do
+			f=$state/dev/nvidia$i
+			[ -c "$f" ] || { rm -f "$f"; mknod -m 0666 "$f" c 195 $i; } ||
+				die "mknod $f c 195 $i failed"
+			i=$((i + 1))
+		done
+		printf '%s\n' "# cluster.sh --gpus/--gres: $gn's own GPUs (stand-ins c 195 N)" \
+			"NodeName=$gn Name=gpu File=$state/dev/nvidia[0-$((ng - 1))]" >>"$etc/gres.conf"
 	done
-	printf '%s\n' "# cluster.sh --gpus $gpus: the node's own GPUs (stand-ins c 195 N)" \
-		"NodeName=$node Name=gpu File=$state/dev/nvidia[0-$((gpus - 1))]" >>"$etc/gres.conf"
 }
 
 cmd_start() {
@@ -770,7 +783,7 @@ PreemptParameters=reclaim_licenses"
 	else
 		rm -f "$etc/resources.yaml"
 	fi
-	[ "$gpus" = 0 ] || gpu_standins
+	gpu_standins
 	chmod 0644 "$slurm_conf" "$etc/plugstack.conf" "$etc/gres.conf"
 	conf_changed=no
 	[ "$old" = "$(cat "$slurm_conf" "$etc/plugstack.conf")" ] || conf_changed=yes
@@ -787,13 +800,13 @@ PreemptParameters=reclaim_licenses"
 	say "cluster $cluster up; SLURM_CONF=$slurm_conf"
 }
 
-# cmd_restart DAEMON - slurmctld or slurmd stopped (SIGTERM, as systemd
+# cmd_restart DAEMON - slurmctld, slurmd or slurmd:NODE stopped (SIGTERM, as systemd
 # does) and started again with the options start saved; unlike start, a
 # drained node is not resumed.
 cmd_restart() {
 	load_saved
 	f=$(pidfile_of "$1")
-	stop_pid "$1" "$f"
+	stop_pid "${1%%:*}" "$f"
 	case $1 in
 	slurmctld)
 		# FALCON_CONF: the falcon.conf job_submit_falcon reads
@@ -807,6 +820,9 @@ cmd_restart() {
 	slurmd)
 		SLURM_CONF=$slurm_conf slurmd -N "$node" || die "slurmd failed, see $log/slurmd-$node.log"
 		wait_for 60 "slurmd of $node" pid_alive slurmd "$f" || die "slurmd did not start" ;;
+	slurmd:*)
+		start_extra "${1#slurmd:}"
+		wait_for 60 "slurmd of ${1#slurmd:}" pid_alive slurmd "$f" || die "slurmd did not start" ;;
 	esac
 	say "$1 restarted"
 }
@@ -814,7 +830,12 @@ cmd_restart() {
 case $cmd in
 start) cmd_start "$@" ;;
 restart) [ $# = 1 ] || usage
-	case $1 in slurmctld|slurmd) cmd_restart "$1" ;; *) usage ;; esac ;;
+	case $1 in
+	slurmctld|slurmd) cmd_restart "$1" ;;
+	slurmd:*) load_saved
+		case " $extras " in *" ${1#slurmd:} "*) cmd_restart "$1" ;; *) die "$1: no such node" ;; esac ;;
+	*) usage ;;
+	esac ;;
 stop) [ $# = 0 ] || usage; cmd_stop ;;
 status) [ $# = 0 ] || usage; cmd_status ;;
 env) [ $# = 0 ] || usage; [ -f "$slurm_conf" ] || die "$slurm_conf not found: not started"
