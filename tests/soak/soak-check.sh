@@ -8,7 +8,14 @@
 # device attached without a lease, a wrong
 # mapping, an oversized job accepted (exit 1) and of a clean run (exit 0);
 # the lifecycle judge's tags (an NVMe-only job's has no topology) and a job
-# whose devices a chassis restart took away (lost, not a wrong mapping).
+# whose devices a chassis restart took away (lost, not a wrong mapping);
+# the fleet's (make soak-fleet): soak-job.py in map mode (its node's own
+# lease of a multi-node job, a hetjob component by SOAK_JOB_ID, another
+# job's slot wrong, devices named CHASSIS:ID) and soak-report.py --fleet
+# (the same slot id on two chassis is two devices, a kept lease is no
+# leak; utilization, waits, the chassis' time, CPU and RSS printed; an
+# unleased device on one chassis, a pool_short requeue and a lease left
+# each fail it).
 # falcon-sim's /admin/state is a file served by python3 -m http.server.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -194,3 +201,93 @@ for want in 'wrong tags: 6' 'drained nodes: 1' 'admin actions: 1' 'wrong mapping
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad lifecycle run lacks '$want': $(cat "$t_tmp/report")"
 done
 t_ok "bad lifecycle run: exit 1, each wrong tag, the drain and the admin action counted"
+
+# -- the fleet (soak-job.py's map mode, soak-report.py --fleet): a job on
+# nodeA finds its chassis, sim host and topology.json by its node in the
+# map, its devices named CHASSIS:ID; the lease of the same job on another
+# node (a multi-node job) is not its; SOAK_JOB_ID names a hetjob
+# component's own job
+cat >"$t_tmp/ledger.json" <<'EOL'
+{"version":1,"seq":3,"quarantine":[],"devices":[],"leases":[
+ {"id":"l21","job_id":21,"host":"nodeA","devices":[{"chassis":"c2","id":"drawer1_slot1"}]},
+ {"id":"l21b","job_id":21,"host":"nodeB","devices":[{"chassis":"c3","id":"drawer1_slot1"}]},
+ {"id":"l22","job_id":22,"host":"nodeA","devices":[{"chassis":"c2","id":"drawer1_slot2"}]}]}
+EOL
+echo "nodeA c2 http://127.0.0.1:$SPORT node1 $t_tmp/rd-nodeA" >"$t_tmp/map"
+sim_state "$(dev drawer1_slot1 node1 0000:3d:00.0),$(dev drawer1_slot2 node1 0000:3e:00.0)"
+# fjudge JOB BDF GPUS [ENV...] - soak-job.py in map mode on nodeA for job
+# JOB (SLURM_JOB_ID 21) given BDF; its verdict line in $t_tmp/verdict
+fjudge() {
+	mkdir -p "$t_tmp/rd-nodeA/$1"
+	echo "{\"gpus\":[{\"bdf\":\"$2\",\"location\":\"falcon\"}],\"nvme\":[]}" \
+		>"$t_tmp/rd-nodeA/$1/topology.json"
+	_fj=$1 _fg=$3
+	shift 3
+	env SLURM_JOB_ID=21 SLURMD_NODENAME=nodeA FALCON_TOPOLOGY_FILE= CUDA_VISIBLE_DEVICES= "$@" \
+		python3 "$JOB" "$t_tmp/v" "$t_tmp/map" "$t_tmp/ledger.json" - "$_fg" 0 0 >/dev/null || true
+	cat "$t_tmp/v/$_fj.0.nodeA" >"$t_tmp/verdict"
+}
+# verdict_is PATTERN WHAT - fail naming WHAT unless the verdict matches
+# PATTERN (grep); else ok.
+verdict_is() {
+	grep -q "$1" "$t_tmp/verdict" || t_fail "$2: $(cat "$t_tmp/verdict")"
+	t_ok "$2: $(cat "$t_tmp/verdict")"
+}
+fjudge 21 0000:3d:00.0 1
+verdict_is 'result=ok devices=c2:drawer1_slot1 ' "fleet: nodeA's own lease of a two-node job, c2's slot"
+fjudge 22 0000:3e:00.0 1 SOAK_JOB_ID=22
+verdict_is 'result=ok devices=c2:drawer1_slot2 ' "fleet: a hetjob component by SOAK_JOB_ID"
+fjudge 21 0000:3e:00.0 1
+verdict_is "result=wrong .*not a slot of the job's lease \['c2:drawer1_slot1'\]" \
+	"fleet: another job's slot is wrong"
+
+F=$t_tmp/fleet
+mkdir -p "$F/verdicts" "$F/simstate"
+printf '31 falconGPUs 1 0\n32 multinode 1 0\n33 hetjob 1 0\n' >"$F/jobs"
+printf '31|COMPLETED\n32|COMPLETED\n33+0|COMPLETED\n33+1|COMPLETED\n' >"$F/sacct"
+cat >"$F/tags" <<'EOT'
+31|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
+32|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
+33+0|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
+33+1|COMPLETED|falcon:topo=falconGPUs,f=1,check=skipped
+EOT
+# the same slot id on two chassis at once is two devices
+echo 'job=31 restart=0 start=1000.0 end=1100.0 result=ok devices=c1:drawer1_slot1 detail=""' >"$F/verdicts/31.0.nodeA"
+echo 'job=32 restart=0 start=1010.0 end=1100.0 result=ok devices=c2:drawer1_slot1 detail=""' >"$F/verdicts/32.0.nodeB"
+echo 'job=32 restart=0 start=1010.0 end=1100.0 result=ok devices=c3:drawer1_slot1 detail=""' >"$F/verdicts/32.0.nodeC"
+# sacct's times are local: the report runs with TZ=UTC here
+cat >"$F/times" <<'EOT'
+31|1970-01-01T00:16:30|1970-01-01T00:16:35|1970-01-01T00:18:20|COMPLETED|billing=1,gres/falcon_gpu=1,node=1
+32|1970-01-01T00:16:30|1970-01-01T00:16:40|1970-01-01T00:18:20|COMPLETED|billing=1,gres/falcon_gpu=2,node=2
+EOT
+cat >"$F/falcond-leases" <<'EOT'
+falcond: lease L-31: job 31 on nodeA: 1 device(s) on c1 (H1) in 2.50 s
+falcond: lease L-32: job 32 on nodeB: 1 device(s) on c2 (H2) in 3.00 s
+EOT
+printf '100 falcond 7 1.0 10240\n100 slurmctld 8 2.0 20480\n160 falcond 7 4.0 11264\n160 slurmctld 8 5.0 20480\n160 load 1.5 2097152\n' >"$F/procs.log"
+echo 8 >"$F/pool-gpus"
+# c2's drawer1_slot1 is leased (job 32), c1's is attached without a lease
+echo "{\"chassis\":\"falcon1\",\"devices\":[$(free drawer1_slot1)]}" >"$F/simstate/c1.json"
+echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node2 0000:3d:00.0)]}" >"$F/simstate/c2.json"
+echo '{"leases":[{"id":"K","job_id":32,"host":"nodeB","state":"kept","devices":[{"chassis":"c2","id":"drawer1_slot1"}]}],"quarantine":[],"devices":[]}' >"$F/ledger.json"
+TZ=UTC python3 "$REPORT" --fleet "$F" 100 >"$t_tmp/report" || t_fail "clean fleet run: $(cat "$t_tmp/report")"
+for want in 'PASS' 'devices in two jobs: 0' 'pool_short requeues: 0' 'wrong tags: 0' \
+	'fleet: jobs 2 .*, started 2; GPU utilization 38% (0.1 GPU-h allocated of 8 pool GPUs x 100 s)' 'fleet: wait (submit to start) p50 5.0 s p95 10.0 s' \
+	"fleet: time-to-start .* p50 10.0 s p95 20.0 s; Slurm's start to them p50 5.0 s p95 10.0 s; the chassis' own time (falcond's compose of the job) p50 2.5 s p95 3.0 s" \
+	'fleet: falcond CPU 3 s in 60 s sampled (5.0% of a core, 180 s an hour), RSS p50 10.0 MiB max 11.0 MiB' \
+	'leases left (not kept, no job running): 0'; do
+	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "clean fleet run lacks '$want': $(cat "$t_tmp/report")"
+done
+t_ok "clean fleet run: PASS (one slot id on two chassis, a kept lease), utilization, waits, the chassis' time, CPU and RSS"
+echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node1 0000:3d:00.0)]}" >"$F/simstate/c1.json"
+echo '[2026-11-29T07:00:00.000] _update_job: setting admin_comment to falcon:requeued=pool_short for JobId=31' \
+	>"$F/requeued-why"
+echo '{"leases":[{"id":"K","job_id":32,"host":"nodeB","devices":[{"chassis":"c2","id":"drawer1_slot1"}]}],"quarantine":[],"devices":[]}' >"$F/ledger.json"
+rc=0
+TZ=UTC python3 "$REPORT" --fleet "$F" 100 >"$t_tmp/report" || rc=$?
+[ $rc = 1 ] || t_fail "bad fleet run: exit $rc: $(cat "$t_tmp/report")"
+for want in 'devices attached without a lease: 1' 'attached without a lease: c1:drawer1_slot1' \
+	'pool_short requeues: 1' 'leases left (not kept, no job running): 1' 'lease left: K job 32 on nodeB' 'FAIL'; do
+	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad fleet run lacks '$want': $(cat "$t_tmp/report")"
+done
+t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left"

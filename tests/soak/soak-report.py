@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # soak-report.py - the counts at the end of a soak run (tests/soak/soak.sh).
 #
-#   soak-report.py [--lifecycle] DIR WALL_SECONDS
+#   soak-report.py [--lifecycle|--fleet] DIR WALL_SECONDS
 #
 # DIR holds what soak.sh gathered: jobs (one "JOBID KIND GPUS NVME" line per
 # submitted job), refused (one line per sbatch refused: "KIND expected|
@@ -31,6 +31,22 @@
 # conflict; falcond_unreachable and falcond_unavailable: falcond killed by
 # the soak or an error transport/server).
 #
+# With --fleet (make soak-fleet, issue 41: the lifecycle checks too) the
+# chassis' states are simstate/CHASSIS.json, one per chassis, and a device
+# is named CHASSIS:ID (soak-job.py's map mode; falcond's ledger names its
+# chassis); DIR also holds times (sacct -X -P -o JobIDRaw,Submit,Start,
+# End,State,AllocTRES), falcond-leases (falcond's "lease L: job N on H: K
+# device(s) on C (...) in S s" lines), procs.log (soak.sh's samples "T NAME
+# PID CPU_S RSS_KB" and "T load LOAD1 MEM_AVAILABLE_KB") and pool-gpus (the
+# pool's GPUs), for the figures: jobs, GPU utilization (Slurm's
+# allocations: falcon_gpu x (End - Start) over pool x wall), wait
+# (Submit to Start) p50/p95, time-to-start (Submit to the job's own first
+# moment, its devices on its bus) and the stretch from Slurm's Start to it
+# beside falcond's compose time for the job (the chassis' own time: its
+# requests at 0-5 s each) p50/p95, and each daemon's CPU and RSS.  These
+# count as failures too: pool_short requeues, and leases left at the end
+# that are neither kept warm nor of a job still running (leaks).
+#
 # Prints the counts; exits 1 if a correctness count is not zero: devices
 # attached without a lease, devices in two jobs at once (overlapping
 # start..end of the same slot in verdicts of two jobs, or attached..detached
@@ -43,6 +59,7 @@ import json
 import os
 import re
 import sys
+import time
 
 
 def lines(path):
@@ -132,8 +149,19 @@ CAUSE_ERRS = {
     "falcond_unavailable": {"server"},
 }
 # the topology a completed job of a kind must have been given
-KIND_TOPO = {"falconGPUs": "falconGPUs", "hybridGPUs": "hybridGPUs", "urgent": "falconGPUs"}
-FALCON_KINDS = {"falconGPUs", "hybridGPUs", "urgent", "falconNVMe", "gpu+nvme", "timelimit"}
+KIND_TOPO = {"falconGPUs": "falconGPUs", "hybridGPUs": "hybridGPUs", "urgent": "falconGPUs",
+             "array": "falconGPUs", "multinode": "falconGPUs", "hetjob": "falconGPUs"}
+FALCON_KINDS = {"falconGPUs", "hybridGPUs", "urgent", "falconNVMe", "gpu+nvme", "timelimit",
+                "array", "multinode", "hetjob"}
+
+
+def job_of(field):
+    """The submitted job of a sacct JobID: an array task's (N_K) and a
+    hetjob component's (N+K) is N's; None if not a number."""
+    try:
+        return int(field.split("_")[0].split("+")[0])
+    except ValueError:
+        return None
 
 
 def wrong_tags(d, jobs, requeues, chaos):
@@ -150,11 +178,8 @@ def wrong_tags(d, jobs, requeues, chaos):
             errs[int(m.group(1))].add(m.group(2))
     for ln in lines(os.path.join(d, "tags")):
         f = (ln.split("|") + ["", ""])[:3]
-        try:
-            jid = int(f[0])
-        except ValueError:
-            continue
-        if jid not in jobs or jobs[jid][0] == "too-big":
+        jid = job_of(f[0])
+        if jid is None or jid not in jobs or jobs[jid][0] == "too-big":
             continue
         st, tag, kind = f[1].split()[0] if f[1] else "", f[2], jobs[jid][0]
         if st == "CANCELLED" and "falcon:requeued=" in tag and not requeues[jid]:
@@ -192,9 +217,101 @@ def wrong_tags(d, jobs, requeues, chaos):
     return bad
 
 
+def pct(a, p):
+    """The p-th percentile of the sorted list a (nearest rank); nan if empty."""
+    return a[min(len(a) - 1, int(round(p / 100.0 * (len(a) - 1))))] if a else float("nan")
+
+
+def epoch(s):
+    """sacct's local time (2026-11-29T07:01:02) in seconds; None if none."""
+    try:
+        return time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%S"))
+    except (ValueError, OverflowError):
+        return None
+
+
+def fleet_figures(d, wall, vs, p):
+    """--fleet: jobs, utilization, waits, time-to-start against falcond's
+    compose time (the chassis'), daemons' CPU and RSS; printed with p."""
+    rows = [(ln.split("|") + [""] * 6)[:6] for ln in lines(os.path.join(d, "times"))]
+    pool = float((lines(os.path.join(d, "pool-gpus")) or ["0"])[0] or 0)
+    gpu_s, waits, started, submit, start = 0.0, [], 0, {}, {}
+    for jid, sub, st, end, state, tres in rows:
+        if not jid.isdigit():
+            continue
+        t_sub, t_st, t_end = epoch(sub), epoch(st), epoch(end)
+        m = re.search(r"gres/falcon_gpu=([0-9]+)", tres)
+        if t_st and t_end and m:
+            gpu_s += int(m.group(1)) * (t_end - t_st)
+        if t_sub and t_st:
+            started += 1
+            waits.append(t_st - t_sub)
+            submit[int(jid)], start[int(jid)] = t_sub, t_st
+    waits.sort()
+    p("soak: fleet: jobs %d (array tasks and hetjob components one each), started %d; "
+      "GPU utilization %.0f%% (%.1f GPU-h allocated of %d pool GPUs x %.0f s)"
+      % (len(rows), started, 100.0 * gpu_s / (pool * wall) if pool and wall else float("nan"),
+         gpu_s / 3600.0, pool, wall))
+    p("soak: fleet: wait (submit to start) p50 %.1f s p95 %.1f s" % (pct(waits, 50), pct(waits, 95)))
+    chassis_s = collections.defaultdict(float)
+    for ln in lines(os.path.join(d, "falcond-leases")):
+        m = re.search(r"lease \S+: job ([0-9]+) on \S+: [0-9]+ device\(s\) on \S+ .* in ([0-9.]+) s", ln)
+        if m:
+            chassis_s[int(m.group(1))] += float(m.group(2))
+    tts, stretch, comp, ratio = [], [], [], []
+    for j, runs in vs.items():
+        first = [float(v["start"]) for v in runs if v.get("restart") == "0"]
+        if not first or j not in submit or j not in chassis_s:
+            continue
+        t0 = min(first)
+        tts.append(t0 - submit[j])
+        stretch.append(t0 - start[j])
+        comp.append(chassis_s[j])
+        if chassis_s[j] > 0:
+            ratio.append((t0 - start[j]) / chassis_s[j])
+    for a in (tts, stretch, comp, ratio):
+        a.sort()
+    p("soak: fleet: time-to-start (submit to the job's devices on its bus) p50 %.1f s p95 %.1f s; "
+      "Slurm's start to them p50 %.1f s p95 %.1f s; the chassis' own time (falcond's compose "
+      "of the job) p50 %.1f s p95 %.1f s; start-to-devices over chassis time p50 %.2fx p95 "
+      "%.2fx (%d jobs composed at their first start)"
+      % (pct(tts, 50), pct(tts, 95), pct(stretch, 50), pct(stretch, 95), pct(comp, 50),
+         pct(comp, 95), pct(ratio, 50), pct(ratio, 95), len(tts)))
+    cpu, rss, first_t, last_t, load, mem = {}, collections.defaultdict(list), None, None, [], []
+    for ln in lines(os.path.join(d, "procs.log")):
+        f = ln.split()
+        if len(f) == 4 and f[1] == "load":
+            load.append(float(f[2]))
+            mem.append(int(f[3]))
+            continue
+        if len(f) != 5:
+            continue
+        t, name, pid, cs, rk = int(f[0]), f[1], f[2], float(f[3]), int(f[4] or 0)
+        first_t = t if first_t is None else first_t
+        last_t = t
+        c = cpu.setdefault((name, pid), [cs, cs])
+        c[1] = cs
+        rss[name].append((t, rk))
+    span = (last_t - first_t) if first_t is not None and last_t != first_t else 0
+    for name in sorted({n for n, _ in cpu}):
+        s_cpu = sum(b - a for (n, _), (a, b) in cpu.items() if n == name)
+        per_t = collections.defaultdict(int)
+        for t, r in rss[name]:
+            per_t[t] += r
+        r = sorted(per_t.values())
+        p("soak: fleet: %s CPU %.0f s in %.0f s sampled (%.1f%% of a core, %.0f s an hour), RSS "
+          "p50 %.1f MiB max %.1f MiB" % (name, s_cpu, span, 100.0 * s_cpu / span if span else 0,
+                                          3600.0 * s_cpu / span if span else 0,
+                                          pct(r, 50) / 1024.0, (r[-1] if r else 0) / 1024.0))
+    if load:
+        p("soak: fleet: load p50 %.1f max %.1f; memory available min %.1f GiB"
+          % (pct(sorted(load), 50), max(load), min(mem) / 1048576.0))
+
+
 def main():
     args = sys.argv[1:]
-    lifecycle = bool(args) and args[0] == "--lifecycle"
+    fleet = bool(args) and args[0] == "--fleet"
+    lifecycle = bool(args) and args[0] in ("--lifecycle", "--fleet")
     if lifecycle:
         args = args[1:]
     d, wall = args[0], float(args[1])
@@ -207,11 +324,8 @@ def main():
     requeues = collections.Counter()
     for ln in lines(os.path.join(d, "sacct")):
         f = ln.split("|")
-        try:
-            jid = int(f[0].split("_")[0])
-        except ValueError:
-            continue
-        if jid not in jobs:
+        jid = job_of(f[0])
+        if jid is None or jid not in jobs:
             continue
         if f[1].startswith("REQUEUED"):
             requeues[jid] += 1
@@ -249,16 +363,28 @@ def main():
     wrong = [(j, v["detail"]) for j, runs in vs.items() for v in runs if v["result"] == "wrong"]
     ovl = overlaps(vs)
 
-    sim = load_json(os.path.join(d, "simstate.json"))
     led = load_json(os.path.join(d, "ledger.json")) or {"leases": [], "quarantine": []}
-    # by slot id: the soak has one chassis, whose Redfish id (falcon-sim's
-    # "chassis", e.g. falcon1) is not its falcon.conf ChassisName (c1)
-    leased = {x["id"] for le in led.get("leases", []) for x in le.get("devices", [])}
     unleased = []
-    if sim is not None:
-        for dev in sim["devices"]:
-            if dev.get("owner") and dev["id"] not in leased:
-                unleased.append(dev["id"])
+    if fleet:
+        # one state per chassis, simstate/C.json; devices named C:ID
+        sdir = os.path.join(d, "simstate")
+        names = sorted(os.listdir(sdir)) if os.path.isdir(sdir) else []
+        sims = {n[:-5]: load_json(os.path.join(sdir, n)) for n in names if n.endswith(".json")}
+        sim = None if not sims or None in sims.values() else sims
+        leased = {"%s:%s" % (x["chassis"], x["id"]) for le in led.get("leases", [])
+                  for x in le.get("devices", [])}
+        for c, st in (sim or {}).items():
+            unleased += ["%s:%s" % (c, dev["id"]) for dev in st["devices"]
+                         if dev.get("owner") and "%s:%s" % (c, dev["id"]) not in leased]
+    else:
+        sim = load_json(os.path.join(d, "simstate.json"))
+        # by slot id: the soak has one chassis, whose Redfish id (falcon-sim's
+        # "chassis", e.g. falcon1) is not its falcon.conf ChassisName (c1)
+        leased = {x["id"] for le in led.get("leases", []) for x in le.get("devices", [])}
+        if sim is not None:
+            for dev in sim["devices"]:
+                if dev.get("owner") and dev["id"] not in leased:
+                    unleased.append(dev["id"])
     hovl, hopen = history_overlaps(led)
     running = {j for j, (st, _) in squeue.items() if st in ("RUNNING", "COMPLETING")}
     pending = {j: r for j, (st, r) in squeue.items() if st == "PENDING"}
@@ -324,12 +450,24 @@ def main():
         bad["drained nodes"] = len(drained)
         bad["admin actions"] = sum(admin.values())
         bad["wrong tags"] = len(tags_wrong)
+    left = []
+    if fleet:
+        fleet_figures(d, wall, vs, p)
+        # a lease at the end neither kept warm nor of a running job: leaked
+        live = {j for j, (st, _) in squeue.items() if st in ("RUNNING", "COMPLETING", "CONFIGURING")}
+        left = [le for le in led.get("leases", []) if le.get("state", "active") != "kept" and
+                int(le.get("job_id", -1)) not in live]
+        bad["pool_short requeues"] = why["pool_short"]
+        bad["leases left (not kept, no job running)"] = len(left)
     if sim is None:
         p("soak: chassis state unreadable at the end: devices without a lease not counted")
     for k, v in bad.items():
         p("soak: %s: %d" % (k, v))
     for x in unleased:
         p("soak:   attached without a lease: %s" % x)
+    for le in left[:10]:
+        p("soak:   lease left: %s job %s on %s (%s)" % (le.get("id"), le.get("job_id"),
+                                                   le.get("host"), le.get("state", "active")))
     for dv, a, b in ovl[:20]:
         p("soak:   %s in jobs %d and %d at once" % (dv, a, b))
     for dv, a, b in hovl[:20]:

@@ -5,7 +5,15 @@
 # keeping its logs and counts in soak-out/; `make soak-lifecycle` the same
 # with Slurm's job lifecycle (SOAK_LIFECYCLE=1, 200 jobs by default: scancel,
 # requeue, suspend, restarts, srun/salloc, time limits, preemption on
-# 23.02+), in soak-lifecycle-out/.  Not part of `make check`.
+# 23.02+), in soak-lifecycle-out/; `make soak-fleet` the lifecycle soak on
+# a fleet for an hour (SOAK_FLEET=1: tests/integration/fleet-lib.sh's
+# SOAK_NODES=64 nodes on SOAK_CHASSIS=16 chassis, falcond and a standby,
+# KeepWarm= in one partition, arrays, multi-node jobs and hetjobs, the
+# active falcond SIGKILLed, a chassis unreachable for minutes, any node's
+# slurmd and slurmctld restarted; SOAK_DURATION=3600 s of submissions),
+# run in namespaces of its own (tests/isolate.sh, as make check runs a
+# test: no other cluster's lock to wait for), in soak-fleet-out/.  Not part
+# of `make check`.
 
 EXTRA_DIST += tests/soak/soak.sh tests/soak/soak-job.py tests/soak/soak-report.py \
 	tests/soak/soak-check.sh
@@ -28,3 +36,10 @@ soak-lifecycle: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  SOAK_LIFECYCLE=1 SOAK_JOBS=$${SOAK_JOBS:-200} \
 	  SOAK_OUT='$(abs_top_builddir)/soak-lifecycle-out' $(SHELL) $(srcdir)/tests/soak/soak.sh
+
+SOAK_TARGETS += soak-fleet
+soak-fleet: all
+	rm -rf soak-fleet-out
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  SOAK_FLEET=1 SOAK_OUT='$(abs_top_builddir)/soak-fleet-out' \
+	  $(SHELL) $(srcdir)/tests/isolate.sh $(SHELL) $(srcdir)/tests/soak/soak.sh
