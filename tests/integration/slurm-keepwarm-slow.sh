@@ -9,9 +9,10 @@
 #       job of root's of 4 start together: one keep is released for the
 #       other user (a 20 s detach inside that job's compose), root's job
 #       reuses the other with no chassis request; both COMPLETE and
-#       neither is requeued by falcon (before the lock was given up during
-#       a keep's release, the reuse waited for it; before the short-budget
-#       rule the other job's attach ran past its budget);
+#       neither is requeued by falcon (at these budgets one release and
+#       one attach fit the other job's compose: without compose.c's
+#       short-budget rule this still passes; that rule is reached where
+#       the release waits behind other PATCHes, make bench-warm);
 #   (b) a KeepWarmReset= program that exits 1 on devices kept for another
 #       user: that job is requeued by falcon (the prolog's log naming the
 #       program's exit), the kept
