@@ -20,7 +20,10 @@
 #       budget, the node is not drained;
 #   (c) one that outlives its 60 s: killed, the same;
 #   (d) an interactive job (salloc, srun inside it) gets its GPUs through
-#       a 20 s PATCH and its srun sees them.
+#       a 20 s PATCH and its srun sees them;
+#   (e) the chassis refuses (HTTP 500, once; then 5 s per PATCH) the
+#       detach of a keep released for another user's job: that job still
+#       runs, nothing is quarantined, the node is not drained.
 # Each keep has a job of the same user waiting for it (a "waiter" held
 # back by a dependency on a held job), as falcond keeps only then.
 #
@@ -162,6 +165,35 @@ timeout 300 salloc -w "$FP_HOST" --gres=falcon_gpu:2 \
 grep -q '^cvd=GPU-[^,]*,GPU-' "$out/d.out" || t_fail "(d) srun in the salloc saw: $(cat "$out/d.out")"
 fp_not_drained
 t_ok "(d) salloc + srun with 2 falcon GPUs at 20 s per PATCH in $(($(date +%s) - t0)) s: $(grep cvd= "$out/d.out")"
+
+# (e) the chassis refuses the detach of a keep released for another
+# user's job (one HTTP 500, then 5 s per PATCH: falcond retries the detach
+# device by device, 6 of them); the job runs (after a requeue at worst),
+# nothing is quarantined, the node is not drained.  KeepWarmReset= taken
+# out again: the other user's job cannot reuse, so a keep is released
+echo ok >"$t_tmp/reset.mode"
+sed -i '/^KeepWarmReset=/d' "$FALCON_CONF"
+n=$(grep -c 'SIGHUP: reloaded' "$t_tmp/falcond.log")
+kill -HUP "$FD_PID"
+reloaded() { [ "$(grep -c 'SIGHUP: reloaded' "$t_tmp/falcond.log")" -gt "$n" ]; }
+wait_for 30 "falcond to reload" reloaded || t_fail "(e) no reload"
+k_job root e1 falcon_gpu:6
+k_done "$jid" e1
+wait_kept 6
+fd_sim c1 POST /admin/faults \
+	'{"rules":[{"action":"error","status":500,"method":"PATCH","path":"/redfish/v1/Fabrics*","count":1},{"action":"latency","path":"/redfish/v1/Fabrics*","method":"PATCH","ms":5000}]}' >/dev/null
+t0=$(date +%s)
+k_job nobody en falcon_gpu:4
+en=$jid
+wait_for 600 "job $en to complete" s_in_state "$en" COMPLETED FAILED CANCELLED NODE_FAIL TIMEOUT ||
+	{ tail -n 20 "$t_tmp/falcond.log" >&2; t_fail "(e) job $en: '$s_st' after 600 s: $(tag "$en")"; }
+[ "$s_st" = COMPLETED ] || t_fail "(e) job $en: $s_st: $(tag "$en")"
+grep -q "kept warm; released for job $en on $FP_HOST" "$t_tmp/falcond.log" ||
+	t_fail "(e) no keep released for job $en: $(grep "job $en" "$t_tmp/falcond.log" | tail -n 3)"
+q=$(metric falcond_quarantined_devices)
+[ "${q:-0}" = 0 ] || t_fail "(e) $q device(s) quarantined: $("$FALCONCTL" status 2>&1 | tail -n 5)"
+fp_not_drained
+t_ok "(e) a keep's detach refused once (HTTP 500): job $en COMPLETED in $(($(date +%s) - t0)) s, $(tag "$en"); nothing quarantined, node not drained"
 
 # done: the waiter, the gate; what is kept goes with KeepWarm=1
 scancel "$waiter"

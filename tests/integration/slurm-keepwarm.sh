@@ -19,7 +19,8 @@
 #       kept: the pool is clean;
 #   (f) a job's devices are kept only where Slurm shows a job waiting that
 #       can use them (issue 41): with none waiting, and with only another
-#       user's job waiting (no KeepWarmReset=), they are released at its end.
+#       user's job waiting (no KeepWarmReset=), they are released at its end;
+#   (g) nor when falcond cannot ask slurmctld.
 # Each keep of (a)-(e) has a job waiting for it, as a site's pipeline or
 # array has: a "waiter" of the same user (and node, and partition) held
 # back by a dependency on a held "gate" job, cancelled when done with.
@@ -132,6 +133,20 @@ k_waiter "$FP_HOST"
 w_host=$wid
 k_waiter node2
 w_node2=$wid
+
+# (g) falcond cannot reach slurmctld (its slurm.conf naming a port where
+# none listens): root's job waits, yet nothing is kept (never hold idle
+# devices blind); then falcond as before
+fd_stop_falcond
+sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$t_tmp/unreachable.conf"
+SLURM_CONF=$t_tmp/unreachable.conf FD_NO_SLURM= fd_start_falcond
+k_job g1 -w "$FP_HOST" --gres=falcon_gpu:2
+k_done "$jid" g1 >/dev/null
+fp_wait_pool_clean 60
+grep -q "job $jid's 2 device(s) not kept warm on $FP_HOST: Slurm did not say which jobs wait" \
+	"$t_tmp/falcond.log" || t_fail "(g) job $jid: $(grep "job $jid\|slurm_load_jobs" "$t_tmp/falcond.log" | tail -n 3)"
+t_ok "(g) slurmctld unreachable for falcond: job $jid's devices not kept though job $w_host waits"
+fp_falcond_with_slurm
 
 # no_patch NAME GRES - a job of GRES on the host, served from what is kept:
 # COMPLETED with no zone PATCH sent to the chassis; its id in $jid, its
