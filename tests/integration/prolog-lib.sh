@@ -120,6 +120,25 @@ fp_node2_conf() {
 	echo "FalcondUrl=http://10.77.$FP_NS.1:$FD_PORT" >>"$FP_CONF2"
 }
 
+# fp_demo_budgets - FALCON_CONF's budgets replaced by those the quickstart
+# runs with, taken from examples/falcon-demo.conf.in unchanged: its
+# PrologTimeout=, EpilogTimeout=, RescanTimeout=, CheckBudget=,
+# ChassisRetries=, ComposeWait= if set, and its chassis line's Timeout=
+# and ChangeTimeout= if set (a test that needs a longer bound than these
+# has found a bug in them).  Call before falcond starts.
+fp_demo_budgets() {
+	_demo=$top_srcdir/examples/falcon-demo.conf.in
+	_keys='PrologTimeout|EpilogTimeout|RescanTimeout|CheckBudget|ChassisRetries|ComposeWait'
+	grep -Ev "^($_keys)=" "$FALCON_CONF" >"$FALCON_CONF.new"
+	grep -E "^($_keys)=" "$_demo" >>"$FALCON_CONF.new"
+	_ct=$(sed -n '/^#/d; s/.*[ 	]\(Timeout=[0-9][0-9]*\).*/\1/p' "$_demo")
+	_cct=$(sed -n '/^#/d; s/.*[ 	]\(ChangeTimeout=[0-9][0-9]*\).*/\1/p' "$_demo")
+	[ -n "$_ct" ] || t_fail "no Timeout= on the chassis line of $_demo"
+	sed -i "s/^\(ChassisName=.*\) Timeout=[0-9]*\$/\1 $_ct${_cct:+ $_cct}/" "$FALCON_CONF.new"
+	mv "$FALCON_CONF.new" "$FALCON_CONF"
+	echo "falcon.conf budgets: $(grep -E "^($_keys)=" "$FALCON_CONF" | tr '\n' ' ')$(sed -n 's/^ChassisName=.* \(Timeout=.*\)/\1/p' "$FALCON_CONF")"
+}
+
 # fp_falcond_with_slurm - falcond again, now asking this cluster's
 # slurmctld (reconcile's slurm_load_jobs, the events' AdminComment), as
 # the quickstart runs it; its log starts empty.

@@ -38,17 +38,8 @@ id nobody >/dev/null 2>&1 || t_skip "no user nobody"
 keep=$(sed -n '/^[^#]/s/.*KeepWarm=\([0-9][0-9]*\).*/\1/p' "$top_srcdir/examples/falcon.conf" | head -n 1)
 [ -n "$keep" ] || t_fail "examples/falcon.conf shows no KeepWarm="
 fp_setup "PartitionName=debug KeepWarm=$keep"
-# the quickstart's budgets in place of prolog-lib's (as slurm-slowchassis.sh)
-demo=$top_srcdir/examples/falcon-demo.conf.in
-keys='PrologTimeout|EpilogTimeout|RescanTimeout|CheckBudget|ChassisRetries|ComposeWait'
-grep -Ev "^($keys)=" "$FALCON_CONF" >"$FALCON_CONF.new"
-grep -E "^($keys)=" "$demo" >>"$FALCON_CONF.new"
-ct=$(sed -n '/^#/d; s/.*[ 	]\(Timeout=[0-9][0-9]*\).*/\1/p' "$demo")
-cct=$(sed -n '/^#/d; s/.*[ 	]\(ChangeTimeout=[0-9][0-9]*\).*/\1/p' "$demo")
-[ -n "$ct" ] || t_fail "no Timeout= on the chassis line of $demo"
-sed -i "s/^\(ChassisName=.*\) Timeout=[0-9]*\$/\1 $ct${cct:+ $cct}/" "$FALCON_CONF.new"
-mv "$FALCON_CONF.new" "$FALCON_CONF"
-echo "falcon.conf: $(grep -E "^($keys)=|KeepWarm" "$FALCON_CONF" | tr '\n' ' ')"
+# the quickstart's budgets in place of prolog-lib's
+fp_demo_budgets
 fp_slurmctld_wrapper
 fp_slurm_start --prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" --license c1_gpu:8,c1_nvme:1 \
 	--spank "$plugin" --spank-args "conf=$FALCON_CONF" --job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"

@@ -21,17 +21,7 @@
 . "$top_srcdir/tests/integration/prolog-lib.sh"
 fp_slurm_node
 fp_setup
-demo=$top_srcdir/examples/falcon-demo.conf.in
-# the quickstart's budgets in place of prolog-lib's
-keys='PrologTimeout|EpilogTimeout|RescanTimeout|CheckBudget|ChassisRetries|ComposeWait'
-grep -Ev "^($keys)=" "$FALCON_CONF" >"$FALCON_CONF.new"
-grep -E "^($keys)=" "$demo" >>"$FALCON_CONF.new"
-ct=$(sed -n '/^#/d; s/.*[ 	]\(Timeout=[0-9][0-9]*\).*/\1/p' "$demo")
-cct=$(sed -n '/^#/d; s/.*[ 	]\(ChangeTimeout=[0-9][0-9]*\).*/\1/p' "$demo")
-[ -n "$ct" ] || t_fail "no Timeout= on the chassis line of $demo"
-sed -i "s/^\(ChassisName=.*\) Timeout=[0-9]*\$/\1 $ct${cct:+ $cct}/" "$FALCON_CONF.new"
-mv "$FALCON_CONF.new" "$FALCON_CONF"
-echo "falcon.conf budgets: $(grep -E "^($keys)=" "$FALCON_CONF" | tr '\n' ' ')$(sed -n 's/^ChassisName=.* \(Timeout=.*\)/\1/p' "$FALCON_CONF")"
+fp_demo_budgets
 fp_slurmctld_wrapper
 fp_slurm_start --prolog-slurmctld "$t_tmp/prolog-slurmctld.sh"
 echo "slurm.conf: $(grep -E '^(PrologEpilogTimeout|BatchStartTimeout)=' "$SLURM_CONF" | tr '\n' ' ')"
