@@ -109,8 +109,13 @@ int falcond_release_lease(struct falcond_state *st, struct falcond_chassis *ch, 
 		pthread_mutex_unlock(&st->lock);
 		return 0;
 	}
-	if (strcmp(lp->state, "composing") != 0)
+	if (strcmp(lp->state, "composing") != 0) {
 		falcon_strlcpy(lp->state, "closing", sizeof(lp->state));
+		/* kept no more: the ledger has "kept" with state "kept" only (a
+		 * commit during the detach wrote a kept lease closing with it,
+		 * and no falcond would load that ledger: make soak-fleet) */
+		lp->kept_ms = 0;
+	}
 	l = *lp;
 	/* a reconcile leaves it alone meanwhile (a compose's rollback has
 	 * marked it already) */

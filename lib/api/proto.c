@@ -497,6 +497,11 @@ falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *o
 			return rv;
 		l->kept_ms = x;
 	}
+	/* a kept lease being given back ("closing", falcond_release_lease)
+	 * kept its "kept" time in the ledgers of falcond before 2026-11-29,
+	 * which then would not load them: it is dropped */
+	if (l->kept_ms != 0 && strcmp(l->state, "closing") == 0)
+		l->kept_ms = 0;
 	if ((strcmp(l->state, "kept") == 0) != (l->kept_ms != 0))
 		return falcon_err_set(FALCON_ERR_PARSE, "lease: kept: expected with state \"kept\" "
 				      "and only then");

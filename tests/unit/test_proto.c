@@ -391,6 +391,43 @@ START_TEST(place_words)
 }
 END_TEST
 
+/* "kept" goes with state "kept" only; a closing lease that still has it
+ * (a kept lease given back, as falcond wrote it before 2026-11-29) loads
+ * without it. */
+START_TEST(lease_kept_state)
+{
+	const char *base = "{\"id\":\"L-1\",\"job_id\":1,\"uid\":0,\"host\":\"n1\",\"partition\":\"\","
+			   "\"place\":\"pack\",\"created\":1000,\"devices\":[],\"state\":";
+	static const struct {
+		const char *state;
+		falcon_err_t rv;
+		long long kept;
+	} cases[] = {
+		{ "\"kept\",\"kept\":2000}", FALCON_OK, 2000 },
+		{ "\"closing\",\"kept\":2000}", FALCON_OK, 0 },
+		{ "\"active\",\"kept\":2000}", FALCON_ERR_PARSE, 0 },
+		{ "\"kept\"}", FALCON_ERR_PARSE, 0 },
+	};
+	char body[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct falcon_lease l;
+		json_object *o;
+
+		snprintf(body, sizeof(body), "%s%s", base, cases[i].state);
+		o = json_tokener_parse(body);
+		ck_assert_ptr_nonnull(o);
+		memset(&l, 0, sizeof(l));
+		ck_assert_msg(falcon_proto_lease_from_json(o, &l) == cases[i].rv, "%s: %s", body,
+			      falcon_errmsg());
+		if (cases[i].rv == FALCON_OK)
+			ck_assert_int_eq(l.kept_ms, cases[i].kept);
+		json_object_put(o);
+	}
+}
+END_TEST
+
 /* How falcon_client_call reads falcond's answer (no munged needed). */
 static const struct {
 	long code;
@@ -457,6 +494,7 @@ int main(void)
 	tcase_add_loop_test(tc, device_bad, 0, (int)ARRAY_SIZE(bad_device));
 	tcase_add_test(tc, device_unquarantine_no_reason);
 	tcase_add_test(tc, lease_round_trip);
+	tcase_add_test(tc, lease_kept_state);
 	tcase_add_test(tc, lease_devices_bound);
 	tcase_add_test(tc, lease_host_fields_not_sent);
 	tcase_add_test(tc, err_names);
