@@ -282,7 +282,9 @@ t_ok "clean fleet run: PASS (one slot id on two chassis, a kept lease), utilizat
 echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node1 0000:3d:00.0)]}" >"$F/simstate/c1.json"
 echo '[2026-11-29T07:00:00.000] _update_job: setting admin_comment to falcon:requeued=pool_short for JobId=31' \
 	>"$F/requeued-why"
-echo '{"leases":[{"id":"K","job_id":32,"host":"nodeB","devices":[{"chassis":"c2","id":"drawer1_slot1"}]}],"quarantine":[],"devices":[]}' >"$F/ledger.json"
+echo '{"leases":[{"id":"K","job_id":32,"host":"nodeB","devices":[{"chassis":"c2","id":"drawer1_slot1"}]},{"id":"R","job_id":35,"host":"nodeC","devices":[]}],"quarantine":[],"devices":[]}' >"$F/ledger.json"
+# job 35 (an array task of the run, say) still runs: its lease is no leak
+printf '35|RUNNING\n32|COMPLETED\n' >"$F/squeue-ids"
 rc=0
 TZ=UTC python3 "$REPORT" --fleet "$F" 100 >"$t_tmp/report" || rc=$?
 [ $rc = 1 ] || t_fail "bad fleet run: exit $rc: $(cat "$t_tmp/report")"
@@ -290,4 +292,4 @@ for want in 'devices attached without a lease: 1' 'attached without a lease: c1:
 	'pool_short requeues: 1' 'leases left (not kept, no job running): 1' 'lease left: K job 32 on nodeB' 'FAIL'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad fleet run lacks '$want': $(cat "$t_tmp/report")"
 done
-t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left"
+t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left (not the running job's)"

@@ -37,7 +37,8 @@
 # chassis); DIR also holds times (sacct -X -P -o JobIDRaw,Submit,Start,
 # End,State,AllocTRES), falcond-leases (falcond's "lease L: job N on H: K
 # device(s) on C (...) in S s" lines), procs.log (soak.sh's samples "T NAME
-# PID CPU_S RSS_KB" and "T load LOAD1 MEM_AVAILABLE_KB") and pool-gpus (the
+# PID CPU_S RSS_KB" and "T load LOAD1 MEM_AVAILABLE_KB"), squeue-ids (squeue
+# -h -o '%A|%T': each job's own id and state) and pool-gpus (the
 # pool's GPUs), for the figures: jobs, GPU utilization (Slurm's
 # allocations: falcon_gpu x (End - Start) over pool x wall), wait
 # (Submit to Start) p50/p95, time-to-start (Submit to the job's own first
@@ -454,7 +455,8 @@ def main():
     if fleet:
         fleet_figures(d, wall, vs, p)
         # a lease at the end neither kept warm nor of a running job: leaked
-        live = {j for j, (st, _) in squeue.items() if st in ("RUNNING", "COMPLETING", "CONFIGURING")}
+        live = {int(f[0]) for f in (ln.split("|") for ln in lines(os.path.join(d, "squeue-ids")))
+                if f[0].isdigit() and len(f) > 1 and f[1] in ("RUNNING", "COMPLETING", "CONFIGURING")}
         left = [le for le in led.get("leases", []) if le.get("state", "active") != "kept" and
                 int(le.get("job_id", -1)) not in live]
         bad["pool_short requeues"] = why["pool_short"]

@@ -765,6 +765,8 @@ soak_until 30 soak_ledger_read || echo "soak: falcond --dump-ledger failed: $(fd
 sinfo -h -R -o '%N|%E' >"$S/sinfo-R" 2>/dev/null || true
 scontrol -o show reservation >"$S/reservations" 2>/dev/null || true
 squeue -h -o '%i|%T|%r' >"$S/squeue" 2>/dev/null || true
+# the same by each job's own id (an array task's, a hetjob component's)
+squeue -h -o '%A|%T' >"$S/squeue-ids" 2>/dev/null || true
 sacct -D -X -n -P -S "$(date -d "@$soak_t0" +%Y-%m-%dT%H:%M:%S)" -o JobID,State \
 	>"$S/sacct" 2>/dev/null || true
 # the interactive jobs by name, and every job's final state and tag
