@@ -50,10 +50,10 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
  * keep_serves_waiter - whether Slurm shows a job waiting on l's host in
  * l's partition that the keep of lease copy l would serve (keep.h
  * falcond_keep_for), its id in *job (0: none, or not asked).  Asks Slurm
- * without st->lock, then takes it to skip jobs that hold a lease already.  Without
- * Slurm (falcond --no-slurm) every keep serves, as
- * before issue 41; when Slurm does not answer, none does (never hold idle
- * devices blind).  *why gets the reason when false.
+ * without st->lock, then takes it to skip jobs that hold a lease already.
+ * Without Slurm (falcond --no-slurm) every keep serves, as before issue
+ * 41; when Slurm does not answer, none does (never hold idle devices
+ * blind).  *why gets the reason when false.
  */
 static bool keep_serves_waiter(struct falcond_state *st, const struct falcon_lease *l,
 			       const char **why, uint32_t *job)
