@@ -61,7 +61,8 @@ bench-fleet: all
 	  $(SHELL) $(srcdir)/tests/bench/fleet
 .PHONY: bench-fleet
 # Bench (by hand, root, a few minutes): job_submit_falcon's time per submit
-# at 4, 16 and 64 chassis (SUBMIT_CHASSIS), a busy queue pending (issue 41)
+# at 4, 16 and 64 chassis (SUBMIT_CHASSIS), a busy queue pending, and
+# slurmctld's main and backfill scheduling cycle with that queue eligible (issue 41)
 BENCH_TARGETS += bench-submit
 bench-submit: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
