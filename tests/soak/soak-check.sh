@@ -266,6 +266,7 @@ falcond: lease L-32: job 32 on nodeB: 1 device(s) on c2 (H2) in 3.00 s
 EOT
 printf '100 falcond 7 1.0 10240\n100 slurmctld 8 2.0 20480\n160 falcond 7 4.0 11264\n160 slurmctld 8 5.0 20480\n160 load 1.5 2097152\n' >"$F/procs.log"
 echo 8 >"$F/pool-gpus"
+printf '1000 falcond-kill falcond a (active), restart in 3 s\n1030 falcond-takeover falcond b serves after 30 s\n1100 chassis-pause c2 150 s, running jobs: 31 \n1200 falcond-takeover falcond a serves after 48 s\n' >"$F/chaos.log"
 # c2's drawer1_slot1 is leased (job 32), c1's is attached without a lease
 echo "{\"chassis\":\"falcon1\",\"devices\":[$(free drawer1_slot1)]}" >"$F/simstate/c1.json"
 echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node2 0000:3d:00.0)]}" >"$F/simstate/c2.json"
@@ -275,7 +276,8 @@ for want in 'PASS' 'devices in two jobs: 0' 'pool_short requeues: 0' 'wrong tags
 	'fleet: jobs 2 .*, started 2; GPU utilization 38% (0.1 GPU-h allocated of 8 pool GPUs x 100 s)' 'fleet: wait (submit to start) p50 5.0 s p95 10.0 s' \
 	"fleet: time-to-start .* p50 10.0 s p95 20.0 s; Slurm's start to them p50 5.0 s p95 10.0 s; the chassis' own time (falcond's compose of the job) p50 2.5 s p95 3.0 s" \
 	'fleet: falcond CPU 3 s in 60 s sampled (5.0% of a core, 180 s an hour), RSS p50 10.0 MiB max 11.0 MiB' \
-	'leases left (not kept, no job running): 0'; do
+	'leases left (not kept, no job running): 0' \
+	'fleet: falcond takeovers 2, the standby serving after p50 30 s max 48 s; chassis outages: c2 150 s'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "clean fleet run lacks '$want': $(cat "$t_tmp/report")"
 done
 t_ok "clean fleet run: PASS (one slot id on two chassis, a kept lease), utilization, waits, the chassis' time, CPU and RSS"

@@ -304,6 +304,18 @@ def fleet_figures(d, wall, vs, p):
           "p50 %.1f MiB max %.1f MiB" % (name, s_cpu, span, 100.0 * s_cpu / span if span else 0,
                                           3600.0 * s_cpu / span if span else 0,
                                           pct(r, 50) / 1024.0, (r[-1] if r else 0) / 1024.0))
+    tk, outs = [], []
+    for ln in lines(os.path.join(d, "chaos.log")):
+        m = re.search(r" falcond-takeover .* after ([0-9]+) s", ln)
+        if m:
+            tk.append(int(m.group(1)))
+        m = re.search(r" chassis-(pause|restart) (\S+) ([0-9]+) s", ln)
+        if m:
+            outs.append("%s %s s" % (m.group(2), m.group(3)))
+    tk.sort()
+    p("soak: fleet: falcond takeovers %d, the standby serving after p50 %.0f s max %.0f s; "
+      "chassis outages: %s" % (len(tk), pct(tk, 50), tk[-1] if tk else float("nan"),
+                               ", ".join(outs) or "none"))
     if load:
         p("soak: fleet: load p50 %.1f max %.1f; memory available min %.1f GiB"
           % (pct(sorted(load), 50), max(load), min(mem) / 1048576.0))
