@@ -276,7 +276,7 @@ for want in 'PASS' 'devices in two jobs: 0' 'pool_short requeues: 0' 'wrong tags
 	'fleet: jobs 2 .*, started 2; GPU utilization 38% (0.1 GPU-h allocated of 8 pool GPUs x 100 s)' 'fleet: wait (submit to start) p50 5.0 s p95 10.0 s' \
 	"fleet: time-to-start .* p50 10.0 s p95 20.0 s; Slurm's start to them p50 5.0 s p95 10.0 s; the chassis' own time (falcond's compose of the job) p50 2.5 s p95 3.0 s" \
 	'fleet: falcond CPU 3 s in 60 s sampled (5.0% of a core, 180 s an hour), RSS p50 10.0 MiB max 11.0 MiB' \
-	'leases left (not kept, no job running): 0' \
+	'leases left (not kept, no job running): 0' 'devices taken from a running job (lost, no chassis restart): 0' \
 	'fleet: falcond takeovers 2, the standby serving after p50 30 s max 48 s; chassis outages: c2 150 s'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "clean fleet run lacks '$want': $(cat "$t_tmp/report")"
 done
@@ -285,13 +285,16 @@ echo "{\"chassis\":\"falcon1\",\"devices\":[$(dev drawer1_slot1 node1 0000:3d:00
 echo '[2026-11-29T07:00:00.000] _update_job: setting admin_comment to falcon:requeued=pool_short for JobId=31' \
 	>"$F/requeued-why"
 echo '{"leases":[{"id":"K","job_id":32,"host":"nodeB","devices":[{"chassis":"c2","id":"drawer1_slot1"}]},{"id":"R","job_id":35,"host":"nodeC","devices":[]}],"quarantine":[],"devices":[]}' >"$F/ledger.json"
+# job 36's devices went while it ran, and no chassis restarted
+echo 'job=36 restart=0 start=1010.0 end=1100.0 result=lost devices=c2:drawer1_slot3 detail="0000:3f:00.0: no device of the chassis attached to node2 there"' >"$F/verdicts/36.0.nodeB"
 # job 35 (an array task of the run, say) still runs: its lease is no leak
 printf '35|RUNNING\n32|COMPLETED\n' >"$F/squeue-ids"
 rc=0
 TZ=UTC python3 "$REPORT" --fleet "$F" 100 >"$t_tmp/report" || rc=$?
 [ $rc = 1 ] || t_fail "bad fleet run: exit $rc: $(cat "$t_tmp/report")"
 for want in 'devices attached without a lease: 1' 'attached without a lease: c1:drawer1_slot1' \
-	'pool_short requeues: 1' 'leases left (not kept, no job running): 1' 'lease left: K job 32 on nodeB' 'FAIL'; do
+	'pool_short requeues: 1' 'leases left (not kept, no job running): 1' 'lease left: K job 32 on nodeB' \
+	'devices taken from a running job (lost, no chassis restart): 1' 'taken from running job 36: ' 'FAIL'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad fleet run lacks '$want': $(cat "$t_tmp/report")"
 done
-t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left (not the running job's)"
+t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left (not the running job's), devices taken from a running job"

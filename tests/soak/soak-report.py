@@ -45,8 +45,10 @@
 # moment, its devices on its bus) and the stretch from Slurm's Start to it
 # beside falcond's compose time for the job (the chassis' own time: its
 # requests at 0-5 s each) p50/p95, and each daemon's CPU and RSS.  These
-# count as failures too: pool_short requeues, and leases left at the end
-# that are neither kept warm nor of a job still running (leaks).
+# count as failures too: pool_short requeues, leases left at the end
+# that are neither kept warm nor of a job still running (leaks), and
+# devices taken from a running job (a "lost" verdict: right at the
+# start, gone by the end) where no chassis restarted under it.
 #
 # Prints the counts; exits 1 if a correctness count is not zero: devices
 # attached without a lease, devices in two jobs at once (overlapping
@@ -472,6 +474,14 @@ def main():
         left = [le for le in led.get("leases", []) if le.get("state", "active") != "kept" and
                 int(le.get("job_id", -1)) not in live]
         bad["pool_short requeues"] = why["pool_short"]
+        # "lost" not explained by a chassis restart (those became lost
+        # above only when every problem was a device gone): the devices
+        # were taken from a running job
+        taken = [(j, v["detail"]) for j, runs in vs.items() for v in runs
+                 if v["result"] == "lost" and j not in restarted]
+        bad["devices taken from a running job (lost, no chassis restart)"] = len(taken)
+        for j, det in taken[:10]:
+            p("soak:   taken from running job %d: %s" % (j, det[:300]))
         bad["leases left (not kept, no job running)"] = len(left)
     if sim is None:
         p("soak: chassis state unreadable at the end: devices without a lease not counted")
