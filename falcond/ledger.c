@@ -39,6 +39,22 @@ long long falcond_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+bool falcond_job_ended(const uint32_t *jobs, size_t n, long long jobs_ms,
+		       const struct falcon_lease *l)
+{
+	size_t j;
+
+	/* made after the list was read (a reuse of a kept lease takes no
+	 * chassis request, so no device of it is touched after the read
+	 * began: make soak-fleet saw running jobs' kept devices reclaimed) */
+	if (l->created_ms >= jobs_ms)
+		return false;
+	for (j = 0; j < n; j++)
+		if (jobs[j] == l->job_id)
+			return false;
+	return true;
+}
+
 void falcond_ledger_free(struct falcond_ledger *lg)
 {
 	size_t i;

@@ -249,6 +249,16 @@ long long falcond_ledger_settle_next(const struct falcond_ledger *lg);
 long long falcond_now_ms(void);
 
 /*
+ * falcond_job_ended - whether lease l's job has ended by Slurm's list of
+ * the jobs alive (jobs, n), read at jobs_ms (falcond_now_ms before the
+ * read): not when the list has it, nor when l was made at or after
+ * jobs_ms (a compose, or a keep's reuse, for a job the list may predate:
+ * the next pass judges it).
+ */
+bool falcond_job_ended(const uint32_t *jobs, size_t n, long long jobs_ms,
+		       const struct falcon_lease *l);
+
+/*
  * falcond_lease_in_flight - l is in flight ("composing" or "settling"): a
  * lease a dead falcond left, to be settled, unless this falcond is
  * composing it (its chassis' live set, state.h).

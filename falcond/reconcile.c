@@ -133,6 +133,7 @@ struct reconcile_run {
 	size_t njobs;
 	char *unusable;              /* ",node,...," drained/down (owned), NULL = not checked */
 	int slurm_ok;                /* 0: jobs is what Slurm says; -1: not checked */
+	long long jobs_ms;           /* falcond_now_ms before jobs was read */
 	unsigned long long rolled, closed_gone, closed_job, orphans, errors;
 	unsigned long long late, settling; /* late attaches detached; leases left settling */
 	unsigned long long since;    /* the chassis' change generation when its read
@@ -190,11 +191,7 @@ static const char *lease_verdict(struct reconcile_run *run, const struct falcond
 	}
 	if (falcond_lease_kept(l))
 		return kept_verdict(run, st, l);
-	if (run->slurm_ok != 0)
-		return NULL;
-	for (j = 0; j < run->njobs && run->jobs[j] != l->job_id; j++)
-		;
-	if (j < run->njobs)
+	if (run->slurm_ok != 0 || !falcond_job_ended(run->jobs, run->njobs, run->jobs_ms, l))
 		return NULL;
 	falcon_warn("reconcile: lease %s: job %u is not running; devices reclaimed", l->id,
 		    l->job_id);
@@ -462,6 +459,7 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 	bool *started;
 	size_t c;
 
+	run.jobs_ms = falcond_now_ms();
 	run.slurm_ok = running_jobs(st, &run.jobs, &run.njobs);
 	unusable_nodes(st, &run.unusable);
 	/* the chassis in parallel: each waits on its own reads */
@@ -481,6 +479,7 @@ falcon_err_t falcond_reconcile(struct falcond_state *st, json_object **report)
 		p->run.jobs = run.jobs;
 		p->run.njobs = run.njobs;
 		p->run.slurm_ok = run.slurm_ok;
+		p->run.jobs_ms = run.jobs_ms;
 		p->run.unusable = run.unusable;
 		started[c] = st->nchassis > 1 &&
 			     pthread_create(&tids[c], NULL, chassis_pass_main, p) == 0;

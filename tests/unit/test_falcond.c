@@ -1250,6 +1250,30 @@ START_TEST(keep_find_take)
 }
 END_TEST
 
+/* Slurm's list of the jobs alive, read at t: a lease of a job not in it
+ * has ended, unless the lease was made at or after t (a keep reused for a
+ * job that started after the read: its devices were reclaimed from under
+ * it, make soak-fleet). */
+START_TEST(job_ended_by_list)
+{
+	const uint32_t alive[] = { 7, 9 };
+	const long long t = 1000000;
+	struct falcon_lease l;
+
+	memset(&l, 0, sizeof(l));
+	l.job_id = 7;
+	l.created_ms = t - 5000;
+	ck_assert(!falcond_job_ended(alive, ARRAY_SIZE(alive), t, &l));
+	l.job_id = 8;
+	ck_assert(falcond_job_ended(alive, ARRAY_SIZE(alive), t, &l));
+	ck_assert(falcond_job_ended(NULL, 0, t, &l));
+	l.created_ms = t;
+	ck_assert(!falcond_job_ended(alive, ARRAY_SIZE(alive), t, &l));
+	l.created_ms = t + 30000;
+	ck_assert(!falcond_job_ended(NULL, 0, t, &l));
+}
+END_TEST
+
 START_TEST(keep_reload_and_file)
 {
 	struct falcon_conf *c = NULL, *lower = NULL;
@@ -1317,6 +1341,7 @@ int main(void)
 	tcase_add_test(tc, keep_for);
 	tcase_add_test(tc, keep_find_take);
 	tcase_add_test(tc, keep_reload_and_file);
+	tcase_add_test(tc, job_ended_by_list);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
