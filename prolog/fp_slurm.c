@@ -39,6 +39,45 @@ static falcon_err_t serr(const char *what, uint32_t job)
 			      slurm_strerror(slurm_get_errno()));
 }
 
+/* How long load_job() waits for a slurmctld it cannot reach (a restart,
+ * a failover): the prolog's budget (PrologTimeout=, 60 s by default) has
+ * room for it, and a node drained for a controller's restart is drained
+ * for nothing (make soak-fleet: a healthy node drained at each restart). */
+#define FP_SLURMCTLD_WAIT_S 30
+
+/* ctld_unreachable - the last Slurm call failed reaching slurmctld. */
+static bool ctld_unreachable(void)
+{
+	int e = slurm_get_errno();
+
+	return e == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR ||
+	       e == SLURMCTLD_COMMUNICATIONS_SEND_ERROR ||
+	       e == SLURMCTLD_COMMUNICATIONS_RECEIVE_ERROR ||
+	       e == SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR ||
+	       e == SLURM_COMMUNICATIONS_CONNECTION_ERROR;
+}
+
+/* load_job - slurm_load_job() of job with show_flags, again every second
+ * for FP_SLURMCTLD_WAIT_S while slurmctld cannot be reached; its result
+ * (slurm_get_errno() set on failure). */
+static int load_job(job_info_msg_t **msg, uint32_t job, uint16_t flags)
+{
+	long long end = fp_now_us() + FP_SLURMCTLD_WAIT_S * 1000000LL;
+	bool said = false;
+
+	for (;;) {
+		if (slurm_load_job(msg, falcon_slurm_job(job), flags) == SLURM_SUCCESS)
+			return SLURM_SUCCESS;
+		if (!ctld_unreachable() || fp_now_us() >= end)
+			return SLURM_ERROR;
+		if (!said)
+			falcon_warn("job %u: slurm_load_job: %s; trying again for up to %d s",
+				    job, slurm_strerror(slurm_get_errno()), FP_SLURMCTLD_WAIT_S);
+		said = true;
+		sleep(1);
+	}
+}
+
 /* env_id - a numeric environment variable, def when unset or bad. */
 static long env_id(const char *name, long def)
 {
@@ -94,7 +133,7 @@ falcon_err_t fp_slurm_job(struct fp_job *job)
 	if (job->no_slurm)
 		return job_from_env(job);
 	init_once();
-	if (slurm_load_job(&msg, falcon_slurm_job(job->id), SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
 		rv = serr("slurm_load_job", job->id);
 		goto fail;
 	}
@@ -142,7 +181,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 		return FALCON_OK;
 	}
 	init_once();
-	if (slurm_load_job(&msg, falcon_slurm_job(job->id), SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
 		rv = serr("slurm_load_job", job->id);
 		goto fail;
 	}
@@ -228,7 +267,7 @@ falcon_err_t fp_slurm_untag_requeued(const struct fp_job *job)
 		topo = job->topo_tagged;
 	} else {
 		init_once();
-		if (slurm_load_job(&msg, falcon_slurm_job(job->id), 0) != SLURM_SUCCESS)
+		if (load_job(&msg, job->id, 0) != SLURM_SUCCESS)
 			return serr("slurm_load_job", job->id);
 		if (msg->record_count > 0) {
 			ji = &msg->job_array[0];

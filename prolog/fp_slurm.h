@@ -18,7 +18,8 @@
  * fp_slurm_job - fill job from slurm_load_job() (tres_per_node, partition,
  * user, group, spank_job_env) or, with job->no_slurm, from the environment
  * (FALCON_TRES_PER_NODE, SLURM_JOB_PARTITION, SLURM_JOB_UID, SLURM_JOB_GID,
- * SPANK_FALCON_*).  FALCON_ERR_SLURM / FALCON_ERR_PARSE.
+ * SPANK_FALCON_*).  A slurmctld it cannot reach (restarting) is asked
+ * again every second for up to 30 s.  FALCON_ERR_SLURM / FALCON_ERR_PARSE.
  */
 falcon_err_t fp_slurm_job(struct fp_job *job);
 /* fp_slurm_tag - merge tag into the job's AdminComment (re-read first:

@@ -11,7 +11,9 @@
 #       drained (the job's states over time are logged for the README);
 #   (c) the epilog with falcond down: the devices come off the bus, the node
 #       is IDLE, the lease is reclaimed by falcond's reconcile once back;
-#   (d) an administrator's drain reason is not overwritten by the epilog's.
+#   (d) an administrator's drain reason is not overwritten by the epilog's;
+#   (e) slurmctld restarting as a node prolog asks it for the job: the
+#       prolog asks again, the job COMPLETES, the node is not drained.
 # No timing is asserted: every wait is bounded and generous.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -148,3 +150,31 @@ done
 scontrol update nodename="$FP_HOST" state=resume
 fp_wait_pool_clean
 t_ok "cleared by the admin"
+
+# -- (e) slurmctld down 20 s just as a node prolog asks it for the job (a
+# controller's restart on a busy host, a failover): longer than libslurm
+# tries to connect (about 10 s), so the prolog asks again, 30 s at most,
+# rather than draining a healthy node (make soak-fleet drained one at each
+# slurmctld restart: "falcon: job N: reading the job: slurm_load_job ...
+# Unable to contact slurm controller"); the job COMPLETES
+cp "$t_tmp/prolog.sh" "$t_tmp/prolog.sh.orig"
+cat >"$t_tmp/prolog.sh" <<EOS
+#!/bin/sh
+p=\$(cat "$s_state/run/slurmctld.pid")
+kill -TERM "\$p"
+while kill -0 "\$p" 2>/dev/null; do sleep 0.2; done
+# (in a session of its own: slurmd kills what the prolog leaves behind)
+setsid sh -c 'sleep 20; "$top_srcdir/scripts/cluster.sh" restart "$s_state" slurmctld' \
+	</dev/null >>"$t_tmp/ctld-restart.log" 2>&1 &
+exec "$top_builddir/prolog/falcon-prolog" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-prolog.log"
+EOS
+jid=$(sbatch --parsable --gres=falcon_gpu:1 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+wait_for 120 "job $jid's prolog to ask slurmctld again" \
+	grep -q "job $jid: slurm_load_job: .*trying again" "$t_tmp/slurm-prolog.log" ||
+	{ tail -n 5 "$t_tmp/slurm-prolog.log" "$t_tmp/ctld-restart.log" >&2; t_fail "no retry in the prolog's log"; }
+cp "$t_tmp/prolog.sh.orig" "$t_tmp/prolog.sh"
+wait_for 90 "slurmctld back" scontrol ping ||
+	t_fail "slurmctld did not come back: $(tail -n 3 "$t_tmp/ctld-restart.log")"
+fp_completed "$jid"
+fp_not_drained
+t_ok "slurmctld restarted under job $jid's node prolog: it asked again, COMPLETED, $FP_HOST not drained"
