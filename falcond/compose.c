@@ -60,7 +60,12 @@ struct compose_ctx {
 	size_t npre;                      /* picks[0..npre) are kept warm on the host
 					   * (keep.h): attached already, taken from
 					   * their kept lease at the record */
-	bool pre[FALCON_PROTO_MAX_DEVS];  /* l.devs[i] is one of them */
+	size_t nown;                      /* picks[npre..npre+nown) are the job's own,
+					   * left in flight on the host by a dead
+					   * falcond (own_picks) */
+	bool pre[FALCON_PROTO_MAX_DEVS];  /* l.devs[i] is attached already */
+	bool own[FALCON_PROTO_MAX_DEVS];  /* l.devs[i] is taken from the job's own
+					   * in-flight lease at the record */
 	long long t0_ms;                  /* falcon_now_ms() when the attempt began */
 };
 
@@ -95,8 +100,8 @@ static falcon_err_t compose_resolve(struct compose_ctx *x)
  * (x->answered) only once the write that made it active is durable (it
  * became active at a generation <= st->gen, see compose_activate).
  * Another lease of the job on the host is FALCON_ERR_CONFLICT; one a dead
- * falcond left in flight is not counted: it keeps its devices until
- * settled and the job gets others.  Takes ch->lock, kept unless a repeat.
+ * falcond left in flight is not counted: its devices are this compose's
+ * first picks (own_picks).  Takes ch->lock, kept unless a repeat.
  */
 static falcon_err_t compose_repeat(struct compose_ctx *x)
 {
@@ -253,6 +258,16 @@ static void compose_lease(struct compose_ctx *x)
 				if (strcmp(k->devs[j].id, d->id) == 0)
 					falcon_strlcpy(ld->port, k->devs[j].port, sizeof(ld->port));
 			x->pre[i] = true;
+		} else if (i < x->npre + x->nown) { /* the job's own, left in flight */
+			const struct falcon_lease *k = falcond_ledger_device_lease(
+				x->st->ledger, x->ch->cc->name, d->id);
+			size_t j;
+
+			for (j = 0; k != NULL && j < k->ndevs; j++)
+				if (strcmp(k->devs[j].id, d->id) == 0)
+					falcon_strlcpy(ld->port, k->devs[j].port, sizeof(ld->port));
+			x->pre[i] = d->owner[0] != '\0'; /* its late attach landed */
+			x->own[i] = true;
 		} else {
 			falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, &x->ch->reach),
 				       sizeof(ld->port));
@@ -361,6 +376,48 @@ static void keep_picks(struct compose_ctx *x, int *g, int *v)
 	pthread_mutex_unlock(&st->lock);
 }
 
+/*
+ * own_picks - the devices of the job's own compose on this host that a dead
+ * falcond left in flight ("composing" or "settling", not this process's
+ * live one), up to the GPUs and NVMe still wanted after keep_picks, into
+ * x->picks[x->npre..x->npre+x->nown), counted into *g and *v: the prolog's
+ * retry of that very request.  Without this, the settling lease (state.h)
+ * held them SettleTime= and more while the job's retry was refused
+ * FALCON_ERR_NORESOURCE, until its prolog requeued it as pool_short (make
+ * soak-fleet, 64 nodes: 15 requeues after falcond SIGKILLs).  Taking them
+ * is safe where settling guards against a late attach: the dead request
+ * attaches to the port this compose uses for the same job.  A device
+ * attached to another port is left to the settle (ch->lock held; takes
+ * st->lock).
+ */
+static void own_picks(struct compose_ctx *x, int *g, int *v)
+{
+	struct falcond_state *st = x->st;
+	size_t i, j;
+
+	x->nown = 0;
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < x->inv.n; i++) {
+		const struct falcon_device *d = &x->inv.devs[i];
+		const struct falcon_lease *k = falcond_ledger_device_lease(st->ledger,
+									  x->ch->cc->name, d->id);
+		int *n = d->type == FALCON_DEV_GPU ? g : d->type == FALCON_DEV_NVME ? v : NULL;
+		int want = d->type == FALCON_DEV_GPU ? x->r->gpus : x->r->nvme;
+
+		if (n == NULL || *n >= want || k == NULL || x->slots[i].quarantined ||
+		    k->job_id != x->r->job_id || strcmp(k->host, x->h->name) != 0 ||
+		    !falcond_lease_in_flight(k) || falcond_live_has(x->ch, k->id))
+			continue;
+		for (j = 0; j < k->ndevs && strcmp(k->devs[j].id, d->id) != 0; j++)
+			;
+		if (j == k->ndevs || (d->owner[0] != '\0' && strcmp(d->owner, k->devs[j].port) != 0))
+			continue;
+		x->picks[x->npre + x->nown++] = i;
+		(*n)++;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
 /* compose_pick - inventory, placement, the lease to make (ch->lock held):
  * devices kept warm on the host first (keep_picks), the rest placed; short
  * of free devices, kept ones elsewhere are released (compose_evict) one
@@ -377,11 +434,13 @@ static falcon_err_t compose_pick(struct compose_ctx *x)
 		rv = falcond_chassis_inventory(x->st, x->ch, &x->inv, false);
 		if (rv == FALCON_OK)
 			rv = compose_slots(x);
-		if (rv == FALCON_OK)
+		if (rv == FALCON_OK) {
 			keep_picks(x, &g, &v);
-		if (rv == FALCON_OK)
+			own_picks(x, &g, &v);
 			rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
-					   x->r->gpus - g, x->r->nvme - v, x->picks + x->npre);
+					   x->r->gpus - g, x->r->nvme - v,
+					   x->picks + x->npre + x->nown);
+		}
 		t0 = falcon_now_ms();
 		if (rv != FALCON_ERR_NORESOURCE ||
 		    (x->r->deadline_ms && t0 >= x->r->deadline_ms) || !compose_evict(x))
@@ -433,6 +492,34 @@ static falcon_err_t in_time_cb(void *x)
 }
 
 /*
+ * take_own - device d of the lease being made out of the job's own lease
+ * that a dead falcond left in flight (own_picks), that lease dropped once
+ * empty (st->lock and ch->lock held: a reconcile's settle has not changed
+ * it since the pick).  FALCON_ERR_CONFLICT when it is no longer there.
+ */
+static falcon_err_t take_own(struct compose_ctx *x, const struct falcon_lease_dev *d)
+{
+	struct falcon_lease *k = falcond_ledger_device_lease(x->st->ledger, d->chassis, d->id);
+	size_t i;
+
+	if (k == NULL || k->job_id != x->r->job_id || !falcond_lease_in_flight(k))
+		return falcon_err_set(FALCON_ERR_CONFLICT, "compose: %s/%s: the in-flight lease "
+				      "of job %u holds it no more", d->chassis, d->id,
+				      x->r->job_id);
+	for (i = 0; i < k->ndevs && strcmp(k->devs[i].id, d->id) != 0; i++)
+		;
+	for (; i + 1 < k->ndevs; i++)
+		k->devs[i] = k->devs[i + 1];
+	if (--k->ndevs == 0) {
+		char id[FALCON_LEASE_ID_LEN];
+
+		falcon_strlcpy(id, k->id, sizeof(id));
+		falcond_ledger_remove_lease(x->st->ledger, id);
+	}
+	return FALCON_OK;
+}
+
+/*
  * compose_record - step 1, intent before action: the lease gets its id,
  * its devices are held from now on (other composes place around them once
  * ch->lock is dropped here), it is live (no reconcile judges it until it
@@ -454,6 +541,13 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 	for (i = 0; i < x->l.ndevs && rv == FALCON_OK; i++) {
 		unsigned long long idle = 0;
 
+		if (x->own[i]) {
+			/* out of the job's own in-flight lease; a rollback
+			 * detaches it if its late attach landed */
+			rv = take_own(x, &x->l.devs[i]);
+			x->sent[i] = rv == FALCON_OK && x->pre[i];
+			continue;
+		}
 		if (!x->pre[i])
 			continue;
 		/* kept warm: out of its kept lease, attached already */
@@ -462,6 +556,10 @@ static falcon_err_t compose_record(struct compose_ctx *x)
 		x->ch->idle_gpu_ms += idle;
 		x->sent[i] = rv == FALCON_OK;
 	}
+	if (x->nown > 0 && rv == FALCON_OK)
+		falcon_info("job %u on %s: %zu device(s) of its compose that a dead falcond left "
+			    "in flight taken over (%s)", x->r->job_id, x->r->host, x->nown,
+			    x->nown < x->l.ndevs ? "the rest placed" : "no other device");
 	if (x->npre > 0 && rv == FALCON_OK) {
 		st->kept_reused++;
 		falcon_info("job %u on %s: %zu of %zu device(s) kept warm on the host, reused; %s",

@@ -22,7 +22,9 @@
  *   its devices stay held, and every reconcile detaches those the chassis
  *   shows attached (the dead process's PATCH may land late) until
  *   SettleTime passes with none attached; then it is dropped (rolled
- *   back).  A "closing" one is released again.  A device attached that no
+ *   back).  The same job's compose on the same host (its prolog's retry)
+ *   takes those devices over instead (compose.c, own_picks): the late
+ *   PATCH gives them to the port it uses.  A "closing" one is released again.  A device attached that no
  *   lease names is detached, a lease whose devices are gone closed.
  *   Nothing answered is lost, since every answer waits for its commit.  A
  *   detach that fails quarantines the device (committed at once) with the

@@ -7,8 +7,10 @@
 # attach).  Then a device attached behind falcond's back (a PATCH straight
 # to the chassis) is reclaimed by the periodic reconcile, and an attach
 # held by the chassis while the live falcond composes is never taken for an
-# orphan.  No admin command is sent; the waits are bounded liveness waits,
-# not timings.
+# orphan.  Last, the prolog's retry of a compose that a killed falcond left
+# in flight takes over its devices instead of finding the pool short (make
+# soak-fleet: pool_short requeues after falcond kills).  No admin command
+# is sent; the waits are bounded liveness waits, not timings.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 . "$top_srcdir/tests/lib.sh"
@@ -96,4 +98,41 @@ fd_expect 200 GET /v1/status ''
 fd_expect 200 POST /v1/decompose '{"job_id":3}'
 fd_invariants >/dev/null || { fd_invariants; t_fail "final invariants"; }
 t_ok "a held attach of the live falcond is kept"
+
+# ---- 4. the same job's retry after a kill takes over its devices --------
+# node3 (H4) reaches drawer2's four GPUs and no others: job 4 asks all of
+# them, falcond is killed while the chassis holds the PATCH, and the
+# prolog's retry (the same job on the same host) comes at once.  Before the
+# fix the dead compose's settling lease held the four for SettleTime= and
+# the retry was refused "noresource" (a pool_short requeue in Slurm).
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":8000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
+"$FALCONCTL" attach --job 4 --host node3 --gpus 4 --place any --json > "$t_tmp/a4" 2>&1 &
+cpid=$!
+wait_for 20 "job 4's attach PATCH to reach the chassis" rule_spent ||
+	t_fail "falcond sent no PATCH: $(tail -n 3 "$t_tmp/falcond.log")"
+fd_stop_falcond -KILL
+wait $cpid 2>/dev/null && t_fail "the compose was acknowledged by a killed falcond: $(cat "$t_tmp/a4")"
+fd_start_falcond
+fd_expect 200 POST /v1/compose '{"job_id":4,"host":"node3","gpus":4,"place":"any"}'
+id=$(fd_json 'j["lease"]["id"]')
+devs=$(fd_json '" ".join(sorted(d["id"] for d in j["lease"]["devices"]))')
+grep -q "job 4 on node3: 4 device(s) of its compose that a dead falcond left in flight taken over" \
+	"$t_tmp/falcond.log" || t_fail "no take-over logged: $(tail -n 5 "$t_tmp/falcond.log")"
+# the dead PATCH lands meanwhile (8 s after the chassis took it): it gave
+# the same devices to the same port; two reconcile passes later the lease
+# is active and its devices are on H4, none detached as a late attach
+r0=$(runs)
+wait_for 60 "two reconcile passes" sh -c "[ \$(curl -s -m 10 http://127.0.0.1:$FD_PORT/metrics |
+	sed -n 's/^falcond_reconcile_runs_total //p') -ge $((r0 + 2)) ]" ||
+	t_fail "falcond ran no two reconcile passes in 60 s (from $r0)"
+for d in $devs; do
+	[ "$(owner "$d")" = H4 ] || t_fail "$d of lease $id is on '$(owner "$d")', not H4"
+done
+fd_expect 200 GET /v1/status ''
+[ "$(fd_json '[l["state"] for l in j["leases"] if l["id"] == "'"$id"'"]')" = "['active']" ] ||
+	t_fail "lease $id: $(cat "$t_tmp/out")"
+fd_expect 200 POST /v1/decompose '{"job_id":4}'
+wait_for 30 "no device attached without a lease" settled || {
+	fd_invariants; t_fail "job 4's devices left attached after its decompose"; }
+t_ok "job 4's retry after a kill took over its own in-flight devices ($devs)"
 exit 0
