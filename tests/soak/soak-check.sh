@@ -153,11 +153,15 @@ cat >"$L/tags" <<'EOF'
 EOF
 echo '1700000005 chassis-restart 14 s, running jobs: 16 ' >"$L/chaos.log"
 echo 'job=16 restart=0 start=1700000005.2 end=1700000035.0 result=wrong devices=- detail="0000:3e:00.0: no device of the chassis attached to node1 there"' >"$L/verdicts/16.0"
+# job 14 was requeued for an error of falcond's without a cause of its own
+# (fp_wait_why's "compose"): a true tag when falcond logged one
 cat >"$L/requeued-why" <<'EOF'
 [2026-11-27T10:00:00.000] _update_job: setting admin_comment to falcon:requeued=chassis_timeout for JobId=12
+[2026-11-27T10:00:00.500] _update_job: setting admin_comment to falcon:requeued=compose for JobId=14
 EOF
 cat >"$L/falcond-compose" <<'EOF'
 falcond: warning: compose job 12 on node1 (uid 0, 127.0.0.1:5000): timeout: compose: job 12 on node1: the chassis took longer than its Timeout
+falcond: warning: compose job 14 on node1 (uid 0, 127.0.0.1:5002): io: compose: lease L-3 of job 14 was rolled back before it was written
 EOF
 printf '1700000000 requeue 12\n1700000010 cancel-running 13\n' >"$L/life.log"
 printf '1700000020 ok job 12 pending with falcon:released\n' >"$L/tags.log"
@@ -167,7 +171,7 @@ python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || t_fail "clean lifecycl
 grep -q '^soak: wrong tags: 0$' "$t_tmp/report" && grep -q '^soak: lifecycle actions: cancel-running 1, requeue 1$' "$t_tmp/report" &&
 	grep -q '^soak: wrong mappings: 0$' "$t_tmp/report" && grep -q '^soak: verdicts: lost 1$' "$t_tmp/report" &&
 	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
-t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology), a chassis restart's loss not a wrong mapping"
+t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology, requeued=compose for falcond's io error), a chassis restart's loss not a wrong mapping"
 # each wrong tag: a pending requeued job with its old topology, a cancelled
 # job tagged requeued that never was, a completed falcon job without its
 # topology, another topology than asked, a cause falcond's errors do not
@@ -197,7 +201,7 @@ for want in 'wrong tags: 6' 'drained nodes: 1' 'admin actions: 1' 'wrong mapping
 	'wrong tag: stale-topology job 12' "wrong tag: job 13: cancelled, never requeued" \
 	"wrong tag: job 11: completed falconGPUs job tagged 'falcon:released'" \
 	'wrong tag: job 14: completed falconGPUs job tagged hybridGPUs' \
-	"wrong tag: job 14: requeued=pool_short, but falcond's errors for it: none" 'FAIL'; do
+	"wrong tag: job 14: requeued=pool_short, but falcond's errors for it: io" 'FAIL'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad lifecycle run lacks '$want': $(cat "$t_tmp/report")"
 done
 t_ok "bad lifecycle run: exit 1, each wrong tag, the drain and the admin action counted"

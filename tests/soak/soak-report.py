@@ -150,6 +150,11 @@ CAUSE_ERRS = {
     "lease_busy": {"conflict"},
     "falcond_unreachable": {"transport"},
     "falcond_unavailable": {"server"},
+    # fp_wait_why's default: any other error of falcond's (an io of a lease
+    # rolled back before it was written, ...)
+    "compose": {"io", "nomem", "inval", "config", "parse", "notfound", "auth", "perm",
+                "protocol", "pci", "degraded", "busy", "policy", "quarantined",
+                "unsupported", "slurm", "munge", "check"},
 }
 # the topology a completed job of a kind must have been given
 KIND_TOPO = {"falconGPUs": "falconGPUs", "hybridGPUs": "hybridGPUs", "urgent": "falconGPUs",
