@@ -26,6 +26,8 @@ TESTS += tests/integration/slurm-hres.sh
 TESTS += tests/integration/slurm-slowchassis.sh
 # preemption by partition with composed devices; Slurm 23.02+ (#32)
 TESTS += tests/integration/slurm-preempt.sh
+# the same at 20 s per chassis PATCH, the quickstart's budgets (#41)
+TESTS += tests/integration/slurm-preempt-slow.sh
 # salloc/srun wait as long as Slurm lets them and read falcon's reason (#32)
 TESTS += tests/integration/slurm-interactive.sh
 # KeepWarm=: reuse on the node, give way to another node, restart, reset (#29)
@@ -47,7 +49,8 @@ EXTRA_DIST += tests/integration/slurm-lib.sh \
 	tests/integration/slurm-falcond-ha.sh tests/integration/slurm-batchstart.sh \
 	tests/integration/slurm-fleet.sh tests/integration/slurm-fleet8.sh \
 	tests/integration/slurm-hres.sh tests/integration/slurm-slowchassis.sh \
-	tests/integration/slurm-preempt.sh tests/integration/slurm-interactive.sh \
+	tests/integration/slurm-preempt.sh tests/integration/slurm-preempt-slow.sh \
+	tests/integration/slurm-interactive.sh \
 	tests/integration/slurm-keepwarm.sh tests/integration/slurm-keepwarm-hres.sh \
 	tests/integration/slurm-keepwarm-slow.sh tests/integration/admin-checklist.sh
 EXTRA_DIST += tests/integration/fleet-lib.sh tests/bench/fleet tests/bench/warm \
