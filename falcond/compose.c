@@ -62,7 +62,7 @@ struct compose_ctx {
 					   * their kept lease at the record */
 	size_t nown;                      /* picks[npre..npre+nown) are the job's own,
 					   * left in flight on the host by a dead
-					   * falcond (own_picks) */
+					   * falcond (own) */
 	bool pre[FALCON_PROTO_MAX_DEVS];  /* l.devs[i] is attached already */
 	bool own[FALCON_PROTO_MAX_DEVS];  /* l.devs[i] is taken from the job's own
 					   * in-flight lease at the record */
@@ -101,7 +101,7 @@ static falcon_err_t compose_resolve(struct compose_ctx *x)
  * became active at a generation <= st->gen, see compose_activate).
  * Another lease of the job on the host is FALCON_ERR_CONFLICT; one a dead
  * falcond left in flight is not counted: its devices are this compose's
- * first picks (own_picks).  Takes ch->lock, kept unless a repeat.
+ * first picks (own).  Takes ch->lock, kept unless a repeat.
  */
 static falcon_err_t compose_repeat(struct compose_ctx *x)
 {
@@ -303,7 +303,7 @@ static bool compose_evict(struct compose_ctx *x)
 	for (i = 0; i < st->ledger->nleases; i++) {
 		const struct falcon_lease *l = &st->ledger->leases[i];
 
-		/* not one this compose takes devices from (keep_picks) */
+		/* not one this compose takes devices from (kept) */
 		if (falcond_lease_kept(l) && l->ndevs > 0 &&
 		    strcmp(l->devs[0].chassis, x->ch->cc->name) == 0 &&
 		    !falcond_live_has(x->ch, l->id) &&
@@ -341,23 +341,21 @@ static bool compose_evict(struct compose_ctx *x)
 	return true;
 }
 
+/* a device's lease that picks() takes devices from (st->lock held) */
+typedef bool pick_fn(struct compose_ctx *x, const struct falcon_device *d,
+		     const struct falcon_lease *k);
+
 /*
- * keep_picks - the devices kept warm on the host that may serve this
- * compose (falcond_keep_serves; not a live lease's), up to its GPUs and
- * NVMe, into x->picks[0..x->npre), their counts into *g and *v: the rest
- * is placed around them and attached, so that a job asking for more than
- * one keep holds, or for a mix of keeps, pays only for what is missing
- * (ch->lock held; takes st->lock).
+ * picks - the devices of inv whose lease takes() accepts (never a live
+ * lease's, nor a quarantined one), up to the request's GPUs and NVMe less
+ * *g and *v, into x->picks[at..), counted into *g and *v; how many (ch->lock
+ * held; takes st->lock).
  */
-static void keep_picks(struct compose_ctx *x, int *g, int *v)
+static size_t picks(struct compose_ctx *x, int *g, int *v, size_t at, pick_fn *takes)
 {
 	struct falcond_state *st = x->st;
-	long long now = falcond_now_ms();
-	bool any = st->conf->keep_warm_reset != NULL;
-	size_t i;
+	size_t i, n0 = at;
 
-	*g = *v = 0;
-	x->npre = 0;
 	pthread_mutex_lock(&st->lock);
 	for (i = 0; i < x->inv.n; i++) {
 		const struct falcon_device *d = &x->inv.devs[i];
@@ -367,59 +365,53 @@ static void keep_picks(struct compose_ctx *x, int *g, int *v)
 		int want = d->type == FALCON_DEV_GPU ? x->r->gpus : x->r->nvme;
 
 		if (n == NULL || *n >= want || k == NULL || x->slots[i].quarantined ||
-		    falcond_live_has(x->ch, k->id) ||
-		    !falcond_keep_serves(st->conf, k, x->r, x->h->name, any, now))
+		    falcond_live_has(x->ch, k->id) || !takes(x, d, k))
 			continue;
-		x->picks[x->npre++] = i;
+		x->picks[at++] = i;
 		(*n)++;
 	}
 	pthread_mutex_unlock(&st->lock);
+	return at - n0;
+}
+
+/* kept - d is kept warm on the host and may serve this compose
+ * (falcond_keep_serves). */
+static bool kept(struct compose_ctx *x, const struct falcon_device *d,
+		 const struct falcon_lease *k)
+{
+	(void)d;
+	return falcond_keep_serves(x->st->conf, k, x->r, x->h->name,
+				   x->st->conf->keep_warm_reset != NULL, falcond_now_ms());
 }
 
 /*
- * own_picks - the devices of the job's own compose on this host that a dead
- * falcond left in flight ("composing" or "settling", not this process's
- * live one), up to the GPUs and NVMe still wanted after keep_picks, into
- * x->picks[x->npre..x->npre+x->nown), counted into *g and *v: the prolog's
- * retry of that very request.  Without this, the settling lease (state.h)
- * held them SettleTime= and more while the job's retry was refused
- * FALCON_ERR_NORESOURCE, until its prolog requeued it as pool_short (make
- * soak-fleet, 64 nodes: 15 requeues after falcond SIGKILLs).  Taking them
- * is safe where settling guards against a late attach: the dead request
- * attaches to the port this compose uses for the same job.  A device
- * attached to another port is left to the settle (ch->lock held; takes
- * st->lock).
+ * own - d is of the job's own compose on this host that a dead falcond
+ * left in flight ("composing" or "settling"; picks() leaves out this
+ * process's live ones), free or attached to the port that compose used:
+ * the prolog's retry of that very request.  Without this, the settling
+ * lease (state.h) held them SettleTime= and more while the job's retry was
+ * refused FALCON_ERR_NORESOURCE, until its prolog requeued it as
+ * pool_short (make soak-fleet, 64 nodes: 15 requeues after falcond
+ * SIGKILLs).  Taking them is safe where settling guards against a late
+ * attach: the dead request attaches to the port this compose uses for the
+ * same job.  A device attached to another port is left to the settle.
  */
-static void own_picks(struct compose_ctx *x, int *g, int *v)
+static bool own(struct compose_ctx *x, const struct falcon_device *d,
+		const struct falcon_lease *k)
 {
-	struct falcond_state *st = x->st;
-	size_t i, j;
+	size_t j;
 
-	x->nown = 0;
-	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < x->inv.n; i++) {
-		const struct falcon_device *d = &x->inv.devs[i];
-		const struct falcon_lease *k = falcond_ledger_device_lease(st->ledger,
-									  x->ch->cc->name, d->id);
-		int *n = d->type == FALCON_DEV_GPU ? g : d->type == FALCON_DEV_NVME ? v : NULL;
-		int want = d->type == FALCON_DEV_GPU ? x->r->gpus : x->r->nvme;
-
-		if (n == NULL || *n >= want || k == NULL || x->slots[i].quarantined ||
-		    k->job_id != x->r->job_id || strcmp(k->host, x->h->name) != 0 ||
-		    !falcond_lease_in_flight(k) || falcond_live_has(x->ch, k->id))
-			continue;
-		for (j = 0; j < k->ndevs && strcmp(k->devs[j].id, d->id) != 0; j++)
-			;
-		if (j == k->ndevs || (d->owner[0] != '\0' && strcmp(d->owner, k->devs[j].port) != 0))
-			continue;
-		x->picks[x->npre + x->nown++] = i;
-		(*n)++;
-	}
-	pthread_mutex_unlock(&st->lock);
+	if (k->job_id != x->r->job_id || strcmp(k->host, x->h->name) != 0 ||
+	    !falcond_lease_in_flight(k))
+		return false;
+	for (j = 0; j < k->ndevs && strcmp(k->devs[j].id, d->id) != 0; j++)
+		;
+	return j < k->ndevs && (d->owner[0] == '\0' || strcmp(d->owner, k->devs[j].port) == 0);
 }
 
 /* compose_pick - inventory, placement, the lease to make (ch->lock held):
- * devices kept warm on the host first (keep_picks), the rest placed; short
+ * devices kept warm on the host first, then the job's own left in flight
+ * by a dead falcond (picks), the rest placed; short
  * of free devices, kept ones elsewhere are released (compose_evict) one
  * lease at a time until the placement succeeds or none is kept, or until
  * less of the caller's budget is left than a release took
@@ -435,8 +427,14 @@ static falcon_err_t compose_pick(struct compose_ctx *x)
 		if (rv == FALCON_OK)
 			rv = compose_slots(x);
 		if (rv == FALCON_OK) {
-			keep_picks(x, &g, &v);
-			own_picks(x, &g, &v);
+			/* kept warm on the host first (keep.h): a job asking
+			 * for more than one keep holds, or for a mix of keeps,
+			 * pays only for what is missing; then its own devices
+			 * left in flight by a dead falcond (own); the rest
+			 * placed around them and attached */
+			g = v = 0;
+			x->npre = picks(x, &g, &v, 0, kept);
+			x->nown = picks(x, &g, &v, x->npre, own);
 			rv = falcond_place(x->slots, x->inv.n, x->h->name, x->ch->cc->mode, x->place,
 					   x->r->gpus - g, x->r->nvme - v,
 					   x->picks + x->npre + x->nown);
@@ -493,7 +491,7 @@ static falcon_err_t in_time_cb(void *x)
 
 /*
  * take_own - device d of the lease being made out of the job's own lease
- * that a dead falcond left in flight (own_picks), that lease dropped once
+ * that a dead falcond left in flight (own), that lease dropped once
  * empty (st->lock and ch->lock held: a reconcile's settle has not changed
  * it since the pick).  FALCON_ERR_CONFLICT when it is no longer there.
  */

@@ -154,7 +154,7 @@ struct falcond_keep_waiter {
  * falcond_keep_useful - whether keeping lease l warm serves waiter w: its
  * user is l's or any_user (KeepWarmReset= set), and it asks a device of a
  * type l holds (a compose takes the kept devices it can use and attaches
- * the rest: compose.c keep_picks).  *why (may be NULL) gets a static
+ * the rest: compose.c picks() of kept ones).  *why (may be NULL) gets a static
  * phrase for the log when false.
  */
 bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep_waiter *w,
