@@ -249,7 +249,10 @@ static void compose_lease(struct compose_ctx *x)
 
 		falcon_strlcpy(ld->chassis, x->ch->cc->name, sizeof(ld->chassis));
 		falcon_strlcpy(ld->id, d->id, sizeof(ld->id));
-		if (i < x->npre) { /* kept warm: on the port it is attached to */
+		if (i < x->npre + x->nown) {
+			/* kept warm, or the job's own left in flight: on the
+			 * port its lease names (attached there, or the late
+			 * attach of a dead falcond lands there) */
 			const struct falcon_lease *k = falcond_ledger_device_lease(
 				x->st->ledger, x->ch->cc->name, d->id);
 			size_t j;
@@ -257,17 +260,8 @@ static void compose_lease(struct compose_ctx *x)
 			for (j = 0; k != NULL && j < k->ndevs; j++)
 				if (strcmp(k->devs[j].id, d->id) == 0)
 					falcon_strlcpy(ld->port, k->devs[j].port, sizeof(ld->port));
-			x->pre[i] = true;
-		} else if (i < x->npre + x->nown) { /* the job's own, left in flight */
-			const struct falcon_lease *k = falcond_ledger_device_lease(
-				x->st->ledger, x->ch->cc->name, d->id);
-			size_t j;
-
-			for (j = 0; k != NULL && j < k->ndevs; j++)
-				if (strcmp(k->devs[j].id, d->id) == 0)
-					falcon_strlcpy(ld->port, k->devs[j].port, sizeof(ld->port));
-			x->pre[i] = d->owner[0] != '\0'; /* its late attach landed */
-			x->own[i] = true;
+			x->own[i] = i >= x->npre;
+			x->pre[i] = !x->own[i] || d->owner[0] != '\0';
 		} else {
 			falcon_strlcpy(ld->port, falcond_port_for(x->h, d->drawer, &x->ch->reach),
 				       sizeof(ld->port));

@@ -38,17 +38,25 @@ is_free() { [ -z "$(owner "$1")" ]; }
 # settled - no device attached without a lease (fd_invariants passes)
 settled() { fd_invariants >/dev/null; }
 
+# kill_in_patch MS JOB HOST GPUS - a compose of JOB on HOST whose attach
+# PATCH the chassis holds MS ms; falcond SIGKILLed while it is held (no
+# answer reaches the client), then started again
+kill_in_patch() {
+	fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":'"$1"',"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
+	"$FALCONCTL" attach --job "$2" --host "$3" --gpus "$4" --place any --json > "$t_tmp/a$2" 2>&1 &
+	cpid=$!
+	# the chassis holds the PATCH once the rule has matched it
+	wait_for 20 "job $2's attach PATCH to reach the chassis" rule_spent ||
+		t_fail "falcond sent no PATCH: $(tail -n 3 "$t_tmp/falcond.log")"
+	fd_stop_falcond -KILL
+	wait $cpid 2>/dev/null &&
+		t_fail "the compose was acknowledged by a killed falcond: $(cat "$t_tmp/a$2")"
+	fd_start_falcond
+}
+
 # ---- 1. the dead process's PATCH lands after the restart ----------------
 # (held 15 s: at a load of 15 the kill came after a 5 s hold had ended)
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":15000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
-"$FALCONCTL" attach --job 1 --host node1 --gpus 1 --place any --json > "$t_tmp/a1" 2>&1 &
-cpid=$!
-# the chassis holds the PATCH once the rule has matched it
-wait_for 20 "the attach PATCH to reach the chassis" rule_spent ||
-	t_fail "falcond sent no PATCH: $(tail -n 3 "$t_tmp/falcond.log")"
-fd_stop_falcond -KILL
-wait $cpid 2>/dev/null && t_fail "the compose was acknowledged by a killed falcond: $(cat "$t_tmp/a1")"
-fd_start_falcond
+kill_in_patch 15000 1 node1 1
 # the held PATCH (drawer1_slot1 to H1: place any) lands 15 s after the
 # chassis took it, which was before the kill: after the start-up reconcile,
 # which catches it when it comes
@@ -105,14 +113,7 @@ t_ok "a held attach of the live falcond is kept"
 # prolog's retry (the same job on the same host) comes at once.  Before the
 # fix the dead compose's settling lease held the four for SettleTime= and
 # the retry was refused "noresource" (a pool_short requeue in Slurm).
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","ms":8000,"count":1,"method":"PATCH","path":"/redfish/v1/Fabrics/PCIe/Zones/*"}]}' >/dev/null
-"$FALCONCTL" attach --job 4 --host node3 --gpus 4 --place any --json > "$t_tmp/a4" 2>&1 &
-cpid=$!
-wait_for 20 "job 4's attach PATCH to reach the chassis" rule_spent ||
-	t_fail "falcond sent no PATCH: $(tail -n 3 "$t_tmp/falcond.log")"
-fd_stop_falcond -KILL
-wait $cpid 2>/dev/null && t_fail "the compose was acknowledged by a killed falcond: $(cat "$t_tmp/a4")"
-fd_start_falcond
+kill_in_patch 8000 4 node3 4
 fd_expect 200 POST /v1/compose '{"job_id":4,"host":"node3","gpus":4,"place":"any"}'
 id=$(fd_json 'j["lease"]["id"]')
 devs=$(fd_json '" ".join(sorted(d["id"] for d in j["lease"]["devices"]))')
