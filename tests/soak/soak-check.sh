@@ -154,14 +154,17 @@ EOF
 echo '1700000005 chassis-restart 14 s, running jobs: 16 ' >"$L/chaos.log"
 echo 'job=16 restart=0 start=1700000005.2 end=1700000035.0 result=wrong devices=- detail="0000:3e:00.0: no device of the chassis attached to node1 there"' >"$L/verdicts/16.0"
 # job 14 was requeued for an error of falcond's without a cause of its own
-# (fp_wait_why's "compose"): a true tag when falcond logged one
+# (fp_wait_why's "compose"): a true tag when falcond logged one; task 0 of
+# array 11 is job 19 to falcond (slurmctld names it "11_0(19)")
 cat >"$L/requeued-why" <<'EOF'
 [2026-11-27T10:00:00.000] _update_job: setting admin_comment to falcon:requeued=chassis_timeout for JobId=12
 [2026-11-27T10:00:00.500] _update_job: setting admin_comment to falcon:requeued=compose for JobId=14
+[2026-11-27T10:00:00.700] _update_job: setting admin_comment to falcon:requeued=chassis_busy for JobId=11_0(19)
 EOF
 cat >"$L/falcond-compose" <<'EOF'
 falcond: warning: compose job 12 on node1 (uid 0, 127.0.0.1:5000): timeout: compose: job 12 on node1: the chassis took longer than its Timeout
 falcond: warning: compose job 14 on node1 (uid 0, 127.0.0.1:5002): io: compose: lease L-3 of job 14 was rolled back before it was written
+falcond: warning: compose job 19 on node1 (uid 0, 127.0.0.1:5004): precondition: chassis c1: PATCH: stale ETag
 EOF
 printf '1700000000 requeue 12\n1700000010 cancel-running 13\n' >"$L/life.log"
 printf '1700000020 ok job 12 pending with falcon:released\n' >"$L/tags.log"
@@ -171,7 +174,7 @@ python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || t_fail "clean lifecycl
 grep -q '^soak: wrong tags: 0$' "$t_tmp/report" && grep -q '^soak: lifecycle actions: cancel-running 1, requeue 1$' "$t_tmp/report" &&
 	grep -q '^soak: wrong mappings: 0$' "$t_tmp/report" && grep -q '^soak: verdicts: lost 1$' "$t_tmp/report" &&
 	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
-t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology, requeued=compose for falcond's io error), a chassis restart's loss not a wrong mapping"
+t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology, requeued=compose for falcond's io error, an array task's cause by its own id), a chassis restart's loss not a wrong mapping"
 # each wrong tag: a pending requeued job with its old topology, a cancelled
 # job tagged requeued that never was, a completed falcon job without its
 # topology, another topology than asked, a cause falcond's errors do not

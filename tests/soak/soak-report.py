@@ -156,6 +156,10 @@ CAUSE_ERRS = {
                 "protocol", "pci", "degraded", "busy", "policy", "quarantined",
                 "unsupported", "slurm", "munge", "check"},
 }
+# slurmctld.log's "... falcon:requeued=CAUSE for JobId=N", N also as
+# "517_1(558)" (an array task) or "926+1(927)" (a hetjob component): the
+# cause, the job as submitted, the task's or component's own id
+REQUEUED_RE = re.compile(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)(?:[_+][0-9]+\(([0-9]+)\))?")
 # the topology a completed job of a kind must have been given
 KIND_TOPO = {"falconGPUs": "falconGPUs", "hybridGPUs": "hybridGPUs", "urgent": "falconGPUs",
              "array": "falconGPUs", "multinode": "falconGPUs", "hetjob": "falconGPUs"}
@@ -207,21 +211,24 @@ def wrong_tags(d, jobs, requeues, chaos):
             elif kind == "gpu+nvme" and not nvme:
                 bad.append((jid, "completed gpu+nvme job tagged '%s'" % tag))
     for ln in lines(os.path.join(d, "requeued-why")):
-        m = re.search(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)", ln)
+        m = REQUEUED_RE.search(ln)
         if not m or int(m.group(2)) not in jobs:
             continue
-        cause, jid = m.group(1), int(m.group(2))
+        # an array task or a hetjob component ("JobId=517_1(558)",
+        # "JobId=926+1(927)"): falcond knows it by its own id, in brackets
+        cause, jid, own = m.group(1), int(m.group(2)), int(m.group(3) or m.group(2))
         want = CAUSE_ERRS.get(cause)
         if want is None:
             bad.append((jid, "requeued=%s: not a cause falcon-prolog gives" % cause))
-        elif cause in ("chassis_slow", "chassis_timeout") and not errs[jid]:
+        elif cause in ("chassis_slow", "chassis_timeout") and not errs[own]:
             # the prolog's own request ran out while falcond was still at
             # the chassis (it logs no error then, or was killed): nothing
             # in falcond's log says otherwise
             pass
-        elif not (errs[jid] & want) and not (cause.startswith("falcond_") and chaos["falcond-kill"]):
-            bad.append((jid, "requeued=%s, but falcond's errors for it: %s"
-                        % (cause, ", ".join(sorted(errs[jid])) or "none")))
+        elif not (errs[own] & want) and not (cause.startswith("falcond_") and chaos["falcond-kill"]):
+            bad.append((jid, "requeued=%s, but falcond's errors for it%s: %s"
+                        % (cause, "" if own == jid else " (job %d)" % own,
+                           ", ".join(sorted(errs[own])) or "none")))
     return bad
 
 
@@ -358,7 +365,7 @@ def main():
             state[int(jid)] = st
     why = collections.Counter()
     for ln in lines(os.path.join(d, "requeued-why")):
-        m = re.search(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)", ln)
+        m = REQUEUED_RE.search(ln)
         if m and int(m.group(2)) in jobs:
             why[m.group(1)] += 1
     vs = verdicts(os.path.join(d, "verdicts"))
