@@ -23,9 +23,10 @@
  *   shows attached (the dead process's PATCH may land late) until
  *   SettleTime passes with none attached; then it is dropped (rolled
  *   back).  The same job's compose on the same host (its prolog's retry)
- *   takes those devices over instead (compose.c, own): the late
- *   PATCH gives them to the port it uses.  A "closing" one is released again.  A device attached that no
- *   lease names is detached, a lease whose devices are gone closed.
+ *   takes those devices over instead (compose.c, own): the late PATCH
+ *   gives them to the port it uses.  A "closing" one is released again.
+ *   A device attached that no lease names is detached, a lease whose
+ *   devices are gone closed.
  *   Nothing answered is lost, since every answer waits for its commit.  A
  *   detach that fails quarantines the device (committed at once) with the
  *   reason (detach.c).  Reconcile runs at start, every ReconcileInterval,
