@@ -43,4 +43,5 @@ BENCH_TARGETS += bench-replay
 bench-replay: tests/bench/bench_replay
 	tests/bench/bench_replay $${BENCH_JOBS:-400} $${BENCH_SEED:-1}
 	tests/bench/bench_replay --fleet 8 4 $${BENCH_FLEET_JOBS:-20000} $${BENCH_SEED:-1}
+	tests/bench/bench_replay --fleet 64 16 $${BENCH_FLEET_JOBS:-20000} $${BENCH_SEED:-1}
 	tests/bench/bench_replay --fleet 1000 128 $${BENCH_FLEET_JOBS:-20000} $${BENCH_SEED:-1}

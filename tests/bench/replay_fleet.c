@@ -370,6 +370,7 @@ static struct fl_job *fl_heap_pop(struct fl_job **h, size_t *n)
 static int fl_replay(struct fl_fleet *f, struct fl_job *j, size_t n, enum fl_policy p,
 		     struct falcon_replay_fleet_result *r)
 {
+	static const unsigned sizes[] = FALCON_REPLAY_SIZES;
 	struct fl_job **pend = calloc(n, sizeof(*pend)), **run = calloc(n, sizeof(*run));
 	double *wait = calloc(n, sizeof(double)), now = 0, busy = 0;
 	size_t next = 0, npend = 0, nrun = 0, i, k;
@@ -424,12 +425,24 @@ static int fl_replay(struct fl_fleet *f, struct fl_job *j, size_t n, enum fl_pol
 		npend = k;
 	}
 	for (i = 0; i < n; i++) {
-		wait[i] = j[i].start - j[i].submit;
 		busy += (double)(j[i].nodes * j[i].gpus) * j[i].run;
 		if (j[i].end > r->makespan)
 			r->makespan = j[i].end;
 		r->place_refused += j[i].refused;
 	}
+	/* by size: who waits (a placement may trade the small jobs' median
+	 * for the large ones' starvation) */
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		size_t m = 0;
+
+		for (i = 0; i < n; i++)
+			if (j[i].nodes * j[i].gpus == sizes[k])
+				wait[m++] = j[i].start - j[i].submit;
+		qsort(wait, m, sizeof(double), fl_cmp_double);
+		r->size_p50[k] = m > 0 ? wait[(m - 1) / 2] : -1;
+	}
+	for (i = 0; i < n; i++)
+		wait[i] = j[i].start - j[i].submit;
 	qsort(wait, n, sizeof(double), fl_cmp_double);
 	r->wait_p50 = wait[(n - 1) / 2];
 	r->wait_p95 = wait[(size_t)ceil(0.95 * (double)n) - 1];
@@ -507,6 +520,18 @@ int falcon_replay_fleet(size_t nodes, size_t nchassis, size_t njobs, const doubl
 		fputc(';', out);
 		fl_ratios(out, "fleet-aware / per-chassis", &r[FL_AWARE], &r[FL_PART]);
 		fputc('\n', out);
+		for (p = 0; p < FL_NPOLICY; p++) {
+			static const unsigned sizes[] = FALCON_REPLAY_SIZES;
+			size_t k;
+
+			fprintf(out, "replay fleet: load %.2f: %s: wait p50 by GPUs a job asks:",
+				loads[l], fl_name[p]);
+			for (k = 0; k < ARRAY_SIZE(sizes); k++)
+				if (r[p].size_p50[k] >= 0)
+					fprintf(out, " %u: %.0f s%s", sizes[k], r[p].size_p50[k],
+						k + 1 < ARRAY_SIZE(sizes) ? "," : "");
+			fputc('\n', out);
+		}
 	}
 	rc = 0;
 out:

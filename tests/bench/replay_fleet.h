@@ -16,7 +16,12 @@ struct falcon_replay_fleet_result {
 	double makespan;             /* s, first submit (t = 0) to the last end */
 	size_t place_refused;        /* jobs the licenses alone would have started when
 				      * falcond's placement had no room for them */
+	double size_p50[5];          /* s, wait p50 of the jobs asking 1, 2, 4, 8 and 16
+				      * GPUs in all (FALCON_REPLAY_SIZES); -1 when none */
 };
+
+/* the job sizes (GPUs in all) size_p50 is given for */
+#define FALCON_REPLAY_SIZES { 1, 2, 4, 8, 16 }
 
 /*
  * falcon_replay_fleet - replay a seeded trace of njobs falcon_gpu jobs at
