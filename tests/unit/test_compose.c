@@ -13,7 +13,10 @@
  *   - a caller whose budget has passed gets FALCON_ERR_TIMEOUT, nothing
  *     recorded or sent;
  *   - a chassis that answers the attach with an error: the compose rolls
- *     back (no lease, every device free on the chassis).
+ *     back (no lease, every device free on the chassis);
+ *   - a compose short of free devices releases a keep (KeepWarm=) of
+ *     another user's only when it holds a device the compose can use: an
+ *     older NVMe keep stays when a GPU keep is released for a GPU job.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -37,6 +40,7 @@
 #include "core/util.h"
 #include "falcond/compose.h"
 #include "falcond/detach.h"
+#include "falcond/keep.h"
 #include "falcond/ledger.h"
 #include "falcond/state.h"
 
@@ -174,7 +178,7 @@ static void setup(void)
 		 "ChassisName=c1 Url=http://127.0.0.1:%u/ Backend=redfish-fabric Mode=standard\n"
 		 "HostName=node1 Chassis=c1 Port=H1,H2 Adapter=0000:3b:00.0,0000:d8:00.0\n"
 		 "HostName=node2 Chassis=c1 Port=H3 Adapter=0000:3b:00.0\n"
-		 "PartitionName=DEFAULT AllowTopologies=ALL Place=pack\n"
+		 "PartitionName=DEFAULT AllowTopologies=ALL Place=pack KeepWarm=120\n"
 		 "PartitionName=small MaxFalconGPUs=1\n",
 		 state_dir, sim_port);
 	ck_assert_msg(falcon_conf_parse("falcon.conf", text, &conf) == FALCON_OK, "%s",
@@ -280,6 +284,46 @@ START_TEST(attach_fails_rolls_back)
 }
 END_TEST
 
+/* keep - compose r and keep its lease warm on its host at once, as a
+ * decompose with keep does (falcond_keep_begin); the lease id into id */
+static void keep(struct falcon_compose_req *r, char *id, size_t n)
+{
+	struct falcon_lease l;
+
+	ck_assert_msg(falcond_compose(&st, r, &l) == FALCON_OK, "%s", falcon_errmsg());
+	falcon_strlcpy(id, l.id, n);
+	pthread_mutex_lock(&st.lock);
+	ck_assert_int_eq(falcond_keep_begin(st.ledger, falcond_ledger_lease(st.ledger, l.id),
+					    falcond_now_ms()), FALCON_OK);
+	ck_assert_int_eq(falcond_commit_locked(&st), FALCON_OK);
+	pthread_mutex_unlock(&st.lock);
+}
+
+START_TEST(evict_only_useful)
+{
+	struct falcon_compose_req a = req(21, "node1", 0), c = req(22, "node2", 4);
+	struct falcon_compose_req b = req(23, "node2", 4);
+	char ka[FALCON_LEASE_ID_LEN], kc[FALCON_LEASE_ID_LEN];
+	struct falcon_lease l;
+	const struct falcon_lease *k;
+
+	/* user 1000's NVMe kept on node1 first (the keep kept longest), then
+	 * its 4 GPUs on node2 (drawer1's four: all H3 reaches) */
+	a.nvme = 1;
+	keep(&a, ka, sizeof(ka));
+	usleep(20000);
+	keep(&c, kc, sizeof(kc));
+	/* user 2000 on node2 asks drawer1's 4 GPUs: only the GPU keep helps */
+	b.uid = 2000;
+	ck_assert_msg(falcond_compose(&st, &b, &l) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_uint_eq(l.ndevs, 4);
+	ck_assert_ptr_null(falcond_ledger_lease(st.ledger, kc));
+	k = falcond_ledger_lease(st.ledger, ka);
+	ck_assert_msg(k != NULL && falcond_lease_kept(k),
+		      "the NVMe keep %s was released for a GPU job", ka);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compose");
@@ -298,6 +342,7 @@ int main(void)
 	tcase_add_test(tc, policy_refused_first);
 	tcase_add_test(tc, budget_passed);
 	tcase_add_test(tc, attach_fails_rolls_back);
+	tcase_add_test(tc, evict_only_useful);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
