@@ -696,25 +696,35 @@ out:
 	return rv;
 }
 
-/* log_replay - lg->log_path replayed into lg (lg->log_bytes: its whole
- * lines' length; a torn last line cut off with a warning, lg->log_ok
- * cleared).  A missing log is an empty one.  FALCON_ERR_PARSE naming the
- * file and line, FALCON_ERR_IO, FALCON_ERR_NOMEM. */
-static falcon_err_t log_replay(struct falcond_ledger *lg)
+/* log_read - the log's text into *buf (*len bytes; NULL when there is
+ * no log: an empty one), before the snapshot is read (falcond_ledger_load).
+ * FALCON_ERR_IO, FALCON_ERR_NOMEM. */
+static falcon_err_t log_read(struct falcond_ledger *lg, char **buf, size_t *len)
 {
-	char *buf = NULL, *p, *nl, detail[1024];
-	size_t len = 0, line = 1;
 	struct stat sb;
 	falcon_err_t rv;
 
+	*buf = NULL;
+	*len = 0;
 	/* a FIFO would block the read (and release a held writer) */
 	if (stat(lg->log_path, &sb) == 0 && !S_ISREG(sb.st_mode))
 		return falcon_err_set(FALCON_ERR_IO, "%s: not a regular file", lg->log_path);
-	rv = falcon_read_file(lg->log_path, FALCOND_LEDGER_MAX, &buf, &len);
-	if (rv == FALCON_ERR_NOTFOUND)
+	rv = falcon_read_file(lg->log_path, FALCOND_LEDGER_MAX, buf, len);
+	return rv == FALCON_ERR_NOTFOUND ? FALCON_OK : rv;
+}
+
+/* log_replay - the records of the log's text buf (len bytes, changed in
+ * place; NULL: none) replayed into lg (lg->log_bytes: its whole lines'
+ * length; a torn last line cut off with a warning, lg->log_ok cleared).
+ * FALCON_ERR_PARSE naming the file and line, FALCON_ERR_NOMEM. */
+static falcon_err_t log_replay(struct falcond_ledger *lg, char *buf, size_t len)
+{
+	char *p, *nl, detail[1024];
+	size_t line = 1;
+	falcon_err_t rv = FALCON_OK;
+
+	if (buf == NULL)
 		return FALCON_OK;
-	if (rv != FALCON_OK)
-		return rv;
 	for (p = buf; p < buf + len; p = nl + 1, line++) {
 		nl = memchr(p, '\n', (size_t)(buf + len - p));
 		if (nl == NULL) {
@@ -736,7 +746,6 @@ static falcon_err_t log_replay(struct falcond_ledger *lg)
 		}
 	}
 	lg->log_bytes = (size_t)(p - buf);
-	free(buf);
 	return rv;
 }
 
@@ -744,8 +753,8 @@ falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **
 {
 	struct falcond_ledger *lg = calloc(1, sizeof(*lg));
 	json_object *o = NULL;
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf = NULL, *log = NULL;
+	size_t len = 0, loglen = 0;
 	falcon_err_t rv;
 	char why[256];
 
@@ -759,6 +768,14 @@ falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **
 		goto fail;
 	}
 	lg->log_ok = true;
+	/* the log first: a live falcond (falcond --dump-ledger) may compact
+	 * between the two reads, and the old snapshot read after its new,
+	 * empty log lost every commit between the two snapshots (make
+	 * soak-fleet's job checks: "lease holds 0 devices" for running jobs).
+	 * Read in this order, a snapshot written meanwhile holds every record
+	 * of the log read before it (their gens are not above its own) */
+	if ((rv = log_read(lg, &log, &loglen)) != FALCON_OK)
+		goto fail;
 	rv = falcon_read_file(lg->path, FALCOND_LEDGER_MAX, &buf, &len);
 	if (rv == FALCON_ERR_NOTFOUND)
 		goto log;
@@ -781,7 +798,7 @@ falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **
 		goto fail;
 	}
 log:
-	if ((rv = log_replay(lg)) != FALCON_OK)
+	if ((rv = log_replay(lg, log, loglen)) != FALCON_OK)
 		goto fail;
 	check_seq(lg);
 	*out = lg;
@@ -790,6 +807,7 @@ log:
 fail:
 	json_object_put(o);
 	free(buf);
+	free(log);
 	falcond_ledger_free(lg);
 	return rv;
 }

@@ -121,7 +121,9 @@ struct falcond_ledger {
  * to start rather than forget leases.  A file that cannot be read (or a
  * log that is not a regular file) is FALCON_ERR_IO.  A seq below a lease
  * id "L-N" found in it is raised to N with a warning (ids are never handed
- * out twice).
+ * out twice).  The log is read before the snapshot, so that a read beside
+ * a live falcond that compacts meanwhile (falcond --dump-ledger) loses no
+ * commit made before it began.
  */
 falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **out);
 void falcond_ledger_free(struct falcond_ledger *lg);
