@@ -174,26 +174,43 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 	job_desc_msg_t d;
 	char *merged = NULL;
 	falcon_err_t rv;
-	long long t0 = fp_now_us();
+	long long t0 = fp_now_us(), end;
 
 	if (job->no_slurm) {
 		falcon_info("job %u: AdminComment tag (not set: --no-slurm): %s", job->id, tag);
 		return FALCON_OK;
 	}
 	init_once();
-	if (load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		rv = serr("slurm_load_job", job->id);
-		goto fail;
-	}
-	if ((rv = falcon_tag_merge(msg->record_count ? msg->job_array[0].admin_comment : NULL,
-				   tag, &merged)) != FALCON_OK)
-		goto fail;
-	slurm_init_job_desc_msg(&d);
-	falcon_job_desc_set_job(&d, job->id);
-	d.admin_comment = merged;
-	if (slurm_update_job(&d) != SLURM_SUCCESS) {
-		rv = serr("slurm_update_job admin_comment", job->id);
-		goto fail;
+	/* read, merge and write again while the write is refused for now:
+	 * slurmctld restarting, or "Job update not available right now, the
+	 * DB index is being set" (Slurm's ESLURM_JOB_SETTING_DB_INX: the job's
+	 * record in slurmdbd not made yet, job_mgr.c update_job_str(); make
+	 * soak-fleet left 3 jobs untagged so); FP_SLURMCTLD_WAIT_S at most */
+	for (end = fp_now_us() + FP_SLURMCTLD_WAIT_S * 1000000LL;;) {
+		if (load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
+			rv = serr("slurm_load_job", job->id);
+			goto fail;
+		}
+		if ((rv = falcon_tag_merge(msg->record_count ? msg->job_array[0].admin_comment :
+					   NULL, tag, &merged)) != FALCON_OK)
+			goto fail;
+		slurm_init_job_desc_msg(&d);
+		falcon_job_desc_set_job(&d, job->id);
+		d.admin_comment = merged;
+		if (slurm_update_job(&d) == SLURM_SUCCESS)
+			break;
+		if ((!ctld_unreachable() && slurm_get_errno() != ESLURM_JOB_SETTING_DB_INX) ||
+		    fp_now_us() >= end) {
+			rv = serr("slurm_update_job admin_comment", job->id);
+			goto fail;
+		}
+		falcon_warn("job %u: slurm_update_job admin_comment: %s; trying again", job->id,
+			    slurm_strerror(slurm_get_errno()));
+		free(merged);
+		merged = NULL;
+		slurm_free_job_info_msg(msg);
+		msg = NULL;
+		sleep(1);
 	}
 	rv = FALCON_OK;
 fail:

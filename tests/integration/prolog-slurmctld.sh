@@ -13,7 +13,10 @@
 #       is IDLE, the lease is reclaimed by falcond's reconcile once back;
 #   (d) an administrator's drain reason is not overwritten by the epilog's;
 #   (e) slurmctld restarting as a node prolog asks it for the job: the
-#       prolog asks again, the job COMPLETES, the node is not drained.
+#       prolog asks again, the job COMPLETES, the node is not drained;
+#   (f) slurmdbd not answering as a job starts: slurmctld refuses the
+#       AdminComment tag for now ("the DB index is being set"); the prolog
+#       asks again and the tag is set.
 # No timing is asserted: every wait is bounded and generous.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -178,3 +181,30 @@ wait_for 90 "slurmctld back" scontrol ping ||
 fp_completed "$jid"
 fp_not_drained
 t_ok "slurmctld restarted under job $jid's node prolog: it asked again, COMPLETED, $FP_HOST not drained"
+
+# -- (f) slurmdbd not answering (SIGSTOP) as a job starts: slurmctld has
+# asked it for the job's record and refuses updates meanwhile ("Job update
+# not available right now, the DB index is being set":
+# ESLURM_JOB_SETTING_DB_INX); the prolog's AdminComment tag asks again and
+# is set once slurmdbd answers (make soak-fleet left 3 jobs untagged so)
+dbd=$(cat "$s_state/run/slurmdbd.pid" 2>/dev/null) || t_skip "(f): no slurmdbd in this cluster"
+jid=$(sbatch --parsable --begin=now+15 --gres=falcon_gpu:1 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+kill -STOP "$dbd"
+t_on_exit "kill -CONT $dbd 2>/dev/null || true"
+dbinx() { scontrol update jobid="$jid" comment=probe 2>&1 | grep -q 'DB index'; }
+wait_for 60 "slurmctld to refuse job $jid's updates while slurmdbd is stopped" dbinx ||
+	{ kill -CONT "$dbd"; t_fail "(f): no 'DB index is being set' refusal with slurmdbd stopped"; }
+# the node prolog's tag refused (asked again, or given up: without the
+# fix); PrologSlurmctld's own tag is refused first, each try taking
+# seconds, so the node prolog starts a minute or more later
+wait_for 300 "job $jid's node prolog to be refused its tag" \
+	grep -Eq "job $jid: (slurm_update_job admin_comment: .*DB index.*trying again|AdminComment not tagged)" \
+	"$t_tmp/slurm-prolog.log" ||
+	{ kill -CONT "$dbd"; grep -h "job $jid\b" "$t_tmp/slurm-prolog-slurmctld.log" "$t_tmp/slurm-prolog.log" >&2
+	  t_fail "(f): the node prolog's tag was not refused"; }
+kill -CONT "$dbd"
+fp_completed "$jid"
+tag=$(sacct -n -X -P -j "$jid" -o AdminComment 2>/dev/null)
+case $tag in *falcon:topo=*) ;; *) t_fail "(f): job $jid's tag '$tag', falcon:topo= expected" ;; esac
+fp_not_drained
+t_ok "slurmdbd stopped as job $jid started: its tag was refused, asked again, set ('$tag')"
