@@ -160,11 +160,17 @@ cat >"$L/requeued-why" <<'EOF'
 [2026-11-27T10:00:00.000] _update_job: setting admin_comment to falcon:requeued=chassis_timeout for JobId=12
 [2026-11-27T10:00:00.500] _update_job: setting admin_comment to falcon:requeued=compose for JobId=14
 [2026-11-27T10:00:00.700] _update_job: setting admin_comment to falcon:requeued=chassis_busy for JobId=11_0(19)
+[2026-11-27T10:00:00.900] _update_job: setting admin_comment to falcon:requeued=chassis_slow for JobId=16
 EOF
+# job 16's last try: the prolog's own request ran out (an earlier one met a
+# chassis that closed the connection): chassis_slow is true
+echo 'falcon-prolog: error: job 16: compose on node1: timed out: POST http://127.0.0.1:5/v1/compose: Timeout was reached' \
+	>"$L/slurm-prolog-slurmctld.log"
 cat >"$L/falcond-compose" <<'EOF'
 falcond: warning: compose job 12 on node1 (uid 0, 127.0.0.1:5000): timeout: compose: job 12 on node1: the chassis took longer than its Timeout
 falcond: warning: compose job 14 on node1 (uid 0, 127.0.0.1:5002): io: compose: lease L-3 of job 14 was rolled back before it was written
 falcond: warning: compose job 19 on node1 (uid 0, 127.0.0.1:5004): precondition: chassis c1: PATCH: stale ETag
+falcond: warning: compose job 16 on node1 (uid 0, 127.0.0.1:5006): transport: GET http://127.0.0.1:6/redfish/v1/Fabrics: Empty reply from server
 EOF
 printf '1700000000 requeue 12\n1700000010 cancel-running 13\n' >"$L/life.log"
 printf '1700000020 ok job 12 pending with falcon:released\n' >"$L/tags.log"
@@ -174,7 +180,7 @@ python3 "$REPORT" --lifecycle "$L" 60 >"$t_tmp/report" || t_fail "clean lifecycl
 grep -q '^soak: wrong tags: 0$' "$t_tmp/report" && grep -q '^soak: lifecycle actions: cancel-running 1, requeue 1$' "$t_tmp/report" &&
 	grep -q '^soak: wrong mappings: 0$' "$t_tmp/report" && grep -q '^soak: verdicts: lost 1$' "$t_tmp/report" &&
 	grep -q '^soak: PASS$' "$t_tmp/report" || t_fail "clean lifecycle run: $(cat "$t_tmp/report")"
-t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology, requeued=compose for falcond's io error, an array task's cause by its own id), a chassis restart's loss not a wrong mapping"
+t_ok "clean lifecycle run: PASS, wrong tags 0 (an NVMe-only job's tag has no topology, requeued=compose for falcond's io error, an array task's cause by its own id, chassis_slow after the prolog's own timeout), a chassis restart's loss not a wrong mapping"
 # each wrong tag: a pending requeued job with its old topology, a cancelled
 # job tagged requeued that never was, a completed falcon job without its
 # topology, another topology than asked, a cause falcond's errors do not

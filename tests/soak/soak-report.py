@@ -58,6 +58,7 @@
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
 import collections
+import glob
 import json
 import os
 import re
@@ -188,6 +189,14 @@ def wrong_tags(d, jobs, requeues, chaos):
         m = re.search(r"compose job ([0-9]+) on \S+ \([^)]*\): ([a-z_]+): ", ln)
         if m:
             errs[int(m.group(1))].add(m.group(2))
+    # the jobs whose prolog's own request to falcond ran out (the last try
+    # of a chassis_slow wait, falcond still at the chassis)
+    own_timeout = set()
+    for f in glob.glob(os.path.join(d, "slurm-prolog-*.log")):
+        for ln in lines(f):
+            m = re.search(r"job ([0-9]+): compose on \S+: timed out: POST \S+: Timeout was reached", ln)
+            if m:
+                own_timeout.add(int(m.group(1)))
     for ln in lines(os.path.join(d, "tags")):
         f = (ln.split("|") + ["", ""])[:3]
         jid = job_of(f[0])
@@ -220,10 +229,10 @@ def wrong_tags(d, jobs, requeues, chaos):
         want = CAUSE_ERRS.get(cause)
         if want is None:
             bad.append((jid, "requeued=%s: not a cause falcon-prolog gives" % cause))
-        elif cause in ("chassis_slow", "chassis_timeout") and not errs[own]:
+        elif cause in ("chassis_slow", "chassis_timeout") and (not errs[own] or own in own_timeout):
             # the prolog's own request ran out while falcond was still at
-            # the chassis (it logs no error then, or was killed): nothing
-            # in falcond's log says otherwise
+            # the chassis (it logs no error then, or was killed), whatever
+            # an earlier try met
             pass
         elif not (errs[own] & want) and not (cause.startswith("falcond_") and chaos["falcond-kill"]):
             bad.append((jid, "requeued=%s, but falcond's errors for it%s: %s"
