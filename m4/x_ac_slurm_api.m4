@@ -27,6 +27,10 @@
 #   HAVE_SLURM_LICENSE_INFO_T_NODES   slurm_license_info_t has nodes: an
 #                                     HRES layer's nodes (25.05 on; each
 #                                     layer a record of its own)
+#   HAVE_DECL_ESLURM_JOB_SETTING_DB_INX slurmctld may refuse a job update
+#                                     while slurmdbd has not answered for
+#                                     the job's record (22.05; gone by
+#                                     24.11, which does not refuse)
 # Run after X_AC_SLURM; does nothing without libslurm.
 AC_DEFUN([X_AC_SLURM_API], [
   AS_IF([test "x$x_ac_slurm" = xyes], [
@@ -40,7 +44,8 @@ AC_DEFUN([X_AC_SLURM_API], [
     AS_IF([test "x$x_ac_cv_slurm_list_t" = xyes],
       [AC_DEFINE([HAVE_SLURM_LIST_T], [1],
                  [Define to 1 if slurm/slurm.h has the list_t and list_itr_t typedefs.])])
-    AC_CHECK_DECLS([slurm_get_errno, slurm_free_ctl_conf], [], [], [[#include <slurm/slurm.h>
+    AC_CHECK_DECLS([slurm_get_errno, slurm_free_ctl_conf, ESLURM_JOB_SETTING_DB_INX], [], [],
+      [[#include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>]])
     AC_CACHE_CHECK([whether slurm_load_job takes a slurm_step_id_t], [x_ac_cv_slurm_step_id_job],
       [AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>]],

@@ -57,6 +57,18 @@ static bool ctld_unreachable(void)
 	       e == SLURM_COMMUNICATIONS_CONNECTION_ERROR;
 }
 
+/* update_refused_for_now - the last update was refused until slurmdbd
+ * answers for the job's record (ESLURM_JOB_SETTING_DB_INX, Slurm 22.05
+ * job_mgr.c; releases without it do not refuse). */
+static bool update_refused_for_now(void)
+{
+#if defined(HAVE_DECL_ESLURM_JOB_SETTING_DB_INX) && HAVE_DECL_ESLURM_JOB_SETTING_DB_INX
+	return slurm_get_errno() == ESLURM_JOB_SETTING_DB_INX;
+#else
+	return false;
+#endif
+}
+
 /* load_job - slurm_load_job() of job with show_flags, again every second
  * for FP_SLURMCTLD_WAIT_S while slurmctld cannot be reached; its result
  * (slurm_get_errno() set on failure). */
@@ -199,8 +211,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 		d.admin_comment = merged;
 		if (slurm_update_job(&d) == SLURM_SUCCESS)
 			break;
-		if ((!ctld_unreachable() && slurm_get_errno() != ESLURM_JOB_SETTING_DB_INX) ||
-		    fp_now_us() >= end) {
+		if ((!ctld_unreachable() && !update_refused_for_now()) || fp_now_us() >= end) {
 			rv = serr("slurm_update_job admin_comment", job->id);
 			goto fail;
 		}

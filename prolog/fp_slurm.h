@@ -24,11 +24,10 @@
 falcon_err_t fp_slurm_job(struct fp_job *job);
 /* fp_slurm_tag - merge tag into the job's AdminComment (re-read first:
  * falcon_tag_merge()); a slurmctld it cannot reach, or one that refuses
- * the update for now (ESLURM_JOB_SETTING_DB_INX: the job's slurmdbd record
- * not made yet), is asked again every second for up to 30 s; with
- * job->no_slurm only logged.
- * FALCON_ERR_SLURM naming the call (slurm_load_job, slurm_update_job), or
- * falcon_tag_merge()'s error. */
+ * the update for now (Slurm 22.05's ESLURM_JOB_SETTING_DB_INX: the job's
+ * slurmdbd record not made yet), is asked again every second for up to
+ * 30 s; with job->no_slurm only logged.  FALCON_ERR_SLURM naming the call
+ * (slurm_load_job, slurm_update_job), or falcon_tag_merge()'s error. */
 falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag);
 /*
  * fp_slurm_drain - DRAIN the node with reason ("falcon: ...").  A reason
