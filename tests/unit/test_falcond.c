@@ -1065,6 +1065,11 @@ START_TEST(log_read_while_compacting)
 	rw.committed = 0;
 	rw.stop = 0;
 	ck_assert_int_eq(pthread_create(&t, NULL, rw_writer, NULL), 0);
+	/* its first commit (400 leases) first: a busy machine may start the
+	 * writer late (make distcheck) */
+	end = falcon_now_ms() + 30000;
+	while (__atomic_load_n(&rw.committed, __ATOMIC_ACQUIRE) == 0 && falcon_now_ms() < end)
+		usleep(10000);
 	end = falcon_now_ms() + 10000;
 	for (i = 0; i < 10000 && !stale && falcon_now_ms() < end; i++) {
 		before = __atomic_load_n(&rw.committed, __ATOMIC_ACQUIRE);
