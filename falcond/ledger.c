@@ -769,8 +769,8 @@ falcon_err_t falcond_ledger_load(const char *state_dir, struct falcond_ledger **
 	}
 	lg->log_ok = true;
 	/* the log first: a live falcond (falcond --dump-ledger) may compact
-	 * between the two reads, and the old snapshot read after its new,
-	 * empty log lost every commit between the two snapshots (make
+	 * between the two reads, and the old snapshot read together with the
+	 * new, empty log lost every commit between the two snapshots (make
 	 * soak-fleet's job checks: "lease holds 0 devices" for running jobs).
 	 * Read in this order, a snapshot written meanwhile holds every record
 	 * of the log read before it (their gens are not above its own) */
