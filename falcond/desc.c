@@ -72,10 +72,24 @@ void falcond_desc_open(struct falcond_state *st, struct falcond_chassis *ch)
 	if (falcon_chassis_descriptions_load(ch->reader, o, path) != FALCON_OK)
 		falcon_warn("%s; reading every device of chassis %s", falcon_errmsg(),
 			    ch->cc->name);
-	else
+	else {
+		struct falcon_inventory inv;
+
 		falcon_info("chassis %s: %zu device description(s) from %s",
 			    ch->cc->name, json_object_array_length(
 				    json_object_object_get(o, "descriptions")), path);
+		if (falcon_chassis_descriptions_inventory(ch->reader, &inv) == FALCON_OK) {
+			pthread_mutex_lock(&st->lock);
+			if (!ch->have_last) {
+				falcon_inventory_free(&ch->described);
+				ch->described = inv;
+				ch->have_described = inv.n > 0;
+				inv.devs = NULL;
+			}
+			pthread_mutex_unlock(&st->lock);
+			falcon_inventory_free(&inv);
+		}
+	}
 out:
 	json_object_put(o);
 	if (tok != NULL)

@@ -180,6 +180,8 @@ falcon_err_t falcond_chassis_inventory(struct falcond_state *st, struct falcond_
 		falcon_inventory_free(&ch->last);
 	ch->last = copy;
 	ch->have_last = true;
+	falcon_inventory_free(&ch->described); /* read: no stand-in needed */
+	ch->have_described = false;
 	/* what it shows is as of when it was asked for: a change completed
 	 * after that is in the cache (chassis_changed) but perhaps not
 	 * in this read, so the read does not make the cache younger than that */

@@ -200,35 +200,44 @@ static void resv_ok(void)
 
 /* want_of - what chassis c's reservation must hold, w->cnt (st->lock
  * held): its quarantined devices, and its free ones while it is held
- * unreachable. */
+ * unreachable.  A chassis this falcond has not read yet (unreachable since
+ * its start: a restart or an HA takeover during an outage) is counted from
+ * its description file (state.h described), a device free there when no
+ * lease holds it; without either, nothing is known and its reservation is
+ * left as it is. */
 static void want_of(struct falcond_state *st, size_t c, struct resv_want *w)
 {
 	const struct falcond_chassis *ch = &st->ch[c];
+	const struct falcon_inventory *inv = ch->have_last ? &ch->last :
+					     ch->have_described ? &ch->described : NULL;
 	int ngpu = 0, nnvme = 0;
 	size_t i, k;
 
 	snprintf(w->name, sizeof(w->name), FALCOND_RESV_FMT, ch->cc->name);
 	w->licenses[0] = '\0';
-	w->known = ch->have_last;
+	w->known = inv != NULL;
 	w->held = falcond_unreachable_held(st, ch, falcon_now_ms());
-	for (k = 0; w->known && k < ch->last.n; k++) {
-		const struct falcon_device *d = &ch->last.devs[k];
-		bool quar = false;
+	for (k = 0; w->known && k < inv->n; k++) {
+		const struct falcon_device *d = &inv->devs[k];
+		bool quar = false, free_dev;
 
 		for (i = 0; i < st->ledger->nquar && !quar; i++)
 			quar = strcmp(st->ledger->quar[i].chassis, ch->cc->name) == 0 &&
 			       strcmp(st->ledger->quar[i].device, d->id) == 0;
 		/* held: quarantined, or free on a chassis unreachable too long
-		 * (its last inventory: what is not attached to a port) */
-		if (!quar && !(w->held && d->owner[0] == '\0'))
+		 * (its last inventory: what is not attached to a port; its
+		 * description: what no lease holds) */
+		free_dev = ch->have_last ? d->owner[0] == '\0' :
+			   falcond_ledger_device_lease(st->ledger, ch->cc->name, d->id) == NULL;
+		if (!quar && !(w->held && free_dev))
 			continue;
 		ngpu += d->type == FALCON_DEV_GPU;
 		nnvme += d->type == FALCON_DEV_NVME;
 	}
 	w->total[0] = w->total[1] = 0;
-	for (k = 0; w->known && k < ch->last.n; k++) {
-		w->total[0] += ch->last.devs[k].type == FALCON_DEV_GPU;
-		w->total[1] += ch->last.devs[k].type == FALCON_DEV_NVME;
+	for (k = 0; w->known && k < inv->n; k++) {
+		w->total[0] += inv->devs[k].type == FALCON_DEV_GPU;
+		w->total[1] += inv->devs[k].type == FALCON_DEV_NVME;
 	}
 	w->cnt[0] = ngpu;
 	w->cnt[1] = nnvme;

@@ -78,6 +78,7 @@ void falcond_state_fini(struct falcond_state *st)
 		falcon_chassis_close(st->ch[i].reader);
 		if (st->ch[i].have_last)
 			falcon_inventory_free(&st->ch[i].last);
+		falcon_inventory_free(&st->ch[i].described);
 		pthread_mutex_destroy(&st->ch[i].lock);
 		pthread_mutex_destroy(&st->ch[i].read_lock);
 	}

@@ -98,6 +98,14 @@ struct falcond_chassis {
 	/* the cache, st->lock: */
 	struct falcon_inventory last;   /* last inventory seen (status, metrics, placement) */
 	bool have_last;
+	/* its devices as StateDir/chassis-<name>.json described them when this
+	 * falcond started (desc.c; owners unknown), until a read works: what
+	 * resv.c counts for a chassis unreachable since a restart or an HA
+	 * takeover (make soak-fleet: a standby that took over during an
+	 * outage held nothing in Slurm, and jobs were started on the chassis'
+	 * licenses) */
+	struct falcon_inventory described;
+	bool have_described;
 	long long last_ms;              /* when it was read (falcon_now_ms) */
 	bool stale;                     /* an error since: read it again before use */
 	bool down;                      /* its last read failed, or a change timed out

@@ -537,6 +537,27 @@ struct json_object *falcon_chassis_descriptions_save(struct falcon_chassis *ch, 
 	return o;
 }
 
+falcon_err_t falcon_chassis_descriptions_inventory(const struct falcon_chassis *ch,
+						   struct falcon_inventory *inv)
+{
+	size_t i, n = 0;
+
+	memset(inv, 0, sizeof(*inv));
+	for (i = 0; i < ch->be.ndescs; i++)
+		n += !ch->be.descs[i].host;
+	if (n == 0)
+		return FALCON_OK;
+	inv->devs = calloc(n, sizeof(*inv->devs));
+	if (inv->devs == NULL)
+		return falcon_err_set(FALCON_ERR_NOMEM, "descriptions: %zu devices", n);
+	for (i = 0; i < ch->be.ndescs; i++)
+		if (!ch->be.descs[i].host) {
+			inv->devs[inv->n] = ch->be.descs[i].dev;
+			inv->devs[inv->n++].owner[0] = '\0';
+		}
+	return FALCON_OK;
+}
+
 /* A string member key of o into dst[n]: absent or null = "" when optional. */
 static falcon_err_t take_field(struct json_object *o, const char *key, char *dst, size_t n,
 			       bool optional, const char *what)

@@ -195,6 +195,18 @@ falcon_err_t falcon_chassis_descriptions_load(struct falcon_chassis *ch,
 					      struct json_object *o, const char *what);
 
 /*
+ * falcon_chassis_descriptions_inventory - the devices of the kept
+ * descriptions (host ports left out) as an inventory, owners "" (a
+ * description says nothing of who owns a device) and no cabling: what a
+ * process that has not read the chassis yet knows of it, e.g. from a
+ * description file loaded at its start.  Fills *inv (zeroed first; the
+ * caller frees with falcon_inventory_free()); FALCON_OK with inv->n 0 when
+ * none is kept; FALCON_ERR_NOMEM with *inv empty.
+ */
+falcon_err_t falcon_chassis_descriptions_inventory(const struct falcon_chassis *ch,
+						   struct falcon_inventory *inv);
+
+/*
  * falcon_chassis_set_deadline - the caller's budget for the requests that
  * follow: a CLOCK_MONOTONIC time in ms (falcon_now_ms()'s clock) after
  * which an attach or detach answered 202 is no longer followed: its task is

@@ -174,6 +174,25 @@ sleep 5
 [ "$(s_job_state "$jh")" = PENDING ] ||
 	{ fp_logs; t_fail "job $jh: $(s_job_state "$jh") on node2 while c2 is unreachable, expected PENDING"; }
 t_ok "job $jh for node2 pends while c2 is unreachable ($(squeue -h -j "$jh" -o %r))"
+# a falcond that starts while c2 does not answer (a restart, a standby's
+# takeover during the outage) has never read c2: it holds c2's free
+# devices from its description file (StateDir/chassis-c2.json) and the
+# ledger.  The reservation is deleted first, as when the falcond killed
+# had not made it yet (make soak-fleet: a takeover during c8's outage
+# held nothing, and jobs started on c8's licenses were requeued pool_short)
+# ($jh held meanwhile: Slurm would start it on the free licenses)
+scontrol hold "$jh" || t_fail "scontrol hold $jh failed"
+fd_stop_falcond -KILL
+scontrol delete reservation=falcon-c2-quarantine || t_fail "scontrol delete reservation failed"
+FD_NO_SLURM= fd_start_falcond
+t_restart=$(date +%s)
+wait_for 120 "the new falcond to hold c2's free devices" held ||
+	{ tail -20 "$t_tmp/falcond.log" >&2; t_fail "after a restart during the outage: reservation falcon-c2-quarantine: '$(resv_lic falcon-c2-quarantine)'"; }
+scontrol release "$jh" || t_fail "scontrol release $jh failed"
+sleep 5
+[ "$(s_job_state "$jh")" = PENDING ] ||
+	{ fp_logs; t_fail "job $jh: $(s_job_state "$jh") on node2 while c2 is unreachable, expected PENDING"; }
+t_ok "a falcond started during c2's outage holds its free devices after $(($(date +%s) - t_restart)) s (from its description file)"
 fd_sim c2 DELETE /admin/faults >/dev/null
 wait_for 60 "the hold to go" sh -c "! scontrol show reservation falcon-c2-quarantine >/dev/null 2>&1" ||
 	t_fail "reservation falcon-c2-quarantine still holds '$(resv_lic falcon-c2-quarantine)'"

@@ -467,6 +467,20 @@ START_TEST(test_desc_save_load)
 						0, &ch2), FALCON_OK);
 	falcon_chassis_keep_descriptions(ch2, 3600);
 	ck_assert_int_eq(falcon_chassis_descriptions_load(ch2, o, "f.json"), FALCON_OK);
+	/* before any read: the described devices, host port left out, no owner */
+	{
+		struct falcon_inventory inv;
+
+		ck_assert_int_eq(falcon_chassis_descriptions_inventory(ch2, &inv), FALCON_OK);
+		ck_assert_uint_eq(inv.n, 2);
+		for (size_t i = 0; i < inv.n; i++) {
+			ck_assert_str_eq(inv.devs[i].owner, "");
+			ck_assert(inv.devs[i].id[0] != '\0');
+			ck_assert_int_eq(inv.devs[i].type, FALCON_DEV_GPU);
+		}
+		ck_assert(!inv.cabling_known);
+		falcon_inventory_free(&inv);
+	}
 	/* 2 GETs to discover the fabric, then the 4 of ownership */
 	ck_assert_int_eq(desc_read(ch2, &t, 2, "H1", "OK"), 2 + 4);
 	falcon_chassis_close(ch2);
