@@ -293,13 +293,14 @@ static int dump_ledger(const char *state_dir)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [-v]...\n"
+	fprintf(f, "Usage: falcond [-f FILE] [--no-slurm] [--no-reconcile] [--log-time] [-v]...\n"
 		   "       falcond --dump-ledger STATE_DIR\n"
 		   "  -f, --config FILE   falcon.conf (default: $FALCON_CONF or %s)\n"
 		   "      --no-slurm      do not ask Slurm which jobs run (reconcile)\n"
 		   "      --no-reconcile  do not reconcile at start\n"
 		   "      --dump-ledger STATE_DIR  print the ledger (snapshot and log\n"
 		   "                      replayed) as JSON and exit\n"
+		   "      --log-time      start each log line with the time (to the ms)\n"
 		   "  -v, --verbose       more log (repeat)\n"
 		   "  -h, --help\n", falcon_conf_path(NULL));
 }
@@ -312,6 +313,7 @@ int main(int argc, char **argv)
 		{ "no-reconcile", no_argument, NULL, 'R' },
 		{ "dump-ledger", required_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "log-time", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -325,7 +327,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	char url[512];
 	int opt, sig, rc = 1, verbose = 0;
-	bool reconcile = true;
+	bool reconcile = true, log_time = false;
 
 	falcon_log_init("falcond");
 	while ((opt = getopt_long(argc, argv, "f:vh", opts, NULL)) != -1) {
@@ -335,13 +337,15 @@ int main(int argc, char **argv)
 		case 'R': reconcile = false; break;
 		case 'D': dump = optarg; break;
 		case 'v': verbose++; break;
+		case 'T': log_time = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	falcon_log_add_sink(falcon_log_sink_stderr,
 			    verbose >= 2 ? FALCON_LOG_DEBUG : verbose ? FALCON_LOG_VERBOSE
-								    : FALCON_LOG_INFO, NULL);
+								    : FALCON_LOG_INFO,
+			    log_time ? FALCON_LOG_TIME : NULL);
 	if (dump != NULL)
 		return dump_ledger(dump);
 	cfg = falcon_conf_path(cfg);

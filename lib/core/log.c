@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "core/log.h"
 
@@ -55,13 +56,24 @@ void falcon_log_sink_stderr(falcon_log_level_t level, const char *line, void *ct
 {
 	static const char *const tag[] = { "error: ", "warning: ", "", "", "debug: " };
 	const char *colon = strchr(line, ':');
+	char when[40] = "";
 
+	if (ctx == FALCON_LOG_TIME) {
+		struct timespec ts;
+		struct tm tm;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(when, sizeof(when), "[%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ld] ",
+			 ts.tv_nsec / 1000000);
+	}
 	/* "prog: error: message" - the level goes after the program name. */
 	if (colon != NULL && colon[1] == ' ' && level <= FALCON_LOG_DEBUG)
-		fprintf(stderr, "%.*s %s%s\n", (int)(colon - line + 1), line,
+		fprintf(stderr, "%s%.*s %s%s\n", when, (int)(colon - line + 1), line,
 			tag[level], colon + 2);
 	else
-		fprintf(stderr, "%s\n", line);
+		fprintf(stderr, "%s%s\n", when, line);
 }
 
 void falcon_log_sink_syslog(falcon_log_level_t level, const char *line, void *ctx)

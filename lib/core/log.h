@@ -44,7 +44,12 @@ const char *falcon_log_progname(void);
 int falcon_log_add_sink(falcon_log_sink_fn fn, falcon_log_level_t max_level,
 			void *ctx);
 
-/* Built-in sinks: stderr (one line, newline added) and syslog(3). */
+/* Built-in sinks: stderr (one line, newline added) and syslog(3).  The
+ * stderr sink given ctx FALCON_LOG_TIME starts each line with the local
+ * time to the millisecond, as Slurm's daemons log
+ * ("[2026-11-29T09:50:52.123] falcond: ..."), for a log kept in a file
+ * rather than by journald or syslog; any other ctx: no time. */
+#define FALCON_LOG_TIME ((void *)1)
 void falcon_log_sink_stderr(falcon_log_level_t level, const char *line, void *ctx);
 void falcon_log_sink_syslog(falcon_log_level_t level, const char *line, void *ctx);
 

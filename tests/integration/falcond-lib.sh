@@ -106,9 +106,11 @@ EOC
 }
 
 # fd_start_falcond [ARGS] - falcond, --no-slurm unless FD_NO_SLURM is set
-# (empty: falcond asks the Slurm of $SLURM_CONF which jobs run).
+# (empty: falcond asks the Slurm of $SLURM_CONF which jobs run);
+# --log-time when FD_LOG_TIME is set.
 fd_start_falcond() {
-	"$FALCOND" -f "$FALCON_CONF" ${FD_NO_SLURM---no-slurm} "$@" 2>>"$t_tmp/falcond.log" &
+	"$FALCOND" -f "$FALCON_CONF" ${FD_NO_SLURM---no-slurm} ${FD_LOG_TIME:+--log-time} "$@" \
+		2>>"$t_tmp/falcond.log" &
 	FD_PID=$!
 	echo $FD_PID > "$t_tmp/falcond.pid"
 	if ! wait_for -p $FD_PID 20 "falcond to answer on http://127.0.0.1:$FD_PORT/v1/health" \

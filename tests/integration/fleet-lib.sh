@@ -47,6 +47,9 @@
 
 fl_start() {
 FL_NODES=${FL_NODES:-8} FL_CHASSIS=${FL_CHASSIS:-4}
+# falcond's log lines timed (--log-time): the fleet's logs are files, and
+# a takeover or a start-up pass is read from them
+FD_LOG_TIME=1
 fl_per=$((FL_NODES / FL_CHASSIS))
 [ $((fl_per * FL_CHASSIS)) = "$FL_NODES" ] && [ $fl_per -ge 1 ] && [ $fl_per -le 4 ] ||
 	t_fail "FL_NODES=$FL_NODES FL_CHASSIS=$FL_CHASSIS: 1 to 4 nodes a chassis (its host ports H1-H4), the same on each"
@@ -189,6 +192,8 @@ t_ok "$FL_NODES nodes idle in $(($(date +%s) - t0)) s, $FL_CHASSIS chassis"
 # falcond asking this cluster's slurmctld, as a site runs it (its reconcile
 # and its re-pin of jobs pending on a full chassis need it)
 fp_falcond_with_slurm
+grep -Eq '^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}\] falcond: active: ' \
+	"$t_tmp/falcond.log" || t_fail "falcond --log-time: $(head -n 2 "$t_tmp/falcond.log")"
 if [ -n "$FD_PORT_B" ]; then
 	t_on_exit "kill \$(cat '$t_tmp/falcond-b.pid' 2>/dev/null) 2>/dev/null || true"
 	fl_falcond b
@@ -222,6 +227,6 @@ fl_falcond() {
 	else
 		set -- "$t_tmp/falcon-b.conf" falcond-b
 	fi
-	"$FALCOND" -f "$1" 2>>"$t_tmp/$2.log" &
+	"$FALCOND" -f "$1" ${FD_LOG_TIME:+--log-time} 2>>"$t_tmp/$2.log" &
 	echo $! >"$t_tmp/$2.pid"
 }
