@@ -45,6 +45,24 @@ static falcon_err_t serr(const char *what, uint32_t job)
  * for nothing (make soak-fleet: a healthy node drained at each restart). */
 #define FP_SLURMCTLD_WAIT_S 30
 
+/* The end of the process' one budget for waiting on Slurm (fp_now_us()
+ * time; 0 = no wait yet): FP_SLURMCTLD_WAIT_S from the first wait, shared
+ * by every read and tag after it.  One budget per call was paid per call:
+ * PrologSlurmctld's two tags with slurmdbd stopped took 70 s of the
+ * PrologEpilogTimeout= (prolog-slurmctld.sh (f), Slurm 22.05). */
+static long long g_wait_end_us;
+
+/* may_wait - whether the budget has time left for another try (starts it
+ * at the first call). */
+static bool may_wait(void)
+{
+	long long now = fp_now_us();
+
+	if (g_wait_end_us == 0)
+		g_wait_end_us = now + FP_SLURMCTLD_WAIT_S * 1000000LL;
+	return now < g_wait_end_us;
+}
+
 /* ctld_unreachable - the last Slurm call failed reaching slurmctld. */
 static bool ctld_unreachable(void)
 {
@@ -70,21 +88,22 @@ static bool update_refused_for_now(void)
 }
 
 /* load_job - slurm_load_job() of job with show_flags, again every second
- * for FP_SLURMCTLD_WAIT_S while slurmctld cannot be reached; its result
- * (slurm_get_errno() set on failure). */
+ * while slurmctld cannot be reached and the process' budget (may_wait())
+ * lasts; its result (slurm_get_errno() set on failure). */
 static int load_job(job_info_msg_t **msg, uint32_t job, uint16_t flags)
 {
-	long long end = fp_now_us() + FP_SLURMCTLD_WAIT_S * 1000000LL;
 	bool said = false;
 
 	for (;;) {
 		if (slurm_load_job(msg, falcon_slurm_job(job), flags) == SLURM_SUCCESS)
 			return SLURM_SUCCESS;
-		if (!ctld_unreachable() || fp_now_us() >= end)
+		if (!ctld_unreachable() || !may_wait())
 			return SLURM_ERROR;
 		if (!said)
-			falcon_warn("job %u: slurm_load_job: %s; trying again for up to %d s",
-				    job, slurm_strerror(slurm_get_errno()), FP_SLURMCTLD_WAIT_S);
+			falcon_warn("job %u: slurm_load_job: %s; trying again for up to %lld s "
+				    "(the prolog's %d s for Slurm)", job,
+				    slurm_strerror(slurm_get_errno()),
+				    (g_wait_end_us - fp_now_us()) / 1000000 + 1, FP_SLURMCTLD_WAIT_S);
 		said = true;
 		sleep(1);
 	}
@@ -186,7 +205,7 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 	job_desc_msg_t d;
 	char *merged = NULL;
 	falcon_err_t rv;
-	long long t0 = fp_now_us(), end;
+	long long t0 = fp_now_us();
 
 	if (job->no_slurm) {
 		falcon_info("job %u: AdminComment tag (not set: --no-slurm): %s", job->id, tag);
@@ -197,8 +216,9 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 	 * slurmctld restarting, or "Job update not available right now, the
 	 * DB index is being set" (Slurm's ESLURM_JOB_SETTING_DB_INX: the job's
 	 * record in slurmdbd not made yet, job_mgr.c update_job_str(); make
-	 * soak-fleet left 3 jobs untagged so); FP_SLURMCTLD_WAIT_S at most */
-	for (end = fp_now_us() + FP_SLURMCTLD_WAIT_S * 1000000LL;;) {
+	 * soak-fleet left 3 jobs untagged so); within the process' one
+	 * budget (may_wait()) */
+	for (;;) {
 		if (load_job(&msg, job->id, SHOW_DETAIL) != SLURM_SUCCESS) {
 			rv = serr("slurm_load_job", job->id);
 			goto fail;
@@ -211,8 +231,15 @@ falcon_err_t fp_slurm_tag(const struct fp_job *job, const char *tag)
 		d.admin_comment = merged;
 		if (slurm_update_job(&d) == SLURM_SUCCESS)
 			break;
-		if ((!ctld_unreachable() && !update_refused_for_now()) || fp_now_us() >= end) {
+		if (!ctld_unreachable() && !update_refused_for_now()) {
 			rv = serr("slurm_update_job admin_comment", job->id);
+			goto fail;
+		}
+		if (!may_wait()) {
+			rv = falcon_err_set(FALCON_ERR_SLURM, "slurm_update_job admin_comment "
+					    "(job %u): %s; not asked again: the prolog's %d s of "
+					    "waiting for Slurm are spent", job->id,
+					    slurm_strerror(slurm_get_errno()), FP_SLURMCTLD_WAIT_S);
 			goto fail;
 		}
 		falcon_warn("job %u: slurm_update_job admin_comment: %s; trying again", job->id,

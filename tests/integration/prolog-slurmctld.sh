@@ -14,9 +14,10 @@
 #   (d) an administrator's drain reason is not overwritten by the epilog's;
 #   (e) slurmctld restarting as a node prolog asks it for the job: the
 #       prolog asks again, the job COMPLETES, the node is not drained;
-#   (f) slurmdbd not answering as a job starts: slurmctld refuses the
-#       AdminComment tag for now ("the DB index is being set"); the prolog
-#       asks again and the tag is set.
+#   (f) slurmdbd not answering as a job starts, the chassis at 20 s per
+#       PATCH: slurmctld refuses the AdminComment tag for now ("the DB
+#       index is being set"); the prolog asks again and the tag is set;
+#       PrologSlurmctld's retries share one budget.
 # No timing is asserted: every wait is bounded and generous.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -199,6 +200,9 @@ if ! grep -q '^#define HAVE_DECL_ESLURM_JOB_SETTING_DB_INX 1' "$top_builddir/con
 	exit 0
 fi
 dbd=$(cat "$s_state/run/slurmdbd.pid")
+# and the chassis at 20 s per PATCH: the prolog's Slurm waits and the
+# compose share PrologEpilogTimeout
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/Fabrics*","method":"PATCH","ms":20000}]}' >/dev/null
 jid=$(sbatch --parsable --begin=now+15 --gres=falcon_gpu:1 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
 kill -STOP "$dbd"
 t_on_exit "kill -CONT $dbd 2>/dev/null || true"
@@ -215,7 +219,16 @@ wait_for 300 "job $jid's node prolog to be refused its tag" \
 	  t_fail "(f): the node prolog's tag was not refused"; }
 kill -CONT "$dbd"
 fp_completed "$jid"
+fd_sim c1 POST /admin/faults '{}' >/dev/null
 tag=$(sacct -n -X -P -j "$jid" -o AdminComment 2>/dev/null)
 case $tag in *falcon:topo=*) ;; *) t_fail "(f): job $jid's tag '$tag', falcon:topo= expected" ;; esac
 fp_not_drained
-t_ok "slurmdbd stopped as job $jid started: its tag was refused, asked again, set ('$tag')"
+# PrologSlurmctld's waits for Slurm share one budget: once a tag has used
+# it up, its next tag is not asked again (one budget per call took 70 s
+# of PrologEpilogTimeout= with two tags)
+awk -v j="job $jid:" 'index($0, j) && /AdminComment not tagged/ { spent = 1; next }
+	index($0, j) && spent && /admin_comment: .*trying again/ { again++ }
+	END { exit !(spent && !again) }' "$t_tmp/slurm-prolog-slurmctld.log" ||
+	{ grep -h "job $jid\b" "$t_tmp/slurm-prolog-slurmctld.log" >&2
+	  t_fail "(f): PrologSlurmctld asked Slurm again after its budget was spent (or never spent it)"; }
+t_ok "slurmdbd stopped and the chassis at 20 s per PATCH as job $jid started: its tag was refused, asked again, set ('$tag'); PrologSlurmctld's retries within one budget ($(grep -o "job $jid: timing.*slurm_us=[0-9]*" "$t_tmp/slurm-prolog-slurmctld.log" | grep -o 'slurm_us=[0-9]*' | tail -1))"
