@@ -208,6 +208,12 @@ fd_sim c2 POST /admin/faults '{"rules":[]}' >/dev/null
 wait_for -p $FD_PID 60 "c2's start-up reconcile to end" \
 	sh -c "! curl -s 'http://127.0.0.1:$FD_PORT/v1/health' | grep -q reconciling" ||
 	t_fail "falcond still reconciling: $(tail -n 3 "$t_tmp/falcond.log")"
+# each chassis says when it is served (a takeover's time, read from the log
+# by make soak-fleet): c1 first, c2 after its slow reads
+l1=$(grep -n "start-up reconcile: chassis c1 served from now on (its pass took " "$t_tmp/falcond.log" | tail -n 1 | cut -d: -f1)
+l2=$(grep -n "start-up reconcile: chassis c2 served from now on (its pass took " "$t_tmp/falcond.log" | tail -n 1 | cut -d: -f1)
+[ -n "$l1" ] && [ -n "$l2" ] && [ "$l1" -lt "$l2" ] ||
+	t_fail "each chassis' start-up pass not logged in order (c1 line ${l1:-none}, c2 line ${l2:-none})"
 [ "$(fd_call POST /v1/compose '{"job_id":20,"host":"node2","gpus":16}')" = 409 ] ||
 	t_fail "16 GPUs for node2: $(cat "$t_tmp/out")"
 k=$(sed -n 's/.*16 GPU wanted for host node2, \([0-9]*\) free.*/\1/p' "$t_tmp/out")

@@ -339,9 +339,64 @@ def fleet_figures(d, wall, vs, p):
     p("soak: fleet: falcond takeovers %d, the standby serving after p50 %.0f s max %.0f s; "
       "chassis outages: %s" % (len(tk), pct(tk, 50), tk[-1] if tk else float("nan"),
                                ", ".join(outs) or "none"))
+    takeover_phases(d, p)
     if load:
         p("soak: fleet: load p50 %.1f max %.1f; memory available min %.1f GiB"
           % (pct(sorted(load), 50), max(load), min(mem) / 1048576.0))
+
+
+def takeover_phases(d, p):
+    """Each takeover from falcond's timed logs (--log-time, local time, as
+    the report's TZ reads it): from the SIGKILL (chaos.log) to the new
+    active one's lock ("active: holding"), to each chassis served again
+    ("start-up reconcile: chassis C served from now on", falcond's own
+    first pass of C), and to the whole start-up pass ("start-up reconcile
+    done": what "serving after" above waits for); p prints a line."""
+    kills = []
+    for ln in lines(os.path.join(d, "chaos.log")):
+        f = ln.split()
+        if len(f) > 1 and f[1] == "falcond-kill":
+            kills.append(int(f[0]))
+    ev = []
+    for name in ("falcond.log", "falcond-b.log"):
+        for ln in lines(os.path.join(d, name)):
+            m = re.match(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{3})\] falcond: "
+                         r"(active: holding|start-up reconcile: chassis (\S+) served from now on"
+                         r"|start-up reconcile done)", ln)
+            if not m:
+                continue
+            t = time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")) + \
+                int(m.group(2)) / 1000.0
+            kind = "lock" if m.group(3).startswith("active") else \
+                "done" if m.group(3).endswith("done") else "chassis"
+            ev.append((t, kind, m.group(4)))
+    ev.sort()
+    lock, served, done = [], [], []
+    for k in kills:
+        after = [e for e in ev if e[0] >= k]
+        locks = [e for e in after if e[1] == "lock"]
+        if not locks or locks[0][0] - k > 900:
+            continue
+        t_lock = locks[0][0]
+        nxt = [e[0] for e in locks[1:]]
+        end = nxt[0] if nxt else float("inf")
+        lock.append(t_lock - k)
+        served.extend(e[0] - k for e in after if e[1] == "chassis" and t_lock <= e[0] < end)
+        fin = [e[0] for e in after if e[1] == "done" and t_lock <= e[0] < end]
+        if fin:
+            done.append(fin[0] - k)
+    if not lock:
+        p("soak: fleet: takeover phases: none read (falcond's log without --log-time?)")
+        return
+    lock.sort()
+    served.sort()
+    done.sort()
+    p("soak: fleet: takeover phases (from the SIGKILL): the lock taken p50 %.1f s max %.1f s; "
+      "each chassis served again p50 %.1f s p95 %.1f s max %.1f s (%d chassis passes); the "
+      "whole start-up pass done p50 %.1f s max %.1f s"
+      % (pct(lock, 50), lock[-1], pct(served, 50), pct(served, 95),
+         served[-1] if served else float("nan"), len(served), pct(done, 50),
+         done[-1] if done else float("nan")))
 
 
 def main():
