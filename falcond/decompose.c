@@ -49,8 +49,11 @@ static falcon_err_t decompose_intent(struct falcond_state *st, const char *id)
 /*
  * keep_serves_waiter - whether Slurm shows a job waiting on l's host in
  * l's partition that the keep of lease copy l would serve (keep.h
- * falcond_keep_for), its id in *job (0: none, or not asked).  Asks Slurm
- * without st->lock, then takes it to skip jobs that hold a lease already.
+ * falcond_keep_for), its id in *job (0: none, or not asked), and the jobs
+ * waiting there that it does not serve ask no more than the chassis has
+ * free (on the chassis' last inventory read, falcond_keep_pool; not
+ * judged before the first).  Asks Slurm without st->lock, then takes it
+ * to skip jobs that hold a lease already.
  * Without Slurm (falcond --no-slurm) every keep serves, as before issue
  * 41; when Slurm does not answer, none does (never hold idle devices
  * blind).  *why gets the reason when false.
@@ -59,8 +62,12 @@ static bool keep_serves_waiter(struct falcond_state *st, const struct falcon_lea
 			       const char **why, uint32_t *job)
 {
 	const struct falcond_keep_waiter *for_job;
+	const struct falcon_host_conf *h;
 	struct falcond_keep_waiter *w = NULL;
+	struct falcond_keep_pool pool;
+	struct falcond_chassis *ch;
 	size_t n = 0;
+	bool known;
 
 	*job = 0;
 	if (!st->use_slurm)
@@ -71,7 +78,13 @@ static bool keep_serves_waiter(struct falcond_state *st, const struct falcon_lea
 		return false;
 	}
 	pthread_mutex_lock(&st->lock);
-	for_job = falcond_keep_for(st->ledger, l, w, n, st->conf->keep_warm_reset != NULL, why);
+	ch = l->ndevs > 0 ? falcond_chassis_of(st, l->devs[0].chassis) : NULL;
+	h = falcon_conf_host(st->conf, l->host);
+	known = ch != NULL && ch->have_last && h != NULL;
+	if (known)
+		falcond_keep_pool(st->ledger, l, h, &ch->reach, &ch->last, &pool);
+	for_job = falcond_keep_for(st->ledger, l, w, n, st->conf->keep_warm_reset != NULL,
+				   known ? &pool : NULL, why);
 	if (for_job != NULL)
 		*job = for_job->job_id;
 	pthread_mutex_unlock(&st->lock);

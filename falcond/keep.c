@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "keep.h"
 #include "core/log.h"
@@ -241,31 +242,97 @@ bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep
 	return no == NULL;
 }
 
+void falcond_keep_pool(struct falcond_ledger *lg, const struct falcon_lease *l,
+		       const struct falcon_host_conf *h, const struct falcond_reach *r,
+		       const struct falcon_inventory *inv, struct falcond_keep_pool *pool)
+{
+	const char *chassis = l->ndevs > 0 ? l->devs[0].chassis : "";
+	size_t i;
+
+	memset(pool, 0, sizeof(*pool));
+	for (i = 0; i < inv->n; i++) {
+		const struct falcon_device *d = &inv->devs[i];
+		const struct falcon_lease *k = falcond_ledger_device_lease(lg, chassis, d->id);
+		bool gpu = d->type == FALCON_DEV_GPU;
+
+		if ((!gpu && d->type != FALCON_DEV_NVME) ||
+		    falcond_ledger_quarantined(lg, chassis, d->id) != NULL ||
+		    strcasecmp(d->health, "Critical") == 0 || strcasecmp(d->state, "Absent") == 0 ||
+		    falcond_port_for(h, d->drawer, r) == NULL)
+			continue;
+		if (k == NULL ? d->owner[0] == '\0' : strcmp(k->state, "closing") == 0)
+			(*(gpu ? &pool->free_gpus : &pool->free_nvme))++;
+	}
+}
+
+/* before - Slurm serves waiter a before b: a configuring job first, then
+ * the higher priority, then the lower job id. */
+static bool before(const struct falcond_keep_waiter *a, const struct falcond_keep_waiter *b)
+{
+	if (a->configuring != b->configuring)
+		return a->configuring;
+	if (a->priority != b->priority)
+		return a->priority > b->priority;
+	return a->job_id < b->job_id;
+}
+
+/* leased - job holds a lease of lg: composed, it waits no more. */
+static bool leased(const struct falcond_ledger *lg, uint32_t job)
+{
+	size_t j;
+
+	for (j = 0; j < lg->nleases; j++)
+		if (lg->leases[j].job_id == job)
+			return true;
+	return false;
+}
+
+/*
+ * short_of - whether the jobs of w[0..n) that keep l does not serve (and
+ * that hold no lease of lg) ask together more of a kind l holds than pool
+ * has free (falcond_keep_for).
+ */
+static bool short_of(const struct falcond_ledger *lg, const struct falcon_lease *l,
+		     const struct falcond_keep_waiter *w, size_t n, bool any_user,
+		     const struct falcond_keep_pool *pool)
+{
+	long g = 0, v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (leased(lg, w[i].job_id) || falcond_keep_useful(l, &w[i], any_user, NULL))
+			continue;
+		g += w[i].gpus > 0 ? w[i].gpus : 0;
+		v += w[i].nvme > 0 ? w[i].nvme : 0;
+	}
+	return (count(l, FALCON_DEV_GPU) > 0 && g > pool->free_gpus) ||
+	       (count(l, FALCON_DEV_NVME) > 0 && v > pool->free_nvme);
+}
+
 const struct falcond_keep_waiter *falcond_keep_for(const struct falcond_ledger *lg,
 						   const struct falcon_lease *l,
 						   const struct falcond_keep_waiter *w, size_t n,
-						   bool any_user, const char **why)
+						   bool any_user, const struct falcond_keep_pool *pool,
+						   const char **why)
 {
 	const struct falcond_keep_waiter *best = NULL;
 	const char *no = "no job waits for chassis devices on the host", *one;
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		bool leased = false;
-
-		for (j = 0; j < lg->nleases && !leased; j++)
-			leased = lg->leases[j].job_id == w[i].job_id;
-		if (leased)
+		if (leased(lg, w[i].job_id))
 			continue;
 		if (!falcond_keep_useful(l, &w[i], any_user, &one)) {
 			no = one;
 			continue;
 		}
-		if (best == NULL || (w[i].configuring && !best->configuring) ||
-		    (w[i].configuring == best->configuring &&
-		     (w[i].priority > best->priority ||
-		      (w[i].priority == best->priority && w[i].job_id < best->job_id))))
+		if (best == NULL || before(&w[i], best))
 			best = &w[i];
+	}
+	if (best != NULL && pool != NULL && short_of(lg, l, w, n, any_user, pool)) {
+		best = NULL;
+		no = "jobs waiting that it does not serve ask more than the chassis has free: "
+		     "one would release it in its compose";
 	}
 	if (why != NULL)
 		*why = best == NULL ? no : NULL;

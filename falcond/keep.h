@@ -6,9 +6,10 @@
  * A job's epilog takes its devices off the node's bus (sysfs remove) and
  * asks for the decompose with "keep": when the job's partition has
  * KeepWarm= seconds and Slurm shows a job waiting on that host that can
- * use them (falcond_keep_for(); keepslurm.h asks), falcond leaves the devices
- * attached to the host's port and turns the lease "kept" (no chassis
- * request).  The next compose
+ * use them, while the jobs waiting there that the keep would not serve ask
+ * no more than the chassis has free (falcond_keep_for(); keepslurm.h asks),
+ * falcond leaves the devices attached to the host's port and turns the
+ * lease "kept" (no chassis request).  The next compose
  * on that host of that user (any user when KeepWarmReset= is set, the
  * prolog then resetting them first) takes the kept devices it can use and
  * attaches only the rest; one that asks for no more than one keep holds
@@ -32,6 +33,7 @@
 #include <stdint.h>
 
 #include "ledger.h"
+#include "place.h"
 
 /* The history results of a kept lease (falcond_ledger_record_release); a
  * history entry whose result starts with FALCOND_KEEP_RESULT is time the
@@ -161,6 +163,28 @@ bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep
 			 bool any_user, const char **why);
 
 /*
+ * The devices a compose on a keep's host would find free on the keep's
+ * chassis (falcond_keep_pool): free or being released (a "closing" lease:
+ * free once its detach ends), reachable from the host, not quarantined,
+ * neither Critical nor Absent; kept ones not counted.
+ */
+struct falcond_keep_pool {
+	int free_gpus, free_nvme;
+};
+
+/*
+ * falcond_keep_pool - fill *pool for lease l (of lg, its devices on one
+ * chassis) from inv, that chassis' inventory as last read, and h, the
+ * falcon.conf host line of l's host, with r what placement knows of the
+ * cabling (may be NULL: every drawer reachable).  The chassis' mode limits
+ * (standard: a drawer half per host) are not applied: the free count is
+ * an upper bound.  The caller guards lg (st->lock).  No error return.
+ */
+void falcond_keep_pool(struct falcond_ledger *lg, const struct falcon_lease *l,
+		       const struct falcon_host_conf *h, const struct falcond_reach *r,
+		       const struct falcon_inventory *inv, struct falcond_keep_pool *pool);
+
+/*
  * falcond_keep_for - the job of w[0..n) that keeping lease l warm would
  * serve (falcond_keep_useful), the first in the order Slurm serves them (a
  * configuring job before a pending one, then the higher priority, then
@@ -171,12 +195,27 @@ bool falcond_keep_useful(const struct falcon_lease *l, const struct falcond_keep
  * releasing all such at their jobs' ends sent bench-warm's p95
  * time-to-start from 73.6 s to 253.8 s at 20 s per PATCH: each release is
  * a detach on the port that job attaches through, where a keep is
- * released for it only when it lacks free devices); *why (may be NULL)
- * then says why.  The pointer is into w.
+ * released for it only when it lacks free devices).
+ *
+ * With pool (may be NULL: not known, not judged) NULL is returned too
+ * when the jobs of w that the keep does not serve (another user's, without
+ * KeepWarmReset=) and that hold no lease ask together more of a kind l
+ * holds than pool has free: Slurm counts a kept device as free and may
+ * start any of them, whose compose, short of free devices, would then
+ * release a keep within its own budget, a detach queued behind the port's
+ * other requests (make bench-warm's mixed trace at 20 s per PATCH: another
+ * user's job released a keep so in 31.8 s and was told to try again: p95
+ * time-to-start 52.4 s against 40.1 s off).  Released now, as without
+ * KeepWarm=, the detach is the epilog's.  Jobs submitted later are not
+ * foreseen.
+ *
+ * *why (may be NULL) says why when NULL is returned.  The pointer is into
+ * w.  No error return.
  */
 const struct falcond_keep_waiter *falcond_keep_for(const struct falcond_ledger *lg,
 						   const struct falcon_lease *l,
 						   const struct falcond_keep_waiter *w, size_t n,
-						   bool any_user, const char **why);
+						   bool any_user, const struct falcond_keep_pool *pool,
+						   const char **why);
 
 #endif /* FALCOND_KEEP_H */
