@@ -13,7 +13,9 @@
 #       once, not requeued: the keeps give way (never starve a node);
 #   (c) falcond SIGKILLed while it keeps devices: after its restart they
 #       are still kept, and reused;
-#   (d) another user's job is not given them without KeepWarmReset=, and
+#   (d) another user's job is not given them without KeepWarmReset=, its
+#       own are not kept while a job of another user waits that would have
+#       to release them (node2's GPUs all in them), and
 #       with it is, after the site's reset program ran on each;
 #   (e) a node drained, and a reload lowering KeepWarm=, give back what is
 #       kept: the pool is clean;
@@ -208,15 +210,28 @@ wait_kept 2
 
 # (d) another user's job of 4 on node2: root's 2 kept there give way, it
 # is composed afresh (no KeepWarmReset=); a job of nobody's waits there
-# too, so that nobody's 4 are kept
+# too, so that nobody's 4 are kept.  Root's waiter on node2 is cancelled
+# meanwhile: with it waiting, nobody's keep is not made (node2 reaches 4
+# GPUs, all in it: root's job, started, would release it in its compose;
+# keep.h falcond_keep_for), and it waits again once the keep is made
 k_waiter node2 nobody
 w_node2n=$wid
+# first with root's waiter there: nobody's 4 are given back at the end
+d0=$(runuser -u nobody -- sbatch --parsable -o "$out/d0.%j" -w node2 --gres=falcon_gpu:4 \
+	--wrap 'echo "cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"') || t_fail "(d) sbatch as nobody"
+k_done "$d0" d0 >/dev/null
+wait_for 30 "job $d0's keep to be judged" grep -q "job $d0's 4 device(s) not kept warm on node2: jobs waiting that it does not serve ask more than the chassis has free" \
+	"$t_tmp/falcond.log" || t_fail "(d) job $d0: $(grep "job $d0" "$t_tmp/falcond.log" | tail -n 3)"
+wait_kept 0
+scancel "$w_node2"
 d1=$(runuser -u nobody -- sbatch --parsable -o "$out/d1.%j" -w node2 --gres=falcon_gpu:4 \
 	--wrap 'echo "cvd=$CUDA_VISIBLE_DEVICES topo=$FALCON_TOPOLOGY"') || t_fail "(d) sbatch as nobody"
 k_done "$d1" d1 >/dev/null
 grep -q "job $d1 on node2: .* kept warm in lease" "$t_tmp/falcond.log" &&
 	t_fail "(d) job $d1 of another user was given kept devices without KeepWarmReset="
 wait_kept 4
+k_waiter node2
+w_node2=$wid
 cat >"$t_tmp/reset.sh" <<EOS
 #!/bin/sh
 echo "\$*" >>"$t_tmp/reset.log"
