@@ -1,6 +1,7 @@
 #!/bin/sh
 # soak-check.sh - the soak's judges without a cluster: soak-job.py's
-# verdict on a job whose BDFs are its lease's slots (ok, its settling lease of a
+# verdict on a job whose BDFs are its lease's slots (ok, its kept lease of an
+# earlier run and its settling lease of a
 # compose a killed falcond left in flight not counted), one given a slot
 # of no lease of its (wrong), one given fewer devices than asked (wrong),
 # one whose device is gone by the end (lost); soak-report.py's counts of a
@@ -36,6 +37,7 @@ free() { echo "{\"id\":\"$1\",\"owner\":null,\"host\":null,\"bdf\":null,\"presen
 sim_state "$(dev drawer1_slot1 node1 0000:3d:00.0),$(dev drawer1_slot2 node1 0000:3e:00.0),$(dev drawer2_slot1 node2 0000:3d:00.0),$(free drawer2_slot2)"
 cat >"$t_tmp/ledger.json" <<'EOF'
 {"version":1,"seq":3,"quarantine":[],"devices":[],"leases":[
+ {"id":"l5","job_id":7,"host":"node1","state":"kept","devices":[{"chassis":"c1","id":"drawer2_slot4"}]},
  {"id":"l6","job_id":7,"host":"node1","state":"settling","devices":[{"chassis":"c1","id":"drawer2_slot3"}]},
  {"id":"l7","job_id":7,"host":"node1","devices":[{"chassis":"c1","id":"drawer1_slot1"}]},
  {"id":"l8","job_id":8,"host":"node1","devices":[{"chassis":"c1","id":"drawer2_slot1"}]},

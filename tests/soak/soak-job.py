@@ -82,8 +82,10 @@ def lease_of(ledger, job, host=None):
     host, named CHASSIS:ID, when host is given).  A
     lease of the job that is not its allocation is left out: "settling" (a
     compose a killed falcond left in flight, held until it is rolled back,
-    falcond.8 RECONCILE; the job's retry got another lease), "composing"
-    and "closing"."""
+    falcond.8 RECONCILE; the job's retry got another lease), "composing",
+    "closing" and "kept" (its devices kept warm after a run of the job
+    ended, keep.h: a requeued job's next run has a lease of its own; make
+    soak-fleet judged such a job "lease holds 6 devices")."""
     try:
         if os.path.isdir(ledger):
             out = subprocess.run([os.environ.get("FALCOND", "falcond"), "--dump-ledger",
@@ -95,7 +97,7 @@ def lease_of(ledger, job, host=None):
         return None, "ledger %s: %s" % (ledger, e)
     ids = set()
     for lease in led.get("leases", []):
-        if lease.get("state", "active") in ("settling", "composing", "closing"):
+        if lease.get("state", "active") in ("settling", "composing", "closing", "kept"):
             continue
         if int(lease.get("job_id", -1)) != job:
             continue
