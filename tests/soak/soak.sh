@@ -797,6 +797,10 @@ rc=0
 life_opt=
 [ "$SOAK_LIFECYCLE" = 0 ] || life_opt=--lifecycle
 [ "$SOAK_FLEET" = 0 ] || life_opt=--fleet
+# falcond's timed logs for the report's takeover phases (the run's files
+# are copied to SOAK_OUT only after it)
+cp "$t_tmp/falcond.log" "$S/" 2>/dev/null || true
+[ ! -f "$t_tmp/falcond-b.log" ] || cp "$t_tmp/falcond-b.log" "$S/"
 python3 "$top_srcdir/tests/soak/soak-report.py" $life_opt "$S" $((soak_end - soak_t0)) |
 	tee "$S/report" || true
 grep -q '^soak: PASS$' "$S/report" || rc=1
