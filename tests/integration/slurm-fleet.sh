@@ -189,7 +189,9 @@ t_restart=$(date +%s)
 wait_for 120 "the new falcond to hold c2's free devices" held ||
 	{ tail -20 "$t_tmp/falcond.log" >&2; t_fail "after a restart during the outage: reservation falcon-c2-quarantine: '$(resv_lic falcon-c2-quarantine)'"; }
 scontrol release "$jh" || t_fail "scontrol release $jh failed"
-sleep 5
+# released, the scheduler looks at it again: it must pend for the licenses
+wait_for 30 "job $jh's pending reason after its release" pend_reason "$jh" Licenses ||
+	{ fp_logs; t_fail "job $jh: $(s_job_state "$jh") ($(squeue -h -j "$jh" -o %r)) after its release, Licenses expected"; }
 [ "$(s_job_state "$jh")" = PENDING ] ||
 	{ fp_logs; t_fail "job $jh: $(s_job_state "$jh") on node2 while c2 is unreachable, expected PENDING"; }
 t_ok "a falcond started during c2's outage holds its free devices after $(($(date +%s) - t_restart)) s (from its description file)"
