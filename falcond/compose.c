@@ -139,9 +139,17 @@ static falcon_err_t compose_repeat(struct compose_ctx *x)
 	}
 	if (old != NULL && strcmp(old->state, "active") == 0 &&
 	    (int)old->ndevs == r->gpus + r->nvme) {
-		unsigned long long want = st->gen;
+		unsigned long long want;
 		char id[FALCON_LEASE_ID_LEN];
 
+		/* the node's prolog asks for PrologSlurmctld's lease: from now
+		 * on only the node epilog closes it (decompose off_node skips
+		 * it), written before the answer lets the prolog rescan */
+		if (r->on_node && !old->on_node) {
+			old->on_node = true;
+			++st->gen;
+		}
+		want = st->gen;
 		falcon_strlcpy(id, old->id, sizeof(id));
 		pthread_mutex_unlock(&x->ch->lock);
 		x->ch_locked = false;
@@ -237,6 +245,7 @@ static void compose_lease(struct compose_ctx *x)
 	pthread_mutex_lock(&x->st->lock); /* x->ch->reach */
 	l->job_id = r->job_id;
 	l->uid = r->uid;
+	l->on_node = r->on_node;
 	falcon_strlcpy(l->host, x->h->name, sizeof(l->host));
 	falcon_strlcpy(l->partition, r->partition, sizeof(l->partition));
 	l->place = x->place;

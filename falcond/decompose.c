@@ -189,7 +189,8 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			for (i = 0; i < st->ledger->nleases && lp == NULL; i++)
 				if (st->ledger->leases[i].job_id == r->job_id &&
 				    !falcond_lease_in_flight(&st->ledger->leases[i]) &&
-				    !falcond_lease_kept(&st->ledger->leases[i]))
+				    !falcond_lease_kept(&st->ledger->leases[i]) &&
+				    !(r->off_node && st->ledger->leases[i].on_node))
 					lp = &st->ledger->leases[i];
 		if (lp != NULL) {
 			falcon_strlcpy(id, lp->id, sizeof(id));
@@ -212,10 +213,11 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 			pthread_mutex_unlock(&st->lock);
 			nkept++;
 		} else {
-			char result[160];
+			char result[256];
 
-			snprintf(result, sizeof(result), "released%s%s", r->check[0] ? "; check: " : "",
-				 r->check);
+			snprintf(result, sizeof(result), "released%s%s%s",
+				 r->off_node ? "; its job ended before a node prolog asked for it" : "",
+				 r->check[0] ? "; check: " : "", r->check);
 			rv = decompose_intent(st, id);
 			if (rv == FALCON_OK)
 				total_q += falcond_release_lease(st, ch, id, result, NULL);
@@ -235,12 +237,14 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 		json_object_array_add(a, json_object_new_string(id));
 		n++;
 		if (!kept)
-			falcon_info("lease %s: closed", id);
+			falcon_info("lease %s: closed%s", id,
+				    r->off_node ? " (job ended before any node prolog asked for it: "
+						  "EpilogSlurmctld)" : "");
 	}
 	if (n == 0 && rv == FALCON_OK)
 		rv = r->lease[0] ? falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: no lease %s", r->lease)
-				 : falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: job %u has no lease",
-						  r->job_id);
+				 : falcon_err_set(FALCON_ERR_NOTFOUND, "decompose: job %u has no lease%s",
+						  r->job_id, r->off_node ? " off its nodes" : "");
 	json_object_object_add(o, "closed", a);
 	json_object_object_add(o, "quarantined", json_object_new_int(total_q));
 	json_object_object_add(o, "kept", json_object_new_int(nkept));

@@ -14,7 +14,8 @@
 
 /*
  * falcond_decompose - close one lease (r->lease) or every lease of r->job_id on
- * every host; *closed (may be NULL; caller puts) = {"closed":[ids],
+ * every host (with r->off_node, only those no node prolog asked for, once
+ * the job's composes in flight have ended: EpilogSlurmctld's); *closed (may be NULL; caller puts) = {"closed":[ids],
  * "quarantined":N}, set on errors too.  FALCON_ERR_NOTFOUND when there is
  * none, FALCON_ERR_IO when a ledger write failed.  Thread-safe.
  */

@@ -166,6 +166,7 @@ falcon_err_t falcond_keep_take(struct falcond_ledger *lg, struct falcon_lease *k
 	left.ndevs = 0;
 	nl.job_id = r->job_id;
 	nl.uid = r->uid;
+	nl.on_node = r->on_node;
 	falcon_strlcpy(nl.host, k->host, sizeof(nl.host));
 	falcon_strlcpy(nl.partition, r->partition, sizeof(nl.partition));
 	nl.place = r->place_set ? r->place : k->place;

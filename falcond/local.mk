@@ -29,7 +29,8 @@ tests_unit_test_falcond_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCO
 check_PROGRAMS += tests/unit/test_compose
 TESTS += tests/unit/test_compose
 tests_unit_test_compose_SOURCES = tests/unit/test_compose.c tests/unit/testutil.h \
-	$(FALCOND_COMPOSE_SRCS)
+	$(FALCOND_COMPOSE_SRCS) falcond/decompose.c falcond/decompose.h \
+	falcond/keepslurm.c falcond/keepslurm.h
 tests_unit_test_compose_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(SLURM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_test_compose_LDADD = $(LIBFALCON_API) $(LIBFALCON_CHASSIS) $(LIBFALCON_CORE) \
 	$(JSON_LIBS) $(CURL_LIBS) $(SLURM_LIBS) $(PTHREAD_LIBS) $(CHECK_LIBS)

@@ -8,7 +8,9 @@
  * non-zero.  falcond unreachable or failing at decompose is not the
  * node's problem: the devices are off the bus, the lease is left to
  * falcond's reconcile (it asks slurmctld and closes the leases of ended
- * jobs), exit 0.  See doc/falcon-prolog.8.
+ * jobs), exit 0.  With --slurmctld (slurm.conf EpilogSlurmctld=) it
+ * gives back only the job's leases no node prolog asked for (run_ctld).
+ * See doc/falcon-prolog.8.
  *
  * Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
  */
@@ -44,9 +46,11 @@ struct epilog_run {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: falcon-epilog [-c FILE] [-j JOBID] [-n NODE] [--proc DIR] [--no-slurm] "
-		"[-v]...\n"
+		"[--slurmctld] [-v]...\n"
 		"  Slurm node epilog: take the job's Falcon devices off the node and give\n"
-		"  them back.  --no-slurm (debugging): log the drain instead of doing it.\n");
+		"  them back.  --no-slurm (debugging): log the drain instead of doing it.\n"
+		"  --slurmctld (EpilogSlurmctld=; implied by SLURM_SCRIPT_CONTEXT=epilog_slurmctld):\n"
+		"  give back the job's leases no node prolog asked for.\n");
 }
 
 /* may_have_lease - false only when the job surely asked for no falcon GRES
@@ -243,6 +247,38 @@ drain:
 	return 1;
 }
 
+/*
+ * run_ctld - EpilogSlurmctld (--slurmctld): Slurm runs it at every job's
+ * end on slurmctld's host, cancels in CONFIGURING included, for which
+ * slurmctld SIGKILLs PrologSlurmctld and no node epilog runs (Slurm
+ * 22.05 src/slurmctld/job_scheduler.c).  falcond is asked to close the
+ * job's leases no node prolog asked for (fp_decompose_off_node: a compose
+ * the killed PrologSlurmctld left in flight first ends): their devices
+ * never reached a node's bus, and the next job on that node would wait
+ * for them until the reconcile.  Leases a node prolog asked for are the
+ * node epilogs'.  Always 0: a failure is logged and the lease left to
+ * falcond's reconcile (a non-zero exit here helps no one).
+ */
+static int run_ctld(struct epilog_run *r)
+{
+	int closed = 0, q = 0;
+
+	if (!may_have_lease(r))
+		return 0;
+	if (fp_decompose_off_node(r->conf, r->job.id, r->deadline, &closed, &q) != FALCON_OK) {
+		falcon_error("job %u: decompose off its nodes: %s; left to falcond's reconcile",
+			     r->job.id, falcon_errmsg());
+		return 0;
+	}
+	if (closed > 0)
+		falcon_info("job %u: ended before a node prolog asked for its devices: %d "
+			    "lease(s) given back", r->job.id, closed);
+	if (q > 0)
+		falcon_warn("job %u: %d device(s) quarantined at decompose (the chassis did not "
+			    "detach them; falconctl status)", r->job.id, q);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* a lease and PATH_MAX names: not on the stack */
@@ -255,7 +291,7 @@ int main(int argc, char **argv)
 				&r->conf)) >= 0)
 		return rc;
 	r->deadline = falcon_now_ms() + r->conf->epilog_timeout * 1000LL - 2000;
-	rc = run(r);
+	rc = r->job.slurmctld ? run_ctld(r) : run(r);
 	falcon_verbose("job %u: timing total_us=%lld falcond_us=%lld remove_us=%lld rc=%d",
 		       r->job.id, fp_now_us() - t_start, fp_times().falcond_us, r->t_remove_us, rc);
 	falcon_conf_free(r->conf);

@@ -55,8 +55,9 @@ struct fp_job {
 	struct falcon_job_req req;
 	struct falcon_job_opts opts;
 	bool no_slurm;                 /* debugging switch: no libslurm calls */
-	bool slurmctld;                /* falcon-prolog as PrologSlurmctld: --slurmctld
-					* or SLURM_SCRIPT_CONTEXT=prolog_slurmctld */
+	bool slurmctld;                /* as PrologSlurmctld/EpilogSlurmctld: --slurmctld
+					* or SLURM_SCRIPT_CONTEXT=prolog_slurmctld
+					* (falcon-prolog), epilog_slurmctld (falcon-epilog) */
 	bool interactive;              /* salloc/srun (job_info batch_flag 0) */
 	bool no_requeue;               /* Slurm kills it rather than requeue it on a
 					* failed prolog: interactive, or --no-requeue */

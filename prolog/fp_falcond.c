@@ -110,6 +110,9 @@ static void compose_req(const struct fp_job *job, struct falcon_compose_req *req
 	req->place = job->opts.place;
 	falcon_strlcpy(req->partition, job->partition, sizeof(req->partition));
 	req->uid = (long)job->uid;
+	/* the node's prolog puts the devices on its bus next: only its
+	 * epilog may close the lease from now on (decompose off_node) */
+	req->on_node = !job->slurmctld;
 }
 
 /* compose_try - one POST /v1/compose within deadline; *ra gets its
@@ -261,13 +264,72 @@ falcon_err_t fp_compose_wait(const struct falcon_conf *conf, const struct fp_job
 	return compose_loop(conf, job, &r, out, job_error, waiting, arg);
 }
 
+/* decompose_call - one POST /v1/decompose of body (put here) within
+ * deadline; *resp the answer (caller puts; NULL on errors), *ra its
+ * Retry-After (-1 = none). */
+static falcon_err_t decompose_call(const struct falcon_conf *conf, long long deadline,
+				   json_object *body, json_object **resp, long *ra)
+{
+	struct falcon_client *cl = NULL;
+	long long t0 = fp_now_us();
+	falcon_err_t rv;
+
+	*resp = NULL;
+	*ra = -1;
+	if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
+		rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, resp);
+		*ra = falcon_client_retry_after(cl);
+		falcon_client_free(cl);
+	}
+	json_object_put(body);
+	fp_time_add(FP_TIME_FALCOND, t0);
+	return rv;
+}
+
+falcon_err_t fp_decompose_off_node(const struct falcon_conf *conf, uint32_t job,
+				   long long deadline, int *closed, int *quarantined)
+{
+	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
+	json_object *body, *resp = NULL, *v;
+	falcon_err_t rv;
+	long ra;
+	int n;
+
+	*closed = *quarantined = 0;
+	for (n = 1;; n++) {
+		body = json_object_new_object();
+		json_object_object_add(body, "job_id", json_object_new_int64(job));
+		json_object_object_add(body, "off_node", json_object_new_boolean(1));
+		json_object_put(resp);
+		rv = decompose_call(conf, deadline, body, &resp, &ra);
+		if (rv == FALCON_ERR_NOTFOUND) {
+			rv = FALCON_OK; /* most jobs: every lease was a node's, or none */
+			break;
+		}
+		if (rv == FALCON_OK) {
+			if (json_object_object_get_ex(resp, "closed", &v))
+				*closed = (int)json_object_array_length(v);
+			if (json_object_object_get_ex(resp, "quarantined", &v))
+				*quarantined = json_object_get_int(v);
+			break;
+		}
+		if (!transient(rv))
+			break;
+		falcon_warn("job %u: decompose off its nodes (try %d of %d): %s: %s", job, n,
+			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
+		if (!again(&r, rv, ra))
+			break;
+	}
+	json_object_put(resp);
+	return rv;
+}
+
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
 			  const char *lease, long long deadline, const char *check, bool keep,
 			  int *quarantined)
 {
 	struct retry r = { .deadline = deadline, .max = conf->chassis_retries };
-	struct falcon_client *cl = NULL;
-	json_object *body = NULL, *resp = NULL, *q;
+	json_object *body, *resp = NULL, *q;
 	struct falcon_lease found;
 	char id[sizeof(found.id)] = "";
 	falcon_err_t rv;
@@ -279,8 +341,6 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 	if (lease != NULL)
 		falcon_strlcpy(id, lease, sizeof(id));
 	for (n = 1;; n++) {
-		long long t0;
-
 		ra = -1;
 		if (id[0] == '\0') {
 			/* by lease, never {"job_id"}: that closes the leases of
@@ -290,7 +350,6 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 				falcon_strlcpy(id, found.id, sizeof(id));
 		}
 		if (id[0] != '\0') {
-			t0 = fp_now_us();
 			body = json_object_new_object();
 			json_object_object_add(body, "lease", json_object_new_string(id));
 			if (check != NULL && *check != '\0')
@@ -298,16 +357,8 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
 							       check, (int)strnlen(check, 127)));
 			if (keep)
 				json_object_object_add(body, "keep", json_object_new_boolean(1));
-			if ((rv = client(conf, deadline, &cl)) == FALCON_OK) {
-				json_object_put(resp);
-				resp = NULL;
-				rv = falcon_client_call(cl, "POST", "/v1/decompose", body, NULL, &resp);
-				ra = falcon_client_retry_after(cl);
-				falcon_client_free(cl);
-				cl = NULL;
-			}
-			json_object_put(body);
-			fp_time_add(FP_TIME_FALCOND, t0);
+			json_object_put(resp);
+			rv = decompose_call(conf, deadline, body, &resp, &ra);
 		}
 		if (rv == FALCON_ERR_NOTFOUND) {
 			rv = FALCON_OK; /* no lease: nothing to give back */

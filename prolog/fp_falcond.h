@@ -101,6 +101,19 @@ bool fp_cause_note(struct fp_cause *c, falcon_err_t e, const char *detail);
 falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const char *node,
 			  const char *lease, long long deadline, const char *check, bool keep,
 			  int *quarantined);
+/*
+ * fp_decompose_off_node - EpilogSlurmctld's give-back: POST /v1/decompose
+ * {"job_id": job, "off_node": true}: falcond waits for the job's composes
+ * in flight, then closes each lease of the job no node prolog asked for
+ * (a job cancelled in CONFIGURING: slurmctld SIGKILLs PrologSlurmctld and
+ * runs no node epilog, so nothing else gives its devices back before the
+ * reconcile).  *closed: leases closed, *quarantined: devices the chassis
+ * did not detach.  None to close is FALCON_OK with *closed 0.  Retries
+ * transient errors like fp_decompose, never past deadline
+ * (falcon_now_ms()).  Errors: falcond's (FALCON_ERR_*), the detail set.
+ */
+falcon_err_t fp_decompose_off_node(const struct falcon_conf *conf, uint32_t job,
+				   long long deadline, int *closed, int *quarantined);
 /* Kept back from the prolog's time for giving a lease back (ms). */
 #define FP_RESERVE_MS 5000
 /*

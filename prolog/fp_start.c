@@ -78,13 +78,7 @@ int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f
 		case 'j': jobs = optarg; break;
 		case 'n': node = optarg; break;
 		case 'S': job->no_slurm = true; break;
-		case 'C':
-			if (proc != NULL) { /* falcon-epilog has no --slurmctld */
-				usage(stderr);
-				return 2;
-			}
-			job->slurmctld = true;
-			break;
+		case 'C': job->slurmctld = true; break;
 		case 'v': level = level < FALCON_LOG_DEBUG ? level + 1 : level; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("%s %s\n", prog, PACKAGE_VERSION); return 0;
@@ -98,8 +92,10 @@ int fp_main_start(int argc, char **argv, const char *prog, void (*usage)(FILE *f
 		default: usage(stderr); return 2;
 		}
 	}
+	/* Slurm 20.11+ sets it for PrologSlurmctld= and EpilogSlurmctld=
+	 * (src/slurmctld/job_scheduler.c); proc != NULL: falcon-epilog */
 	ctx = getenv("SLURM_SCRIPT_CONTEXT");
-	if (proc == NULL && ctx != NULL && strcmp(ctx, "prolog_slurmctld") == 0)
+	if (ctx != NULL && strcmp(ctx, proc == NULL ? "prolog_slurmctld" : "epilog_slurmctld") == 0)
 		job->slurmctld = true;
 	falcon_log_add_sink(falcon_log_sink_stderr, level, NULL);
 	falcon_log_add_sink(falcon_log_sink_syslog, FALCON_LOG_INFO, NULL);

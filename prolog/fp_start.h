@@ -28,9 +28,10 @@ int fp_start(const char *jobs, const char *node, const char *cfg, struct fp_job 
  * fp_main_start - the start both programs share: falcon_log_init(prog),
  * the options -c/--config, -j/--job, -n/--node, --no-slurm (job->no_slurm),
  * -v/--verbose (repeatable), -h/--help, -V/--version, --slurmctld
- * (job->slurmctld, also set by SLURM_SCRIPT_CONTEXT=prolog_slurmctld, which
- * Slurm 22.05 src/plugins/prep/script/prep_script_slurmctld.c _build_env()
- * gives PrologSlurmctld) when proc is NULL, and --proc DIR when
+ * (job->slurmctld, also set by SLURM_SCRIPT_CONTEXT=prolog_slurmctld for
+ * falcon-prolog and =epilog_slurmctld for falcon-epilog, which Slurm
+ * 22.05+ src/plugins/prep/script/prep_script_slurmctld.c _build_env()
+ * gives PrologSlurmctld and EpilogSlurmctld), and --proc DIR when
  * proc is non-NULL (*proc gets it, else left as it is); the stderr and
  * syslog sinks; then fp_start() with $SLURM_JOB_ID / $SLURMD_NODENAME as
  * defaults.  usage(f) prints the program's usage.  Returns -1 when the

@@ -190,6 +190,15 @@ static falcon_err_t get_name(const char *what, const char *key, json_object *v,
 	return FALCON_OK;
 }
 
+/* get_bool - true or false (JSON's own, not 0/1 nor a string). */
+static falcon_err_t get_bool(const char *what, const char *key, json_object *v, bool *out)
+{
+	if (!json_object_is_type(v, json_type_boolean))
+		return falcon_err_set(FALCON_ERR_PARSE, "%s: %s: expected true or false", what, key);
+	*out = json_object_get_boolean(v);
+	return FALCON_OK;
+}
+
 /* get_text - any printable string that fits n bytes. */
 static falcon_err_t get_text(const char *what, const char *key, json_object *v,
 			     char *out, size_t n)
@@ -244,6 +253,8 @@ falcon_err_t falcon_proto_parse_compose(const char *body, size_t len,
 		} else if (strcmp(key, "uid") == 0) {
 			rv = get_int(what, key, v, 0, UINT32_MAX - 1, &x);
 			r.uid = x;
+		} else if (strcmp(key, "on_node") == 0) {
+			rv = get_bool(what, key, v, &r.on_node);
 		} else if (strcmp(key, "partition") == 0) {
 			rv = get_name(what, key, v, r.partition, sizeof(r.partition), true);
 		} else if (strcmp(key, "place") == 0) {
@@ -299,10 +310,9 @@ falcon_err_t falcon_proto_parse_decompose(const char *body, size_t len,
 		} else if (strcmp(key, "check") == 0) {
 			rv = get_text(what, key, v, r.check, sizeof(r.check));
 		} else if (strcmp(key, "keep") == 0) {
-			if (!json_object_is_type(v, json_type_boolean))
-				rv = falcon_err_set(FALCON_ERR_PARSE, "%s: keep: expected true or false",
-						    what);
-			r.keep = json_object_get_boolean(v);
+			rv = get_bool(what, key, v, &r.keep);
+		} else if (strcmp(key, "off_node") == 0) {
+			rv = get_bool(what, key, v, &r.off_node);
 		} else {
 			rv = falcon_err_set(FALCON_ERR_PARSE, "%s: unknown field '%.64s'", what, key);
 		}
@@ -311,6 +321,11 @@ falcon_err_t falcon_proto_parse_decompose(const char *body, size_t len,
 	}
 	if ((r.job_id == 0) == (r.lease[0] == '\0')) {
 		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: job_id, lease: expected exactly one", what);
+		goto fail;
+	}
+	if (r.off_node && (r.job_id == 0 || r.keep)) {
+		rv = falcon_err_set(FALCON_ERR_PARSE, "%s: off_node: expected with job_id, without "
+				    "lease and keep", what);
 		goto fail;
 	}
 	*out = r;
@@ -376,6 +391,8 @@ json_object *falcon_proto_compose_json(const struct falcon_compose_req *req)
 		json_object_object_add(o, "partition", json_object_new_string(req->partition));
 	if (req->uid >= 0)
 		json_object_object_add(o, "uid", json_object_new_int64(req->uid));
+	if (req->on_node)
+		json_object_object_add(o, "on_node", json_object_new_boolean(1));
 	return o;
 }
 
@@ -402,6 +419,8 @@ json_object *falcon_proto_lease_json(const struct falcon_lease *l)
 		json_object_object_add(o, "kept", json_object_new_int64(l->kept_ms));
 	if (l->reset)
 		json_object_object_add(o, "reset", json_object_new_boolean(1));
+	if (l->on_node)
+		json_object_object_add(o, "on_node", json_object_new_boolean(1));
 	for (i = 0; i < l->ndevs; i++) {
 		const struct falcon_lease_dev *d = &l->devs[i];
 		json_object *j = json_object_new_object();
@@ -510,6 +529,9 @@ falcon_err_t falcon_proto_lease_from_json(json_object *o, struct falcon_lease *o
 			return falcon_err_set(FALCON_ERR_PARSE, "lease: reset: expected true or false");
 		l->reset = json_object_get_boolean(v);
 	}
+	if (json_object_object_get_ex(o, "on_node", &v) &&
+	    (rv = get_bool("lease", "on_node", v, &l->on_node)) != FALCON_OK)
+		return rv;
 	if (!json_object_object_get_ex(o, "devices", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return falcon_err_set(FALCON_ERR_PARSE, "lease: devices: expected an array");

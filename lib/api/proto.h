@@ -45,6 +45,10 @@ struct falcon_compose_req {
 	falcon_place_t place;
 	char partition[FALCON_NAME_LEN]; /* "" = DEFAULT */
 	long uid;                   /* job owner's uid, -1 = not given */
+	bool on_node;               /* asked by the node's own prolog ("on_node":
+				     * true), which puts the devices on the node's
+				     * bus next; false: PrologSlurmctld's, whose
+				     * lease no node may have seen yet */
 	/* not in the body: falcond's deadline for this request (falcon_now_ms()
 	 * clock), from the caller's header FALCON_PROTO_BUDGET_HEADER; 0 = none */
 	long long deadline_ms;
@@ -67,6 +71,14 @@ struct falcon_decompose_req {
 					    * on the node for the partition's KeepWarm=
 					    * seconds (it removed them from the bus and
 					    * none would not come off); false: detach now */
+	bool off_node;                     /* with job_id only ("off_node": true): close
+					    * only the job's leases no node prolog has
+					    * asked for (lease.on_node false), after any
+					    * compose of the job in flight has ended:
+					    * EpilogSlurmctld's, for a job that ended
+					    * before its node prolog ran (cancelled in
+					    * CONFIGURING), whose devices never reached a
+					    * node's bus.  Never kept. */
 };
 
 struct falcon_device_req {
@@ -113,6 +125,10 @@ struct falcon_lease {
 	bool reset;                        /* (an answer) the devices were kept warm for
 					    * another user: falcon-prolog runs
 					    * KeepWarmReset= on them first ("reset") */
+	bool on_node;                      /* a node prolog has asked for it (compose
+					    * with on_node): its devices may be on that
+					    * node's bus, so only the node epilog closes
+					    * it ("on_node", written only when set) */
 	size_t ndevs;
 	struct falcon_lease_dev devs[FALCON_PROTO_MAX_DEVS];
 };

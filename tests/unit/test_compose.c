@@ -14,6 +14,8 @@
  *     recorded or sent;
  *   - a chassis that answers the attach with an error: the compose rolls
  *     back (no lease, every device free on the chassis);
+ *   - EpilogSlurmctld's decompose (off_node) closes only the leases no
+ *     node prolog asked for, after the job's compose in flight has ended;
  *   - a compose short of free devices releases a keep (KeepWarm=) of
  *     another user's only when it holds a device the compose can use: an
  *     older NVMe keep stays when a GPU keep is released for a GPU job.
@@ -39,6 +41,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "falcond/compose.h"
+#include "falcond/decompose.h"
 #include "falcond/detach.h"
 #include "falcond/keep.h"
 #include "falcond/ledger.h"
@@ -324,6 +327,101 @@ START_TEST(evict_only_useful)
 }
 END_TEST
 
+/* off_node - falcond_decompose by job with off_node (EpilogSlurmctld's):
+ * its return, and the closed leases' count into *n */
+static falcon_err_t off_node(uint32_t job, int *n)
+{
+	struct falcon_decompose_req d = { .job_id = job, .off_node = true };
+	json_object *o = NULL, *a;
+	falcon_err_t rv = falcond_decompose(&st, &d, &o);
+
+	*n = json_object_object_get_ex(o, "closed", &a) ? (int)json_object_array_length(a) : -1;
+	json_object_put(o);
+	return rv;
+}
+
+/* a lease a node prolog asked for is the node epilog's: EpilogSlurmctld's
+ * decompose leaves it attached, kept through the ledger on disk; the
+ * job's lease on a node whose prolog never ran is closed */
+START_TEST(off_node_only_unseen)
+{
+	struct falcon_compose_req r1 = req(30, "node1", 2), r2 = req(30, "node2", 1);
+	struct falcon_lease l1, l2, again;
+	struct falcond_ledger *lg;
+	char state_dir[4200];
+	int n;
+
+	/* PrologSlurmctld composes both nodes' leases (node2's first: its
+	 * port H3 reaches drawer1 only, in standard mode while no other
+	 * port has it) */
+	ck_assert_msg(falcond_compose(&st, &r2, &l2) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_msg(falcond_compose(&st, &r1, &l1) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert(!l1.on_node && !l2.on_node);
+	/* node1's prolog asks for its lease */
+	r1.on_node = true;
+	ck_assert_msg(falcond_compose(&st, &r1, &again) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_str_eq(again.id, l1.id);
+	ck_assert(again.on_node);
+	snprintf(state_dir, sizeof(state_dir), "%s/state", dir);
+	ck_assert_msg(falcond_ledger_load(state_dir, &lg) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_msg(falcond_ledger_lease(lg, l1.id) != NULL &&
+		      falcond_ledger_lease(lg, l1.id)->on_node, "on_node not written");
+	ck_assert(!falcond_ledger_lease(lg, l2.id)->on_node);
+	falcond_ledger_free(lg);
+	/* the job ends before node2's prolog ran */
+	ck_assert_msg(off_node(30, &n) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_null(falcond_ledger_lease(st.ledger, l2.id));
+	ck_assert_ptr_nonnull(falcond_ledger_lease(st.ledger, l1.id));
+	ck_assert_uint_eq(attached_total(), 2);
+	/* asked again (EpilogSlurmctld retried): nothing more */
+	ck_assert_int_eq(off_node(30, &n), FALCON_ERR_NOTFOUND);
+	ck_assert_uint_eq(attached_total(), 2);
+}
+END_TEST
+
+/* compose_bg - falcond_compose of the request arg in a thread (a
+ * PrologSlurmctld slurmctld killed: nobody reads the answer) */
+static void *compose_bg(void *arg)
+{
+	struct falcon_lease l;
+
+	falcond_compose(&st, arg, &l);
+	return NULL;
+}
+
+/* a job cancelled in CONFIGURING: its compose is still at the chassis
+ * (1.5 s per PATCH) when EpilogSlurmctld asks; the decompose waits for
+ * it and then closes its lease, leaving nothing attached */
+START_TEST(off_node_after_compose_in_flight)
+{
+	struct falcon_compose_req r = req(31, "node2", 2);
+	pthread_t t;
+	int n;
+
+	ck_assert_int_eq(sim_admin("/admin/faults",
+		"{\"rules\":[{\"action\":\"latency\",\"method\":\"PATCH\","
+		"\"path\":\"/redfish/v1/*\",\"ms\":1500}]}"), 200);
+	ck_assert_int_eq(pthread_create(&t, NULL, compose_bg, &r), 0);
+	/* until the compose holds its devices in flight */
+	for (n = 0; n < 100; n++) {
+		pthread_mutex_lock(&st.lock);
+		if (st.ledger->nleases > 0)
+			n = 1000;
+		pthread_mutex_unlock(&st.lock);
+		if (n < 1000)
+			usleep(20000);
+	}
+	ck_assert_msg(n > 100, "the compose never began");
+	ck_assert_msg(off_node(31, &n) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_int_eq(n, 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(sim_admin("/admin/faults", "{}"), 200);
+	ck_assert_uint_eq(st.ledger->nleases, 0);
+	ck_assert_uint_eq(attached_total(), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compose");
@@ -343,6 +441,8 @@ int main(void)
 	tcase_add_test(tc, budget_passed);
 	tcase_add_test(tc, attach_fails_rolls_back);
 	tcase_add_test(tc, evict_only_useful);
+	tcase_add_test(tc, off_node_only_unseen);
+	tcase_add_test(tc, off_node_after_compose_in_flight);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -59,6 +59,8 @@ static const struct bad bad_compose[] = {
 	{ "{\"x\":{\"'\":1},\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"job_id\":2}", "key \"job_id\" given twice" },
 	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":1,\"job_id\":2}", "key \"job_id\" given twice" },
 	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":2,\"gpus\":2}", "key \"gpus\" given twice" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":2,\"on_node\":1}", "on_node: expected true or false" },
+	{ "{\"job_id\":1,\"host\":\"n1\",\"gpus\":2,\"on_node\":\"yes\"}", "on_node" },
 };
 
 START_TEST(compose_bad)
@@ -76,7 +78,7 @@ END_TEST
 START_TEST(compose_good)
 {
 	const char *body = " {\"job_id\":42,\"host\":\"node-1\",\"gpus\":4,\"nvme\":1,"
-			   "\"place\":\"spread\",\"partition\":\"gpu\",\"uid\":1000} \n";
+			   "\"place\":\"spread\",\"partition\":\"gpu\",\"uid\":1000,\"on_node\":true} \n";
 	struct falcon_compose_req r, r2;
 	json_object *o;
 	const char *js;
@@ -90,6 +92,7 @@ START_TEST(compose_good)
 	ck_assert_int_eq(r.place, FALCON_PLACE_SPREAD);
 	ck_assert_str_eq(r.partition, "gpu");
 	ck_assert_int_eq(r.uid, 1000);
+	ck_assert(r.on_node);
 	/* builder -> parser round trip */
 	o = falcon_proto_compose_json(&r);
 	js = json_object_to_json_string(o);
@@ -112,7 +115,28 @@ static const struct bad bad_decompose[] = {
 	{ "{\"job_id\":1,\"check\":5}", "check" },
 	{ "{\"job_id\":1,\"check\":\"a\\tb\"}", "check" },
 	{ "{\"job_id\":1,\"job_id\":1}", "key \"job_id\" given twice" },
+	{ "{\"job_id\":1,\"off_node\":0}", "off_node: expected true or false" },
+	{ "{\"lease\":\"L-1\",\"off_node\":true}", "off_node: expected with job_id" },
+	{ "{\"job_id\":1,\"keep\":true,\"off_node\":true}", "without lease and keep" },
+	{ "{\"job_id\":1,\"keep\":1}", "keep: expected true or false" },
 };
+
+/* EpilogSlurmctld's form: by job, off_node; the node epilog's: by lease */
+START_TEST(decompose_off_node)
+{
+	const char *b = "{\"job_id\":9,\"off_node\":true}";
+	struct falcon_decompose_req r;
+
+	ck_assert_int_eq(falcon_proto_parse_decompose(b, strlen(b), &r), FALCON_OK);
+	ck_assert_uint_eq(r.job_id, 9);
+	ck_assert(r.off_node);
+	ck_assert(!r.keep);
+	b = "{\"lease\":\"L-9-1\",\"keep\":true}";
+	ck_assert_int_eq(falcon_proto_parse_decompose(b, strlen(b), &r), FALCON_OK);
+	ck_assert(!r.off_node);
+	ck_assert(r.keep);
+}
+END_TEST
 
 START_TEST(decompose_bad)
 {
@@ -180,6 +204,14 @@ START_TEST(lease_round_trip)
 	l.devs[1].type = FALCON_DEV_NVME;
 	o = falcon_proto_lease_json(&l);
 	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_OK);
+	ck_assert_mem_eq(&l, &l2, sizeof(l));
+	ck_assert(!json_object_object_get_ex(o, "on_node", NULL)); /* written only when set */
+	json_object_put(o);
+	/* a node prolog asked for it: kept through the ledger */
+	l.on_node = true;
+	o = falcon_proto_lease_json(&l);
+	ck_assert_int_eq(falcon_proto_lease_from_json(o, &l2), FALCON_OK);
+	ck_assert(l2.on_node);
 	ck_assert_mem_eq(&l, &l2, sizeof(l));
 	/* a field missing is named */
 	json_object_object_del(json_object_array_get_idx(
@@ -491,6 +523,7 @@ int main(void)
 	tcase_add_loop_test(tc, compose_bad, 0, (int)ARRAY_SIZE(bad_compose));
 	tcase_add_test(tc, compose_good);
 	tcase_add_loop_test(tc, decompose_bad, 0, (int)ARRAY_SIZE(bad_decompose));
+	tcase_add_test(tc, decompose_off_node);
 	tcase_add_loop_test(tc, device_bad, 0, (int)ARRAY_SIZE(bad_device));
 	tcase_add_test(tc, device_unquarantine_no_reason);
 	tcase_add_test(tc, lease_round_trip);
