@@ -22,6 +22,9 @@
 #   --prolog-slurmctld PATH  slurm.conf PrologSlurmctld= (default none:
 #                        the node prolog composes); falcon-prolog there
 #                        composes before the node prolog runs
+#   --epilog-slurmctld PATH  slurm.conf EpilogSlurmctld= (default none);
+#                        falcon-epilog --slurmctld there gives back what a
+#                        job cancelled in CONFIGURING had composed
 #   --prolog-timeout S   PrologEpilogTimeout= (default 120)
 #   --license NAME:N     one Licenses= entry per option, or a comma list of them
 #                        (default falcon1_gpu:8,falcon1_nvme:1: the per-type pool
@@ -629,7 +632,7 @@ cmd_start() {
 	done
 	mkdir -p "$state"
 	chmod 0755 "$state"
-	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""
+	node=""; cluster=""; cpus=""; prolog=""; epilog=""; prolog_timeout=""; prolog_ctld=""; epilog_ctld=""
 	licenses=""; spank=""; spank_args=""; examples=""; node2=""; gpus=""; nodes=""; features=""
 	hres=""; preempt=""; gres=""; gres_conf=""; partition=""
 	job_submit=""; falcon_conf=""
@@ -644,6 +647,7 @@ cmd_start() {
 		--prolog) prolog=$2 ;;
 		--epilog) epilog=$2 ;;
 		--prolog-slurmctld) prolog_ctld=$2 ;;
+		--epilog-slurmctld) epilog_ctld=$2 ;;
 		--prolog-timeout) prolog_timeout=$2 ;;
 		--license)
 			[ $got_licenses = yes ] || licenses=""
@@ -679,12 +683,12 @@ cmd_start() {
 	for f in slurm.conf.in gres.conf plugstack.conf.in slurmdbd.conf.in cgroup.conf; do
 		[ -f "$examples/$f" ] || die "$examples/$f not found (--examples DIR)"
 	done
-	for f in "$prolog" "$epilog" "$prolog_ctld" "$spank" "$job_submit" "$falcon_conf" "$hres" \
+	for f in "$prolog" "$epilog" "$prolog_ctld" "$epilog_ctld" "$spank" "$job_submit" "$falcon_conf" "$hres" \
 		"$gres_conf"; do
 		[ -z "$f" ] || [ -e "$f" ] || die "$f: no such file"
 	done
 	{
-		for v in node cluster cpus prolog epilog prolog_ctld prolog_timeout licenses spank \
+		for v in node cluster cpus prolog epilog prolog_ctld epilog_ctld prolog_timeout licenses spank \
 			spank_args examples node2 gpus job_submit falcon_conf nodes features hres preempt \
 			gres gres_conf partition; do
 			eval "val=\$$v"
@@ -741,6 +745,8 @@ cmd_start() {
 	t_EPILOG_LINE="#Epilog= (none)"; [ -z "$epilog" ] || t_EPILOG_LINE="Epilog=$epilog"
 	t_PROLOG_SLURMCTLD_LINE="#PrologSlurmctld= (none)"
 	[ -z "$prolog_ctld" ] || t_PROLOG_SLURMCTLD_LINE="PrologSlurmctld=$prolog_ctld"
+	[ -z "$epilog_ctld" ] || t_PROLOG_SLURMCTLD_LINE="$t_PROLOG_SLURMCTLD_LINE
+EpilogSlurmctld=$epilog_ctld"
 	t_LICENSES_LINE="Licenses=$licenses"
 	t_LICENSE_TRES=$(printf '%s' "$licenses" | tr ',' '\n' | sed 's/:.*//; s/^/,license\//' | tr -d '\n')
 	t_SPANK_LINE="# (no plugin)"

@@ -286,6 +286,17 @@ exec "$prefix/sbin/falcon-prolog" --slurmctld -c "$conf" -v 2>>"$log/falcon-prol
 EOS
 	chmod 0755 "$state/etc/falcon-prolog-slurmctld.sh.tmp"
 	mv "$state/etc/falcon-prolog-slurmctld.sh.tmp" "$state/etc/falcon-prolog-slurmctld.sh"
+	# EpilogSlurmctld: gives back what PrologSlurmctld composed for a job
+	# cancelled while CONFIGURING (no node epilog runs for it)
+	cat >"$state/etc/falcon-epilog-slurmctld.sh.tmp" <<EOS
+#!/bin/sh
+# Written by scripts/quickstart.sh: the demo's slurm.conf EpilogSlurmctld=.
+SLURM_CONF="$slurm_conf"
+export SLURM_CONF
+exec "$prefix/sbin/falcon-epilog" --slurmctld -c "$conf" -v 2>>"$log/falcon-epilog-slurmctld.log"
+EOS
+	chmod 0755 "$state/etc/falcon-epilog-slurmctld.sh.tmp"
+	mv "$state/etc/falcon-epilog-slurmctld.sh.tmp" "$state/etc/falcon-epilog-slurmctld.sh"
 	export FALCON_CONF="$conf"
 }
 
@@ -296,6 +307,7 @@ start_cluster() {
 	"$top/scripts/cluster.sh" start "$cluster" --examples "$top/examples" \
 		--prolog "$state/etc/falcon-prolog.sh" --epilog "$state/etc/falcon-epilog.sh" \
 		--prolog-slurmctld "$state/etc/falcon-prolog-slurmctld.sh" \
+		--epilog-slurmctld "$state/etc/falcon-epilog-slurmctld.sh" \
 		--spank "$spank" --spank-args "conf=$conf" --license falcon1_gpu:8,falcon1_nvme:1 \
 		--job-submit "$job_submit_opt" --falcon-conf "$conf" \
 		>"$log/cluster-start.log" 2>&1 ||
@@ -598,7 +610,7 @@ show_report() {
 # two lines are SLURM_CONF=... and FALCON_CONF=...
 show_next_steps() {
 	echo
-	echo "Logs: $log/ (falcon-prolog-slurmctld.log, falcon-prolog.log, falcon-epilog.log, falcond.log, falcon-sim.log)" \
+	echo "Logs: $log/ (falcon-prolog-slurmctld.log, falcon-prolog.log, falcon-epilog.log, falcon-epilog-slurmctld.log, falcond.log, falcon-sim.log)" \
 		"and $cluster/log/ (Slurm)."
 	echo "Try:  . $state/env; sinfo; sacct; falconctl status; falconctl topo; falconctl report"
 	echo "Stop: $0 --stop"

@@ -184,7 +184,8 @@ fi
 t0=$(date +%s)
 # shellcheck disable=SC2086 # fl_opts: an option and its value
 s_start --nodes "$FL_NODES" --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" \
-	--prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" $fl_opts "$@" \
+	--prolog-slurmctld "$t_tmp/prolog-slurmctld.sh" \
+	--epilog-slurmctld "$t_tmp/epilog-slurmctld.sh" $fl_opts "$@" \
 	--job-submit "$plugin_dir" --falcon-conf "$FALCON_CONF"
 [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = "$FL_NODES" ] ||
 	t_fail "$FL_NODES idle nodes expected: $(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ')"

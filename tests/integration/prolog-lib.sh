@@ -74,6 +74,10 @@ exec "$top_builddir/prolog/falcon-$_p" -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$_p
 EOS
 		chmod 0755 "$t_tmp/$_p.sh"
 	done
+	# PrologSlurmctld= asked for (fp_slurmctld_wrapper): its pair too
+	case " $* " in
+	*" --prolog-slurmctld "*) set -- "$@" --epilog-slurmctld "$t_tmp/epilog-slurmctld.sh" ;;
+	esac
 	s_start --prolog "$t_tmp/prolog.sh" --epilog "$t_tmp/epilog.sh" "$@"
 }
 
@@ -207,17 +211,22 @@ fp_wait_pool_clean() {
 }
 
 # fp_slurmctld_wrapper - $t_tmp/prolog-slurmctld.sh, falcon-prolog
-# --slurmctld for slurm.conf PrologSlurmctld= (slurmctld gives it no
-# SLURM_CONF: the wrapper names it; messages in
-# $t_tmp/slurm-prolog-slurmctld.log).  Before fp_slurm_start.
+# --slurmctld for slurm.conf PrologSlurmctld=, and its pair
+# $t_tmp/epilog-slurmctld.sh, falcon-epilog --slurmctld for
+# EpilogSlurmctld= (slurmctld gives them no SLURM_CONF: the wrappers name
+# it; messages in $t_tmp/slurm-{prolog,epilog}-slurmctld.log).  Before
+# fp_slurm_start, which then names both in slurm.conf, as the quickstart
+# and examples/ do.
 fp_slurmctld_wrapper() {
-	cat >"$t_tmp/prolog-slurmctld.sh" <<EOS
+	for _p in prolog epilog; do
+		cat >"$t_tmp/$_p-slurmctld.sh" <<EOS
 #!/bin/sh
 SLURM_CONF=\$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
 export SLURM_CONF
-exec "$top_builddir/prolog/falcon-prolog" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-prolog-slurmctld.log"
+exec "$top_builddir/prolog/falcon-$_p" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$_p-slurmctld.log"
 EOS
-	chmod 0755 "$t_tmp/prolog-slurmctld.sh"
+		chmod 0755 "$t_tmp/$_p-slurmctld.sh"
+	done
 }
 
 # fp_not_drained - fail unless node FP_HOST is neither draining nor has a

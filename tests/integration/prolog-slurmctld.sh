@@ -17,7 +17,10 @@
 #   (f) slurmdbd not answering as a job starts, the chassis at 20 s per
 #       PATCH: slurmctld refuses the AdminComment tag for now ("the DB
 #       index is being set"); the prolog asks again and the tag is set;
-#       PrologSlurmctld's retries share one budget.
+#       PrologSlurmctld's retries share one budget;
+#   (g) a job cancelled in CONFIGURING while the chassis answers each
+#       PATCH in 20 s: EpilogSlurmctld= (falcon-epilog --slurmctld) gives
+#       its lease back, the next job on those GPUs COMPLETES.
 # No timing is asserted: every wait is bounded and generous.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -191,6 +194,46 @@ wait_for 90 "slurmctld back" scontrol ping ||
 fp_completed "$jid"
 fp_not_drained
 t_ok "slurmctld restarted under job $jid's node prolog: $how, COMPLETED, $FP_HOST not drained"
+
+# -- (g) a job cancelled in CONFIGURING while its compose is at the chassis
+# (20 s per PATCH): slurmctld SIGKILLs PrologSlurmctld and runs no node
+# epilog; EpilogSlurmctld (falcon-epilog --slurmctld) gives the lease back
+# once the compose has ended, not falcond's reconcile (make soak-fleet
+# requeued the next job on such a node pool_short, the lease reclaimed by
+# the reconcile 34-97 s after the cancel).  The next job, asking the same
+# 8 GPUs, COMPLETES.
+grep -q "^EpilogSlurmctld=$t_tmp/epilog-slurmctld.sh" "$SLURM_CONF" ||
+	t_fail "slurm.conf: $(grep -i slurmctld "$SLURM_CONF")"
+# p_leased JOB - the ledger holds a lease of JOB (1: none, 2: unread)
+p_leased() {
+	_pl=$(fd_ledger) || return 2
+	printf '%s' "$_pl" | python3 -c 'import json,sys
+try: leases = json.load(sys.stdin)["leases"]
+except Exception: sys.exit(2)
+sys.exit(0 if any(l["job_id"] == int(sys.argv[1]) for l in leases) else 1)' "$1"
+}
+p_unleased() { p_leased "$1"; [ $? = 1 ]; }
+fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/Fabrics*","method":"PATCH","ms":20000}]}' >/dev/null
+ja=$(sbatch --parsable --gres=falcon_gpu:8 -o /dev/null --wrap 'echo ran')
+wait_for 90 "job $ja's compose to reach the chassis" p_leased "$ja" ||
+	{ tail -n 5 "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "(g): no lease of job $ja"; }
+scancel "$ja"
+t0=$(date +%s)
+fd_sim c1 POST /admin/faults '{}' >/dev/null
+jb=$(sbatch --parsable --gres=falcon_gpu:8 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+wait_for 150 "job $ja's lease to be given back" p_unleased "$ja" ||
+	{ tail -n 5 "$t_tmp/slurm-epilog-slurmctld.log" >&2; t_fail "(g): job $ja's lease still there"; }
+gone=$(($(date +%s) - t0))
+grep -q "job $ja: ended before a node prolog asked for its devices: 1 lease(s) given back" \
+	"$t_tmp/slurm-epilog-slurmctld.log" ||
+	{ grep -h "job $ja\b" "$t_tmp/slurm-epilog-slurmctld.log" "$t_tmp/falcond.log" >&2
+	  t_fail "(g): job $ja's lease not given back by EpilogSlurmctld"; }
+! grep -q "reconcile: lease .*: job $ja is not running" "$t_tmp/falcond.log" ||
+	t_fail "(g): job $ja's lease reclaimed by the reconcile"
+fp_completed "$jb"
+fp_not_drained
+fp_wait_pool_clean
+t_ok "job $ja cancelled in CONFIGURING with its compose at the chassis: EpilogSlurmctld gave its lease back ${gone} s after the cancel; job $jb on the same 8 GPUs COMPLETED"
 
 # -- (f) slurmdbd not answering (SIGSTOP) as a job starts: slurmctld has
 # asked it for the job's record and refuses updates meanwhile ("Job update
