@@ -64,6 +64,66 @@ static void counts_of(const struct falcon_conf *conf, json_object *status, long 
 	}
 }
 
+/* drawers_of - each chassis' devices per drawer and its cabling in
+ * falcond's status (devices[].drawer, chassis[].cables); dc[c].known only
+ * for a chassis whose service said its cabling. */
+static void drawers_of(const struct falcon_conf *conf, json_object *status,
+		       struct falcon_drawer_counts *dc)
+{
+	json_object *arr, *o, *v, *cables;
+	size_t c, i, k;
+
+	memset(dc, 0, conf->nchassis * sizeof(*dc));
+	if (status == NULL || !json_object_object_get_ex(status, "chassis", &arr))
+		return;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		o = json_object_array_get_idx(arr, i);
+		if (!json_object_object_get_ex(o, "name", &v) ||
+		    !json_object_object_get_ex(o, "cables", &cables))
+			continue;
+		for (c = 0; c < conf->nchassis; c++)
+			if (strcmp(conf->chassis[c].name, json_object_get_string(v)) == 0)
+				break;
+		if (c == conf->nchassis)
+			continue;
+		for (k = 0; k < json_object_array_length(cables) && k < FALCON_CABLING_MAX; k++) {
+			json_object *e = json_object_array_get_idx(cables, k), *p, *d;
+
+			if (!json_object_object_get_ex(e, "port", &p) ||
+			    !json_object_object_get_ex(e, "drawer", &d) ||
+			    json_object_get_int(d) < 1 || json_object_get_int(d) > FALCON_DRAWERS_MAX)
+				continue;
+			falcon_strlcpy(dc[c].cables[dc[c].ncables].port, json_object_get_string(p),
+				       sizeof(dc[c].cables[0].port));
+			dc[c].cables[dc[c].ncables++].drawer = json_object_get_int(d);
+		}
+		dc[c].known = dc[c].ncables > 0;
+	}
+	if (!json_object_object_get_ex(status, "devices", &arr))
+		return;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		const char *ch = NULL, *type = NULL;
+		int d = 0;
+
+		o = json_object_array_get_idx(arr, i);
+		if (json_object_object_get_ex(o, "chassis", &v))
+			ch = json_object_get_string(v);
+		if (json_object_object_get_ex(o, "type", &v))
+			type = json_object_get_string(v);
+		if (json_object_object_get_ex(o, "drawer", &v))
+			d = json_object_get_int(v);
+		if (ch == NULL || type == NULL || d < 1 || d > FALCON_DRAWERS_MAX)
+			continue;
+		for (c = 0; c < conf->nchassis; c++)
+			if (strcmp(conf->chassis[c].name, ch) == 0) {
+				if (strcmp(type, "GPU") == 0)
+					dc[c].gpus[d - 1]++;
+				else if (strcmp(type, "NVMe") == 0)
+					dc[c].nvme[d - 1]++;
+			}
+	}
+}
+
 /* running_release - the Slurm falconctl was built against (slurm_version.h:
  * libslurm's major.minor is the installed Slurm's), else 22.05. */
 static void running_release(int *major, int *minor)
@@ -95,6 +155,7 @@ int falconctl_slurm_conf(int argc, char **argv)
 	struct falcon_conf *conf = NULL;
 	struct falcon_client *cl = NULL;
 	json_object *status = NULL;
+	struct falcon_drawer_counts *dc = NULL;
 	long *gpus = NULL, *nvme = NULL, maj, min;
 	int major, minor, c, ec = FALCONCTL_EXIT_USAGE;
 	bool ask = true, hres = false;
@@ -143,7 +204,8 @@ int falconctl_slurm_conf(int argc, char **argv)
 	}
 	gpus = calloc(conf->nchassis + 1, sizeof(*gpus));
 	nvme = calloc(conf->nchassis + 1, sizeof(*nvme));
-	if (gpus == NULL || nvme == NULL)
+	dc = calloc(conf->nchassis + 1, sizeof(*dc));
+	if (gpus == NULL || nvme == NULL || dc == NULL)
 		goto out;
 	if (ask) {
 		rv = falcon_client_new(conf->falcond_url, conf->munge_socket, 60, &cl);
@@ -157,7 +219,8 @@ int falconctl_slurm_conf(int argc, char **argv)
 		}
 	}
 	counts_of(conf, status, gpus, nvme);
-	if (falcon_slurm_conf_write(conf, gpus, nvme, major, minor, hres, stdout) > 0)
+	drawers_of(conf, status, dc);
+	if (falcon_slurm_conf_write(conf, gpus, nvme, dc, major, minor, hres, stdout) > 0)
 		printf("# COUNT: the chassis' devices of that type (falconctl inventory)\n");
 	ec = FALCONCTL_EXIT_OK;
 out:
@@ -165,6 +228,7 @@ out:
 	json_object_put(status);
 	free(gpus);
 	free(nvme);
+	free(dc);
 	falcon_conf_free(conf);
 	return ec;
 }

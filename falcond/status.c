@@ -57,6 +57,22 @@ json_object *falcond_status_json(struct falcond_state *st, uid_t uid, bool all)
 			(falcon_now_ms() - ch->unreach_ms) / 1000) : NULL);
 		json_object_object_add(cj, "free_held", json_object_new_boolean(
 			falcond_unreachable_held(st, ch, falcon_now_ms())));
+		/* which drawers each port reaches, as the service said at the
+		 * last read (falconctl slurm-conf: each node's share) */
+		if (ch->have_last && ch->last.cabling_known) {
+			json_object *ca = json_object_new_array();
+
+			for (i = 0; i < ch->last.ncables; i++) {
+				json_object *k = json_object_new_object();
+
+				json_object_object_add(k, "port",
+						       json_object_new_string(ch->last.cables[i].port));
+				json_object_object_add(k, "drawer",
+						       json_object_new_int(ch->last.cables[i].drawer));
+				json_object_array_add(ca, k);
+			}
+			json_object_object_add(cj, "cables", ca);
+		}
 		json_object_array_add(chs, cj);
 
 		for (i = 0; ch->have_last && i < ch->last.n; i++) {

@@ -674,8 +674,110 @@ bool falcon_slurm_hres_release(int major, int minor)
 	return major > 25 || (major == 25 && minor >= 11);
 }
 
+/* host_reaches - a port of conf->hosts[h] is cabled to drawer (1-based) by dc. */
+static bool host_reaches(const struct falcon_conf *conf, size_t h,
+			 const struct falcon_drawer_counts *dc, int drawer)
+{
+	size_t k;
+	int p;
+
+	for (k = 0; k < dc->ncables; k++)
+		for (p = 0; dc->cables[k].drawer == drawer && p < conf->hosts[h].nports; p++)
+			if (strcmp(dc->cables[k].port, conf->hosts[h].ports[p]) == 0)
+				return true;
+	return false;
+}
+
+int falcon_host_share(const struct falcon_conf *conf, size_t h,
+		      const struct falcon_drawer_counts *dc, long *gpus, long *nvme)
+{
+	int d, shared = 0;
+	size_t o;
+
+	if (dc == NULL || !dc->known || h >= conf->nhosts)
+		return -1;
+	*gpus = *nvme = 0;
+	for (d = 1; d <= FALCON_DRAWERS_MAX; d++) {
+		long n = 0, idx = 0;
+
+		if (!host_reaches(conf, h, dc, d))
+			continue;
+		for (o = 0; o < conf->nhosts; o++) {
+			if (strcmp(conf->hosts[o].chassis, conf->hosts[h].chassis) != 0 ||
+			    !host_reaches(conf, o, dc, d))
+				continue;
+			if (o < h)
+				idx++;
+			n++;
+		}
+		*gpus += dc->gpus[d - 1] / n + (idx < dc->gpus[d - 1] % n ? 1 : 0);
+		*nvme += dc->nvme[d - 1] / n + (idx < dc->nvme[d - 1] % n ? 1 : 0);
+		shared += n > 1;
+	}
+	return shared;
+}
+
+/* share_str - host h's share of one type (which: 0 GPUs, 1 NVMe) when dc
+ * knows it, else count_str() of the chassis' count; always written into
+ * buf, which it returns. */
+static const char *share_str(const struct falcon_conf *conf, size_t h,
+			     const struct falcon_drawer_counts *dc, const long *whole, size_t c,
+			     int which, char *buf, size_t n, size_t *unknown)
+{
+	long g, v;
+
+	if (dc == NULL || falcon_host_share(conf, h, &dc[c], &g, &v) < 0) {
+		const char *r = count_str(whole, c, buf, n, unknown);
+
+		if (r != buf)
+			falcon_strlcpy(buf, r, n);
+		return buf;
+	}
+	snprintf(buf, n, "%ld", which == 0 ? g : v);
+	return buf;
+}
+
+/* write_shared - a comment per drawer that several hosts share (dc known),
+ * and the Mode= advice for a chassis in standard mode with one. */
+static void write_shared(const struct falcon_conf *conf, const struct falcon_drawer_counts *dc,
+			 FILE *f)
+{
+	size_t c, h;
+	int d;
+
+	for (c = 0; dc != NULL && c < conf->nchassis; c++) {
+		bool any = false;
+
+		for (d = 1; dc[c].known && d <= FALCON_DRAWERS_MAX; d++) {
+			char names[512] = "";
+			size_t n = 0, off = 0;
+
+			for (h = 0; h < conf->nhosts; h++)
+				if (strcmp(conf->hosts[h].chassis, conf->chassis[c].name) == 0 &&
+				    host_reaches(conf, h, &dc[c], d) && off < sizeof(names)) {
+					off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+								n ? "," : "", conf->hosts[h].name);
+					n++;
+				}
+			if (n < 2)
+				continue;
+			any = true;
+			fprintf(f, "# chassis %s: drawer %d (falcon_gpu:%ld,falcon_nvme:%ld) is "
+				"shared by %s: each node's Gres= is its share, so that Slurm "
+				"never gives them more than the drawer holds\n",
+				conf->chassis[c].name, d, dc[c].gpus[d - 1], dc[c].nvme[d - 1], names);
+		}
+		if (any && conf->chassis[c].mode == FALCON_MODE_STANDARD)
+			fprintf(f, "# chassis %s: set Mode=advanced in falcon.conf: in standard mode a "
+				"shared drawer's halves go to whichever host attaches first, and a "
+				"node may be refused its share (falcon.conf(5) Mode=)\n",
+				conf->chassis[c].name);
+	}
+}
+
 size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
-			       const long *nvme, int major, int minor, bool hres, FILE *f)
+			       const long *nvme, const struct falcon_drawer_counts *dc, int major,
+			       int minor, bool hres, FILE *f)
 {
 	char b1[32], b2[32];
 	size_t unknown = 0, c, h, off;
@@ -694,13 +796,22 @@ size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
 		fprintf(f, "\n");
 		(void)off;
 	}
+	write_shared(conf, dc, f);
 	fprintf(f, "# each host's NodeName= line gets these (merge them into yours):\n");
 	for (h = 0; h < conf->nhosts; h++) {
 		if ((c = chassis_index(conf, conf->hosts[h].chassis)) == conf->nchassis)
 			continue;
-		fprintf(f, "NodeName=%s Gres=falcon_gpu:%s,falcon_nvme:%s", conf->hosts[h].name,
-			count_str(gpus, c, b1, sizeof(b1), &unknown),
-			count_str(nvme, c, b2, sizeof(b2), &unknown));
+		share_str(conf, h, dc, gpus, c, 0, b1, sizeof(b1), &unknown);
+		share_str(conf, h, dc, nvme, c, 1, b2, sizeof(b2), &unknown);
+		/* a type of count 0 left out, as Slurm shows the node (its
+		 * Gres= drops it); both 0: falcon_gpu:0 */
+		if (strcmp(b2, "0") == 0)
+			fprintf(f, "NodeName=%s Gres=falcon_gpu:%s", conf->hosts[h].name, b1);
+		else if (strcmp(b1, "0") == 0)
+			fprintf(f, "NodeName=%s Gres=falcon_nvme:%s", conf->hosts[h].name, b2);
+		else
+			fprintf(f, "NodeName=%s Gres=falcon_gpu:%s,falcon_nvme:%s",
+				conf->hosts[h].name, b1, b2);
 		if (conf->nchassis > 1 && !hres)
 			fprintf(f, " Features=%s%s", FALCON_FLEET_FEATURE_PREFIX,
 				conf->chassis[c].name);
@@ -710,10 +821,14 @@ size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
 	for (h = 0; h < conf->nhosts; h++) {
 		if ((c = chassis_index(conf, conf->hosts[h].chassis)) == conf->nchassis)
 			continue;
-		fprintf(f, "NodeName=%s Name=falcon_gpu Count=%s Flags=CountOnly\n"
-			   "NodeName=%s Name=falcon_nvme Count=%s Flags=CountOnly\n",
-			conf->hosts[h].name, count_str(gpus, c, b1, sizeof(b1), &unknown),
-			conf->hosts[h].name, count_str(nvme, c, b2, sizeof(b2), &unknown));
+		share_str(conf, h, dc, gpus, c, 0, b1, sizeof(b1), &unknown);
+		share_str(conf, h, dc, nvme, c, 1, b2, sizeof(b2), &unknown);
+		if (strcmp(b1, "0") != 0 || strcmp(b2, "0") == 0)
+			fprintf(f, "NodeName=%s Name=falcon_gpu Count=%s Flags=CountOnly\n",
+				conf->hosts[h].name, b1);
+		if (strcmp(b2, "0") != 0)
+			fprintf(f, "NodeName=%s Name=falcon_nvme Count=%s Flags=CountOnly\n",
+				conf->hosts[h].name, b2);
 	}
 	if (hres)
 		write_hres(conf, gpus, nvme, f, &unknown);

@@ -163,6 +163,42 @@ size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_sl
 			  const long *gpus, const long *nvme, falcon_slurm_problem_fn problem,
 			  void *arg);
 
+/* Drawers of one chassis counted by falcon_host_share() (a Falcon 4016 has
+ * 2), and the port-to-drawer links it reads. */
+#define FALCON_DRAWERS_MAX 4
+#define FALCON_CABLING_MAX 32
+
+/* One chassis' devices per drawer and its cabling, as its management
+ * service says (falcond's status: "devices" with "drawer", the chassis'
+ * "cables"), for falcon_host_share(). */
+struct falcon_drawer_counts {
+	bool known;                       /* false: not read (whole chassis per host) */
+	long gpus[FALCON_DRAWERS_MAX];    /* drawer d+1's GPUs */
+	long nvme[FALCON_DRAWERS_MAX];    /* drawer d+1's NVMe */
+	size_t ncables;
+	struct {
+		char port[FALCON_NAME_LEN]; /* "H3" */
+		int drawer;                 /* 1-based */
+	} cables[FALCON_CABLING_MAX];
+};
+
+/*
+ * falcon_host_share - how many GPUs (*gpus) and NVMe (*nvme) conf->hosts[h]
+ * may be given in Slurm (its NodeName= Gres=) so that no two hosts sharing a
+ * drawer are ever given more than the drawer holds: for each drawer one of
+ * its ports is cabled to (dc->cables), the drawer's count divided among the
+ * hosts of that chassis cabled to it, the remainder to the first of them in
+ * falcon.conf's order (8 GPUs over H1 and H3: 4 each; 7 over H2 and H4: 4
+ * and 3); a drawer only it reaches counts whole.  Returns the number of
+ * drawers it shares with another host (0: its Gres= is all it reaches),
+ * or -1 when dc is NULL or !dc->known: *gpus, *nvme untouched (the caller
+ * writes the chassis' whole count).  Source: the Falcon 4016's modes
+ * (DESIGN.md; falcon.conf(5) Mode=): standard, one host a drawer or two
+ * with 4 slots each; advanced, up to three hosts sharing a drawer's 8.
+ */
+int falcon_host_share(const struct falcon_conf *conf, size_t h,
+		      const struct falcon_drawer_counts *dc, long *gpus, long *nvme);
+
 /*
  * falcon_slurm_conf_write - the Slurm side of conf, for Slurm release
  * major.minor (22.05 on; named in the first line), to f: slurm.conf
@@ -175,12 +211,18 @@ size_t falcon_slurm_check(const struct falcon_conf *conf, const struct falcon_sl
  * MODE_3 counts a job's request per node on each node's own chassis) in
  * place of the licenses and features.  gpus[c], nvme[c]: the chassis'
  * devices (< 0 = unknown: written as COUNT for the admin to fill).
+ * dc[c] (dc may be NULL): chassis c's drawers and cabling; where known,
+ * each host's Gres= and gres.conf Count= are its falcon_host_share(), a
+ * comment names each shared drawer, and a chassis in Mode=standard with a
+ * shared drawer is told to use Mode=advanced (standard mode's halves go
+ * to whichever host attaches first, which no Gres= can express).
  * Returns the number of unknown counts written.  Sources: Slurm 25.11+
  * resources.yaml(5) (MODE_3 first in 25.11: licenses.c HRES_MODE_3),
  * slurm.conf(5), gres.conf(5).
  */
 size_t falcon_slurm_conf_write(const struct falcon_conf *conf, const long *gpus,
-			       const long *nvme, int major, int minor, bool hres, FILE *f);
+			       const long *nvme, const struct falcon_drawer_counts *dc, int major,
+			       int minor, bool hres, FILE *f);
 
 /*
  * falcon_slurm_hres_release - whether Slurm major.minor has the HRES mode

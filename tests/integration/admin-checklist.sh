@@ -116,9 +116,9 @@ nodes="$FP_HOST node2 node3 node4 node5 node6 node7 node8"
 PATH=$top_builddir/falconctl:$PATH
 export PATH
 
-# -- the chassis: 2 falcon-sim, H1..H4 each cabled to a node of its own,
-# every adapter at 0000:3b:00.0 (falcon.conf's Adapter=), each node with
-# the sim's 8 local GPUs
+# -- the chassis: 2 falcon-sim in advanced mode (falcon.conf's Mode=),
+# H1..H4 each cabled to a node of its own, every adapter at 0000:3b:00.0
+# (falcon.conf's Adapter=), each node with the sim's 8 local GPUs
 fd_start_munged
 set -- $nodes
 for c in c1 c2; do
@@ -131,6 +131,7 @@ for p, h in zip(c["host_ports"], hosts):
     p["adapter"] = "0000:3b:00.0"
     p["bus_range"] = ["0x3c", "0x44"]
 c["hosts"] = [{"name": h, "local_devices": local} for h in hosts]
+c["mode"] = "advanced"
 json.dump(c, sys.stdout)' "$1" "$2" "$3" "$4" >"$t_tmp/sim-$c.json" ||
 		t_fail "falcon-sim's configuration for $c"
 	fd_start_sim "$c" "$t_tmp/sim-$c.json"

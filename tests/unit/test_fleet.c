@@ -356,13 +356,14 @@ START_TEST(test_slurm_conf_write)
 	size_t len = 0, unknown;
 	FILE *f = open_memstream(&text, &len);
 
-	unknown = falcon_slurm_conf_write(c, gpus, nvme, 22, 5, false, f);
+	unknown = falcon_slurm_conf_write(c, gpus, nvme, NULL, 22, 5, false, f);
 	fclose(f);
 	ck_assert_int_eq(unknown, 3); /* c3's GPUs: Licenses=, Gres=, gres.conf */
 	ck_assert_msg(strstr(text, "Licenses=c1_gpu:8,c1_nvme:1,c2_gpu:4,c2_nvme:0,"
 				   "c3_gpu:COUNT,c3_nvme:0\n") != NULL, "%s", text);
-	ck_assert_msg(strstr(text, "NodeName=n2 Gres=falcon_gpu:4,falcon_nvme:0 Features=falcon_c2\n")
-		      != NULL, "%s", text);
+	/* a type of count 0 is left out, as Slurm shows the node */
+	ck_assert_msg(strstr(text, "NodeName=n2 Gres=falcon_gpu:4 Features=falcon_c2\n")
+		      != NULL && strstr(text, "NodeName=n2 Name=falcon_nvme") == NULL, "%s", text);
 	ck_assert_msg(strstr(text, "NodeName=n1 Name=falcon_gpu Count=8 Flags=CountOnly\n") != NULL,
 		      "%s", text);
 	ck_assert_msg(strstr(text, "resources.yaml") == NULL, "%s", text);
@@ -371,7 +372,7 @@ START_TEST(test_slurm_conf_write)
 	/* 26.05 with the default pool: licenses, as on 22.05 (the release only
 	 * named), no resources.yaml */
 	f = open_memstream(&text, &len);
-	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, false, f);
+	falcon_slurm_conf_write(c, gpus, nvme, NULL, 26, 5, false, f);
 	fclose(f);
 	ck_assert_msg(strstr(text, "for Slurm 26.05, the pool as licenses\n") != NULL &&
 		      strstr(text, "Licenses=c1_gpu:8,c1_nvme:1,") != NULL &&
@@ -380,7 +381,7 @@ START_TEST(test_slurm_conf_write)
 	free(text);
 
 	f = open_memstream(&text, &len);
-	falcon_slurm_conf_write(c, gpus, nvme, 26, 5, true, f);
+	falcon_slurm_conf_write(c, gpus, nvme, NULL, 26, 5, true, f);
 	fclose(f);
 	ck_assert_msg(strstr(text, "Licenses=") == NULL && strstr(text, "Features=") == NULL, "%s",
 		      text);
@@ -396,6 +397,89 @@ START_TEST(test_slurm_conf_write)
 }
 END_TEST
 
+/* A row of 4 hosts on a Falcon 4016 (H1 and H3 on drawer 1, H2 and H4 on
+ * drawer 2, as fleet-lib.sh cables make soak-fleet's): each node's Gres=
+ * is its share of its drawer; a host on both drawers (two ports) counts
+ * both; a chassis whose cabling is unknown keeps the whole count. */
+START_TEST(test_slurm_conf_shares)
+{
+	static const char row[] =
+		"ChassisName=c1 Url=http://127.0.0.1:1/ Mode=standard\n"
+		"ChassisName=c2 Url=http://127.0.0.1:2/ Mode=advanced\n"
+		"HostName=a1 Chassis=c1 Port=H1 Adapter=0000:3b:00.0\n"
+		"HostName=a2 Chassis=c1 Port=H2 Adapter=0000:3b:00.0\n"
+		"HostName=a3 Chassis=c1 Port=H3 Adapter=0000:3b:00.0\n"
+		"HostName=a4 Chassis=c1 Port=H4 Adapter=0000:3b:00.0\n"
+		"HostName=b1 Chassis=c2 Port=H1,H2 Adapter=0000:3b:00.0,0000:d8:00.0\n";
+	struct falcon_drawer_counts dc[2];
+	struct falcon_conf *c = NULL;
+	long gpus[2] = { 15, 16 }, nvme[2] = { 1, 0 }, g = -7, v = -7;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_msg(falcon_conf_parse("row.conf", row, &c) == FALCON_OK, "%s", falcon_errmsg());
+	memset(dc, 0, sizeof(dc));
+	dc[0].known = true;
+	dc[0].gpus[0] = 8;
+	dc[0].gpus[1] = 7;
+	dc[0].nvme[1] = 1;
+	dc[0].ncables = 4;
+	strcpy(dc[0].cables[0].port, "H1");
+	dc[0].cables[0].drawer = 1;
+	strcpy(dc[0].cables[1].port, "H2");
+	dc[0].cables[1].drawer = 2;
+	strcpy(dc[0].cables[2].port, "H3");
+	dc[0].cables[2].drawer = 1;
+	strcpy(dc[0].cables[3].port, "H4");
+	dc[0].cables[3].drawer = 2;
+	ck_assert_int_eq(falcon_host_share(c, 0, &dc[0], &g, &v), 1);
+	ck_assert(g == 4 && v == 0);
+	ck_assert_int_eq(falcon_host_share(c, 1, &dc[0], &g, &v), 1);
+	ck_assert(g == 4 && v == 1); /* the first on drawer 2: the remainder */
+	ck_assert_int_eq(falcon_host_share(c, 3, &dc[0], &g, &v), 1);
+	ck_assert(g == 3 && v == 0);
+	/* every share of a drawer adds up to it */
+	ck_assert_int_eq(falcon_host_share(c, 2, &dc[0], &g, &v), 1);
+	ck_assert_int_eq(g, 4);
+	/* unknown cabling: untouched, -1 */
+	g = v = -7;
+	ck_assert_int_eq(falcon_host_share(c, 4, &dc[1], &g, &v), -1);
+	ck_assert(g == -7 && v == -7);
+	/* c2's one host on both drawers: all of it, nothing shared */
+	dc[1].known = true;
+	dc[1].gpus[0] = dc[1].gpus[1] = 8;
+	dc[1].ncables = 2;
+	strcpy(dc[1].cables[0].port, "H1");
+	dc[1].cables[0].drawer = 1;
+	strcpy(dc[1].cables[1].port, "H2");
+	dc[1].cables[1].drawer = 2;
+	ck_assert_int_eq(falcon_host_share(c, 4, &dc[1], &g, &v), 0);
+	ck_assert(g == 16 && v == 0);
+
+	f = open_memstream(&text, &len);
+	falcon_slurm_conf_write(c, gpus, nvme, dc, 22, 5, false, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "Licenses=c1_gpu:15,c1_nvme:1,c2_gpu:16,c2_nvme:0\n") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "NodeName=a1 Gres=falcon_gpu:4 Features=falcon_c1\n")
+		      != NULL && strstr(text, "NodeName=a2 Gres=falcon_gpu:4,falcon_nvme:1 ") != NULL &&
+		      strstr(text, "NodeName=a4 Gres=falcon_gpu:3 ") != NULL &&
+		      strstr(text, "NodeName=b1 Gres=falcon_gpu:16 ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "NodeName=a4 Name=falcon_gpu Count=3 Flags=CountOnly\n") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "# chassis c1: drawer 1 (falcon_gpu:8,falcon_nvme:0) is shared "
+				   "by a1,a3:") != NULL &&
+		      strstr(text, "drawer 2 (falcon_gpu:7,falcon_nvme:1) is shared by a2,a4:") != NULL,
+		      "%s", text);
+	/* c1 is in standard mode: told to use advanced; c2 shares nothing */
+	ck_assert_msg(strstr(text, "# chassis c1: set Mode=advanced") != NULL &&
+		      strstr(text, "# chassis c2:") == NULL, "%s", text);
+	free(text);
+	falcon_conf_free(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fleet");
@@ -407,6 +491,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_constraint_licenses);
 	tcase_add_test(tc, test_slurm_check);
 	tcase_add_test(tc, test_slurm_conf_write);
+	tcase_add_test(tc, test_slurm_conf_shares);
 	tcase_add_test(tc, test_hres_layer);
 	tcase_add_test(tc, test_gres_with);
 	suite_add_tcase(s, tc);
