@@ -315,8 +315,9 @@ falcon_err_t fp_decompose_off_node(const struct falcon_conf *conf, uint32_t job,
 		}
 		if (!transient(rv))
 			break;
-		falcon_warn("job %u: decompose off its nodes (try %d of %d): %s: %s", job, n,
-			    conf->chassis_retries + 1, falcon_strerror(rv), falcon_errmsg());
+		/* (a 503 with Retry-After is not counted against ChassisRetries=) */
+		falcon_warn("job %u: decompose off its nodes (try %d): %s: %s", job, n,
+			    falcon_strerror(rv), falcon_errmsg());
 		if (!again(&r, rv, ra))
 			break;
 	}
