@@ -275,28 +275,22 @@ EOS
 		mv "$state/etc/falcon-$p.sh.tmp" "$state/etc/falcon-$p.sh"
 	done
 	# PrologSlurmctld: slurmctld composes while the job is CONFIGURING,
-	# waiting (ComposeWait=) while falcond or the pool is not ready
-	cat >"$state/etc/falcon-prolog-slurmctld.sh.tmp" <<EOS
+	# waiting (ComposeWait=) while falcond or the pool is not ready;
+	# EpilogSlurmctld gives back what it composed for a job cancelled
+	# while CONFIGURING (no node epilog runs for it)
+	for p in prolog epilog; do
+		P=$(echo "$p" | sed 's/^./\U&/')
+		cat >"$state/etc/falcon-$p-slurmctld.sh.tmp" <<EOS
 #!/bin/sh
-# Written by scripts/quickstart.sh: the demo's slurm.conf PrologSlurmctld=.
+# Written by scripts/quickstart.sh: the demo's slurm.conf ${P}Slurmctld=.
 # slurmctld gives it no SLURM_CONF: libslurm would look in /etc.
 SLURM_CONF="$slurm_conf"
 export SLURM_CONF
-exec "$prefix/sbin/falcon-prolog" --slurmctld -c "$conf" -v 2>>"$log/falcon-prolog-slurmctld.log"
+exec "$prefix/sbin/falcon-$p" --slurmctld -c "$conf" -v 2>>"$log/falcon-$p-slurmctld.log"
 EOS
-	chmod 0755 "$state/etc/falcon-prolog-slurmctld.sh.tmp"
-	mv "$state/etc/falcon-prolog-slurmctld.sh.tmp" "$state/etc/falcon-prolog-slurmctld.sh"
-	# EpilogSlurmctld: gives back what PrologSlurmctld composed for a job
-	# cancelled while CONFIGURING (no node epilog runs for it)
-	cat >"$state/etc/falcon-epilog-slurmctld.sh.tmp" <<EOS
-#!/bin/sh
-# Written by scripts/quickstart.sh: the demo's slurm.conf EpilogSlurmctld=.
-SLURM_CONF="$slurm_conf"
-export SLURM_CONF
-exec "$prefix/sbin/falcon-epilog" --slurmctld -c "$conf" -v 2>>"$log/falcon-epilog-slurmctld.log"
-EOS
-	chmod 0755 "$state/etc/falcon-epilog-slurmctld.sh.tmp"
-	mv "$state/etc/falcon-epilog-slurmctld.sh.tmp" "$state/etc/falcon-epilog-slurmctld.sh"
+		chmod 0755 "$state/etc/falcon-$p-slurmctld.sh.tmp"
+		mv "$state/etc/falcon-$p-slurmctld.sh.tmp" "$state/etc/falcon-$p-slurmctld.sh"
+	done
 	export FALCON_CONF="$conf"
 }
 

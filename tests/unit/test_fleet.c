@@ -401,6 +401,13 @@ END_TEST
  * drawer 2, as fleet-lib.sh cables make soak-fleet's): each node's Gres=
  * is its share of its drawer; a host on both drawers (two ports) counts
  * both; a chassis whose cabling is unknown keeps the whole count. */
+/* cable - dc's next link: port to drawer */
+static void cable(struct falcon_drawer_counts *dc, const char *port, int drawer)
+{
+	strcpy(dc->cables[dc->ncables].port, port);
+	dc->cables[dc->ncables++].drawer = drawer;
+}
+
 START_TEST(test_slurm_conf_shares)
 {
 	static const char row[] =
@@ -424,15 +431,10 @@ START_TEST(test_slurm_conf_shares)
 	dc[0].gpus[0] = 8;
 	dc[0].gpus[1] = 7;
 	dc[0].nvme[1] = 1;
-	dc[0].ncables = 4;
-	strcpy(dc[0].cables[0].port, "H1");
-	dc[0].cables[0].drawer = 1;
-	strcpy(dc[0].cables[1].port, "H2");
-	dc[0].cables[1].drawer = 2;
-	strcpy(dc[0].cables[2].port, "H3");
-	dc[0].cables[2].drawer = 1;
-	strcpy(dc[0].cables[3].port, "H4");
-	dc[0].cables[3].drawer = 2;
+	cable(&dc[0], "H1", 1);
+	cable(&dc[0], "H2", 2);
+	cable(&dc[0], "H3", 1);
+	cable(&dc[0], "H4", 2);
 	ck_assert_int_eq(falcon_host_share(c, 0, &dc[0], &g, &v), 1);
 	ck_assert(g == 4 && v == 0);
 	ck_assert_int_eq(falcon_host_share(c, 1, &dc[0], &g, &v), 1);
@@ -449,11 +451,8 @@ START_TEST(test_slurm_conf_shares)
 	/* c2's one host on both drawers: all of it, nothing shared */
 	dc[1].known = true;
 	dc[1].gpus[0] = dc[1].gpus[1] = 8;
-	dc[1].ncables = 2;
-	strcpy(dc[1].cables[0].port, "H1");
-	dc[1].cables[0].drawer = 1;
-	strcpy(dc[1].cables[1].port, "H2");
-	dc[1].cables[1].drawer = 2;
+	cable(&dc[1], "H1", 1);
+	cable(&dc[1], "H2", 2);
 	ck_assert_int_eq(falcon_host_share(c, 4, &dc[1], &g, &v), 0);
 	ck_assert(g == 16 && v == 0);
 
