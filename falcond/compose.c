@@ -791,6 +791,31 @@ static void compose_end(struct compose_ctx *x)
  * compose_once - one attempt of falcond_compose: *out on FALCON_OK; *retry
  * set when placing again may succeed (a port learnt not cabled).
  */
+/*
+ * compose_alive - FALCON_ERR_NOTFOUND when Slurm has ended the job since
+ * this compose was asked (EpilogSlurmctld's decompose off_node marked it:
+ * falcond_job_ended_since): its PrologSlurmctld is dead, and a lease made
+ * now would wait for the reconcile (make soak-fleet's fifth hour: 10 such
+ * composes, caught in ch->lock's queue when EpilogSlurmctld asked).  Not
+ * asked of a node prolog's compose (on_node), nor without asked_ms.
+ */
+static falcon_err_t compose_alive(struct compose_ctx *x)
+{
+	const struct falcon_compose_req *r = x->r;
+	bool ended;
+
+	if (r->on_node || r->asked_ms <= 0)
+		return FALCON_OK;
+	pthread_mutex_lock(&x->st->lock);
+	ended = falcond_job_ended_since(x->st, r->job_id, r->asked_ms);
+	pthread_mutex_unlock(&x->st->lock);
+	if (!ended)
+		return FALCON_OK;
+	return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: job %u on %s ended (its "
+			      "EpilogSlurmctld ran) after this compose was asked", r->job_id,
+			      r->host);
+}
+
 static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
 				 struct falcon_lease *out, bool *retry)
 {
@@ -800,11 +825,13 @@ static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_c
 
 	if ((rv = compose_resolve(&x)) == FALCON_OK &&
 	    (rv = compose_repeat(&x)) == FALCON_OK && !x.answered &&
+	    (rv = compose_alive(&x)) == FALCON_OK &&
 	    (rv = compose_reuse(&x)) == FALCON_OK && !x.answered &&
 	    (rv = compose_pick(&x)) == FALCON_OK &&
 	    (rv = compose_in_time(&x)) == FALCON_OK &&
 	    (rv = compose_record(&x)) == FALCON_OK &&
-	    (rv = compose_attach(&x)) == FALCON_OK)
+	    (rv = compose_attach(&x)) == FALCON_OK &&
+	    (rv = compose_alive(&x)) == FALCON_OK)
 		rv = compose_activate(&x);
 	if (rv != FALCON_OK && x.recorded)
 		rv = compose_rollback(&x, rv);

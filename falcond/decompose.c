@@ -172,6 +172,14 @@ falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_dec
 	falcon_err_t rv = FALCON_OK;
 	int total_q = 0, n = 0, nkept = 0;
 
+	/* EpilogSlurmctld: the job has ended; a compose of it asked before
+	 * now and not yet live (waiting for its chassis' lock) is rolled back
+	 * when it ends (compose.c compose_alive) */
+	if (r->off_node) {
+		pthread_mutex_lock(&st->lock);
+		falcond_job_ended_mark(st, r->job_id);
+		pthread_mutex_unlock(&st->lock);
+	}
 	for (;;) {
 		char id[FALCON_LEASE_ID_LEN] = "", chname[FALCON_NAME_LEN] = "";
 		struct falcon_lease *lp = NULL;

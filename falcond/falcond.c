@@ -108,6 +108,7 @@ struct req {
 	char method[16];
 	char *auth, *qstart, *qend;
 	long long deadline_ms;    /* the caller's budget ends (falcon_now_ms), 0 = none */
+	long long asked_ms;       /* falcon_now_ms() when its body was complete */
 	char addr[80];
 	struct ans a;
 };
@@ -382,6 +383,7 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 		if (rv != FALCON_OK)
 			{ answer_err(a, rv, falcon_errmsg()); return; }
 		r.deadline_ms = rq->deadline_ms;
+		r.asked_ms = rq->asked_ms;
 		rv = falcond_compose(st, &r, &l);
 		count_change(st, &st->compose_lat, rv == FALCON_OK ? &st->compose_ok
 								   : &st->compose_fail, &t0);
@@ -648,6 +650,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		rq->st = fh->st;
 		rq->body = hr->body;
 		rq->len = hr->len;
+		rq->asked_ms = falcon_now_ms();
 	}
 	if (rq->state == RQ_DONE) /* resumed: the worker's answer */
 		return queue_ans(c, &rq->a);

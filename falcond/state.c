@@ -293,3 +293,20 @@ struct falcond_port *falcond_port_of(struct falcond_chassis *ch, const char *por
 			return &ch->ports[k];
 	return &ch->ports[ch->nports];
 }
+
+void falcond_job_ended_mark(struct falcond_state *st, uint32_t job)
+{
+	st->ended[st->ended_next % FALCOND_ENDED_MAX].job = job;
+	st->ended[st->ended_next % FALCOND_ENDED_MAX].ms = falcon_now_ms();
+	st->ended_next++;
+}
+
+bool falcond_job_ended_since(const struct falcond_state *st, uint32_t job, long long asked_ms)
+{
+	size_t i;
+
+	for (i = 0; i < FALCOND_ENDED_MAX && i < st->ended_next; i++)
+		if (st->ended[i].job == job && st->ended[i].ms >= asked_ms)
+			return true;
+	return false;
+}

@@ -60,6 +60,9 @@ struct falcond_hist_metric {
 #define FALCOND_TOUCHED_MAX 64 /* changes remembered for a reconcile's read */
 #define FALCOND_PORTS_MAX 16    /* host ports of one chassis in falcon.conf */
 #define FALCOND_LIVE_MAX 256    /* leases being composed or released at once */
+/* Jobs ended by EpilogSlurmctld remembered (falcond_job_ended_mark): more
+ * than end within one compose's time on any site. */
+#define FALCOND_ENDED_MAX 256
 
 /*
  * A host port of a chassis as falcond changes it: its zone (redfish-fabric)
@@ -176,6 +179,14 @@ struct falcond_state {
 	unsigned long long kept_total, kept_reused, kept_evicted, kept_expired; /* keep.h */
 	unsigned long long kept_declined; /* not kept: no job waiting could use it (issue 41) */
 	struct falcond_hist_metric compose_lat, decompose_lat;
+	/* jobs EpilogSlurmctld said ended (decompose off_node), newest last
+	 * (a ring; st->lock): a compose of such a job asked before the mark
+	 * is rolled back (falcond_job_ended_since) */
+	struct {
+		uint32_t job;
+		long long ms;           /* falcon_now_ms() of the mark */
+	} ended[FALCOND_ENDED_MAX];
+	size_t ended_next;
 };
 
 /*
@@ -222,6 +233,19 @@ bool falcond_may_land_late(falcon_err_t e);
  */
 falcon_err_t falcond_commit_upto_locked(struct falcond_state *st, unsigned long long want);
 falcon_err_t falcond_commit_locked(struct falcond_state *st);
+
+/*
+ * falcond_job_ended_mark - job ended by Slurm's word (EpilogSlurmctld's
+ * decompose off_node), now (st->lock held): composes of it asked before
+ * now are rolled back when they end; the oldest of FALCOND_ENDED_MAX marks
+ * is forgotten (its compose is left to the reconcile, as before).
+ * falcond_job_ended_since - whether job was marked ended at or after
+ * asked_ms (falcon_now_ms() clock; st->lock held): a compose asked then
+ * is for a run of the job that has ended (a requeued job's next run asks
+ * after the mark).
+ */
+void falcond_job_ended_mark(struct falcond_state *st, uint32_t job);
+bool falcond_job_ended_since(const struct falcond_state *st, uint32_t job, long long asked_ms);
 
 /*
  * falcond_live_add - lease id is being composed or released on ch: a

@@ -52,6 +52,9 @@ struct falcon_compose_req {
 	/* not in the body: falcond's deadline for this request (falcon_now_ms()
 	 * clock), from the caller's header FALCON_PROTO_BUDGET_HEADER; 0 = none */
 	long long deadline_ms;
+	/* not in the body: when falcond received it (falcon_now_ms()); 0 =
+	 * unknown (falcond_job_ended_since is then not asked) */
+	long long asked_ms;
 };
 
 /*

@@ -224,16 +224,22 @@ jb=$(sbatch --parsable --gres=falcon_gpu:8 -o "$t_tmp/job-%j.out" --wrap 'echo r
 wait_for 150 "job $ja's lease to be given back" p_unleased "$ja" ||
 	{ tail -n 5 "$t_tmp/slurm-epilog-slurmctld.log" >&2; t_fail "(g): job $ja's lease still there"; }
 gone=$(($(date +%s) - t0))
+# given back by EpilogSlurmctld's decompose, or, the job marked ended by
+# it first, by the compose's own rollback as it ended
+how=
 grep -q "job $ja: ended before a node prolog asked for its devices: 1 lease(s) given back" \
-	"$t_tmp/slurm-epilog-slurmctld.log" ||
+	"$t_tmp/slurm-epilog-slurmctld.log" && how="EpilogSlurmctld's decompose closed it"
+grep -q "compose: job $ja on $FP_HOST ended (its EpilogSlurmctld ran) after this compose was asked); rolled back" \
+	"$t_tmp/falcond.log" && how="the compose, the job marked ended by EpilogSlurmctld, rolled it back"
+[ -n "$how" ] ||
 	{ grep -h "job $ja\b" "$t_tmp/slurm-epilog-slurmctld.log" "$t_tmp/falcond.log" >&2
-	  t_fail "(g): job $ja's lease not given back by EpilogSlurmctld"; }
+	  t_fail "(g): job $ja's lease not given back on EpilogSlurmctld's word"; }
 ! grep -q "reconcile: lease .*: job $ja is not running" "$t_tmp/falcond.log" ||
 	t_fail "(g): job $ja's lease reclaimed by the reconcile"
 fp_completed "$jb"
 fp_not_drained
 fp_wait_pool_clean
-t_ok "job $ja cancelled in CONFIGURING with its compose at the chassis: EpilogSlurmctld gave its lease back ${gone} s after the cancel; job $jb on the same 8 GPUs COMPLETED"
+t_ok "job $ja cancelled in CONFIGURING with its compose at the chassis: its lease gone ${gone} s after the cancel ($how); job $jb on the same 8 GPUs COMPLETED"
 
 # -- (f) slurmdbd not answering (SIGSTOP) as a job starts: slurmctld has
 # asked it for the job's record and refuses updates meanwhile ("Job update

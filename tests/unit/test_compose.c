@@ -16,6 +16,7 @@
  *     back (no lease, every device free on the chassis);
  *   - EpilogSlurmctld's decompose (off_node) closes only the leases no
  *     node prolog asked for, after the job's compose in flight has ended;
+ *     a compose of the job asked before it and not yet begun gives up;
  *   - a compose short of free devices releases a keep (KeepWarm=) of
  *     another user's only when it holds a device the compose can use: an
  *     older NVMe keep stays when a GPU keep is released for a GPU job.
@@ -381,12 +382,14 @@ START_TEST(off_node_only_unseen)
 END_TEST
 
 /* compose_bg - falcond_compose of the request arg in a thread (a
- * PrologSlurmctld slurmctld killed: nobody reads the answer) */
+ * PrologSlurmctld slurmctld killed: nobody reads the answer); its return
+ * into bg_rv */
+static falcon_err_t bg_rv;
 static void *compose_bg(void *arg)
 {
 	struct falcon_lease l;
 
-	falcond_compose(&st, arg, &l);
+	bg_rv = falcond_compose(&st, arg, &l);
 	return NULL;
 }
 
@@ -422,6 +425,45 @@ START_TEST(off_node_after_compose_in_flight)
 }
 END_TEST
 
+/* a cancel in CONFIGURING whose compose was asked but waits for the
+ * chassis' lock (another compose's PATCH there) when EpilogSlurmctld asks:
+ * nothing is live yet, so the decompose finds nothing; the compose must
+ * then give up (make soak-fleet's fifth hour: 10 leases so made were left
+ * to the reconcile).  The job's next run (a requeue) asks after the mark
+ * and gets its devices. */
+START_TEST(off_node_before_compose_live)
+{
+	struct falcon_compose_req r = req(32, "node1", 2);
+	struct falcon_lease l;
+	struct falcond_chassis *ch = falcond_chassis_of(&st, "c1");
+	pthread_t t;
+	int n;
+
+	r.asked_ms = falcon_now_ms();
+	pthread_mutex_lock(&ch->lock);
+	bg_rv = FALCON_OK;
+	ck_assert_int_eq(pthread_create(&t, NULL, compose_bg, &r), 0);
+	usleep(200000);
+	ck_assert_int_eq(off_node(32, &n), FALCON_ERR_NOTFOUND);
+	pthread_mutex_unlock(&ch->lock);
+	pthread_join(t, NULL);
+	ck_assert_msg(bg_rv == FALCON_ERR_NOTFOUND, "the ended job's compose: %s",
+		      falcon_strerror(bg_rv));
+	ck_assert_uint_eq(st.ledger->nleases, 0);
+	ck_assert_uint_eq(attached_total(), 0);
+	/* requeued: its next run asks after the mark */
+	usleep(2000);
+	r.asked_ms = falcon_now_ms();
+	ck_assert_msg(falcond_compose(&st, &r, &l) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_uint_eq(attached_total(), 2);
+	/* a node prolog's compose is never refused so */
+	ck_assert_int_eq(off_node(32, &n), FALCON_OK);
+	r.on_node = true;
+	r.asked_ms = 1;
+	ck_assert_msg(falcond_compose(&st, &r, &l) == FALCON_OK, "%s", falcon_errmsg());
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compose");
@@ -443,6 +485,7 @@ int main(void)
 	tcase_add_test(tc, evict_only_useful);
 	tcase_add_test(tc, off_node_only_unseen);
 	tcase_add_test(tc, off_node_after_compose_in_flight);
+	tcase_add_test(tc, off_node_before_compose_live);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
