@@ -442,8 +442,8 @@ START_TEST(off_node_before_compose_live)
 	r.asked_ms = falcon_now_ms();
 	pthread_mutex_lock(&ch->lock);
 	bg_rv = FALCON_OK;
+	/* (whether the thread is at the lock yet or not: it was asked first) */
 	ck_assert_int_eq(pthread_create(&t, NULL, compose_bg, &r), 0);
-	usleep(200000);
 	ck_assert_int_eq(off_node(32, &n), FALCON_ERR_NOTFOUND);
 	pthread_mutex_unlock(&ch->lock);
 	pthread_join(t, NULL);
@@ -451,7 +451,8 @@ START_TEST(off_node_before_compose_live)
 		      falcon_strerror(bg_rv));
 	ck_assert_uint_eq(st.ledger->nleases, 0);
 	ck_assert_uint_eq(attached_total(), 0);
-	/* requeued: its next run asks after the mark */
+	/* requeued: its next run asks after the mark (a later millisecond:
+	 * one asked in the mark's own is taken as before it) */
 	usleep(2000);
 	r.asked_ms = falcon_now_ms();
 	ck_assert_msg(falcond_compose(&st, &r, &l) == FALCON_OK, "%s", falcon_errmsg());
