@@ -788,10 +788,6 @@ static void compose_end(struct compose_ctx *x)
 }
 
 /*
- * compose_once - one attempt of falcond_compose: *out on FALCON_OK; *retry
- * set when placing again may succeed (a port learnt not cabled).
- */
-/*
  * compose_alive - FALCON_ERR_NOTFOUND when Slurm has ended the job since
  * this compose was asked (EpilogSlurmctld's decompose off_node marked it:
  * falcond_job_ended_since): its PrologSlurmctld is dead, and a lease made
@@ -816,6 +812,10 @@ static falcon_err_t compose_alive(struct compose_ctx *x)
 			      r->host);
 }
 
+/*
+ * compose_once - one attempt of falcond_compose: *out on FALCON_OK; *retry
+ * set when placing again may succeed (a port learnt not cabled).
+ */
 static falcon_err_t compose_once(struct falcond_state *st, const struct falcon_compose_req *r,
 				 struct falcon_lease *out, bool *retry)
 {

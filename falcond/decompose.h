@@ -15,8 +15,9 @@
 /*
  * falcond_decompose - close one lease (r->lease) or every lease of r->job_id on
  * every host (with r->off_node, only those no node prolog asked for, once
- * the job's composes in flight have ended: EpilogSlurmctld's); *closed (may be NULL; caller puts) = {"closed":[ids],
- * "quarantined":N}, set on errors too.  FALCON_ERR_NOTFOUND when there is
+ * the job's composes in flight have ended: EpilogSlurmctld's; the job is
+ * marked ended first, falcond_job_ended_mark); *closed (may be NULL;
+ * caller puts) = {"closed":[ids], "quarantined":N}, set on errors too.  FALCON_ERR_NOTFOUND when there is
  * none, FALCON_ERR_IO when a ledger write failed.  Thread-safe.
  */
 falcon_err_t falcond_decompose(struct falcond_state *st, const struct falcon_decompose_req *r,
