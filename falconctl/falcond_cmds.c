@@ -310,6 +310,10 @@ int falconctl_attach(int argc, char **argv)
 	r.gpus = (int)o.gpus;
 	r.nvme = (int)o.nvme;
 	r.local_gpus = (int)o.local_gpus;
+	/* an admin attaches to a node, which may rescan them onto its bus: the
+	 * lease is the node's (EpilogSlurmctld's decompose off_node leaves it
+	 * to the node epilog or falconctl detach) */
+	r.on_node = true;
 	r.place_set = o.place_set;
 	r.place = o.place;
 	r.uid = o.uid;

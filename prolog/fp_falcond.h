@@ -107,7 +107,9 @@ falcon_err_t fp_decompose(const struct falcon_conf *conf, uint32_t job, const ch
  * in flight, then closes each lease of the job no node prolog asked for
  * (a job cancelled in CONFIGURING: slurmctld SIGKILLs PrologSlurmctld and
  * runs no node epilog, so nothing else gives its devices back before the
- * reconcile).  *closed: leases closed, *quarantined: devices the chassis
+ * reconcile; falcond also marks the job ended, so that a compose of it
+ * asked before and not yet begun gives up).  *closed: leases closed,
+ * *quarantined: devices the chassis
  * did not detach.  None to close is FALCON_OK with *closed 0.  Retries
  * transient errors like fp_decompose, never past deadline
  * (falcon_now_ms()).  Errors: falcond's (FALCON_ERR_*), the detail set.

@@ -101,8 +101,18 @@ fd_expect 404 POST /v1/decompose '{"job_id":1}'
 "$FALCONCTL" detach --job 4 || t_fail "falconctl detach"
 fd_expect 200 POST /v1/compose '{"job_id":5,"host":"node2","gpus":1}'
 [ "$(fd_json 'j["lease"]["devices"][0]["port"]')" = H3 ] || t_fail "node2 port"
+# EpilogSlurmctld's decompose (off_node) closes a lease no node prolog
+# asked for (job 5's, PrologSlurmctld's kind), not an admin's attach
 "$FALCONCTL" attach --job 7 --host node1 --gpus 1 --json > "$t_tmp/out" || t_fail "falconctl attach"
-"$FALCONCTL" detach --lease "$(fd_json 'j["id"]')" || t_fail "falconctl detach --lease"
+[ "$(fd_json 'j.get("on_node")')" = True ] || t_fail "falconctl attach's lease not the node's: $(cat "$t_tmp/out")"
+a7=$(fd_json 'j["id"]')
+fd_expect 404 POST /v1/decompose '{"job_id":7,"off_node":true}'
+"$FALCONCTL" detach --lease "$a7" || t_fail "falconctl detach --lease"
+fd_expect 200 POST /v1/compose '{"job_id":8,"host":"node2","gpus":1}'
+fd_expect 200 POST /v1/compose '{"job_id":8,"host":"node1","gpus":1,"on_node":true}'
+fd_expect 200 POST /v1/decompose '{"job_id":8,"off_node":true}'
+[ "$(fd_json 'len(j["closed"])')" = 1 ] || t_fail "off_node closed: $(cat "$t_tmp/out")"
+fd_expect 200 POST /v1/decompose '{"job_id":8}'
 fd_expect 200 POST /v1/decompose '{"job_id":5}'
 fd_expect 200 POST /v1/decompose '{"job_id":3}'
 fd_invariants
