@@ -161,6 +161,9 @@ CAUSE_ERRS = {
 # "517_1(558)" (an array task) or "926+1(927)" (a hetjob component): the
 # cause, the job as submitted, the task's or component's own id
 REQUEUED_RE = re.compile(r"falcon:requeued=([A-Za-z0-9_]+).* JobId=([0-9]+)(?:[_+][0-9]+\(([0-9]+)\))?")
+# falcond's refusal of a compose whose job's run has ended (compose.c
+# compose_alive), on EpilogSlurmctld's word or on Slurm's
+ENDED_RE = re.compile(r": notfound: compose: job [0-9]+ on \S+ ended \((its EpilogSlurmctld ran|Slurm's word)")
 # the topology a completed job of a kind must have been given
 KIND_TOPO = {"falconGPUs": "falconGPUs", "hybridGPUs": "hybridGPUs", "urgent": "falconGPUs",
              "array": "falconGPUs", "multinode": "falconGPUs", "hetjob": "falconGPUs"}
@@ -187,7 +190,10 @@ def wrong_tags(d, jobs, requeues, chaos):
     errs = collections.defaultdict(set)
     for ln in lines(os.path.join(d, "falcond-compose")):
         m = re.search(r"compose job ([0-9]+) on \S+ \([^)]*\): ([a-z_]+): ", ln)
-        if m:
+        # falcond refusing a request of a run Slurm has ended (compose.c
+        # compose_alive: a request still queued when its prolog gave up
+        # and the job was requeued) is no cause of that requeue
+        if m and not ENDED_RE.search(ln):
             errs[int(m.group(1))].add(m.group(2))
     # the jobs whose prolog's own request to falcond ran out (the last try
     # of a chassis_slow wait, falcond still at the chassis)
