@@ -16,6 +16,7 @@
 #include "inventory.h"
 #include "keep.h"
 #include "policy.h"
+#include "slurmjob.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -789,11 +790,23 @@ static void compose_end(struct compose_ctx *x)
 
 /*
  * compose_alive - FALCON_ERR_NOTFOUND when Slurm has ended the job since
- * this compose was asked (EpilogSlurmctld's decompose off_node marked it:
- * falcond_job_ended_since): its PrologSlurmctld is dead, and a lease made
+ * this compose was asked: its PrologSlurmctld is dead, and a lease made
  * now would wait for the reconcile (make soak-fleet's fifth hour: 10 such
- * composes, caught in ch->lock's queue when EpilogSlurmctld asked).  Not
- * asked of a node prolog's compose (on_node), nor without asked_ms.
+ * composes, caught in ch->lock's queue when EpilogSlurmctld asked).  Known
+ * two ways:
+ * - EpilogSlurmctld's decompose off_node marked the job
+ *   (falcond_job_ended_since);
+ * - the asker has gone (r->asker_gone: its connection closed) and Slurm
+ *   says the run has ended (falcond_slurm_job_run_ended, an RPC, asked only
+ *   then), for slurmctld may kill EpilogSlurmctld too: a job cancelled in
+ *   CONFIGURING has its scripts flushed (slurmscriptd FLUSH_JOB) just
+ *   before EpilogSlurmctld is started, and slurmscriptd serves each
+ *   request in a thread of its own, so the flush can find and SIGKILL the
+ *   epilog (Slurm 22.05 to 26.05 src/slurmctld/job_mgr.c job_signal,
+ *   slurmscriptd.c _handle_accept; CI saw it once).  The job is marked
+ *   ended then, as EpilogSlurmctld would have.  A prolog gone on its own
+ *   timeout leaves a job CONFIGURING: served.
+ * Not asked of a node prolog's compose (on_node), nor without asked_ms.
  */
 static falcon_err_t compose_alive(struct compose_ctx *x)
 {
@@ -805,10 +818,18 @@ static falcon_err_t compose_alive(struct compose_ctx *x)
 	pthread_mutex_lock(&x->st->lock);
 	ended = falcond_job_ended_since(x->st, r->job_id, r->asked_ms);
 	pthread_mutex_unlock(&x->st->lock);
-	if (!ended)
+	if (ended)
+		return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: job %u on %s ended (its "
+				      "EpilogSlurmctld ran) after this compose was asked",
+				      r->job_id, r->host);
+	if (r->asker_gone == NULL || !r->asker_gone(r->asker) ||
+	    falcond_slurm_job_run_ended(x->st, r->job_id) != 1)
 		return FALCON_OK;
-	return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: job %u on %s ended (its "
-			      "EpilogSlurmctld ran) after this compose was asked", r->job_id,
+	pthread_mutex_lock(&x->st->lock);
+	falcond_job_ended_mark(x->st, r->job_id);
+	pthread_mutex_unlock(&x->st->lock);
+	return falcon_err_set(FALCON_ERR_NOTFOUND, "compose: job %u on %s ended (Slurm's word, "
+			      "its PrologSlurmctld gone) while this compose ran", r->job_id,
 			      r->host);
 }
 

@@ -350,6 +350,13 @@ static void answer_standby(struct ans *a, bool busy)
 	a->retry_after = "1";
 }
 
+/* asker_gone - falcon_compose_req.asker_gone: c, a suspended connection
+ * served by a worker, closed by its client. */
+static bool asker_gone(void *c)
+{
+	return falcon_httpd_peer_gone(c);
+}
+
 static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route *rt,
 		     const struct req *rq, uid_t uid, const char *addr)
 {
@@ -358,7 +365,6 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 	struct timespec t0;
 	falcon_err_t rv;
 
-	(void)c;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (rt->auth == PRIV && __atomic_load_n(&st->role.reconciling, __ATOMIC_ACQUIRE) &&
 	    !(rt->id == R_COMPOSE && compose_ready(st, rq)) &&
@@ -384,6 +390,8 @@ static void dispatch(struct ans *a, struct MHD_Connection *c, const struct route
 			{ answer_err(a, rv, falcon_errmsg()); return; }
 		r.deadline_ms = rq->deadline_ms;
 		r.asked_ms = rq->asked_ms;
+		r.asker_gone = asker_gone;
+		r.asker = c;
 		rv = falcond_compose(st, &r, &l);
 		count_change(st, &st->compose_lat, rv == FALCON_OK ? &st->compose_ok
 								   : &st->compose_fail, &t0);

@@ -13,7 +13,7 @@ FALCOND_COMPOSE_SRCS = \
 	falcond/place.c falcond/place.h falcond/state.c falcond/state.h \
 	falcond/ledger.c falcond/ledger.h falcond/history.c falcond/history.h \
 	falcond/resv.c falcond/resv.h falcond/balance.c falcond/balance.h \
-	falcond/slurmcheck.c falcond/slurmcheck.h
+	falcond/slurmcheck.c falcond/slurmcheck.h falcond/slurmjob.c falcond/slurmjob.h
 
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_falcond

@@ -26,21 +26,9 @@
 #include "inventory.h"
 #include "keep.h"
 #include "resv.h"
+#include "slurmjob.h"
 #include "core/log.h"
 #include "core/util.h"
-
-#ifdef HAVE_SLURM
-/* libslurm reads slurm.conf ($SLURM_CONF) once, before its first call:
- * since Slurm 23.11.1 a call without slurm_init() is fatal.  Once per
- * process, on the first reconcile that asks Slurm (HTTP threads and the
- * main loop may reconcile at once). */
-static pthread_once_t slurm_once = PTHREAD_ONCE_INIT;
-
-static void slurm_init_once(void)
-{
-	slurm_init(NULL);
-}
-#endif
 
 /* running_jobs - ids of jobs Slurm says are alive; -1 when Slurm cannot be asked. */
 static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
@@ -54,7 +42,7 @@ static int running_jobs(struct falcond_state *st, uint32_t **ids, size_t *n)
 		job_info_msg_t *msg = NULL;
 		uint32_t i;
 
-		pthread_once(&slurm_once, slurm_init_once);
+		falcond_slurm_init();
 		if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 			falcon_warn("reconcile: slurm_load_jobs: %s; job states not checked",
 				    slurm_strerror(slurm_get_errno()));
@@ -100,7 +88,7 @@ static void unusable_nodes(struct falcond_state *st, char **out)
 		size_t len = 2, off;
 		uint32_t i;
 
-		pthread_once(&slurm_once, slurm_init_once);
+		falcond_slurm_init();
 		if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 			falcon_warn("reconcile: slurm_load_node: %s; drained nodes not checked",
 				    slurm_strerror(slurm_get_errno()));

@@ -55,6 +55,11 @@ struct falcon_compose_req {
 	/* not in the body: when falcond received it (falcon_now_ms()); 0 =
 	 * unknown (falcond_job_ended_since is then not asked) */
 	long long asked_ms;
+	/* not in the body: asker_gone(asker) tells whether the asker has gone
+	 * (its connection closed: a PrologSlurmctld slurmctld killed); NULL =
+	 * cannot be told */
+	bool (*asker_gone)(void *asker);
+	void *asker;
 };
 
 /*

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 
 #include "httpd/httpd.h"
 #include "core/util.h"
@@ -599,6 +600,21 @@ void falcon_httpd_peer(struct MHD_Connection *c, bool with_port, char *buf, size
 		snprintf(buf, n, "%s:%s", host, port);
 	else
 		snprintf(buf, n, "%s", host);
+}
+
+bool falcon_httpd_peer_gone(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	char byte;
+	ssize_t n;
+
+	if (ci == NULL || ci->connect_fd == MHD_INVALID_SOCKET)
+		return false;
+	do
+		n = recv(ci->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE));
 }
 
 void *falcon_httpd_conn_user(struct MHD_Connection *c)

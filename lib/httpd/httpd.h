@@ -188,6 +188,16 @@ falcon_err_t falcon_httpd_addr(const char *key, const char *spec, struct sockadd
  */
 void falcon_httpd_peer(struct MHD_Connection *c, bool with_port, char *buf, size_t n);
 
+/*
+ * falcon_httpd_peer_gone - whether c's client has closed its end (a FIN or
+ * a reset read from the socket without consuming anything: recv(2)
+ * MSG_PEEK), e.g. a process killed while its request is served.  Meant
+ * for a suspended connection, whose socket libmicrohttpd does not read
+ * meanwhile; false when the socket has data waiting (a pipelined request
+ * or a TLS record), is quiet, or cannot be asked.  Thread-safe.
+ */
+bool falcon_httpd_peer_gone(struct MHD_Connection *c);
+
 /* falcon_httpd_conn_user - the pointer c's on_conn stored (NULL: none). */
 void *falcon_httpd_conn_user(struct MHD_Connection *c);
 

@@ -214,13 +214,17 @@ fp_wait_pool_clean() {
 # --slurmctld for slurm.conf PrologSlurmctld=, and its pair
 # $t_tmp/epilog-slurmctld.sh, falcon-epilog --slurmctld for
 # EpilogSlurmctld= (slurmctld gives them no SLURM_CONF: the wrappers name
-# it; messages in $t_tmp/slurm-{prolog,epilog}-slurmctld.log).  Before
-# fp_slurm_start, which then names both in slurm.conf, as the quickstart
+# it; messages in $t_tmp/slurm-{prolog,epilog}-slurmctld.log).  While a
+# file $t_tmp/{prolog,epilog}-slurmctld.killed exists, that wrapper
+# SIGKILLs itself as it starts.  Before fp_slurm_start, which then names both in slurm.conf, as the quickstart
 # and examples/ do.
 fp_slurmctld_wrapper() {
 	for _p in prolog epilog; do
 		cat >"$t_tmp/$_p-slurmctld.sh" <<EOS
 #!/bin/sh
+# \$t_tmp/$_p-slurmctld.killed: SIGKILLed as it starts, as slurmctld's
+# flush of a cancelled job's scripts may kill EpilogSlurmctld
+[ ! -e "$t_tmp/$_p-slurmctld.killed" ] || kill -KILL \$\$
 SLURM_CONF=\$(sed -n 's/^SLURM_CONF=//p' "$s_state/env")
 export SLURM_CONF
 exec "$top_builddir/prolog/falcon-$_p" --slurmctld -c "$FALCON_CONF" -v 2>>"$t_tmp/slurm-$_p-slurmctld.log"

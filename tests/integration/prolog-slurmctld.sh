@@ -20,7 +20,9 @@
 #       PrologSlurmctld's retries share one budget;
 #   (g) a job cancelled in CONFIGURING while the chassis answers each
 #       PATCH in 20 s: EpilogSlurmctld= (falcon-epilog --slurmctld) gives
-#       its lease back, the next job on those GPUs COMPLETES.
+#       its lease back, the next job on those GPUs COMPLETES; (g2) the
+#       same with EpilogSlurmctld killed as slurmctld itself may kill it:
+#       falcond rolls the compose back on Slurm's word.
 # No timing is asserted: every wait is bounded and generous.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -202,6 +204,12 @@ t_ok "slurmctld restarted under job $jid's node prolog: $how, COMPLETED, $FP_HOS
 # requeued the next job on such a node pool_short, the lease reclaimed by
 # the reconcile 34-97 s after the cancel).  The next job, asking the same
 # 8 GPUs, COMPLETES.
+# (g2) the same with EpilogSlurmctld SIGKILLed as it starts, as slurmctld
+# itself does at times: the job's scripts are flushed (slurmscriptd
+# FLUSH_JOB) just before EpilogSlurmctld is asked for, each in a thread
+# of slurmscriptd's own (Slurm 22.05 to 26.05; CI's host lane saw it
+# once).  falcond learns it from the PrologSlurmctld's closed connection
+# and Slurm's word that the job ended: the compose rolls back.
 grep -q "^EpilogSlurmctld=$t_tmp/epilog-slurmctld.sh" "$SLURM_CONF" ||
 	t_fail "slurm.conf: $(grep -i slurmctld "$SLURM_CONF")"
 # p_leased JOB - the ledger holds a lease of JOB (1: none, 2: unread)
@@ -213,33 +221,50 @@ except Exception: sys.exit(2)
 sys.exit(0 if any(l["job_id"] == int(sys.argv[1]) for l in leases) else 1)' "$1"
 }
 p_unleased() { p_leased "$1"; [ $? = 1 ]; }
-fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/Fabrics*","method":"PATCH","ms":20000}]}' >/dev/null
-ja=$(sbatch --parsable --gres=falcon_gpu:8 -o /dev/null --wrap 'echo ran')
-wait_for 90 "job $ja's compose to reach the chassis" p_leased "$ja" ||
-	{ tail -n 5 "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "(g): no lease of job $ja"; }
-scancel "$ja"
-t0=$(date +%s)
-fd_sim c1 POST /admin/faults '{}' >/dev/null
-jb=$(sbatch --parsable --gres=falcon_gpu:8 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
-wait_for 150 "job $ja's lease to be given back" p_unleased "$ja" ||
-	{ tail -n 5 "$t_tmp/slurm-epilog-slurmctld.log" >&2; t_fail "(g): job $ja's lease still there"; }
-gone=$(($(date +%s) - t0))
-# given back by EpilogSlurmctld's decompose, or, the job marked ended by
-# it first, by the compose's own rollback as it ended
-how=
-grep -q "job $ja: ended before a node prolog asked for its devices: 1 lease(s) given back" \
-	"$t_tmp/slurm-epilog-slurmctld.log" && how="EpilogSlurmctld's decompose closed it"
-grep -q "compose: job $ja on $FP_HOST ended (its EpilogSlurmctld ran) after this compose was asked); rolled back" \
-	"$t_tmp/falcond.log" && how="the compose, the job marked ended by EpilogSlurmctld, rolled it back"
-[ -n "$how" ] ||
-	{ grep -h "job $ja\b" "$t_tmp/slurm-epilog-slurmctld.log" "$t_tmp/falcond.log" >&2
-	  t_fail "(g): job $ja's lease not given back on EpilogSlurmctld's word"; }
-! grep -q "reconcile: lease .*: job $ja is not running" "$t_tmp/falcond.log" ||
-	t_fail "(g): job $ja's lease reclaimed by the reconcile"
-fp_completed "$jb"
-fp_not_drained
-fp_wait_pool_clean
-t_ok "job $ja cancelled in CONFIGURING with its compose at the chassis: its lease gone ${gone} s after the cancel ($how); job $jb on the same 8 GPUs COMPLETED"
+# p_cancel_configuring WHAT - one job of 8 GPUs cancelled with its compose
+# at the chassis, its lease gone by one of the ways EpilogSlurmctld's word
+# or Slurm's gives it back, the next job of 8 COMPLETED; WHAT names the
+# case in the messages.
+p_cancel_configuring() {
+	fd_sim c1 POST /admin/faults '{"rules":[{"action":"latency","path":"/redfish/v1/Fabrics*","method":"PATCH","ms":20000}]}' >/dev/null
+	ja=$(sbatch --parsable --gres=falcon_gpu:8 -o /dev/null --wrap 'echo ran')
+	wait_for 90 "job $ja's compose to reach the chassis" p_leased "$ja" ||
+		{ tail -n 5 "$t_tmp/slurm-prolog-slurmctld.log" >&2; t_fail "$1: no lease of job $ja"; }
+	scancel "$ja"
+	t0=$(date +%s)
+	fd_sim c1 POST /admin/faults '{}' >/dev/null
+	jb=$(sbatch --parsable --gres=falcon_gpu:8 -o "$t_tmp/job-%j.out" --wrap 'echo ran')
+	wait_for 150 "job $ja's lease to be given back" p_unleased "$ja" ||
+		{ tail -n 5 "$t_tmp/slurm-epilog-slurmctld.log" >&2; t_fail "$1: job $ja's lease still there"; }
+	gone=$(($(date +%s) - t0))
+	# given back by EpilogSlurmctld's decompose; or, the job marked ended
+	# by it first, by the compose's own rollback as it ended; or that
+	# rollback on Slurm's word, its PrologSlurmctld gone
+	how=
+	grep -q "job $ja: ended before a node prolog asked for its devices: 1 lease(s) given back" \
+		"$t_tmp/slurm-epilog-slurmctld.log" && how="EpilogSlurmctld's decompose closed it"
+	grep -q "compose: job $ja on $FP_HOST ended (its EpilogSlurmctld ran) after this compose was asked); rolled back" \
+		"$t_tmp/falcond.log" && how="the compose, the job marked ended by EpilogSlurmctld, rolled it back"
+	grep -q "compose: job $ja on $FP_HOST ended (Slurm's word, its PrologSlurmctld gone) while this compose ran); rolled back" \
+		"$t_tmp/falcond.log" && how="the compose, its PrologSlurmctld gone and Slurm saying the job ended, rolled it back"
+	[ -n "$how" ] ||
+		{ grep -h "job $ja\b\|JobId=$ja " "$t_tmp/slurm-epilog-slurmctld.log" "$t_tmp/falcond.log" \
+			"$s_state/log/slurmctld.log" >&2
+		  t_fail "$1: job $ja's lease not given back on EpilogSlurmctld's or Slurm's word"; }
+	! grep -q "reconcile: lease .*: job $ja is not running" "$t_tmp/falcond.log" ||
+		t_fail "$1: job $ja's lease reclaimed by the reconcile"
+	fp_completed "$jb"
+	fp_not_drained
+	fp_wait_pool_clean
+	t_ok "$1: job $ja cancelled in CONFIGURING with its compose at the chassis: its lease gone ${gone} s after the cancel ($how); job $jb on the same 8 GPUs COMPLETED"
+}
+p_cancel_configuring "(g)"
+touch "$t_tmp/epilog-slurmctld.killed"
+p_cancel_configuring "(g2) EpilogSlurmctld killed"
+rm -f "$t_tmp/epilog-slurmctld.killed"
+case $how in *"PrologSlurmctld gone"*) ;;
+*) t_fail "(g2): the lease given back by another way than the one without EpilogSlurmctld: $how" ;;
+esac
 
 # -- (f) slurmdbd not answering (SIGSTOP) as a job starts: slurmctld has
 # asked it for the job's record and refuses updates meanwhile ("Job update

@@ -25,6 +25,7 @@
 #include "testutil.h"
 
 static int freed, opened, closed;
+static int gone_seen; /* echo's /gone: 0 not yet, 3 polling, 1 here, 2 gone */
 
 /* answers "URL LEN TOO_BIG" (or "no rq" with FALCON_HTTPD_NO_BODY) */
 static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url,
@@ -36,6 +37,19 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
 
 	(void)cls;
 	(void)method;
+	if (strncmp(url, "/gone", 5) == 0) {
+		/* "/goneMS": whether the client closes within MS ms */
+		int ms = atoi(url + 5);
+		bool gone;
+
+		__atomic_store_n(&gone_seen, 3, __ATOMIC_SEQ_CST);
+		while (!(gone = falcon_httpd_peer_gone(c)) && ms > 0) {
+			usleep(10000);
+			ms -= 10;
+		}
+		__atomic_store_n(&gone_seen, gone ? 2 : 1, __ATOMIC_SEQ_CST);
+		url = gone ? "gone" : "here";
+	}
 	if (rq == NULL)
 		snprintf(buf, sizeof(buf), "no rq %s", url);
 	else
@@ -166,6 +180,34 @@ START_TEST(body_and_ctx)
 }
 END_TEST
 
+/* falcon_httpd_peer_gone: a client waiting for its answer is there; one
+ * that closed while its request is served (a prolog killed) is gone */
+START_TEST(peer_gone)
+{
+	struct falcon_httpd_conf k = { .name = "t", .idle_s = 5 };
+	struct falcon_httpd *h = start(&k);
+	const char *req = "GET /gone10000 HTTP/1.1\r\nHost: a\r\n\r\n";
+	char out[256];
+	int fd, ms;
+
+	gone_seen = 0;
+	exchange(h, "GET /gone200 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", out,
+		 sizeof(out));
+	ck_assert_str_eq(out, "here 0 0 -");
+	gone_seen = 0;
+	fd = dial(h);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	/* bounds to wait for the handler, not timings */
+	for (ms = 0; ms < 20000 && __atomic_load_n(&gone_seen, __ATOMIC_SEQ_CST) != 3; ms += 10)
+		usleep(10000);
+	close(fd);
+	for (ms = 0; ms < 20000 && __atomic_load_n(&gone_seen, __ATOMIC_SEQ_CST) == 3; ms += 10)
+		usleep(10000);
+	ck_assert_int_eq(__atomic_load_n(&gone_seen, __ATOMIC_SEQ_CST), 2);
+	falcon_httpd_stop(h);
+}
+END_TEST
+
 START_TEST(keep_nul_no_body_conn)
 {
 	struct falcon_httpd_conf k = { .name = "t", .flags = FALCON_HTTPD_KEEP_NUL,
@@ -292,6 +334,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, body_and_ctx);
 	tcase_add_test(tc, keep_nul_no_body_conn);
+	tcase_add_test(tc, peer_gone);
 	tcase_add_test(tc, deadlines);
 	tcase_add_test(tc, addr_and_tls_conf);
 	suite_add_tcase(s, tc);
