@@ -15,8 +15,8 @@
 # job's slot wrong, devices named CHASSIS:ID) and soak-report.py --fleet
 # (the same slot id on two chassis is two devices, a kept lease is no
 # leak; utilization, waits, the chassis' time, CPU and RSS printed; an
-# unleased device on one chassis, a pool_short requeue and a lease left
-# each fail it).
+# unleased device on one chassis, a pool_short requeue, a lease left and
+# a falcond start that failed each fail it).
 # falcon-sim's /admin/state is a file served by python3 -m http.server.
 #
 # Copyright (C) 2026 falcon-slurm developers.  GPL-2.0-or-later.
@@ -320,12 +320,15 @@ echo '{"leases":[{"id":"K","job_id":32,"host":"nodeB","devices":[{"chassis":"c2"
 echo 'job=36 restart=0 start=1010.0 end=1100.0 result=lost devices=c2:drawer1_slot3 detail="0000:3f:00.0: no device of the chassis attached to node2 there"' >"$F/verdicts/36.0.nodeB"
 # job 35 (an array task of the run, say) still runs: its lease is no leak
 printf '35|RUNNING\n32|COMPLETED\n' >"$F/squeue-ids"
+# falcond a started again while the killed one still held its port
+echo '[1970-01-01T00:20:00.000] falcond: error: cannot listen on 0.0.0.0:5: http: libmicrohttpd did not start (Address already in use)' >>"$F/falcond.log"
 rc=0
 TZ=UTC python3 "$REPORT" --fleet "$F" 100 >"$t_tmp/report" || rc=$?
 [ $rc = 1 ] || t_fail "bad fleet run: exit $rc: $(cat "$t_tmp/report")"
 for want in 'devices attached without a lease: 1' 'attached without a lease: c1:drawer1_slot1' \
 	'pool_short requeues: 1' 'leases left (not kept, no job running): 1' 'lease left: K job 32 on nodeB' \
-	'devices taken from a running job (lost, no chassis restart): 1' 'taken from running job 36: ' 'FAIL'; do
+	'devices taken from a running job (lost, no chassis restart): 1' 'taken from running job 36: ' \
+	'falcond starts failed: 1' 'falcond start failed: .*Address already in use' 'FAIL'; do
 	grep -q "^soak: *$want" "$t_tmp/report" || t_fail "bad fleet run lacks '$want': $(cat "$t_tmp/report")"
 done
-t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left (not the running job's), devices taken from a running job"
+t_ok "bad fleet run: exit 1, an unleased device on c1, a pool_short requeue, a lease left (not the running job's), devices taken from a running job, a falcond start that failed"

@@ -565,6 +565,13 @@ def main():
         for j, det in taken[:10]:
             p("soak:   taken from running job %d: %s" % (j, det[:300]))
         bad["leases left (not kept, no job running)"] = len(left)
+        # a falcond started again that could not serve (no standby from
+        # then on: every takeover waits for the killed one's restart)
+        failed = [ln for name in ("falcond.log", "falcond-b.log")
+                  for ln in lines(os.path.join(d, name)) if "falcond: error: cannot listen" in ln]
+        bad["falcond starts failed"] = len(failed)
+        for ln in failed[:5]:
+            p("soak:   falcond start failed: %s" % ln[:300])
     if sim is None:
         p("soak: chassis state unreadable at the end: devices without a lease not counted")
     for k, v in bad.items():

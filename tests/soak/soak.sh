@@ -327,9 +327,23 @@ soak_takeover() {
 	fi
 }
 
+# soak_gone PID - wait (at most 30 s) until process PID has exited (gone
+# or a zombie: its sockets closed), as systemd waits for a killed main
+# process before its Restart= (make soak-fleet's sixth hour started
+# falcond a again 0 s after its SIGKILL, while its port was still bound:
+# it never served again, and each takeover waited for b's restart).
+soak_gone() {
+	for _i in $(seq 300); do
+		[ -e "/proc/$1" ] || return 0
+		case $(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null) in " Z"*|"") return 0 ;; esac
+		sleep 0.1
+	done
+	return 1
+}
+
 # soak_killer - SIGKILL falcond every SOAK_KILL_GAP s, restart it 0-10 s
-# later; in the fleet the active one, the standby taking over, and the
-# killed one started again stands by.
+# after it has exited; in the fleet the active one, the standby taking
+# over, and the killed one started again stands by.
 soak_killer() {
 	soak_rs=$((SOAK_SEED + 1)) _k=0
 	while ! soak_stopping; do
@@ -342,7 +356,9 @@ soak_killer() {
 			_pf=$t_tmp/falcond.pid
 			[ "$_x" = a ] || _pf=$t_tmp/falcond-b.pid
 			_t=$(date +%s)
-			kill -KILL "$(cat "$_pf")" 2>/dev/null || true
+			_kp=$(cat "$_pf")
+			kill -KILL "$_kp" 2>/dev/null || true
+			soak_gone "$_kp" || soak_log chaos falcond-not-gone "pid $_kp 30 s after its SIGKILL"
 			rnd 0 10
 			soak_log chaos falcond-kill "falcond $_x (active), restart in $R s"
 			soak_takeover "$_t" &
@@ -354,7 +370,9 @@ soak_killer() {
 			[ "$SOAK_KILL_MAX" = 0 ] || [ $_k -lt "$SOAK_KILL_MAX" ] || break
 			continue
 		fi
-		kill -KILL "$(cat "$t_tmp/falcond.pid")" 2>/dev/null || true
+		_kp=$(cat "$t_tmp/falcond.pid")
+		kill -KILL "$_kp" 2>/dev/null || true
+		soak_gone "$_kp" || soak_log chaos falcond-not-gone "pid $_kp 30 s after its SIGKILL"
 		rnd 0 10
 		soak_log chaos falcond-kill "restart in $R s"
 		sleep "$R"
