@@ -465,6 +465,40 @@ START_TEST(off_node_before_compose_live)
 }
 END_TEST
 
+/* asked_gone - falcon_compose_req.asker_gone: *asker counts the asks */
+static bool asked_gone(void *asker)
+{
+	(*(int *)asker)++;
+	return true;
+}
+
+/* a PrologSlurmctld's compose whose asker has gone, Slurm not asked (here:
+ * falcond without Slurm): served, the job not marked ended; a node
+ * prolog's never asks */
+START_TEST(asker_gone_slurm_unknown)
+{
+	struct falcon_compose_req r = req(33, "node1", 2);
+	struct falcon_lease l;
+	int asks = 0;
+
+	r.asked_ms = falcon_now_ms();
+	r.asker_gone = asked_gone;
+	r.asker = &asks;
+	ck_assert_msg(falcond_compose(&st, &r, &l) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_int_eq(asks, 2); /* before it began, after the attach */
+	ck_assert_uint_eq(attached_total(), 2);
+	ck_assert(!falcond_job_ended_since(&st, 33, 1));
+	asks = 0;
+	r = req(34, "node1", 1);
+	r.asked_ms = falcon_now_ms();
+	r.on_node = true;
+	r.asker_gone = asked_gone;
+	r.asker = &asks;
+	ck_assert_msg(falcond_compose(&st, &r, &l) == FALCON_OK, "%s", falcon_errmsg());
+	ck_assert_int_eq(asks, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compose");
@@ -487,6 +521,7 @@ int main(void)
 	tcase_add_test(tc, off_node_only_unseen);
 	tcase_add_test(tc, off_node_after_compose_in_flight);
 	tcase_add_test(tc, off_node_before_compose_live);
+	tcase_add_test(tc, asker_gone_slurm_unknown);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
