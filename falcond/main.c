@@ -28,6 +28,7 @@
 #include "ha.h"
 #include "history.h"
 #include "reconcile.h"
+#include "slurmjob.h"
 #include "statuspage.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -368,6 +369,11 @@ int main(int argc, char **argv)
 		falcon_error("%s", falcon_errmsg());
 		goto out;
 	}
+	/* libslurm set up before any thread may call it (slurmjob.h): the
+	 * events, reservation and HTTP threads call it too, not only the
+	 * reconcile */
+	if (st.use_slurm)
+		falcond_slurm_init();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
