@@ -216,8 +216,8 @@ fp_wait_pool_clean() {
 # EpilogSlurmctld= (slurmctld gives them no SLURM_CONF: the wrappers name
 # it; messages in $t_tmp/slurm-{prolog,epilog}-slurmctld.log).  While a
 # file $t_tmp/{prolog,epilog}-slurmctld.killed exists, that wrapper
-# SIGKILLs itself as it starts.  Before fp_slurm_start, which then names both in slurm.conf, as the quickstart
-# and examples/ do.
+# SIGKILLs itself as it starts.  Before fp_slurm_start, which then names
+# both in slurm.conf, as the quickstart and examples/ do.
 fp_slurmctld_wrapper() {
 	for _p in prolog epilog; do
 		cat >"$t_tmp/$_p-slurmctld.sh" <<EOS
